@@ -1,0 +1,182 @@
+import { z } from 'zod';
+
+/**
+ * The environment, parsed once. This module is the only reader of `process.env`; everything
+ * else receives a typed `Config`. A bad variable stops the app before anything starts, with a
+ * message naming the variable and what it expected.
+ */
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** An unset variable and an empty one mean the same: `FOO=` in a .env file is "not set". */
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+const httpUrl = (what: string) =>
+  optionalString.pipe(
+    z
+      .url({ protocol: /^https?$/, error: `expected an http(s) URL ${what}` })
+      .optional()
+      .transform((value) => value?.replace(/\/+$/, '')),
+  );
+
+const redisUrl = optionalString.pipe(
+  z.url({ protocol: /^rediss?$/, error: 'expected a redis:// or rediss:// URL' }).optional(),
+);
+
+const wholeNumber = (what: string, fallback: number, range: { min: number; max: number }) =>
+  optionalString.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, `expected ${what}`)
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .min(range.min, `expected ${what} of at least ${range.min}`)
+          .max(range.max, `expected ${what} of at most ${range.max}`),
+      )
+      .optional()
+      .transform((value) => value ?? fallback),
+  );
+
+const flag = optionalString.pipe(
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'expected true or false' })
+    .optional()
+    .transform((value) => value === 'true' || value === '1' || value === 'yes'),
+);
+
+const slackToken = (prefix: string) =>
+  optionalString.pipe(
+    z.string().startsWith(prefix, `expected a token starting with "${prefix}"`).optional(),
+  );
+
+const environmentSchema = z
+  .object({
+    SLACK_BOT_TOKEN: slackToken('xoxb-'),
+    SLACK_SIGNING_SECRET: optionalString,
+    SLACK_APP_TOKEN: slackToken('xapp-'),
+    SLACK_API_URL: httpUrl('ending in /api/'),
+    PORT: wholeNumber('a port number', 3000, { min: 0, max: 65535 }),
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: optionalString.pipe(z.string().default('adk-approvals:')),
+    ADK_BASE_URL: httpUrl('such as http://127.0.0.1:8000'),
+    ADK_APP: optionalString,
+    ADK_TOKEN: optionalString,
+    ADK_RESUMABLE: flag,
+    ADK_TIMEOUT_MS: wholeNumber('milliseconds', 300_000, { min: 1, max: 86_400_000 }),
+    POLICY_FILE: optionalString,
+    SWEEP_INTERVAL_MS: wholeNumber('milliseconds', 1_000, { min: 50, max: 3_600_000 }),
+    LOG_LEVEL: optionalString.pipe(
+      z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    ),
+  })
+  .transform((env, ctx) => ({ ...env, slack: slackConfig(env, ctx) }));
+
+export type SlackConfig =
+  /** A real workspace (or whatever SLACK_API_URL names), events over HTTP. */
+  | { mode: 'http'; botToken: string; signingSecret: string; apiUrl: string | undefined }
+  /** A real workspace, events over a WebSocket opened with the app-level token. */
+  | {
+      mode: 'socket';
+      botToken: string;
+      appToken: string;
+      signingSecret: string | undefined;
+      apiUrl: string | undefined;
+    }
+  /** No workspace: the local Slack sandbox stands in for Slack. */
+  | { mode: 'sandbox' };
+
+export interface Config {
+  slack: SlackConfig;
+  port: number;
+  /** Absent: the in-process store (single instance, lost on restart). */
+  redis: { url: string; keyPrefix: string } | undefined;
+  /** Absent base URL: the demo ADK server is started on loopback. */
+  adk: {
+    baseUrl: string | undefined;
+    defaultApp: string | undefined;
+    token: string | undefined;
+    /** Send `invocationId` when resuming (Python ADK apps configured as resumable). */
+    resumable: boolean;
+    runTimeoutMs: number;
+  };
+  policyFile: string | undefined;
+  sweepIntervalMs: number;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const variable = issue.path.join('.') || 'environment';
+      return `  ${variable}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    slack: e.slack,
+    port: e.PORT,
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
+    adk: {
+      baseUrl: e.ADK_BASE_URL,
+      defaultApp: e.ADK_APP,
+      token: e.ADK_TOKEN,
+      resumable: e.ADK_RESUMABLE,
+      runTimeoutMs: e.ADK_TIMEOUT_MS,
+    },
+    policyFile: e.POLICY_FILE,
+    sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+type SlackVariables = Partial<
+  Record<
+    'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET' | 'SLACK_APP_TOKEN' | 'SLACK_API_URL',
+    string | undefined
+  >
+>;
+
+function slackConfig(e: SlackVariables, ctx: z.RefinementCtx): SlackConfig {
+  const apiUrl = e.SLACK_API_URL === undefined ? undefined : `${e.SLACK_API_URL}/`;
+  const botToken = e.SLACK_BOT_TOKEN;
+  if (e.SLACK_APP_TOKEN) {
+    if (botToken) {
+      return {
+        mode: 'socket',
+        botToken,
+        appToken: e.SLACK_APP_TOKEN,
+        signingSecret: e.SLACK_SIGNING_SECRET,
+        apiUrl,
+      };
+    }
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SLACK_BOT_TOKEN'],
+      message: 'required with SLACK_APP_TOKEN: Socket Mode still posts with the bot token',
+    });
+    return { mode: 'sandbox' };
+  }
+  if (!botToken) return { mode: 'sandbox' };
+  if (e.SLACK_SIGNING_SECRET) {
+    return { mode: 'http', botToken, signingSecret: e.SLACK_SIGNING_SECRET, apiUrl };
+  }
+  ctx.addIssue({
+    code: 'custom',
+    path: ['SLACK_SIGNING_SECRET'],
+    message:
+      'required with SLACK_BOT_TOKEN over HTTP, to verify that requests come from Slack (or set SLACK_APP_TOKEN for Socket Mode)',
+  });
+  return { mode: 'sandbox' };
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+function configError(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('expected loadConfig to fail');
+}
+
+describe('loadConfig', () => {
+  it('with nothing set runs the local sandbox with the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.slack).toEqual({ mode: 'sandbox' });
+    expect(config.port).toBe(3000);
+    expect(config.redis).toBeUndefined();
+    expect(config.adk).toEqual({
+      baseUrl: undefined,
+      defaultApp: undefined,
+      token: undefined,
+      resumable: false,
+      runTimeoutMs: 300_000,
+    });
+    expect(config.logLevel).toBe('info');
+    expect(config.sweepIntervalMs).toBe(1_000);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ SLACK_BOT_TOKEN: '', PORT: ' ' }).slack).toEqual({ mode: 'sandbox' });
+  });
+
+  it('uses HTTP mode with a bot token and signing secret, and normalises SLACK_API_URL', () => {
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_SIGNING_SECRET: 'shh',
+      SLACK_API_URL: 'http://127.0.0.1:9000/api',
+    });
+    expect(config.slack).toEqual({
+      mode: 'http',
+      botToken: 'xoxb-1',
+      signingSecret: 'shh',
+      apiUrl: 'http://127.0.0.1:9000/api/',
+    });
+  });
+
+  it('uses Socket Mode when an app-level token is set', () => {
+    const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' });
+    expect(config.slack).toMatchObject({ mode: 'socket', appToken: 'xapp-1' });
+  });
+
+  it('parses Redis, ADK and numeric settings', () => {
+    const config = loadConfig({
+      REDIS_URL: 'redis://127.0.0.1:6379/2',
+      REDIS_KEY_PREFIX: 'x:',
+      ADK_BASE_URL: 'http://127.0.0.1:8000/',
+      ADK_APP: 'ops',
+      ADK_RESUMABLE: 'true',
+      PORT: '0',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config.redis).toEqual({ url: 'redis://127.0.0.1:6379/2', keyPrefix: 'x:' });
+    expect(config.adk.baseUrl).toBe('http://127.0.0.1:8000');
+    expect(config.adk.defaultApp).toBe('ops');
+    expect(config.adk.resumable).toBe(true);
+    expect(config.port).toBe(0);
+    expect(config.logLevel).toBe('debug');
+  });
+
+  it('names the variable and what it expected', () => {
+    expect(configError({ PORT: 'eighty' })).toContain('PORT: expected a port number');
+    expect(configError({ PORT: '70000' })).toContain('PORT: expected a port number of at most');
+    expect(configError({ REDIS_URL: 'http://x' })).toContain('REDIS_URL: expected a redis://');
+    expect(configError({ ADK_BASE_URL: 'ftp://x' })).toContain(
+      'ADK_BASE_URL: expected an http(s) URL',
+    );
+    expect(configError({ LOG_LEVEL: 'loud' })).toContain('LOG_LEVEL: expected one of debug, info');
+    expect(configError({ ADK_RESUMABLE: 'maybe' })).toContain(
+      'ADK_RESUMABLE: expected true or false',
+    );
+    expect(configError({ SLACK_BOT_TOKEN: 'xoxp-1' })).toContain(
+      'SLACK_BOT_TOKEN: expected a token starting with "xoxb-"',
+    );
+  });
+
+  it('requires a signing secret over HTTP and a bot token with Socket Mode', () => {
+    expect(configError({ SLACK_BOT_TOKEN: 'xoxb-1' })).toContain('SLACK_SIGNING_SECRET: required');
+    expect(configError({ SLACK_APP_TOKEN: 'xapp-1' })).toContain('SLACK_BOT_TOKEN: required');
+  });
+
+  it('reports every bad variable at once', () => {
+    const message = configError({ PORT: 'x', LOG_LEVEL: 'y' });
+    expect(message).toContain('PORT:');
+    expect(message).toContain('LOG_LEVEL:');
+  });
+});
