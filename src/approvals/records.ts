@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { gateSchema, jsonValueSchema } from '../adk/gate.js';
+
+/**
+ * What the store keeps for each pause and each of its gates: everything needed to render the
+ * card and to resume the invocation without any other state. Records are parsed with these
+ * schemas whenever they are read back.
+ */
+
+/** Who may approve: a user, a user group (`S…`, resolved when a click is checked), or the card channel's members. */
+export const approverSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('user'), id: z.string().min(1) }),
+  z.object({ kind: z.literal('usergroup'), id: z.string().min(1) }),
+  z.object({ kind: z.literal('channel') }),
+]);
+export type Approver = z.infer<typeof approverSchema>;
+
+/** The policy that applied to a gate when it was recorded (see the policy file's rule fields). */
+export const gatePolicySchema = z.object({
+  /** Which entry of the policy file matched, e.g. `rules[2]` or `defaults`: for the card and the audit. */
+  rule: z.string(),
+  /** Empty: nobody may approve (fails closed); the card says so. */
+  approvers: z.array(approverSchema),
+  quorum: z.number().int().min(1),
+  selfApproval: z.boolean(),
+  /** Absent: the gate never expires. */
+  expiresInMs: z.number().int().positive().optional(),
+  onExpiry: z.enum(['reject', 'cancel']),
+  reasonRequired: z.boolean(),
+});
+export type GatePolicy = z.infer<typeof gatePolicySchema>;
+
+/** Where the paused invocation lives on the ADK API server. */
+export const adkCoordinatesSchema = z.object({
+  appName: z.string().min(1),
+  userId: z.string().min(1),
+  sessionId: z.string().min(1),
+  invocationId: z.string().optional(),
+});
+export type AdkCoordinates = z.infer<typeof adkCoordinatesSchema>;
+
+/** Where the card lives in Slack. `ts` is set once the card has been posted. */
+export const cardLocationSchema = z.object({
+  teamId: z.string().optional(),
+  channelId: z.string().min(1),
+  threadTs: z.string().optional(),
+  ts: z.string().optional(),
+});
+export type CardLocation = z.infer<typeof cardLocationSchema>;
+
+export const GATE_STATES = ['pending', 'approved', 'rejected', 'expired', 'cancelled'] as const;
+export const gateStateSchema = z.enum(GATE_STATES);
+export type GateState = z.infer<typeof gateStateSchema>;
+
+export const voteSchema = z.object({
+  voter: z.string().min(1),
+  choice: z.enum(['approve', 'reject']),
+  at: z.number(),
+  /** An edited payload (Edit & approve). */
+  payload: jsonValueSchema.optional(),
+  /** Why the voter rejected. */
+  reason: z.string().optional(),
+});
+export type Vote = z.infer<typeof voteSchema>;
+
+/** How a gate left `pending`. `by` is a Slack user id, or `system` for expiry. */
+export const gateDecisionSchema = z.object({
+  by: z.string().min(1),
+  at: z.number(),
+  payload: jsonValueSchema.optional(),
+  reason: z.string().optional(),
+});
+export type GateDecision = z.infer<typeof gateDecisionSchema>;
+
+export const SYSTEM_ACTOR = 'system';
+
+export const gateRecordSchema = gateSchema.extend({
+  pauseId: z.string().min(1),
+  policy: gatePolicySchema,
+  state: gateStateSchema,
+  votes: z.array(voteSchema),
+  decision: gateDecisionSchema.optional(),
+  createdAt: z.number(),
+  expiresAt: z.number().optional(),
+  version: z.number().int().min(1),
+});
+export type GateRecord = z.infer<typeof gateRecordSchema>;
+
+/**
+ * Resuming a pause: `idle` until every gate is decided and someone claims it; `resuming` while a
+ * replica holds the lease; then `resumed`, or `failed` (retryable), or `abandoned` when a gate was
+ * cancelled and the invocation will not be answered.
+ */
+export const RESUME_STATES = ['idle', 'resuming', 'resumed', 'failed', 'abandoned'] as const;
+export const resumeSchema = z.object({
+  state: z.enum(RESUME_STATES),
+  attempts: z.number().int().min(0),
+  leaseOwner: z.string().optional(),
+  leaseUntil: z.number().optional(),
+  lastError: z.string().optional(),
+  /** When the state last changed. */
+  at: z.number().optional(),
+});
+export type ResumeStatus = z.infer<typeof resumeSchema>;
+
+export const pauseRecordSchema = z.object({
+  id: z.string().min(1),
+  adk: adkCoordinatesSchema,
+  /** The Slack user who started the run (not allowed to approve it unless the policy says so). */
+  requester: z.string().min(1),
+  card: cardLocationSchema,
+  /** The gates' confirmation call ids, in the order ADK raised them. */
+  callIds: z.array(z.string().min(1)).min(1),
+  resume: resumeSchema,
+  createdAt: z.number(),
+  version: z.number().int().min(1),
+});
+export type PauseRecord = z.infer<typeof pauseRecordSchema>;
+
+/** A pause with its gates, in `callIds` order. */
+export interface PauseView {
+  pause: PauseRecord;
+  gates: GateRecord[];
+}
+
+/**
+ * A pause's id: derived from where it lives and which calls it holds, so that recording the same
+ * pause twice (a retried stream, a second replica) lands on the same records.
+ */
+export function pauseIdFor(adk: AdkCoordinates, callIds: readonly string[]): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify([adk.appName, adk.userId, adk.sessionId, [...callIds].sort()]));
+  return `p${hash.digest('base64url').slice(0, 21)}`;
+}

@@ -1,0 +1,161 @@
+import type { Gate, JsonValue } from '../adk/gate.js';
+import type {
+  AdkCoordinates,
+  CardLocation,
+  GateDecision,
+  GatePolicy,
+  GateState,
+  PauseView,
+} from './records.js';
+
+/**
+ * The shared truth about pending confirmations. Every transition is atomic across any number of
+ * replicas; expected outcomes ("already decided", "expired") come back as tagged results, and
+ * only outages and corrupt records throw.
+ */
+export interface ConfirmationStore {
+  /** Records a pause and its gates. The same pause twice: one record, and `existed` says so. */
+  createPause(input: NewPause): Promise<CreatePauseResult>;
+  getPause(pauseId: string): Promise<PauseView | undefined>;
+  /** O(1): which pause holds the gate answered with this call id. */
+  findPauseIdByCallId(callId: string): Promise<string | undefined>;
+  /** Remembers where the card was posted (its `ts`), once Slack answered. */
+  setCardTs(pauseId: string, ts: string): Promise<PauseView | undefined>;
+
+  /** One vote. One reject decides; approvals decide at the quorum; a voter counts once. */
+  vote(input: VoteInput): Promise<VoteResult>;
+  /** Cancels every pending gate of the pause; the pause will not be resumed. */
+  cancel(input: {
+    pauseId: string;
+    by: string;
+    reason?: string;
+    now: number;
+  }): Promise<CancelResult>;
+  /** Applies expiry to gates due at `now`; safe for any number of replicas at once. */
+  expireDue(now: number, limit?: number): Promise<ExpiredGate[]>;
+
+  /** Claims the resume of a fully decided pause, with a lease another replica may take over once it lapses. */
+  claimResume(input: {
+    pauseId: string;
+    owner: string;
+    now: number;
+    leaseMs: number;
+  }): Promise<ClaimResult>;
+  /** Pauses whose resume is due: decided but never claimed, or whose lease lapsed. */
+  dueResumes(now: number, limit?: number): Promise<string[]>;
+  markResumed(input: { pauseId: string; owner: string; now: number }): Promise<FinishResult>;
+  markResumeFailed(input: {
+    pauseId: string;
+    owner: string;
+    now: number;
+    error: string;
+  }): Promise<FinishResult>;
+
+  listPendingByChannel(channelId: string, limit?: number): Promise<GateRef[]>;
+  listPendingByApprover(userId: string, limit?: number): Promise<GateRef[]>;
+  /** The audit trail, oldest first. */
+  readAudit(options?: { pauseId?: string; count?: number }): Promise<AuditEntry[]>;
+
+  close(): Promise<void>;
+}
+
+export interface NewGate extends Gate {
+  policy: GatePolicy;
+}
+
+export interface NewPause {
+  /** From `pauseIdFor(adk, callIds)`. */
+  id: string;
+  adk: AdkCoordinates;
+  requester: string;
+  card: CardLocation;
+  gates: NewGate[];
+  now: number;
+}
+
+export type CreatePauseResult =
+  | { kind: 'created'; view: PauseView }
+  | { kind: 'existed'; view: PauseView };
+
+export interface VoteInput {
+  pauseId: string;
+  callId: string;
+  voter: string;
+  choice: 'approve' | 'reject';
+  payload?: JsonValue;
+  reason?: string;
+  now: number;
+}
+
+export type VoteResult =
+  /** Counted; the gate still needs more approvals. */
+  | { kind: 'counted'; view: PauseView; approvals: number; quorum: number }
+  /** This vote decided the gate. `pauseDecided`: every gate of the pause is now decided. */
+  | { kind: 'decided'; view: PauseView; state: GateState; pauseDecided: boolean }
+  | { kind: 'already_voted'; view: PauseView }
+  /** The gate was decided before this vote; by whom and when is in `decision`. */
+  | { kind: 'already_decided'; view: PauseView; state: GateState; decision: GateDecision }
+  /** The gate's time ran out; the vote applied its expiry instead (see `ExpiredGate`). */
+  | { kind: 'expired'; view: PauseView; state: GateState; pauseDecided: boolean }
+  | { kind: 'not_found' };
+
+export type CancelResult =
+  | { kind: 'cancelled'; view: PauseView; callIds: string[] }
+  | { kind: 'nothing_pending'; view: PauseView }
+  | { kind: 'not_found' };
+
+export interface ExpiredGate {
+  view: PauseView;
+  callId: string;
+  /** `expired` (rejected on expiry) or `cancelled`, per the gate's policy. */
+  state: GateState;
+  pauseDecided: boolean;
+}
+
+export type ClaimResult =
+  | { kind: 'claimed'; view: PauseView; attempt: number }
+  /** Some gates are still pending. */
+  | { kind: 'not_decided'; view: PauseView }
+  /** Another owner holds a live lease. */
+  | { kind: 'leased'; view: PauseView; leaseUntil: number }
+  | { kind: 'finished'; view: PauseView }
+  | { kind: 'not_found' };
+
+export type FinishResult =
+  | { kind: 'ok'; view: PauseView }
+  /** The lease lapsed and someone else took over: this owner's outcome is not recorded. */
+  | { kind: 'lost_lease'; view: PauseView }
+  | { kind: 'not_found' };
+
+export interface GateRef {
+  pauseId: string;
+  callId: string;
+}
+
+export interface AuditEntry {
+  /** Stream entry id (or a monotonic id in memory). */
+  id: string;
+  at: number;
+  pauseId: string;
+  callId?: string;
+  /** What happened: `created`, `voted`, `approved`, `rejected`, `expired`, `cancelled`, `resume_claimed`, `resumed`, `resume_failed`, … */
+  event: string;
+  /** Who caused it: a Slack user id, a replica's owner id, or `system`. */
+  actor: string;
+  /** Short facts without argument or payload values, e.g. the reason length or the lease owner. */
+  detail?: string;
+}
+
+/** Why a store call failed for a reason that is not an expected outcome. */
+export type StoreErrorReason = 'unavailable' | 'corrupt_record' | 'script';
+
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly reason: StoreErrorReason,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
