@@ -110,6 +110,11 @@ export const pauseRecordSchema = z.object({
   /** The Slack user who started the run (not allowed to approve it unless the policy says so). */
   requester: z.string().min(1),
   card: cardLocationSchema,
+  /**
+   * The run's thread, where the agent's answers go. Absent: the card's own thread. It differs from
+   * the card when the policy sends cards to another channel.
+   */
+  runThread: z.object({ channelId: z.string().min(1), threadTs: z.string().min(1) }).optional(),
   /** The gates' confirmation call ids, in the order ADK raised them. */
   callIds: z.array(z.string().min(1)).min(1),
   resume: resumeSchema,

@@ -69,6 +69,7 @@ export interface NewPause {
   adk: AdkCoordinates;
   requester: string;
   card: CardLocation;
+  runThread?: { channelId: string; threadTs: string };
   gates: NewGate[];
   now: number;
 }
