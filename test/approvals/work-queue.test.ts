@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { KeyedWorkQueue } from '../../src/approvals/work-queue.js';
+import { createLog } from '../../src/log.js';
+
+function quietLog() {
+  const lines: string[] = [];
+  return { log: createLog('debug', 'test', (line) => lines.push(line)), lines };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('KeyedWorkQueue', () => {
+  it('runs the tasks of one key in the order they were queued, even when the first is slower', async () => {
+    const queue = new KeyedWorkQueue(quietLog().log, { concurrency: 4 });
+    const order: string[] = [];
+    let releaseFirst = () => {};
+    const first = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    void queue.enqueue('pause-1', 'first', async () => {
+      await first;
+      order.push('first');
+    });
+    const second = queue.enqueue('pause-1', 'second', async () => {
+      order.push('second');
+    });
+    await tick();
+    expect(order).toEqual([]);
+    releaseFirst();
+    await second;
+    expect(order).toEqual(['first', 'second']);
+  });
+
+  it('runs different keys in parallel, up to the concurrency', async () => {
+    const queue = new KeyedWorkQueue(quietLog().log, { concurrency: 2 });
+    let running = 0;
+    let peak = 0;
+    const tasks = ['a', 'b', 'c', 'd'].map((key) =>
+      queue.enqueue(key, key, async () => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await tick();
+        running -= 1;
+      }),
+    );
+    await Promise.all(tasks);
+    expect(peak).toBe(2);
+  });
+
+  it('logs a failed task with its label and goes on with the next task of that key', async () => {
+    const { log, lines } = quietLog();
+    const queue = new KeyedWorkQueue(log);
+    const ran: string[] = [];
+    void queue.enqueue('k', 'update card', async () => {
+      throw new Error('slack down');
+    });
+    await queue.enqueue('k', 'next', async () => {
+      ran.push('next');
+    });
+    expect(ran).toEqual(['next']);
+    expect(
+      lines.some((line) => line.includes('update card failed') && line.includes('slack down')),
+    ).toBe(true);
+  });
+
+  it('drain waits for queued work, then refuses new work', async () => {
+    const queue = new KeyedWorkQueue(quietLog().log);
+    let done = false;
+    void queue.enqueue('k', 'slow', async () => {
+      await tick();
+      done = true;
+    });
+    expect(await queue.drain(5_000)).toBe(true);
+    expect(done).toBe(true);
+    let late = false;
+    await queue.enqueue('k', 'late', async () => {
+      late = true;
+    });
+    expect(late).toBe(false);
+  });
+
+  it('drain reports false when work outlasts the timeout', async () => {
+    const queue = new KeyedWorkQueue(quietLog().log);
+    void queue.enqueue('k', 'stuck', () => new Promise(() => {}));
+    expect(await queue.drain(20)).toBe(false);
+  });
+});
