@@ -1,4 +1,5 @@
 import PQueue from 'p-queue';
+import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 
 /**
@@ -19,26 +20,36 @@ export class KeyedWorkQueue {
   }
 
   /**
-   * Runs `task` after every earlier task with the same key. The returned promise settles when
-   * the task has run; it never rejects: a failure is logged with its label, since nobody awaits
-   * work handed off after an ack.
+   * Runs `task` after every earlier task with the same key and settles with its outcome.
+   * Refused with `QueueClosedError` once `drain` has begun.
+   */
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    if (!this.accepting) return Promise.reject(new QueueClosedError());
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(() => this.queue.add(task));
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+
+  /**
+   * Like `run`, for work nobody waits for (handed off after an ack): a failure is logged with
+   * its label, and the returned promise never rejects.
    */
   enqueue(key: string, label: string, task: () => Promise<void>): Promise<void> {
-    if (!this.accepting) {
-      this.log.warn('refused work while shutting down', { key, task: label });
-      return Promise.resolve();
-    }
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const run = previous
-      .then(() => this.queue.add(task))
-      .catch((error: unknown) => {
+    return this.run(key, task).catch((error: unknown) => {
+      if (error instanceof QueueClosedError) {
+        this.log.warn('work refused while shutting down', { key, task: label });
+      } else {
         this.log.error(`${label} failed`, { key, error: errorMessage(error) });
-      });
-    this.tails.set(key, run);
-    void run.then(() => {
-      if (this.tails.get(key) === run) this.tails.delete(key);
+      }
     });
-    return run;
   }
 
   /** Tasks queued or running. */
@@ -63,6 +74,9 @@ export class KeyedWorkQueue {
   }
 }
 
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+export class QueueClosedError extends Error {
+  override readonly name = 'QueueClosedError';
+  constructor() {
+    super('the app is shutting down and takes no new work');
+  }
 }

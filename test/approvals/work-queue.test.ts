@@ -85,3 +85,21 @@ describe('KeyedWorkQueue', () => {
     expect(await queue.drain(20)).toBe(false);
   });
 });
+
+describe('KeyedWorkQueue.run', () => {
+  it('settles with the task result, or its error, in per-key order', async () => {
+    const queue = new KeyedWorkQueue(quietLog().log);
+    const failing = queue.run('k', async () => {
+      throw new Error('boom');
+    });
+    const value = queue.run('k', async () => 42);
+    await expect(failing).rejects.toThrow('boom');
+    await expect(value).resolves.toBe(42);
+  });
+
+  it('refuses work once draining has begun', async () => {
+    const queue = new KeyedWorkQueue(quietLog().log);
+    await queue.drain(100);
+    await expect(queue.run('k', async () => 1)).rejects.toThrow('shutting down');
+  });
+});

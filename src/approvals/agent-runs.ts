@@ -1,0 +1,125 @@
+import type { AdkClient } from '../adk/client.js';
+import { AdkError } from '../adk/errors.js';
+import type { Log } from '../log.js';
+import { renderRunError, renderRunStarted } from '../slack/thread.js';
+import { agentCommandHelp, parseAgentCommand } from './agent-command.js';
+import * as notices from '../slack/notices.js';
+import { type Clock, SlackCallError, type SlackMessage, type SlackPort } from './ports.js';
+import type { RunContext, RunStreamer } from './run-streamer.js';
+
+export interface AgentCommandInput {
+  teamId: string | undefined;
+  channelId: string;
+  userId: string;
+  /** The command text as Slack sent it (`&`, `<`, `>` escaped). */
+  text: string;
+}
+
+/** How long the list of ADK apps is trusted before asking the server again. */
+const APPS_TTL_MS = 60_000;
+
+/**
+ * Step 1 of the flow: `/agent [app] <prompt>` starts a run in a new thread. One Slack thread is
+ * one ADK session; the run's output, cards and continuations all land in it.
+ */
+export class AgentRuns {
+  private apps: { names: string[]; fetchedAt: number } | undefined;
+
+  constructor(
+    private readonly deps: {
+      adk: Pick<AdkClient, 'listApps' | 'createSession'>;
+      slack: SlackPort;
+      streamer: RunStreamer;
+      defaultApp: string | undefined;
+      clock: Clock;
+      log: Log;
+    },
+  ) {}
+
+  /**
+   * Runs the command. `reply` answers the person privately (help, usage errors, or why the run
+   * could not start); everything else goes into the run's thread.
+   */
+  async start(
+    input: AgentCommandInput,
+    reply: (message: SlackMessage) => Promise<void>,
+  ): Promise<void> {
+    const { slack, log } = this.deps;
+    let apps: string[];
+    try {
+      apps = await this.listApps();
+    } catch (error) {
+      if (!(error instanceof AdkError)) throw error;
+      log.error('could not list ADK apps', { reason: error.reason, error: error.message });
+      await reply(renderRunError(error));
+      return;
+    }
+    const command = parseAgentCommand(unescapeSlackText(input.text), apps, this.deps.defaultApp);
+    if (command.kind === 'help') {
+      await reply({ text: agentCommandHelp(apps, this.deps.defaultApp) });
+      return;
+    }
+    if (command.kind === 'invalid') {
+      await reply({ text: command.problem });
+      return;
+    }
+
+    let root: { channel: string; ts: string };
+    try {
+      root = await slack.postMessage({
+        channel: input.channelId,
+        ...renderRunStarted({ requester: input.userId, app: command.app, prompt: command.prompt }),
+      });
+    } catch (error) {
+      if (!(error instanceof SlackCallError)) throw error;
+      log.warn('could not start the run thread', { channel: input.channelId, error: error.code });
+      await reply(notices.cannotPostHere(error.code));
+      return;
+    }
+    const thread = { channelId: root.channel, threadTs: root.ts };
+    const post = (message: SlackMessage) => slack.postMessage({ ...thread, ...message });
+
+    let sessionId: string;
+    try {
+      const session = await this.deps.adk.createSession(command.app, input.userId, {
+        state: { slack: { channel: root.channel, thread: root.ts } },
+      });
+      sessionId = session.id;
+    } catch (error) {
+      if (!(error instanceof AdkError)) throw error;
+      log.error('could not create an ADK session', { app: command.app, error: error.message });
+      await post(renderRunError(error));
+      return;
+    }
+
+    log.info('run started', { app: command.app, user: input.userId, sessionId });
+    const context: RunContext = {
+      appName: command.app,
+      userId: input.userId,
+      sessionId,
+      requester: input.userId,
+      teamId: input.teamId,
+      thread,
+    };
+    const outcome = await this.deps.streamer.stream(context, {
+      appName: command.app,
+      userId: input.userId,
+      sessionId,
+      newMessage: { role: 'user', parts: [{ text: command.prompt }] },
+    });
+    if (outcome.kind === 'failed') await post(renderRunError(outcome.error));
+  }
+
+  private async listApps(): Promise<string[]> {
+    const now = this.deps.clock();
+    if (this.apps && now - this.apps.fetchedAt < APPS_TTL_MS) return this.apps.names;
+    const names = await this.deps.adk.listApps();
+    this.apps = { names, fetchedAt: now };
+    return names;
+  }
+}
+
+/** Slack escapes `&`, `<` and `>` in command text; the agent should see what the person typed. */
+export function unescapeSlackText(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}

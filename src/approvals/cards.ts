@@ -1,0 +1,66 @@
+import type { Log } from '../log.js';
+import { renderApprovalCard } from '../slack/card.js';
+import type { Clock, SlackPort } from './ports.js';
+import type { PauseView } from './records.js';
+import type { ConfirmationStore } from './store.js';
+import { errorMessage } from '../error-message.js';
+
+/** A card re-rendered this many times without settling is left to the next change. */
+const MAX_REFRESH_ROUNDS = 3;
+
+/**
+ * Posts approval cards and keeps them in sync with the store. Every render starts from a fresh
+ * read, and a refresh repeats while the records change under it, so that the card converges on
+ * the latest state even when two replicas update it at once.
+ */
+export class ApprovalCards {
+  constructor(
+    private readonly deps: { store: ConfirmationStore; slack: SlackPort; clock: Clock; log: Log },
+  ) {}
+
+  /** Posts the card of a newly recorded pause and remembers where it went. */
+  async post(view: PauseView): Promise<PauseView> {
+    const { card } = view.pause;
+    const message = renderApprovalCard(view, { now: this.deps.clock() });
+    const posted = await this.deps.slack.postMessage({
+      channel: card.channelId,
+      ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
+      ...message,
+    });
+    const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts);
+    return updated ?? view;
+  }
+
+  /**
+   * Re-renders the card from the store. Failures are logged, not thrown: the decision is already
+   * recorded, and the next change renders the card again.
+   */
+  async refresh(pauseId: string): Promise<void> {
+    try {
+      let rendered: number | undefined;
+      for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
+        const view = await this.deps.store.getPause(pauseId);
+        const ts = view?.pause.card.ts;
+        if (view === undefined || ts === undefined) return;
+        const version = viewVersion(view);
+        if (version === rendered) return;
+        await this.deps.slack.updateMessage({
+          channel: view.pause.card.channelId,
+          ts,
+          ...renderApprovalCard(view, { now: this.deps.clock() }),
+        });
+        rendered = version;
+      }
+    } catch (error) {
+      this.deps.log.error('could not update the approval card', {
+        pauseId,
+        error: errorMessage(error),
+      });
+    }
+  }
+}
+
+/** Changes whenever the pause or any of its gates changes. */
+export function viewVersion(view: PauseView): number {
+  return view.gates.reduce((sum, gate) => sum + gate.version, view.pause.version);
+}

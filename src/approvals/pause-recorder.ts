@@ -1,0 +1,88 @@
+import type { Gate } from '../adk/gate.js';
+import type { Log } from '../log.js';
+import { renderCardElsewhere } from '../slack/thread.js';
+import type { ApprovalCards } from './cards.js';
+import { type Policy, resolveGatePolicy } from './policy.js';
+import type { Clock, SlackPort } from './ports.js';
+import { pauseIdFor } from './records.js';
+import type { RunContext } from './run-streamer.js';
+import type { ConfirmationStore, NewGate } from './store.js';
+
+/**
+ * Step 3 and 4 of the flow: records a pause with the policy that applies to each gate, then posts
+ * its card. Recording the same pause twice (a retried stream, a second replica) posts no second
+ * card.
+ */
+export class PauseRecorder {
+  constructor(
+    private readonly deps: {
+      store: ConfirmationStore;
+      cards: ApprovalCards;
+      slack: SlackPort;
+      policy: () => Policy;
+      clock: Clock;
+      log: Log;
+    },
+  ) {}
+
+  async record(context: RunContext, gates: Gate[], invocationId: string | undefined): Promise<void> {
+    const { store, cards, log } = this.deps;
+    const policy = this.deps.policy();
+    const resolved = gates.map((gate) => ({
+      gate,
+      ...resolveGatePolicy(policy, { app: context.appName, tool: gate.originalCall.name }),
+    }));
+    // One card per pause: it goes where the first gate's rule sends it, else into the run's thread.
+    const channel = resolved.find((entry) => entry.channel !== undefined)?.channel;
+    const elsewhere = channel !== undefined && channel !== context.thread.channelId;
+    const adk = {
+      appName: context.appName,
+      userId: context.userId,
+      sessionId: context.sessionId,
+      ...(invocationId === undefined ? {} : { invocationId }),
+    };
+    const newGates: NewGate[] = resolved.map((entry) => ({ ...entry.gate, policy: entry.policy }));
+
+    const result = await store.createPause({
+      id: pauseIdFor(
+        adk,
+        gates.map((gate) => gate.confirmationCallId),
+      ),
+      adk,
+      requester: context.requester,
+      card: elsewhere
+        ? { channelId: channel, ...teamOf(context) }
+        : {
+            channelId: context.thread.channelId,
+            threadTs: context.thread.threadTs,
+            ...teamOf(context),
+          },
+      ...(elsewhere ? { runThread: context.thread } : {}),
+      gates: newGates,
+      now: this.deps.clock(),
+    });
+    const { view } = result;
+    if (result.kind === 'existed' && view.pause.card.ts !== undefined) {
+      log.info('pause already recorded; its card exists', { pauseId: view.pause.id });
+      return;
+    }
+    log.info('pause recorded', {
+      pauseId: view.pause.id,
+      app: context.appName,
+      gates: gates.length,
+      tools: gates.map((gate) => gate.originalCall.name).join(','),
+    });
+    const posted = await cards.post(view);
+    if (elsewhere && posted.pause.card.ts !== undefined) {
+      await this.deps.slack.postMessage({
+        channel: context.thread.channelId,
+        threadTs: context.thread.threadTs,
+        ...renderCardElsewhere(posted.pause.card.channelId),
+      });
+    }
+  }
+}
+
+function teamOf(context: RunContext): { teamId?: string } {
+  return context.teamId === undefined ? {} : { teamId: context.teamId };
+}

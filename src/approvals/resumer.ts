@@ -1,0 +1,166 @@
+import type { AdkError } from '../adk/errors.js';
+import { buildResume } from '../adk/wire.js';
+import type { Log } from '../log.js';
+import { renderResumeFailed, renderRunError } from '../slack/thread.js';
+import type { ApprovalCards } from './cards.js';
+import type { Clock, SlackMessage } from './ports.js';
+import type { PauseView } from './records.js';
+import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
+import type { RunContext, RunStreamer, StreamOutcome } from './run-streamer.js';
+import type { ConfirmationStore } from './store.js';
+
+export interface ResumerOptions {
+  /** This replica's name on resume leases. */
+  owner: string;
+  /** How long a claim holds: long enough for the continuation to stream. */
+  leaseMs: number;
+  /** Send `invocationId` (Python ADK resumable apps). */
+  resumable: boolean;
+  /** Waits between attempts; one attempt more than there are entries. */
+  retryDelaysMs: readonly number[];
+}
+
+/**
+ * Step 6 of the flow: once every gate of a pause is decided, one replica claims the resume, sends
+ * one message that answers every gate, and streams the continuation into the run's thread.
+ * A resume that fails is retried while the request cannot have reached the agent, then shown on
+ * the card with a Retry button; it is never dropped.
+ */
+export class Resumer {
+  constructor(
+    private readonly deps: {
+      store: ConfirmationStore;
+      cards: ApprovalCards;
+      streamer: RunStreamer;
+      post: (thread: RunContext['thread'], message: SlackMessage) => Promise<void>;
+      clock: Clock;
+      log: Log;
+      options: ResumerOptions;
+      sleep?: (ms: number) => Promise<void>;
+    },
+  ) {}
+
+  async resume(pauseId: string): Promise<void> {
+    const { store, cards, log, options } = this.deps;
+    const claim = await store.claimResume({
+      pauseId,
+      owner: options.owner,
+      now: this.deps.clock(),
+      leaseMs: options.leaseMs,
+    });
+    if (claim.kind !== 'claimed') {
+      log.debug('resume not claimed', { pauseId, outcome: claim.kind });
+      return;
+    }
+    const { view } = claim;
+    log.info('resuming', { pauseId, attempt: claim.attempt, app: view.pause.adk.appName });
+    await cards.refresh(pauseId);
+
+    const context = runContextOf(view);
+    const outcome = await this.sendWithRetries(view, context);
+    const now = this.deps.clock();
+    if (outcome.kind === 'failed' && !outcome.delivered) {
+      const finish = await store.markResumeFailed({
+        pauseId,
+        owner: options.owner,
+        now,
+        error: outcome.error.message,
+      });
+      log.error('resume failed', {
+        pauseId,
+        reason: outcome.error.reason,
+        error: outcome.error.message,
+        recorded: finish.kind,
+      });
+      await cards.refresh(pauseId);
+      await this.deps.post(context.thread, renderResumeFailed(outcome.error));
+      return;
+    }
+
+    // Delivered: the agent has the decisions, even if its answer broke off.
+    const finish = await store.markResumed({ pauseId, owner: options.owner, now });
+    if (finish.kind === 'lost_lease') {
+      log.warn('resume finished after the lease passed to another replica', { pauseId });
+    }
+    await cards.refresh(pauseId);
+    if (outcome.kind === 'failed') {
+      await this.deps.post(context.thread, renderRunError(outcome.error));
+      return;
+    }
+    await this.sendRejectionFollowUp(view, context);
+  }
+
+  private async sendWithRetries(view: PauseView, context: RunContext): Promise<StreamOutcome> {
+    const { options, streamer } = this.deps;
+    const sleep = this.deps.sleep ?? defaultSleep;
+    const { newMessage, invocationId } = buildResume(view.gates, decisionsFor(view), {
+      resumable: options.resumable,
+    });
+    const request = {
+      ...view.pause.adk,
+      newMessage,
+      ...(invocationId === undefined ? {} : { invocationId }),
+    };
+    let outcome = await streamer.stream(context, request);
+    for (const delay of options.retryDelaysMs) {
+      if (outcome.kind !== 'failed' || outcome.delivered || !isRetryable(outcome.error)) break;
+      this.deps.log.warn('resume attempt failed; retrying', {
+        pauseId: view.pause.id,
+        reason: outcome.error.reason,
+        inMs: delay,
+      });
+      await sleep(delay);
+      outcome = await streamer.stream(context, request);
+    }
+    return outcome;
+  }
+
+  /** ADK drops text sent beside the function responses, so the reasons follow as a message. */
+  private async sendRejectionFollowUp(view: PauseView, context: RunContext): Promise<void> {
+    const text = rejectionFollowUp(view);
+    if (text === undefined) return;
+    const outcome = await this.deps.streamer.stream(context, {
+      appName: view.pause.adk.appName,
+      userId: view.pause.adk.userId,
+      sessionId: view.pause.adk.sessionId,
+      newMessage: { role: 'user', parts: [{ text }] },
+    });
+    if (outcome.kind === 'failed') {
+      await this.deps.post(context.thread, renderRunError(outcome.error));
+    }
+  }
+}
+
+/** Where the continuation of a pause is streamed. */
+export function runContextOf(view: PauseView): RunContext {
+  const { pause } = view;
+  // A card outside any thread gathers the continuation in its own thread.
+  const threadTs = pause.card.threadTs ?? pause.card.ts;
+  const thread = pause.runThread ?? {
+    channelId: pause.card.channelId,
+    ...(threadTs === undefined ? {} : { threadTs }),
+  };
+  return {
+    appName: pause.adk.appName,
+    userId: pause.adk.userId,
+    sessionId: pause.adk.sessionId,
+    requester: pause.requester,
+    teamId: pause.card.teamId,
+    thread,
+  };
+}
+
+/** Only failures that cannot have reached the agent: resending a delivered answer costs a model turn. */
+function isRetryable(error: AdkError): boolean {
+  switch (error.reason) {
+    case 'network':
+    case 'timeout':
+      return true;
+    case 'http':
+      return error.status === undefined || error.status >= 500 || error.status === 429;
+    default:
+      return false;
+  }
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,134 @@
+import type { AdkClient, RunRequest } from '../adk/client.js';
+import { AdkError } from '../adk/errors.js';
+import type { Gate } from '../adk/gate.js';
+import { eventText, parseGates, toolResults, type ToolResult } from '../adk/wire.js';
+import type { Log } from '../log.js';
+import { renderAgentReply, renderStreamWarning, renderToolSummary } from '../slack/thread.js';
+import type { SlackMessage } from './ports.js';
+import { errorMessage } from '../error-message.js';
+
+/** Where a run's output goes, and whose run it is. */
+export interface RunContext {
+  appName: string;
+  /** The ADK user id (the Slack user who started the run). */
+  userId: string;
+  sessionId: string;
+  /** The Slack user who started the run. */
+  requester: string;
+  teamId: string | undefined;
+  /** Without `threadTs`, output goes to the channel itself. */
+  thread: { channelId: string; threadTs?: string };
+}
+
+export type StreamOutcome =
+  | { kind: 'completed'; pauses: number }
+  /** `delivered`: the server had started answering, so the request itself reached the agent. */
+  | { kind: 'failed'; error: AdkError; delivered: boolean };
+
+export interface RunStreamerDeps {
+  adk: Pick<AdkClient, 'runSse'>;
+  post: (thread: RunContext['thread'], message: SlackMessage) => Promise<void>;
+  /** Records a pause and posts its card. */
+  onPause: (context: RunContext, gates: Gate[], invocationId: string | undefined) => Promise<void>;
+  log: Log;
+}
+
+/**
+ * Streams one `/run_sse` call into a Slack thread: the agent's texts as replies, a brief summary
+ * of the tools that ran, every pause as a card. The stream is read to the end: closing it early
+ * would abort the run on the ADK server. A failed run is returned, not posted: the caller knows
+ * whether it will retry.
+ */
+export class RunStreamer {
+  constructor(private readonly deps: RunStreamerDeps) {}
+
+  async stream(context: RunContext, request: RunRequest): Promise<StreamOutcome> {
+    const { log } = this.deps;
+    let delivered = false;
+    let pauses = 0;
+    let ranTools: ToolResult[] = [];
+    const flushToolSummary = async () => {
+      if (ranTools.length === 0) return;
+      const summary = renderToolSummary(ranTools);
+      ranTools = [];
+      await this.deps.post(context.thread, summary);
+    };
+
+    try {
+      for await (const item of this.deps.adk.runSse(request)) {
+        delivered = true;
+        if (item.type === 'malformed') {
+          log.warn('unreadable event from the agent', { app: context.appName, error: item.error.message });
+          await this.deps.post(context.thread, renderStreamWarning(item.error.message));
+          continue;
+        }
+        const { event } = item;
+        if (event.partial) continue;
+        ranTools.push(...toolResults(event));
+
+        const found = parseGates(event);
+        if (found.kind === 'invalid') {
+          log.error('the agent asked for a confirmation this app cannot read', {
+            app: context.appName,
+            event: found.eventId,
+            problems: found.problems.join('; '),
+          });
+          await flushToolSummary();
+          await this.deps.post(
+            context.thread,
+            renderStreamWarning(
+              `The agent asked for a confirmation that could not be read (${found.problems.join('; ')}). It cannot be approved from Slack.`,
+            ),
+          );
+        } else if (found.kind === 'pause') {
+          await flushToolSummary();
+          pauses += 1;
+          await this.recordPause(context, found.gates, event.invocationId);
+        }
+
+        const text = eventText(event);
+        if (text !== undefined) {
+          await flushToolSummary();
+          await this.deps.post(context.thread, renderAgentReply(text));
+        }
+      }
+      await flushToolSummary();
+      return { kind: 'completed', pauses };
+    } catch (error) {
+      await flushToolSummary().catch(() => {});
+      if (!(error instanceof AdkError)) throw error;
+      log.warn('agent run failed', {
+        app: context.appName,
+        reason: error.reason,
+        error: error.message,
+      });
+      return { kind: 'failed', error, delivered };
+    }
+  }
+
+  /**
+   * A pause that cannot be recorded or shown is reported in the thread and the stream goes on:
+   * breaking off would abort the run, and the agent is waiting anyway.
+   */
+  private async recordPause(
+    context: RunContext,
+    gates: Gate[],
+    invocationId: string | undefined,
+  ): Promise<void> {
+    try {
+      await this.deps.onPause(context, gates, invocationId);
+    } catch (error) {
+      this.deps.log.error('could not record or post an approval card', {
+        app: context.appName,
+        sessionId: context.sessionId,
+        error: errorMessage(error),
+      });
+      await this.deps.post(
+        context.thread,
+        renderStreamWarning(
+          'The agent is waiting for an approval, but its card could not be recorded or posted. Ask an administrator to check the app.',
+        ),
+      );
+    }
+  }
+}

@@ -1,0 +1,200 @@
+import type { AdkClient } from '../adk/client.js';
+import type { Log } from '../log.js';
+import * as notices from '../slack/notices.js';
+import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
+import type { ApproverDirectory } from './authorize.js';
+import { ApprovalCards } from './cards.js';
+import { type DecisionReply, Decider, type VoteRequest, type VoterCheck } from './decider.js';
+import { PauseRecorder } from './pause-recorder.js';
+import type { Policy } from './policy.js';
+import type { Clock, SlackMessage, SlackPort } from './ports.js';
+import { Resumer, type ResumerOptions } from './resumer.js';
+import { type RunContext, RunStreamer } from './run-streamer.js';
+import type { ConfirmationStore, ExpiredGate } from './store.js';
+import { errorMessage } from '../error-message.js';
+import { KeyedWorkQueue } from './work-queue.js';
+
+export interface WorkflowDeps {
+  store: ConfirmationStore;
+  adk: Pick<AdkClient, 'listApps' | 'createSession' | 'runSse'>;
+  slack: SlackPort;
+  directory: ApproverDirectory;
+  /** The policy as it is now; read on every decision. */
+  policy: () => Policy;
+  clock: Clock;
+  log: Log;
+  options: ResumerOptions & {
+    defaultApp: string | undefined;
+    /** Decisions handled at once (short tasks: vote, card update). Default 32. */
+    decisionConcurrency?: number;
+    /** Agent runs and resumes streaming at once (long tasks). Default 64. */
+    runConcurrency?: number;
+  };
+}
+
+/**
+ * The approval workflow as the Slack listeners see it. Each method is called after the ack.
+ * Decisions go through a per-pause ordered queue; runs and resumes, which stream for minutes,
+ * through a queue of their own so that they never hold up a click.
+ */
+export class ApprovalWorkflow {
+  private readonly decisions: KeyedWorkQueue;
+  private readonly runs: KeyedWorkQueue;
+  private readonly cards: ApprovalCards;
+  private readonly decider: Decider;
+  private readonly resumer: Resumer;
+  private readonly agentRuns: AgentRuns;
+  private readonly slack: SlackPort;
+  private readonly log: Log;
+
+  constructor(deps: WorkflowDeps) {
+    const { store, slack, clock, options } = deps;
+    this.slack = slack;
+    this.log = deps.log;
+    const log = deps.log;
+    this.decisions = new KeyedWorkQueue(log.child('decisions'), {
+      concurrency: options.decisionConcurrency ?? 32,
+    });
+    this.runs = new KeyedWorkQueue(log.child('runs'), { concurrency: options.runConcurrency ?? 64 });
+    this.cards = new ApprovalCards({ store, slack, clock, log: log.child('cards') });
+    const post = (thread: RunContext['thread'], message: SlackMessage) =>
+      this.postToThread(thread, message);
+    const recorder = new PauseRecorder({
+      store,
+      cards: this.cards,
+      slack,
+      policy: deps.policy,
+      clock,
+      log: log.child('pauses'),
+    });
+    const streamer = new RunStreamer({
+      adk: deps.adk,
+      post,
+      onPause: (context, gates, invocationId) => recorder.record(context, gates, invocationId),
+      log: log.child('stream'),
+    });
+    this.decider = new Decider({
+      store,
+      cards: this.cards,
+      directory: deps.directory,
+      policy: deps.policy,
+      clock,
+      log: log.child('decide'),
+      onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
+    });
+    this.resumer = new Resumer({
+      store,
+      cards: this.cards,
+      streamer,
+      post,
+      clock,
+      log: log.child('resume'),
+      options,
+    });
+    this.agentRuns = new AgentRuns({
+      adk: deps.adk,
+      slack,
+      streamer,
+      defaultApp: options.defaultApp,
+      clock,
+      log: log.child('runs'),
+    });
+  }
+
+  /** `/agent …`: runs in the background; `reply` answers the person privately. */
+  startRun(input: AgentCommandInput, reply: (message: SlackMessage) => Promise<void>): void {
+    void this.runs.enqueue(`run:${input.channelId}:${input.userId}`, 'agent run', () =>
+      this.agentRuns.start(input, reply),
+    );
+  }
+
+  /** May this person decide these gates? Checked before a modal opens. */
+  check(pauseId: string, callIds: readonly string[], voter: string): Promise<VoterCheck> {
+    return this.decider.check(pauseId, callIds, voter);
+  }
+
+  vote(request: VoteRequest): Promise<DecisionReply> {
+    return this.decide(request.pauseId, () => this.decider.vote(request));
+  }
+
+  voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>): Promise<DecisionReply> {
+    return this.decide(request.pauseId, () => this.decider.voteAll(request));
+  }
+
+  /** The Retry button on a failed resume: the requester or any approver may press it. */
+  retryResume(pauseId: string, user: string): Promise<DecisionReply> {
+    return this.decide(pauseId, async () => {
+      const check = await this.decider.checkRetry(pauseId, user);
+      if (check.kind === 'refused') return check;
+      this.scheduleResume(pauseId);
+      return { kind: 'done' };
+    });
+  }
+
+  /** The sweeper expired these gates: show it, and resume pauses that are now decided. */
+  async onExpired(expired: readonly ExpiredGate[]): Promise<void> {
+    const pauses = new Map<string, boolean>();
+    for (const gate of expired) {
+      const pauseId = gate.view.pause.id;
+      pauses.set(pauseId, (pauses.get(pauseId) ?? false) || gate.pauseDecided);
+    }
+    await Promise.all(
+      [...pauses].map(([pauseId, decided]) =>
+        this.decisions.enqueue(pauseId, 'show expiry', async () => {
+          await this.cards.refresh(pauseId);
+          if (decided) this.scheduleResume(pauseId);
+        }),
+      ),
+    );
+  }
+
+  /** Decided pauses nobody resumed, or whose resume lease lapsed on a replica that died. */
+  async onResumeDue(pauseIds: readonly string[]): Promise<void> {
+    for (const pauseId of pauseIds) this.scheduleResume(pauseId);
+  }
+
+  /** Stops taking work and waits for what was taken, up to `timeoutMs`. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    const [decisions, runs] = await Promise.all([
+      this.decisions.drain(timeoutMs),
+      this.runs.drain(timeoutMs),
+    ]);
+    return decisions && runs;
+  }
+
+  private scheduleResume(pauseId: string): void {
+    void this.runs.enqueue(pauseId, 'resume', () => this.resumer.resume(pauseId));
+  }
+
+  private async decide(
+    pauseId: string,
+    task: () => Promise<DecisionReply>,
+  ): Promise<DecisionReply> {
+    try {
+      return await this.decisions.run(pauseId, task);
+    } catch (error) {
+      this.log.error('decision failed', { pauseId, error: errorMessage(error) });
+      return { kind: 'refused', notice: notices.decisionFailed() };
+    }
+  }
+
+  /**
+   * Thread output never throws: a Slack outage must not break off the agent's stream (closing it
+   * aborts the run on the ADK server). The failure is logged without the content.
+   */
+  private async postToThread(thread: RunContext['thread'], message: SlackMessage): Promise<void> {
+    try {
+      await this.slack.postMessage({
+        channel: thread.channelId,
+        ...(thread.threadTs === undefined ? {} : { threadTs: thread.threadTs }),
+        ...message,
+      });
+    } catch (error) {
+      this.log.error('could not post to the run thread', {
+        channel: thread.channelId,
+        thread: thread.threadTs,
+        error: errorMessage(error),
+      });
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import { errorMessage } from '../error-message.js';
+import type { LineLogger } from '../log.js';
+
+export type SlackTransport =
+  | { mode: 'http'; botToken: string; signingSecret: string; apiUrl: string | undefined }
+  | { mode: 'socket'; botToken: string; appToken: string; apiUrl: string | undefined };
+
+/** A named dependency that must answer for the app to be ready (Redis, ADK). */
+export type ReadinessCheck = () => Promise<void>;
+
+export interface SlackAppOptions {
+  transport: SlackTransport;
+  port: number;
+  log: LineLogger;
+  readiness: Record<string, ReadinessCheck>;
+  /** Longest a readiness check may take before it counts as failed. Default 2 s. */
+  readinessTimeoutMs?: number;
+}
+
+export interface SlackApp {
+  app: App;
+  /** Starts listening; resolves with the HTTP port (for /slack/events over HTTP, and the probes). */
+  start(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Bolt with the transport the configuration asks for: the HTTP receiver at `/slack/events`
+ * (signature-verified), or Socket Mode with the app-level token. Either way `/healthz` and
+ * `/readyz` answer on `port`. The Web API client retries for seconds, not Slack's default half
+ * hour: a decision should fail visibly rather than hang.
+ */
+export function createSlackApp(options: SlackAppOptions): SlackApp {
+  const { transport, log } = options;
+  const customRoutes = healthRoutes(options);
+  const clientOptions = {
+    ...(transport.apiUrl === undefined ? {} : { slackApiUrl: transport.apiUrl }),
+    retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 8_000 },
+  };
+  const boltLog = log.child('bolt');
+
+  if (transport.mode === 'socket') {
+    const receiver = new SocketModeReceiver({
+      appToken: transport.appToken,
+      customRoutes,
+      installerOptions: { port: options.port },
+      logger: boltLog,
+    });
+    const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
+    return {
+      app,
+      async start() {
+        await app.start();
+        return options.port;
+      },
+      stop: () => app.stop().then(() => undefined),
+    };
+  }
+
+  const receiver = new HTTPReceiver({
+    signingSecret: transport.signingSecret,
+    endpoints: '/slack/events',
+    customRoutes,
+    logger: boltLog,
+  });
+  const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
+  return {
+    app,
+    async start() {
+      const server: Server = await receiver.start(options.port);
+      const address = server.address();
+      return isAddressInfo(address) ? address.port : options.port;
+    },
+    stop: () => receiver.stop(),
+  };
+}
+
+function healthRoutes(options: SlackAppOptions): CustomRoute[] {
+  const timeoutMs = options.readinessTimeoutMs ?? 2_000;
+  return [
+    {
+      path: '/healthz',
+      method: ['GET'],
+      handler: (_req: IncomingMessage, res: ServerResponse) => {
+        sendJson(res, 200, { status: 'ok' });
+      },
+    },
+    {
+      path: '/readyz',
+      method: ['GET'],
+      handler: async (_req: IncomingMessage, res: ServerResponse) => {
+        const results = await Promise.all(
+          Object.entries(options.readiness).map(async ([name, check]) => {
+            try {
+              await withTimeout(check(), timeoutMs, `${name} did not answer within ${timeoutMs} ms`);
+              return [name, 'ok'] as const;
+            } catch (error) {
+              return [name, errorMessage(error)] as const;
+            }
+          }),
+        );
+        const ready = results.every(([, outcome]) => outcome === 'ok');
+        if (!ready) options.log.warn('not ready', Object.fromEntries(results));
+        sendJson(res, ready ? 200 : 503, {
+          status: ready ? 'ready' : 'not ready',
+          checks: Object.fromEntries(results),
+        });
+      },
+    },
+  ];
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isAddressInfo(address: string | AddressInfo | null): address is AddressInfo {
+  return typeof address === 'object' && address !== null;
+}

@@ -1,0 +1,74 @@
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { type SlackMessage, SlackCallError, type SlackPort } from '../approvals/ports.js';
+import { errorMessage } from '../error-message.js';
+
+const postedSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
+
+/** Slack's error code from a Web API client error (`data.error` on platform errors). */
+const platformErrorSchema = z.object({ data: z.object({ error: z.string() }) });
+
+/**
+ * The workflow's Slack port over a real `WebClient` (Slack, or whatever `SLACK_API_URL` names).
+ * Link and media unfurls stay off: cards carry untrusted text.
+ */
+export class WebApiSlackPort implements SlackPort {
+  constructor(private readonly client: WebClient) {}
+
+  async postMessage(input: SlackMessage & { channel: string; threadTs?: string }) {
+    const response = await this.call('chat.postMessage', () =>
+      this.client.chat.postMessage({
+        channel: input.channel,
+        text: input.text,
+        ...(input.blocks === undefined ? {} : { blocks: input.blocks }),
+        ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
+        unfurl_links: false,
+        unfurl_media: false,
+      }),
+    );
+    const posted = postedSchema.safeParse(response);
+    if (!posted.success) throw new SlackCallError('chat.postMessage', 'unexpected_response');
+    return posted.data;
+  }
+
+  async updateMessage(input: SlackMessage & { channel: string; ts: string }): Promise<void> {
+    await this.call('chat.update', () =>
+      this.client.chat.update({
+        channel: input.channel,
+        ts: input.ts,
+        text: input.text,
+        ...(input.blocks === undefined ? {} : { blocks: input.blocks }),
+      }),
+    );
+  }
+
+  async postEphemeral(
+    input: SlackMessage & { channel: string; user: string; threadTs?: string },
+  ): Promise<void> {
+    await this.call('chat.postEphemeral', () =>
+      this.client.chat.postEphemeral({
+        channel: input.channel,
+        user: input.user,
+        text: input.text,
+        ...(input.blocks === undefined ? {} : { blocks: input.blocks }),
+        ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
+      }),
+    );
+  }
+
+  async openView(input: Parameters<SlackPort['openView']>[0]): Promise<void> {
+    await this.call('views.open', () =>
+      this.client.views.open({ trigger_id: input.triggerId, view: input.view }),
+    );
+  }
+
+  private async call<T>(method: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      const platform = platformErrorSchema.safeParse(error);
+      const code = platform.success ? platform.data.data.error : errorMessage(error);
+      throw new SlackCallError(method, code, { cause: error });
+    }
+  }
+}
