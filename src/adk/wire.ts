@@ -216,6 +216,59 @@ function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+const sessionSchema = withAliases(
+  { app_name: 'appName', user_id: 'userId', last_update_time: 'lastUpdateTime' },
+  z.object({
+    id: z.string().min(1),
+    appName: z.string(),
+    userId: z.string(),
+    state: absentable(jsonObjectSchema).transform((state) => state ?? {}),
+    events: absentable(z.array(z.unknown())).transform((events) => events ?? []),
+    lastUpdateTime: absentable(epochMsSchema),
+  }),
+);
+
+export interface AdkSession {
+  id: string;
+  appName: string;
+  userId: string;
+  state: JsonObject;
+  /** Oldest first; partial events are never stored. */
+  events: AdkEvent[];
+  /** Epoch milliseconds. */
+  lastUpdateTime?: number;
+}
+
+/** Parses a session as `GET`/`POST /apps/{app}/users/{user}/sessions/...` returns it. */
+export function parseSession(json: unknown): ParseResult<AdkSession> {
+  const result = sessionSchema.safeParse(json);
+  if (!result.success) {
+    const problems = formatIssues(result.error.issues);
+    return {
+      success: false,
+      error: { problems, message: `not a valid ADK session: ${problems.join('; ')}` },
+    };
+  }
+  const { events: rawEvents, lastUpdateTime, ...rest } = result.data;
+  const events: AdkEvent[] = [];
+  for (const [index, raw] of rawEvents.entries()) {
+    const event = parseEvent(raw);
+    if (!event.success) {
+      const problems = event.error.problems.map((problem) => `events[${index}]: ${problem}`);
+      const failure: ParseFailure = {
+        problems,
+        message: `session ${rest.id} holds an invalid event at index ${index}: ${event.error.message}`,
+      };
+      if (event.error.eventId !== undefined) failure.eventId = event.error.eventId;
+      return { success: false, error: failure };
+    }
+    events.push(event.data);
+  }
+  const session: AdkSession = { ...rest, events };
+  if (lastUpdateTime !== undefined) session.lastUpdateTime = lastUpdateTime;
+  return { success: true, data: session };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Finding gates
 
