@@ -199,12 +199,8 @@ function failure(eventId: string | undefined, problems: string[]): ParseResult<n
 }
 
 /** `parts[0].functionCall.id: expected string, received number`: the path, never the value. */
-function formatIssues(issues: readonly z.core.$ZodIssue[], prefix = ''): string[] {
-  return issues.map((issue) => {
-    const path = formatPath(issue.path);
-    const at = prefix + path;
-    return `${at === '' ? '(root)' : at}: ${issue.message}`;
-  });
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => `${formatPath(issue.path) || '(root)'}: ${issue.message}`);
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
@@ -279,17 +275,25 @@ export type GateScan =
   /** The event asks for confirmation in a shape that cannot be answered safely. */
   | { kind: 'invalid'; eventId?: string; problems: string[] };
 
+// Gates are read from an event that was already parsed, so its values are known to be JSON:
+// only their kind is checked here, not every nested value again (arguments may be megabytes).
+const parsedJsonObject = z.custom<JsonObject>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'expected an object',
+);
+const parsedJsonValue = z.custom<JsonValue>((value) => value !== undefined);
+
 const originalCallSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
   // genai omits `args` for a call without arguments.
-  args: absentable(jsonObjectSchema).transform((args) => args ?? {}),
+  args: absentable(parsedJsonObject).transform((args) => args ?? {}),
 });
 
 const toolConfirmationSchema = z.object({
   hint: absentable(z.string()),
   confirmed: absentable(z.boolean()),
-  payload: absentable(jsonValueSchema),
+  payload: absentable(parsedJsonValue),
 });
 
 const confirmationRequestSchema = withAliases(
@@ -369,11 +373,16 @@ function gateFromRequest(
   field: 'args' | 'response',
 ): PartGate {
   const problems: string[] = [];
-  if (id === undefined || id === '')
+  if (id === undefined || id === '') {
     problems.push(`${at}.id: missing (it is the id to answer with)`);
-  const parsed = parseRequest(request);
-  if (!parsed.success)
-    problems.push(...parsed.problems.map((problem) => `${at}.${field}.${problem}`));
+  }
+  const parsed = confirmationRequestSchema.safeParse(request);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const path = formatPath(issue.path);
+      problems.push(`${at}.${field}${path === '' ? '' : `.${path}`}: ${issue.message}`);
+    }
+  }
   if (problems.length > 0 || id === undefined || !parsed.success) return { problems };
   const { originalFunctionCall, toolConfirmation } = parsed.data;
   const gate: Gate = {
@@ -387,22 +396,6 @@ function gateFromRequest(
   if (toolConfirmation.hint !== undefined) gate.hint = toolConfirmation.hint;
   if (toolConfirmation.payload !== undefined) gate.payloadTemplate = toolConfirmation.payload;
   return { gate };
-}
-
-function parseRequest(
-  request: JsonValue | undefined,
-):
-  | { success: true; data: z.output<typeof confirmationRequestSchema> }
-  | { success: false; problems: string[] } {
-  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
-    return { success: false, problems: ['(root): expected an object'] };
-  }
-  const result = confirmationRequestSchema.safeParse(request);
-  if (result.success) return { success: true, data: result.data };
-  return {
-    success: false,
-    problems: result.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`),
-  };
 }
 
 function withCoordinates(gate: Gate, event: AdkEvent): Gate {
