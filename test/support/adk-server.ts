@@ -19,16 +19,19 @@ export const TEST_APPS = ['payments', 'time_off'] as const;
 
 /**
  * Loaded into the server process before the CLI: when the test process dies, however it dies,
- * the server's stdin pipe closes and the server kills its own process group (it leads one), so
- * no server outlives the tests.
+ * the server's stdin pipe closes, and the server removes its temporary directory and kills its
+ * own process group (it leads one), so nothing of it outlives the tests.
  */
-const DIE_WITH_PARENT = [
-  'process.stdin.on("close", () => {',
-  '  try { process.kill(-process.pid, "SIGKILL"); } catch {}',
-  '  process.exit(1);',
-  '});',
-  'process.stdin.resume();',
-].join('\n');
+const DIE_WITH_PARENT = `
+import { rmSync } from 'node:fs';
+process.stdin.on('close', () => {
+  const own = process.env.ADK_TEST_SERVER_TMPDIR;
+  if (own) try { rmSync(own, { recursive: true, force: true }); } catch {}
+  try { process.kill(-process.pid, 'SIGKILL'); } catch {}
+  process.exit(1);
+});
+process.stdin.resume();
+`;
 
 export interface AdkServer {
   /** e.g. `http://127.0.0.1:41234` */
@@ -92,7 +95,13 @@ async function startOnce(options: StartAdkServerOptions): Promise<AdkServer> {
       cwd: REPO_ROOT,
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, TMPDIR: tempDir, NO_COLOR: '1', FORCE_COLOR: '0' },
+      env: {
+        ...process.env,
+        TMPDIR: tempDir,
+        ADK_TEST_SERVER_TMPDIR: tempDir,
+        NO_COLOR: '1',
+        FORCE_COLOR: '0',
+      },
     },
   );
   const output = new OutputTail(64 * 1024);
@@ -201,6 +210,9 @@ function freePort(): Promise<number> {
   });
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: an ANSI escape starts with ESC.
+const ANSI_COLOUR = /\x1b\[[0-9;]*m/g;
+
 class OutputTail {
   private chunks: Buffer[] = [];
   private size = 0;
@@ -216,7 +228,8 @@ class OutputTail {
     }
   }
 
+  /** Without terminal colour codes, which the server prints whatever NO_COLOR says. */
   text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+    return Buffer.concat(this.chunks).toString('utf8').replace(ANSI_COLOUR, '');
   }
 }
