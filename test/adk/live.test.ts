@@ -133,6 +133,20 @@ describe('the ADK client against a real adk api_server', () => {
     ]);
   });
 
+  it('a tool that asks for confirmation itself decides what a rejection means', async () => {
+    const chat = await conversation('time_off');
+    const gate = onlyGate(await chat.send('3 days off please'));
+
+    const answer = await chat.resume([gate], { [gate.confirmationCallId]: { confirmed: false } });
+
+    expect(results(answer)).toEqual([
+      { callId: gate.originalCall.id, name: 'request_time_off', status: 'ok' },
+    ]);
+    expect(texts(answer)).toEqual([
+      'Tool request_time_off returned {"status":"rejected","requested_days":3,"approved_days":0}',
+    ]);
+  });
+
   it('two gated calls of one turn are one pause, and one message answers both', async () => {
     const chat = await conversation('payments');
     const gates = pauseOf(await chat.send('transfer 100 and pay invoice 900'));
