@@ -138,6 +138,9 @@ async function startOnce(options: StartAdkServerOptions): Promise<AdkServer> {
   };
 }
 
+/** A reason to stop waiting: retrying would not help. */
+class StartupFailure extends Error {}
+
 async function waitUntilReady(
   baseUrl: string,
   expectApps: readonly string[],
@@ -153,17 +156,21 @@ async function waitUntilReady(
   while (Date.now() < deadline) {
     if (exitedWith !== undefined) throw new Error(`the server exited (${exitedWith})`);
     try {
-      const response = await fetch(`${baseUrl}/list-apps`, { signal: AbortSignal.timeout(60_000) });
+      // The first answer waits for every agent to be bundled; a retry meanwhile would bundle them
+      // all again in parallel, so this one call may take the whole remaining time.
+      const response = await fetch(`${baseUrl}/list-apps`, {
+        signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+      });
       const apps: unknown = await response.json();
       if (response.ok && Array.isArray(apps)) {
         const missing = expectApps.filter((app) => !apps.includes(app));
         if (missing.length === 0) return;
         // The loader skips an agent that fails to load and logs why: that is a startup failure.
-        throw new Error(`apps missing from /list-apps: ${missing.join(', ')}`);
+        throw new StartupFailure(`apps missing from /list-apps: ${missing.join(', ')}`);
       }
       last = `/list-apps answered HTTP ${response.status}`;
     } catch (error) {
-      if (error instanceof Error && error.message.startsWith('apps missing')) throw error;
+      if (error instanceof StartupFailure) throw error;
       last = error instanceof Error ? error.message : String(error);
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
