@@ -1,0 +1,82 @@
+import type { IntentMismatch } from '../errors.js';
+import type { JsonValue } from '../gate.js';
+import { type AdkEvent, RESERVED_FUNCTION_NAMES, USER_AUTHOR } from './events.js';
+
+/** What a run's events mean for the people watching it: text to post, tools that ran. */
+
+/** Python ADK also emits this placeholder response for a gated call; it is not a tool result. */
+const CONFIRMATION_PLACEHOLDER_ERROR =
+  'This tool call requires confirmation, please approve or reject.';
+const REJECTION_ERRORS: ReadonlySet<string> = new Set([
+  'This tool call is rejected.', // JS and Python ADK
+  'tool call was rejected by the user', // adk-rs
+]);
+
+export function isPartial(event: AdkEvent): boolean {
+  return event.partial === true;
+}
+
+/**
+ * The text the agent said in this event, for posting: the non-thought text parts of a final
+ * (non-partial) agent event, joined. Undefined when there is none.
+ */
+export function eventText(event: AdkEvent): string | undefined {
+  if (isPartial(event) || event.author === USER_AUTHOR || event.content?.role === 'user') {
+    return undefined;
+  }
+  const text = (event.content?.parts ?? [])
+    .flatMap((part) => (part.text !== undefined && part.thought !== true ? [part.text] : []))
+    .join('');
+  return text.trim() === '' ? undefined : text;
+}
+
+export interface ToolResult {
+  /** The original call's id. */
+  callId?: string;
+  name: string;
+  /** `rejected`: a human said no; `failed`: the tool answered `{error: ...}`. */
+  status: 'ok' | 'failed' | 'rejected';
+}
+
+/**
+ * The tool calls that ran (or were refused) in this event: its function responses, leaving out
+ * the framework's reserved ones and Python's "requires confirmation" placeholder.
+ */
+export function toolResults(event: AdkEvent): ToolResult[] {
+  if (isPartial(event) || event.author === USER_AUTHOR) return [];
+  const results: ToolResult[] = [];
+  for (const part of event.content?.parts ?? []) {
+    const response = part.functionResponse;
+    if (response === undefined || RESERVED_FUNCTION_NAMES.has(response.name)) continue;
+    const error = errorOf(response.response);
+    if (error === CONFIRMATION_PLACEHOLDER_ERROR) continue;
+    const status =
+      error === undefined
+        ? 'ok'
+        : typeof error === 'string' && REJECTION_ERRORS.has(error)
+          ? 'rejected'
+          : 'failed';
+    results.push(
+      response.id === undefined
+        ? { name: response.name, status }
+        : { callId: response.id, name: response.name, status },
+    );
+  }
+  return results;
+}
+
+function errorOf(response: JsonValue | undefined): JsonValue | undefined {
+  if (typeof response !== 'object' || response === null || Array.isArray(response))
+    return undefined;
+  const error = response.error;
+  return error === null ? undefined : error;
+}
+
+const INTENT_MISMATCH = /^Tool confirmation rejected for function call '([^']+)': (\w+)\.$/;
+
+/** Reads ADK's IntentMismatchError message; undefined for any other message. */
+export function parseIntentMismatch(message: string): IntentMismatch | undefined {
+  const match = INTENT_MISMATCH.exec(message);
+  if (!match?.[1] || !match[2]) return undefined;
+  return { callId: match[1], reason: match[2] };
+}

@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, inject, it } from 'vitest';
+import { AdkClient, type RunItem, type RunRequest } from '../../src/adk/client.js';
+import { AdkError } from '../../src/adk/errors.js';
+import type { Decision, Gate } from '../../src/adk/gate.js';
+import {
+  type AdkEvent,
+  answeredConfirmationIds,
+  buildResume,
+  eventText,
+  parseGates,
+  toolResults,
+} from '../../src/adk/wire.js';
+
+/** Runs against the real `adk api_server` the global setup started, serving `test/agents/`. */
+
+const client = new AdkClient({ baseUrl: inject('adkBaseUrl') });
+const USER = 'u-live';
+
+interface Conversation {
+  appName: string;
+  sessionId: string;
+  send(text: string, options?: { streaming?: boolean }): Promise<AdkEvent[]>;
+  resume(gates: Gate[], decisions: Record<string, Decision>): Promise<AdkEvent[]>;
+}
+
+async function conversation(appName: string): Promise<Conversation> {
+  const session = await client.createSession(appName, USER, { sessionId: `s-${randomUUID()}` });
+  const run = async (pieces: Pick<RunRequest, 'newMessage' | 'streaming' | 'invocationId'>) =>
+    events(client.runSse({ appName, userId: USER, sessionId: session.id, ...pieces }));
+  return {
+    appName,
+    sessionId: session.id,
+    send: (text, options) =>
+      run({ newMessage: { role: 'user', parts: [{ text }] }, streaming: options?.streaming }),
+    resume: (gates, decisions) => run(buildResume(gates, decisions, { resumable: false })),
+  };
+}
+
+/** Every event of a run; a malformed frame fails the test. */
+async function events(run: AsyncIterable<RunItem>): Promise<AdkEvent[]> {
+  const out: AdkEvent[] = [];
+  for await (const item of run) {
+    if (item.type === 'malformed') throw item.error;
+    out.push(item.event);
+  }
+  return out;
+}
+
+/** The one pause among a run's events. */
+function pauseOf(run: AdkEvent[]): Gate[] {
+  const pauses = run.flatMap((event) => {
+    const scan = parseGates(event);
+    if (scan.kind === 'invalid') throw new Error(scan.problems.join('; '));
+    return scan.kind === 'pause' ? [scan.gates] : [];
+  });
+  expect(pauses).toHaveLength(1);
+  return pauses[0] ?? [];
+}
+
+function onlyGate(run: AdkEvent[]): Gate {
+  const gates = pauseOf(run);
+  expect(gates).toHaveLength(1);
+  const [gate] = gates;
+  if (!gate) throw new Error('no gate');
+  return gate;
+}
+
+const texts = (run: AdkEvent[]) => run.flatMap((event) => eventText(event) ?? []);
+const results = (run: AdkEvent[]) => run.flatMap(toolResults);
+
+async function countToolRuns(chat: Conversation, toolName: string): Promise<number> {
+  const session = await client.getSession(chat.appName, USER, chat.sessionId);
+  return session.events.filter((event) =>
+    toolResults(event).some((result) => result.name === toolName && result.status === 'ok'),
+  ).length;
+}
+
+describe('the ADK client against a real adk api_server', () => {
+  it('lists the test apps', async () => {
+    expect(await client.listApps()).toEqual(expect.arrayContaining(['payments', 'time_off']));
+  });
+
+  it('approving a gated transfer runs the tool once and the model answers with its result', async () => {
+    const chat = await conversation('payments');
+    const gate = onlyGate(await chat.send('Please transfer 250 to savings'));
+    expect(gate.originalCall).toMatchObject({ name: 'transfer_money', args: { amount: 250 } });
+    expect(gate.confirmationCallId).not.toBe(gate.originalCall.id);
+    expect(gate.author).toBe('payments');
+    expect(await countToolRuns(chat, 'transfer_money')).toBe(0);
+
+    const answer = await chat.resume([gate], { [gate.confirmationCallId]: { confirmed: true } });
+
+    expect(results(answer)).toEqual([
+      { callId: gate.originalCall.id, name: 'transfer_money', status: 'ok' },
+    ]);
+    expect(texts(answer)).toEqual([
+      'Tool transfer_money returned {"status":"transferred","amount":250}',
+    ]);
+    expect(await countToolRuns(chat, 'transfer_money')).toBe(1);
+  });
+
+  it('rejecting a gated transfer gives the model the rejection and runs nothing', async () => {
+    const chat = await conversation('payments');
+    const gate = onlyGate(await chat.send('transfer 75'));
+
+    const answer = await chat.resume([gate], { [gate.confirmationCallId]: { confirmed: false } });
+
+    expect(results(answer)).toEqual([
+      { callId: gate.originalCall.id, name: 'transfer_money', status: 'rejected' },
+    ]);
+    expect(texts(answer)).toEqual([
+      'Tool transfer_money returned {"error":"This tool call is rejected."}',
+    ]);
+    expect(await countToolRuns(chat, 'transfer_money')).toBe(0);
+  });
+
+  it('a payload edited by the approver reaches the tool that reads it', async () => {
+    const chat = await conversation('time_off');
+    const gate = onlyGate(await chat.send('I would like 4 days off'));
+    expect(gate.originalCall).toMatchObject({ name: 'request_time_off', args: { days: 4 } });
+    expect(gate.payloadTemplate).toEqual({ approved_days: 4 });
+    expect(gate.hint).toBe(
+      'Please approve or reject the request for 4 days off. Put the number of approved days in payload.approved_days.',
+    );
+
+    const answer = await chat.resume([gate], {
+      [gate.confirmationCallId]: { confirmed: true, payload: { approved_days: 2 } },
+    });
+
+    expect(texts(answer)).toEqual([
+      'Tool request_time_off returned {"status":"approved","requested_days":4,"approved_days":2}',
+    ]);
+  });
+
+  it('a tool that asks for confirmation itself decides what a rejection means', async () => {
+    const chat = await conversation('time_off');
+    const gate = onlyGate(await chat.send('3 days off please'));
+
+    const answer = await chat.resume([gate], { [gate.confirmationCallId]: { confirmed: false } });
+
+    expect(results(answer)).toEqual([
+      { callId: gate.originalCall.id, name: 'request_time_off', status: 'ok' },
+    ]);
+    expect(texts(answer)).toEqual([
+      'Tool request_time_off returned {"status":"rejected","requested_days":3,"approved_days":0}',
+    ]);
+  });
+
+  it('two gated calls of one turn are one pause, and one message answers both', async () => {
+    const chat = await conversation('payments');
+    const gates = pauseOf(await chat.send('transfer 100 and pay invoice 900'));
+    expect(gates.map((gate) => gate.originalCall.name)).toEqual(['transfer_money', 'pay_invoice']);
+    const [transfer, invoice] = gates;
+    if (!transfer || !invoice) throw new Error('two gates expected');
+    expect(transfer.invocationId).toBeDefined();
+    expect(invoice.invocationId).toBe(transfer.invocationId);
+
+    const answer = await chat.resume(gates, {
+      [transfer.confirmationCallId]: { confirmed: true },
+      [invoice.confirmationCallId]: { confirmed: false },
+    });
+
+    expect(results(answer)).toEqual([
+      { callId: transfer.originalCall.id, name: 'transfer_money', status: 'ok' },
+      { callId: invoice.originalCall.id, name: 'pay_invoice', status: 'rejected' },
+    ]);
+    expect(texts(answer)).toEqual([
+      'Tool transfer_money returned {"status":"transferred","amount":100}\nTool pay_invoice returned {"error":"This tool call is rejected."}',
+    ]);
+  });
+
+  it('resending a decided gate does not run the tool again', async () => {
+    const chat = await conversation('payments');
+    const gate = onlyGate(await chat.send('transfer 40'));
+    const decision = { [gate.confirmationCallId]: { confirmed: true } };
+    await chat.resume([gate], decision);
+    const session = await client.getSession(chat.appName, USER, chat.sessionId);
+    expect(answeredConfirmationIds(session.events)).toEqual(new Set([gate.confirmationCallId]));
+
+    const again = await chat.resume([gate], decision);
+
+    expect(results(again)).toEqual([]);
+    expect(await countToolRuns(chat, 'transfer_money')).toBe(1);
+  });
+
+  it('a follow-up message after a resume reaches the model', async () => {
+    const chat = await conversation('payments');
+    const gate = onlyGate(await chat.send('transfer 5000'));
+    await chat.resume([gate], { [gate.confirmationCallId]: { confirmed: false } });
+
+    const answer = await chat.send('Rejected by Ana: over the daily limit');
+
+    expect(texts(answer)).toEqual(['Noted: Rejected by Ana: over the daily limit']);
+  });
+
+  it('a tool without confirmation runs at once and reports success or failure', async () => {
+    const chat = await conversation('payments');
+    const found = await chat.send('balance savings');
+    expect(found.flatMap((event) => (parseGates(event).kind === 'none' ? [] : [event]))).toEqual(
+      [],
+    );
+    expect(results(found)).toEqual([
+      { callId: expect.any(String), name: 'check_balance', status: 'ok' },
+    ]);
+    expect(texts(found)).toEqual([
+      'Tool check_balance returned {"account":"savings","balance":5000}',
+    ]);
+
+    const missing = await chat.send('balance of mars');
+    expect(results(missing)).toEqual([
+      { callId: expect.any(String), name: 'check_balance', status: 'failed' },
+    ]);
+  });
+
+  it('streaming delivers the answer as partial events, then once whole', async () => {
+    const chat = await conversation('payments');
+    const run = await chat.send('hello there', { streaming: true });
+    expect(run.map((event) => event.partial ?? false)).toEqual([true, true, false]);
+    expect(texts(run)).toEqual(['Noted: hello there']);
+  });
+
+  it('an unknown session is an HTTP 404 with the server message', async () => {
+    const lookup = client.getSession('payments', USER, 'no-such-session');
+    await expect(lookup).rejects.toBeInstanceOf(AdkError);
+    await expect(lookup).rejects.toMatchObject({
+      reason: 'http',
+      status: 404,
+      serverMessage: 'Session not found: no-such-session',
+    });
+    const run = events(
+      client.runSse({
+        appName: 'payments',
+        userId: USER,
+        sessionId: 'no-such-session',
+        newMessage: { role: 'user', parts: [{ text: 'hi' }] },
+      }),
+    );
+    await expect(run).rejects.toMatchObject({ reason: 'http', status: 404 });
+  });
+
+  it('an unknown app fails the stream with a stream_error after HTTP 200', async () => {
+    // The server does not check the app name when creating a session, only when running.
+    const session = await client.createSession('no_such_app', USER);
+    const run = events(
+      client.runSse({
+        appName: 'no_such_app',
+        userId: USER,
+        sessionId: session.id,
+        newMessage: { role: 'user', parts: [{ text: 'hi' }] },
+      }),
+    );
+    await expect(run).rejects.toMatchObject({
+      reason: 'stream_error',
+      serverMessage: expect.stringMatching(/^Agent 'no_such_app' not found/),
+    });
+  });
+});

@@ -1,0 +1,66 @@
+import { FunctionTool, LlmAgent } from '@google/adk';
+import { z } from 'zod';
+import { ScriptedLlm } from '../scripted-model/scripted-llm.js';
+
+/**
+ * App `time_off`: advanced confirmation. `<days> days off` → `request_time_off({days})`, which
+ * asks for confirmation itself with a payload template `{approved_days: <days>}` and reads the
+ * approver's payload back:
+ * - approved with `{approved_days: n}` → `{status: 'approved', requested_days, approved_days: n}`;
+ * - approved without a payload → all requested days are approved;
+ * - approved with a payload that has no whole `approved_days` → `{error}`;
+ * - rejected → `{status: 'rejected', requested_days, approved_days: 0}`.
+ */
+
+const parameters = z.object({ days: z.number().int().positive() });
+const approvedDaysSchema = z.object({ approved_days: z.number().int().min(0) });
+
+/**
+ * ADK JS 2.0.0 only accepts the answer to a confirmation the tool requested itself when the tool
+ * says it requires confirmation; without this override every resume fails with
+ * `confirmation_not_required`.
+ */
+class SelfConfirmingTool extends FunctionTool<typeof parameters> {
+  override async checkRequireConfirmation(): Promise<boolean> {
+    return true;
+  }
+}
+
+const requestTimeOff = new SelfConfirmingTool({
+  name: 'request_time_off',
+  description: 'Request days off; a manager approves some or all of them.',
+  parameters,
+  execute: async ({ days }, context) => {
+    if (!context) throw new Error('request_time_off needs a tool context');
+    const confirmation = context.toolConfirmation;
+    if (!confirmation) {
+      context.requestConfirmation({
+        hint: `Please approve or reject the request for ${days} days off. Put the number of approved days in payload.approved_days.`,
+        payload: { approved_days: days },
+      });
+      return { status: 'Waiting for approval.' };
+    }
+    if (!confirmation.confirmed) {
+      return { status: 'rejected', requested_days: days, approved_days: 0 };
+    }
+    if (confirmation.payload === undefined) {
+      return { status: 'approved', requested_days: days, approved_days: days };
+    }
+    const payload = approvedDaysSchema.safeParse(confirmation.payload);
+    if (!payload.success) return { error: 'payload.approved_days must be a whole number.' };
+    return { status: 'approved', requested_days: days, approved_days: payload.data.approved_days };
+  },
+});
+
+export const rootAgent = new LlmAgent({
+  name: 'time_off',
+  description: 'Files time-off requests that a manager approves.',
+  instruction: 'Use the tools to do what the user asks.',
+  model: new ScriptedLlm([
+    {
+      pattern: /\b(\d+) days? off\b/gi,
+      toCall: (match) => ({ name: 'request_time_off', args: { days: Number(match[1]) } }),
+    },
+  ]),
+  tools: [requestTimeOff],
+});

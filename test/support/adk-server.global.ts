@@ -1,0 +1,21 @@
+import type { TestProject } from 'vitest/node';
+import { startAdkServer } from './adk-server.js';
+
+/**
+ * Vitest global setup: one real `adk api_server` for the whole run, serving `test/agents/`.
+ * Test files read its address with `inject('adkBaseUrl')`.
+ */
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Base URL of the shared `adk api_server`, e.g. `http://127.0.0.1:41234`. */
+    adkBaseUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const server = await startAdkServer();
+  process.stderr.write(`adk api_server ready at ${server.baseUrl} in ${server.startupMs} ms\n`);
+  project.provide('adkBaseUrl', server.baseUrl);
+  return () => server.stop();
+}
