@@ -6,7 +6,7 @@
  * ```
  * <prefix>{<pauseId>}:pause            hash   the pause record, its resume status, pending count
  * <prefix>{<pauseId>}:gate:<callId>    hash   one gate: record, state, votes, decision
- * <prefix>{<pauseId>}:audit            stream the pause's transitions, written inside the scripts
+ * <prefix>{<pauseId>}:audit            list   the pause's transitions (JSON), written by the scripts
  * <prefix>expiry                       zset   [pauseId, callId] by the gate's expiresAt
  * <prefix>resume                       zset   pauseId by when to look at its resume next
  * <prefix>call:<callId>                string pauseId of the newest pause holding that call id
@@ -19,7 +19,7 @@ export interface StoreKeys {
   pause(pauseId: string): string;
   gate(pauseId: string, callId: string): string;
   pauseAudit(pauseId: string): string;
-  /** The pause key, its audit stream, then its gates in `callIds` order: every per-pause script's KEYS. */
+  /** The pause key, its audit list, then its gates in `callIds` order: every per-pause script's KEYS. */
   scriptKeys(pauseId: string, callIds: readonly string[]): string[];
   expiry: string;
   resume: string;

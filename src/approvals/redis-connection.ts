@@ -116,6 +116,15 @@ function parseNode(node: string): { host: string; port: number } {
   return { host: match[1], port: Number(match[2]) };
 }
 
+/** Runs one Redis call, turning whatever it throws into a `StoreError` (see `toStoreError`). */
+export async function redisCall<T>(doing: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw toStoreError(error, doing);
+  }
+}
+
 /** Reply errors that mean "Redis cannot serve this now", not "this call is wrong". */
 const OUTAGE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|BUSY|READONLY|MASTERDOWN|OOM|MISCONF)\b/;
 

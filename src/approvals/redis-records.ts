@@ -167,6 +167,16 @@ export function decodeCallIds(key: string, record: string): string[] {
   return parseOrThrow(key, jsonText.pipe(storedPauseSchema), record).callIds;
 }
 
+/** JSON text to a value to parse with zod; `undefined` when it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value;
+  } catch {
+    return undefined;
+  }
+}
+
 function parseOrThrow<T extends z.ZodType>(key: string, schema: T, input: unknown): z.output<T> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;

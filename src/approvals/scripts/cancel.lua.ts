@@ -2,7 +2,7 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
 
 /**
  * cancel: cancels every pending gate of a pause, which is then abandoned (never resumed).
- * KEYS: [1] pause hash, [2] pause audit stream, [3..] gate hashes in callIds order
+ * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] who cancels, [3] the decision as JSON {by, at, reason?}, [4] retention ms,
  *       [5] audit detail
  * Returns CANCELLED {call ids cancelled...} | NOTHING_PENDING | NOT_FOUND | CORRUPT | KEYS_MISMATCH

@@ -4,7 +4,7 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
  * claim_resume: takes the lease to resume a fully decided pause. A lapsed lease may be taken
  * over by anyone (a crashed replica's resume is recovered); a failed resume may be claimed again
  * (the Retry button). A live lease is never shared, not even with its own owner.
- * KEYS: [1] pause hash, [2] pause audit stream, [3..] gate hashes in callIds order
+ * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] owner, [3] lease until (ms), [4] lease length (ms, for the audit)
  * Returns CLAIMED {attempt, the resume state before} | NOT_DECIDED | LEASED {leaseUntil} | FINISHED | NOT_FOUND | CORRUPT |
  *   KEYS_MISMATCH

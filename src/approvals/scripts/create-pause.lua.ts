@@ -2,7 +2,7 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
 
 /**
  * create_pause: records a pause and its gates, unless the pause already exists.
- * KEYS: [1] pause hash, [2] pause audit stream, [3..] gate hashes in callIds order
+ * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] pause record JSON, [3] card ts or '', [4] requester,
  *       then 4 per gate, in KEYS order: call id, gate record JSON, policy JSON, expiresAt or ''
  * Returns CREATED | EXISTED (nothing written) | CORRUPT {key index, problem} | KEYS_MISMATCH

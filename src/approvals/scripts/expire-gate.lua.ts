@@ -3,7 +3,7 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
 /**
  * expire_gate: applies a gate's expiry outcome if it is still pending and due. Any number of
  * sweepers may call it for the same gate; the state check makes exactly one of them expire it.
- * KEYS: [1] pause hash, [2] pause audit stream, [3..] gate hashes in callIds order
+ * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] gate index (1-based), [3] the expiry decision as JSON, [4] retention ms
  * Returns EXPIRED {state, pauseDecided '1'|'0'} | NOT_DUE {expiresAt} | NOT_PENDING (decided, or
  *   never expires) | NOT_FOUND | CORRUPT | KEYS_MISMATCH

@@ -3,7 +3,7 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
 /**
  * finish_resume: records how a resume ended, only for the current lease owner. The same call
  * repeated by that owner is answered OK again (a retried request), without a second entry.
- * KEYS: [1] pause hash, [2] pause audit stream, [3..] gate hashes in callIds order
+ * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] owner, [3] 'resumed' | 'failed', [4] retention ms, [5] error text or '',
  *       [6] audit detail
  * Returns OK {the lease's leaseUntil} | LOST_LEASE | NOT_FOUND | CORRUPT | KEYS_MISMATCH

@@ -3,7 +3,7 @@ import { GATE_FIELDS, luaFieldList, PAUSE_FIELDS } from './fields.js';
 
 /**
  * Helpers prepended to every per-pause script. Every such script takes the same KEYS:
- * [1] the pause hash, [2] the pause's audit stream, [3..] its gate hashes in `callIds` order
+ * [1] the pause hash, [2] the pause's audit list, [3..] its gate hashes in `callIds` order
  * (all `{<pauseId>}`-tagged: one slot); and ARGV[1] is always the caller's clock in ms.
  * Each returns `{code, info, audit entries it wrote, pause fields, gate fields}`.
  */
@@ -13,7 +13,7 @@ ${luaFieldList('PAUSE_FIELDS', PAUSE_FIELDS)}
 ${luaFieldList('GATE_FIELDS', GATE_FIELDS)}
 local SYSTEM = 'system'
 -- A pause has a handful of transitions; the cap only bounds a pathological vote storm.
-local PER_PAUSE_AUDIT_MAXLEN = 1000
+local PER_PAUSE_AUDIT_MAX = 1000
 local GATE_STATES = {pending = true, approved = true, rejected = true, expired = true, cancelled = true}
 local RESUME_STATES = {idle = true, resuming = true, resumed = true, failed = true, abandoned = true}
 local NOW = ARGV[1]
@@ -47,8 +47,8 @@ local function load()
   if kind == 'none' then return nil, reply(CODE.NOT_FOUND) end
   if kind ~= 'hash' then return nil, corrupt(1, 'holds a ' .. kind .. ', not a hash') end
   kind = type_of(AUDIT)
-  if kind ~= 'stream' and kind ~= 'none' then
-    return nil, corrupt(2, 'holds a ' .. kind .. ', not a stream')
+  if kind ~= 'list' and kind ~= 'none' then
+    return nil, corrupt(2, 'holds a ' .. kind .. ', not a list')
   end
   local f = redis.call('HMGET', PAUSE, 'gateCount', 'pending', 'resumeState', 'attempts',
     'leaseOwner', 'leaseUntil')
@@ -84,17 +84,14 @@ local function load()
   return pause, gates
 end
 
+-- The pause's own trail: one JSON object per entry, all strings (cjson encodes those safely).
 local function audit(event, actor, call_id, detail)
-  local fields = {'at', NOW, 'event', event, 'actor', actor}
-  if call_id ~= '' then
-    fields[#fields + 1] = 'callId'
-    fields[#fields + 1] = call_id
+  local entry = {at = NOW, event = event, actor = actor}
+  if call_id ~= '' then entry.callId = call_id end
+  if detail ~= '' then entry.detail = detail end
+  if redis.call('RPUSH', AUDIT, cjson.encode(entry)) > PER_PAUSE_AUDIT_MAX then
+    redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
   end
-  if detail ~= '' then
-    fields[#fields + 1] = 'detail'
-    fields[#fields + 1] = detail
-  end
-  redis.call('XADD', AUDIT, 'MAXLEN', '~', PER_PAUSE_AUDIT_MAXLEN, '*', unpack(fields))
   audited[#audited + 1] = {event, actor, call_id, detail}
 end
 

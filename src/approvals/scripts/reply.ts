@@ -11,7 +11,7 @@ const pauseScriptReplySchema = z.tuple([
   z.array(z.array(z.string().nullable())),
 ]);
 
-/** One audit entry a script appended to the pause's stream; '' stands for "none". */
+/** One audit entry a script appended to the pause's trail; '' stands for "none". */
 export interface ScriptAuditEntry {
   event: string;
   actor: string;

@@ -2,7 +2,7 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
 
 /**
  * set_card_ts: remembers the Slack message ts of the pause's card.
- * KEYS: [1] pause hash, [2] pause audit stream, [3..] gate hashes in callIds order
+ * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] ts
  * Returns OK | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */

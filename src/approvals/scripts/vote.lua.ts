@@ -2,7 +2,7 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
 
 /**
  * vote: one voter's approve or reject on one gate, compare-and-set on the gate's state.
- * KEYS: [1] pause hash, [2] pause audit stream, [3..] gate hashes in callIds order
+ * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] gate index (1-based, in callIds order), [3] voter, [4] 'approve' | 'reject',
  *       [5] the vote as JSON, [6] its payload as JSON or '', [7] the decision this vote makes if
  *       it decides, as JSON {by, at, reason?}, [8] the expiry decision as JSON, [9] retention ms
