@@ -83,11 +83,15 @@ export class RedisIndexes {
     );
   }
 
-  /** The newest pause wins a call-id entry; recording a pause again only fills missing ones. */
+  /**
+   * The newest pause wins a call-id entry; recording a pause again only fills missing ones,
+   * and not for a finished pause (its entries expire with it).
+   */
   afterCreate(view: PauseView, created: boolean): Promise<unknown>[] {
-    const { id, callIds } = view.pause;
+    const { id, callIds, resume } = view.pause;
+    const live = resume.state === 'idle' || resume.state === 'resuming';
     return [
-      ...callIds.map((callId) =>
+      ...(live ? callIds : []).map((callId) =>
         created
           ? this.redis.set(this.keys.call(callId), id)
           : this.redis.set(this.keys.call(callId), id, 'NX'),
