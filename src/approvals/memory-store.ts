@@ -89,12 +89,11 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       for (const callId of callIds) if (!this.byCallId.has(callId)) this.byCallId.set(callId, id);
       return { kind: 'existed', view: view(existing) };
     }
+    // Every field of the new pause but its gates is kept (fields added to both types carry over).
+    const { gates, now: _, ...fields } = input;
     const entry: PauseEntry = {
       pause: structuredClone({
-        id,
-        adk: input.adk,
-        requester: input.requester,
-        card: input.card,
+        ...fields,
         callIds,
         resume: { state: 'idle', attempts: 0 },
         createdAt: now,
@@ -103,7 +102,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       gates: new Map(),
       audit: [],
     };
-    for (const { policy, ...gate } of input.gates) {
+    for (const { policy, ...gate } of gates) {
       const record: GateRecord = structuredClone({
         ...gate,
         pauseId: id,

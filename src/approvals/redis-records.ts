@@ -38,16 +38,11 @@ const storedGateSchema = gateRecordSchema.omit({
 });
 type StoredGate = z.infer<typeof storedGateSchema>;
 
+/** Every field of the new pause but its gates is kept (fields added to both types carry over). */
 export function encodePause(input: NewPause, callIds: readonly string[]) {
-  const { ts, ...card } = input.card;
-  const record: StoredPause = {
-    id: input.id,
-    adk: input.adk,
-    requester: input.requester,
-    card,
-    callIds: [...callIds],
-    createdAt: input.now,
-  };
+  const { gates, now, card: location, ...fields } = input;
+  const { ts, ...card } = location;
+  const record: StoredPause = { ...fields, card, callIds: [...callIds], createdAt: now };
   return { record: JSON.stringify(record), cardTs: ts ?? '' };
 }
 
