@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs the Redis store's tests against a throwaway 3-master Redis Cluster: starts it on free
+# loopback ports (node configs in a temporary directory), waits for cluster_state:ok, runs the
+# tests with REDIS_CLUSTER_NODES set, and tears everything down, also on failure or Ctrl-C.
+# Needs redis-server and redis-cli (Redis 7). Extra arguments go to vitest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for tool in redis-server redis-cli; do
+  command -v "$tool" >/dev/null || { echo "cluster-test: $tool is not installed" >&2; exit 1; }
+done
+
+workdir="$(mktemp -d -t redis-cluster-XXXXXX)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$workdir"
+}
+trap cleanup EXIT INT TERM
+
+# Three ports whose cluster bus port (port + 10000) is free too.
+read -r -a ports <<<"$(node --input-type=module -e '
+import net from "node:net";
+const free = (port) => new Promise((resolve) => {
+  const server = net.createServer().once("error", () => resolve(false));
+  server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+});
+const found = [];
+while (found.length < 3) {
+  const port = 20000 + Math.floor(Math.random() * 10000);
+  if (!found.includes(port) && (await free(port)) && (await free(port + 10000))) found.push(port);
+}
+console.log(found.join(" "));
+')"
+
+for port in "${ports[@]}"; do
+  redis-server --port "$port" --bind 127.0.0.1 --cluster-enabled yes \
+    --cluster-config-file "nodes-$port.conf" --dir "$workdir" --save '' --appendonly no \
+    --logfile "$workdir/redis-$port.log" &
+  pids+=("$!")
+done
+
+for port in "${ports[@]}"; do
+  for _ in $(seq 1 100); do
+    redis-cli -p "$port" ping >/dev/null 2>&1 && break
+    sleep 0.05
+  done
+done
+
+nodes=()
+for port in "${ports[@]}"; do nodes+=("127.0.0.1:$port"); done
+redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >"$workdir/create.log"
+
+for port in "${ports[@]}"; do
+  for attempt in $(seq 1 200); do
+    redis-cli -p "$port" cluster info | grep -q '^cluster_state:ok' && break
+    if [ "$attempt" = 200 ]; then echo "cluster-test: node $port never reached cluster_state:ok" >&2; exit 1; fi
+    sleep 0.05
+  done
+done
+
+echo "Redis Cluster ready: ${nodes[*]}"
+REDIS_CLUSTER_NODES="$(IFS=,; echo "${nodes[*]}")" npx vitest run \
+  test/approvals/store/redis-store.test.ts test/approvals/sweeper.test.ts "$@"

@@ -1,0 +1,60 @@
+/**
+ * Where the Redis store keeps things. A pause and its gates share the hash tag `{<pauseId>}`, so
+ * they live in one Redis Cluster slot and one Lua script may touch them all. The indexes are
+ * global keys, each in its own slot, touched only by single-key commands.
+ *
+ * ```
+ * <prefix>{<pauseId>}:pause            hash   the pause record, its resume status, pending count
+ * <prefix>{<pauseId>}:gate:<callId>    hash   one gate: record, state, votes, decision
+ * <prefix>{<pauseId>}:audit            list   the pause's transitions (JSON), written by the scripts
+ * <prefix>expiry                       zset   [pauseId, callId] by the gate's expiresAt
+ * <prefix>resume                       zset   pauseId by when to look at its resume next
+ * <prefix>call:<callId>                string pauseId of the newest pause holding that call id
+ * <prefix>pending:channel:<channelId>  zset   [pauseId, callId] of pending gates, by createdAt
+ * <prefix>pending:user:<userId>        zset   [pauseId, callId] the user may approve, by createdAt
+ * <prefix>audit                        stream every transition of every pause, capped (MAXLEN ~)
+ * ```
+ */
+export interface StoreKeys {
+  pause(pauseId: string): string;
+  gate(pauseId: string, callId: string): string;
+  pauseAudit(pauseId: string): string;
+  /** The pause key, its audit list, then its gates in `callIds` order: every per-pause script's KEYS. */
+  scriptKeys(pauseId: string, callIds: readonly string[]): string[];
+  expiry: string;
+  resume: string;
+  call(callId: string): string;
+  pendingByChannel(channelId: string): string;
+  pendingByUser(userId: string): string;
+  audit: string;
+}
+
+/** Braces in the prefix or a pause id would move the hash tag and split a pause across slots. */
+export function assertNoHashTag(what: string, value: string): void {
+  if (value.includes('{') || value.includes('}')) {
+    throw new Error(`${what} must not contain "{" or "}" (they decide the Redis Cluster slot)`);
+  }
+}
+
+export function storeKeys(prefix: string): StoreKeys {
+  assertNoHashTag('The key prefix', prefix);
+  const pause = (pauseId: string) => `${prefix}{${pauseId}}:pause`;
+  const gate = (pauseId: string, callId: string) => `${prefix}{${pauseId}}:gate:${callId}`;
+  const pauseAudit = (pauseId: string) => `${prefix}{${pauseId}}:audit`;
+  return {
+    pause,
+    gate,
+    pauseAudit,
+    scriptKeys: (pauseId, callIds) => [
+      pause(pauseId),
+      pauseAudit(pauseId),
+      ...callIds.map((callId) => gate(pauseId, callId)),
+    ],
+    expiry: `${prefix}expiry`,
+    resume: `${prefix}resume`,
+    call: (callId) => `${prefix}call:${callId}`,
+    pendingByChannel: (channelId) => `${prefix}pending:channel:${channelId}`,
+    pendingByUser: (userId) => `${prefix}pending:user:${userId}`,
+    audit: `${prefix}audit`,
+  };
+}

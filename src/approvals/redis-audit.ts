@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { RedisClient } from './redis-connection.js';
+import { redisCall } from './redis-connection.js';
+import { parseJson } from './redis-records.js';
+import { type AuditEntry, StoreError } from './store.js';
+
+/**
+ * Reading the Redis store's audit: a pause's own trail (a list of JSON entries written by the
+ * scripts, exact, removed with the pause) or the global stream (mirrored after each
+ * transition, capped with MAXLEN ~).
+ */
+
+const auditFieldsSchema = z.object({
+  at: z.string().regex(/^-?\d+(\.\d+)?$/),
+  pauseId: z.string().optional(),
+  event: z.string(),
+  actor: z.string(),
+  callId: z.string().optional(),
+  detail: z.string().optional(),
+});
+const streamSchema = z.array(z.tuple([z.string(), z.array(z.string())]));
+
+/** A pause's trail, oldest first; ids are positions in it. */
+export async function readPauseTrail(
+  redis: RedisClient,
+  key: string,
+  pauseId: string,
+  count: number,
+): Promise<AuditEntry[]> {
+  const texts = await redisCall(`read ${key}`, () => redis.lrange(key, 0, count - 1));
+  return texts.map((text, i) => auditEntry(key, String(i + 1), pauseId, parseJson(text)));
+}
+
+/** The global audit stream, oldest first; ids are stream ids. */
+export async function readAuditStream(
+  redis: RedisClient,
+  key: string,
+  count: number,
+): Promise<AuditEntry[]> {
+  const raw = await redisCall(`read ${key}`, () => redis.xrange(key, '-', '+', 'COUNT', count));
+  const parsed = streamSchema.safeParse(raw);
+  if (!parsed.success) throw new StoreError('corrupt_record', `${key} is not an audit stream`);
+  return parsed.data.map(([id, flat]) => auditEntry(key, id, '', Object.fromEntries(pairs(flat))));
+}
+
+function auditEntry(key: string, id: string, pauseId: string, fields: unknown): AuditEntry {
+  const parsed = auditFieldsSchema.safeParse(fields);
+  if (!parsed.success) {
+    throw new StoreError('corrupt_record', `${key} entry ${id}: ${z.prettifyError(parsed.error)}`);
+  }
+  const { at, event, actor, callId, detail } = parsed.data;
+  return {
+    id,
+    at: Number(at),
+    pauseId: parsed.data.pauseId ?? pauseId,
+    event,
+    actor,
+    ...(callId === undefined ? {} : { callId }),
+    ...(detail === undefined ? {} : { detail }),
+  };
+}
+
+/** A stream entry's `[k1, v1, k2, v2]` → `[[k1, v1], [k2, v2]]`. */
+function pairs(flat: readonly string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i] ?? '', flat[i + 1] ?? '']);
+  return out;
+}

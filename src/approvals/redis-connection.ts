@@ -1,0 +1,151 @@
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { StoreError } from './store.js';
+
+/** A standalone Redis or a Redis Cluster: the store works the same on both. */
+export type RedisClient = Redis | Cluster;
+
+export interface ConnectOptions {
+  /** Longest wait for the connection and its first PING. Default 5,000 ms. */
+  connectTimeoutMs?: number;
+  /** Longest wait for any reply; past it the call fails as `unavailable`. Default 5,000 ms. */
+  commandTimeoutMs?: number;
+  /** Told of connection errors after the first connection (each also fails the waiting calls). */
+  onError?: (error: Error) => void;
+}
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+
+/**
+ * Options that make an outage fail fast instead of hang: no offline queue (a call made while
+ * disconnected fails at once), nothing re-sent after a reconnect (a vote or a claim is answered
+ * once or fails), and a reply timeout. The client keeps reconnecting in the background.
+ */
+function clientOptions(options: ConnectOptions): RedisOptions {
+  return {
+    lazyConnect: true,
+    connectTimeout: options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    commandTimeout: options.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    enableOfflineQueue: false,
+    retryStrategy: reconnectDelay,
+  };
+}
+
+function reconnectDelay(attempt: number): number {
+  return Math.min(attempt * 200, 2_000);
+}
+
+/**
+ * Connects to the Redis at `url` (`redis://` or `rediss://`) and checks it answers a PING.
+ * The caller owns the client (pass `ownsClient: true` to the store to have it closed with it).
+ * Throws `StoreError('unavailable')` naming the URL without its credentials.
+ */
+export async function connectRedis(url: string, options: ConnectOptions = {}): Promise<Redis> {
+  const where = redactUrl(url);
+  const redis = new Redis(url, clientOptions(options));
+  await connectAndPing(redis, where, options);
+  return redis;
+}
+
+/** Connects to a Redis Cluster through any of its nodes (`host:port`) and checks it answers. */
+export async function connectRedisCluster(
+  nodes: readonly string[],
+  options: ConnectOptions = {},
+): Promise<Cluster> {
+  const where = `Redis Cluster ${nodes.join(',')}`;
+  const { lazyConnect, enableOfflineQueue, retryStrategy, ...redisOptions } =
+    clientOptions(options);
+  const clusterOptions: ClusterOptions = {
+    lazyConnect,
+    enableOfflineQueue,
+    clusterRetryStrategy: reconnectDelay,
+    slotsRefreshTimeout: options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    redisOptions,
+  };
+  const cluster = new Cluster(nodes.map(parseNode), clusterOptions);
+  await connectAndPing(cluster, where, options);
+  return cluster;
+}
+
+async function connectAndPing(
+  client: RedisClient,
+  where: string,
+  options: ConnectOptions,
+): Promise<void> {
+  let lastError: Error | undefined;
+  const remember = (error: Error) => {
+    lastError = error;
+  };
+  client.on('error', remember);
+  const limitMs = (options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS) + 1_000;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${limitMs} ms`)), limitMs);
+  });
+  try {
+    await Promise.race([client.connect().then(() => client.ping()), timeout]);
+  } catch (error) {
+    client.disconnect();
+    const cause = lastError ?? error;
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw new StoreError('unavailable', `Redis at ${where} is unreachable: ${reason}`, { cause });
+  } finally {
+    clearTimeout(timer);
+    client.off('error', remember);
+  }
+  // Without a listener ioredis prints every reconnection error to the console.
+  client.on('error', options.onError ?? (() => {}));
+}
+
+/** `redis://user:secret@host:6379/0` → `redis://host:6379/0`: safe for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable URL)';
+  }
+}
+
+function parseNode(node: string): { host: string; port: number } {
+  const match = /^(.+):(\d+)$/.exec(node.trim());
+  if (!match?.[1] || !match[2]) throw new Error(`expected host:port, got "${node}"`);
+  return { host: match[1], port: Number(match[2]) };
+}
+
+/** Runs one Redis call, turning whatever it throws into a `StoreError` (see `toStoreError`). */
+export async function redisCall<T>(doing: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw toStoreError(error, doing);
+  }
+}
+
+/** Reply errors that mean "Redis cannot serve this now", not "this call is wrong". */
+const OUTAGE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|BUSY|READONLY|MASTERDOWN|OOM|MISCONF)\b/;
+
+/**
+ * Turns whatever ioredis threw into a `StoreError`: a reply error from Redis means a bug in a
+ * command or script (`script`), a key of the wrong type means a garbled record
+ * (`corrupt_record`), and anything else (refused, closed, timed out) means `unavailable`.
+ */
+export function toStoreError(error: unknown, doing: string): StoreError {
+  if (error instanceof StoreError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const isReply = error instanceof Error && error.name === 'ReplyError';
+  if (isReply && message.startsWith('WRONGTYPE')) {
+    return new StoreError('corrupt_record', `${doing}: a key holds the wrong type (${message})`, {
+      cause: error,
+    });
+  }
+  if (isReply && !OUTAGE_REPLY.test(message)) {
+    return new StoreError('script', `Redis refused ${doing}: ${message}`, { cause: error });
+  }
+  return new StoreError('unavailable', `Redis is unavailable (${doing}): ${message}`, {
+    cause: error,
+  });
+}

@@ -1,0 +1,367 @@
+import { z } from 'zod';
+import type { Log } from '../log.js';
+import type { StoreKeys } from './keys.js';
+import type { PauseView } from './records.js';
+import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
+import { parseJson } from './redis-records.js';
+import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
+import { LuaScript } from './scripts/lua-script.js';
+import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
+import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
+import { type GateRef, StoreError } from './store.js';
+
+/**
+ * The Redis store's global indexes: expiry and resume sorted sets, call-id entries, pending
+ * gates by channel and by approver, and the global audit stream. Each lives in its own Cluster
+ * slot, so it is touched only by single-key commands, never inside a per-pause script.
+ *
+ * Nothing decisive depends on them being in step with the records, and a process that dies
+ * between a per-pause script and an index update leaves a state the system recovers from:
+ * - a new pause's expiry entries and first resume check are written *before* its records, so
+ *   no pending gate exists without an expiry entry; an entry without a record is dropped once
+ *   a minute overdue (it may belong to a pause being created right now);
+ * - every pause is in the resume set from its creation and re-checked every `recheckMs` while
+ *   pending, so a decided pause whose "resume now" update was lost is found again;
+ * - entries for decided gates or finished pauses are dropped by whoever next reads them, with a
+ *   compare-and-set on the score where a newer transition may have moved them;
+ * - pending-by-channel/approver entries are checked against the gate's state when listed, and
+ *   filled in again when the pause is recorded again;
+ * - the global audit stream mirrors the per-pause trails after the fact (best effort; a pause's
+ *   own trail is exact, and removed with the pause).
+ */
+export interface IndexOptions {
+  retentionMs: number;
+  auditMaxLen: number;
+  recheckMs: number;
+  log: Pick<Log, 'warn'> | undefined;
+}
+
+/** A member of the expiry set, or of a pending set: `[pauseId, callId]` as JSON. */
+export interface IndexEntry extends GateRef {
+  member: string;
+  score: number;
+}
+
+/** An expiry entry whose pause does not exist may belong to a pause being created right now. */
+const ORPHAN_GRACE_MS = 60_000;
+/** Rounds of reading a pending set while dropping stale entries: bounds one listing's work. */
+const LISTING_ROUNDS = 10;
+
+const gateMemberSchema = z.tuple([z.string(), z.string()]);
+const ZSET_CAS = new LuaScript('zset_cas', ZSET_CAS_LUA);
+const CALL_INDEX = new LuaScript('call_index', CALL_INDEX_LUA);
+
+export function indexMember(pauseId: string, callId: string): string {
+  return JSON.stringify([pauseId, callId]);
+}
+
+export class RedisIndexes {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: StoreKeys,
+    private readonly options: IndexOptions,
+  ) {}
+
+  // --- around transitions --------------------------------------------------------------------
+
+  /** Before a pause's records exist: its gates' expiry entries and its first resume check. */
+  async beforeCreate(
+    pauseId: string,
+    gates: readonly { callId: string; expiresAt: number | undefined }[],
+    now: number,
+  ): Promise<void> {
+    const { expiry, resume } = this.keys;
+    await redisCall('index the new pause', () =>
+      Promise.all([
+        ...gates.flatMap(({ callId, expiresAt }) =>
+          expiresAt === undefined
+            ? []
+            : [this.redis.zadd(expiry, 'NX', expiresAt, indexMember(pauseId, callId))],
+        ),
+        this.redis.zadd(resume, 'NX', now + this.options.recheckMs, pauseId),
+      ]),
+    );
+  }
+
+  /**
+   * The newest pause wins a call-id entry; recording a pause again only fills missing ones,
+   * and not for a finished pause (its entries expire with it).
+   */
+  afterCreate(view: PauseView, created: boolean): Promise<unknown>[] {
+    const { id, callIds, resume } = view.pause;
+    const live = resume.state === 'idle' || resume.state === 'resuming';
+    return [
+      ...(live ? callIds : []).map((callId) =>
+        created
+          ? this.redis.set(this.keys.call(callId), id)
+          : this.redis.set(this.keys.call(callId), id, 'NX'),
+      ),
+      ...view.gates
+        .filter((gate) => gate.state === 'pending')
+        .flatMap((gate) =>
+          this.pendingKeys(view, gate.confirmationCallId).map((key) =>
+            this.redis.zadd(key, gate.createdAt, indexMember(id, gate.confirmationCallId)),
+          ),
+        ),
+    ];
+  }
+
+  /** After gates were decided (`changed`), the pause became decided, or it was abandoned. */
+  afterDecision(
+    view: PauseView,
+    now: number,
+    changed: readonly string[],
+    pauseDecided: boolean,
+  ): Promise<unknown>[] {
+    const { pause } = view;
+    const abandoned = pause.resume.state === 'abandoned';
+    const updates: Promise<unknown>[] = [];
+    for (const gate of view.gates) {
+      const callId = gate.confirmationCallId;
+      if (gate.state === 'pending' || !(abandoned || changed.includes(callId))) continue;
+      const entry = indexMember(pause.id, callId);
+      updates.push(this.redis.zrem(this.keys.expiry, entry));
+      for (const key of this.pendingKeys(view, callId)) updates.push(this.redis.zrem(key, entry));
+    }
+    if (abandoned) {
+      updates.push(this.redis.zrem(this.keys.resume, pause.id));
+      for (const callId of pause.callIds) updates.push(this.callIndex(callId, pause.id, 'expire'));
+    } else if (pauseDecided) {
+      updates.push(this.redis.zadd(this.keys.resume, now, pause.id));
+    }
+    return updates;
+  }
+
+  /** A claim's lease end is when its resume is due again (GT: an older claim never undoes it). */
+  afterClaim(view: PauseView, leaseUntil: number, stateBefore: string): Promise<unknown>[] {
+    const { id, callIds } = view.pause;
+    return [
+      this.redis.zadd(this.keys.resume, 'GT', leaseUntil, id),
+      // A retried failed pause is live again: so are its call-id entries.
+      ...(stateBefore === 'failed'
+        ? callIds.map((callId) => this.callIndex(callId, id, 'persist'))
+        : []),
+    ];
+  }
+
+  /** Only the resume entry this lease put there: a Retry's claim may already have moved it. */
+  afterFinish(view: PauseView, leaseUntil: string): Promise<unknown>[] {
+    const { id, callIds } = view.pause;
+    return [
+      ...(leaseUntil === '' ? [] : [this.zsetCas(this.keys.resume, id, leaseUntil, '')]),
+      ...callIds.map((callId) => this.callIndex(callId, id, 'expire')),
+    ];
+  }
+
+  /**
+   * Mirrors a transition's audit entries to the global stream and waits for its index updates.
+   * The transition is already recorded, so a failure here is logged, not thrown (see header).
+   */
+  async apply(
+    view: PauseView | undefined,
+    audit: readonly ScriptAuditEntry[],
+    now: number,
+    updates: Promise<unknown>[],
+  ): Promise<void> {
+    const mirrored =
+      view === undefined ? [] : audit.map((entry) => this.mirror(view.pause.id, now, entry));
+    const results = await Promise.allSettled([...mirrored, ...updates]);
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) {
+      this.options.log?.warn('an index update after a recorded transition failed', {
+        pauseId: view?.pause.id,
+        error: toStoreError(failed.reason, 'update an index').message,
+      });
+    }
+  }
+
+  private mirror(pauseId: string, now: number, entry: ScriptAuditEntry): Promise<unknown> {
+    const fields = ['at', String(now), 'pauseId', pauseId, 'event', entry.event];
+    fields.push('actor', entry.actor);
+    if (entry.callId !== '') fields.push('callId', entry.callId);
+    if (entry.detail !== '') fields.push('detail', entry.detail);
+    const cap = this.options.auditMaxLen;
+    return this.redis.xadd(this.keys.audit, 'MAXLEN', '~', cap, '*', ...fields);
+  }
+
+  // --- expiry --------------------------------------------------------------------------------
+
+  /** Up to `limit` expiry entries due at `now`, earliest first: one read of the global set. */
+  async dueExpiries(now: number, limit: number): Promise<IndexEntry[]> {
+    const key = this.keys.expiry;
+    const raw = await redisCall(`read ${key}`, () =>
+      this.redis.zrangebyscore(key, '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit),
+    );
+    return withScores(raw).map(({ member, score }) => ({
+      ...parseMember(key, member),
+      member,
+      score,
+    }));
+  }
+
+  /** The gate is pending but due later than its entry said: move the entry, if still there. */
+  rescheduleExpiry(entry: IndexEntry, expiresAt: number): Promise<unknown> {
+    return redisCall('reschedule an expiry', () =>
+      this.redis.zadd(this.keys.expiry, 'XX', expiresAt, entry.member),
+    );
+  }
+
+  /** The gate was decided or never expires: its entry is stale. */
+  dropExpiry(entry: IndexEntry): Promise<unknown> {
+    return redisCall('drop a stale expiry', () => this.redis.zrem(this.keys.expiry, entry.member));
+  }
+
+  /** The pause does not exist: drop the entry once it cannot belong to a pause being created. */
+  async dropOrphanExpiry(entry: IndexEntry, now: number): Promise<void> {
+    if (entry.score < now - ORPHAN_GRACE_MS) await this.dropExpiry(entry);
+  }
+
+  // --- resume --------------------------------------------------------------------------------
+
+  /** Pauses whose resume is due, checked against their records; other entries moved or dropped. */
+  async dueResumes(now: number, limit: number): Promise<string[]> {
+    const key = this.keys.resume;
+    const raw = await redisCall(`read ${key}`, () =>
+      this.redis.zrangebyscore(key, '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit),
+    );
+    const due = await Promise.all(
+      withScores(raw).map(({ member, score }) => this.checkResume(member, String(score), now)),
+    );
+    return due.filter((pauseId) => pauseId !== undefined);
+  }
+
+  private async checkResume(
+    pauseId: string,
+    score: string,
+    now: number,
+  ): Promise<string | undefined> {
+    const key = this.keys.pause(pauseId);
+    const resume = this.keys.resume;
+    const [pending, state, leaseUntil] = await redisCall(`read ${key}`, () =>
+      this.redis.hmget(key, 'pending', 'resumeState', 'leaseUntil'),
+    );
+    if (state === null || state === undefined) {
+      await this.zsetCas(resume, pauseId, score, '');
+      return undefined;
+    }
+    if (Number(pending) > 0) {
+      await this.zsetCas(resume, pauseId, score, String(now + this.options.recheckMs));
+      return undefined;
+    }
+    switch (state) {
+      case 'idle':
+        return pauseId;
+      case 'resuming':
+        if (Number(leaseUntil) <= now) return pauseId;
+        await redisCall('reschedule a resume check', () =>
+          this.redis.zadd(resume, 'XX', 'GT', Number(leaseUntil), pauseId),
+        );
+        return undefined;
+      case 'failed':
+      case 'resumed':
+      case 'abandoned':
+        // Failed resumes wait for a human Retry; its claim puts the pause back with its lease.
+        await this.zsetCas(resume, pauseId, score, '');
+        return undefined;
+      default:
+        throw new StoreError('corrupt_record', `${key} does not hold a valid record: resumeState`);
+    }
+  }
+
+  // --- lookups -------------------------------------------------------------------------------
+
+  /** The pause holding a call id, if its entry names a pause that still exists. */
+  async pauseIdOfCall(callId: string): Promise<string | undefined> {
+    const key = this.keys.call(callId);
+    const pauseId = await redisCall(`read ${key}`, () => this.redis.get(key));
+    if (pauseId === null) return undefined;
+    const exists = await redisCall('check the pause', () =>
+      this.redis.exists(this.keys.pause(pauseId)),
+    );
+    if (exists === 1) return pauseId;
+    await this.callIndex(callId, pauseId, 'delete');
+    return undefined;
+  }
+
+  /** Explicit user approvers only: user groups and channel members are known only to Slack. */
+  pendingForUser(userId: string, limit: number): Promise<GateRef[]> {
+    return this.listPending(this.keys.pendingByUser(userId), limit);
+  }
+
+  pendingInChannel(channelId: string, limit: number): Promise<GateRef[]> {
+    return this.listPending(this.keys.pendingByChannel(channelId), limit);
+  }
+
+  /** Oldest first; entries of gates no longer pending are dropped as they are met. */
+  private async listPending(key: string, limit: number): Promise<GateRef[]> {
+    const found: GateRef[] = [];
+    let start = 0;
+    for (let round = 0; round < LISTING_ROUNDS && found.length < limit; round++) {
+      const members = await redisCall(`read ${key}`, () =>
+        this.redis.zrange(key, start, start + limit - 1),
+      );
+      if (members.length === 0) break;
+      const refs = members.map((member) => ({ ...parseMember(key, member), member }));
+      const states = await Promise.all(
+        refs.map(({ pauseId, callId }) => {
+          const gateKey = this.keys.gate(pauseId, callId);
+          return redisCall(`read ${gateKey}`, () => this.redis.hget(gateKey, 'state'));
+        }),
+      );
+      const stale: string[] = [];
+      refs.forEach(({ pauseId, callId, member }, i) => {
+        if (states[i] === 'pending') found.push({ pauseId, callId });
+        else stale.push(member);
+      });
+      if (stale.length > 0) await redisCall(`clean ${key}`, () => this.redis.zrem(key, ...stale));
+      start += members.length - stale.length;
+      if (members.length < limit) break;
+    }
+    return found.slice(0, limit);
+  }
+
+  private pendingKeys(view: PauseView, callId: string): string[] {
+    const gate = view.gates.find((g) => g.confirmationCallId === callId);
+    const users = (gate?.policy.approvers ?? []).flatMap((approver) =>
+      approver.kind === 'user' ? [this.keys.pendingByUser(approver.id)] : [],
+    );
+    return [this.keys.pendingByChannel(view.pause.card.channelId), ...users];
+  }
+
+  private async zsetCas(key: string, entry: string, expected: string, next: string) {
+    const raw = await redisCall(`update ${key}`, () =>
+      ZSET_CAS.run(this.redis, [key], [entry, expected, next]),
+    );
+    parseCodeReply(ZSET_CAS.name, raw);
+  }
+
+  private async callIndex(
+    callId: string,
+    pauseId: string,
+    action: 'expire' | 'persist' | 'delete',
+  ) {
+    const key = this.keys.call(callId);
+    const raw = await redisCall(`update ${key}`, () =>
+      CALL_INDEX.run(this.redis, [key], [pauseId, action, this.options.retentionMs]),
+    );
+    parseCodeReply(CALL_INDEX.name, raw);
+  }
+}
+
+function parseMember(key: string, member: string): GateRef {
+  const parsed = gateMemberSchema.safeParse(parseJson(member));
+  if (!parsed.success) {
+    throw new StoreError('corrupt_record', `${key} holds an entry that is not [pauseId, callId]`);
+  }
+  const [pauseId, callId] = parsed.data;
+  return { pauseId, callId };
+}
+
+/** A WITHSCORES reply `[m1, s1, m2, s2]` → `[{member, score}]`. */
+function withScores(flat: readonly string[]): { member: string; score: number }[] {
+  const out: { member: string; score: number }[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    out.push({ member: flat[i] ?? '', score: Number(flat[i + 1]) });
+  }
+  return out;
+}

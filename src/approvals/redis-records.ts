@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import { jsonValueSchema } from '../adk/gate.js';
+import {
+  type GateRecord,
+  gateDecisionSchema,
+  gatePolicySchema,
+  gateRecordSchema,
+  gateStateSchema,
+  type PauseRecord,
+  type PauseView,
+  pauseRecordSchema,
+  RESUME_STATES,
+  voteSchema,
+} from './records.js';
+import { GATE_FIELDS, PAUSE_FIELDS } from './scripts/fields.js';
+import { type NewGate, type NewPause, StoreError } from './store.js';
+
+/**
+ * How records are split into hash fields (see `scripts/fields.ts`) and put back together. Every
+ * read goes through the zod schemas of records.ts; a record that does not parse is a
+ * `StoreError('corrupt_record')` naming the key and the problem.
+ */
+
+/** The `record` field of a pause hash: what never changes after creation (the card's ts does). */
+const storedPauseSchema = pauseRecordSchema
+  .omit({ resume: true, version: true })
+  .extend({ card: pauseRecordSchema.shape.card.omit({ ts: true }) });
+type StoredPause = z.infer<typeof storedPauseSchema>;
+
+/** The `record` field of a gate hash. */
+const storedGateSchema = gateRecordSchema.omit({
+  policy: true,
+  state: true,
+  votes: true,
+  decision: true,
+  expiresAt: true,
+  version: true,
+});
+type StoredGate = z.infer<typeof storedGateSchema>;
+
+/** Every field of the new pause but its gates is kept (fields added to both types carry over). */
+export function encodePause(input: NewPause, callIds: readonly string[]) {
+  const { gates, now, card: location, ...fields } = input;
+  const { ts, ...card } = location;
+  const record: StoredPause = { ...fields, card, callIds: [...callIds], createdAt: now };
+  return { record: JSON.stringify(record), cardTs: ts ?? '' };
+}
+
+export function encodeGate(pauseId: string, gate: NewGate, now: number) {
+  const { policy, ...fields } = gate;
+  const record: StoredGate = { ...fields, pauseId, createdAt: now };
+  const expiresAt = policy.expiresInMs === undefined ? undefined : now + policy.expiresInMs;
+  return {
+    callId: gate.confirmationCallId,
+    record: JSON.stringify(record),
+    policy: JSON.stringify(policy),
+    expiresAt,
+  };
+}
+
+const jsonText = z.string().transform((text, ctx): unknown => {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'not JSON' });
+    return z.NEVER;
+  }
+});
+const numberText = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?$/, 'not a number')
+  .transform(Number);
+
+const pauseHashSchema = z.object({
+  record: jsonText.pipe(storedPauseSchema),
+  cardTs: z.string().nullable(),
+  version: numberText,
+  resumeState: z.enum(RESUME_STATES),
+  attempts: numberText,
+  leaseOwner: z.string().nullable(),
+  leaseUntil: numberText.nullable(),
+  lastError: z.string().nullable(),
+  resumeAt: numberText.nullable(),
+});
+
+const gateHashSchema = z.object({
+  record: jsonText.pipe(storedGateSchema),
+  policy: jsonText.pipe(gatePolicySchema),
+  state: gateStateSchema,
+  version: numberText,
+  expiresAt: numberText.nullable(),
+  votes: jsonText.pipe(z.array(voteSchema)),
+  decision: jsonText.pipe(gateDecisionSchema.omit({ payload: true })).nullable(),
+  decisionPayload: jsonText.pipe(jsonValueSchema).nullable(),
+});
+
+export function decodePause(key: string, values: readonly (string | null)[]): PauseRecord {
+  const hash = parseOrThrow(key, pauseHashSchema, zip(PAUSE_FIELDS, values));
+  const { record, cardTs } = hash;
+  return parseOrThrow(key, pauseRecordSchema, {
+    ...record,
+    card: cardTs === null ? record.card : { ...record.card, ts: cardTs },
+    resume: {
+      state: hash.resumeState,
+      attempts: hash.attempts,
+      ...(hash.leaseOwner === null ? {} : { leaseOwner: hash.leaseOwner }),
+      ...(hash.leaseUntil === null ? {} : { leaseUntil: hash.leaseUntil }),
+      ...(hash.lastError === null ? {} : { lastError: hash.lastError }),
+      ...(hash.resumeAt === null ? {} : { at: hash.resumeAt }),
+    },
+    version: hash.version,
+  });
+}
+
+export function decodeGate(key: string, values: readonly (string | null)[]): GateRecord {
+  const hash = parseOrThrow(key, gateHashSchema, zip(GATE_FIELDS, values));
+  const decision =
+    hash.decision === null
+      ? undefined
+      : {
+          ...hash.decision,
+          ...(hash.decisionPayload === null ? {} : { payload: hash.decisionPayload }),
+        };
+  return parseOrThrow(key, gateRecordSchema, {
+    ...hash.record,
+    policy: hash.policy,
+    state: hash.state,
+    votes: hash.votes,
+    ...(decision === undefined ? {} : { decision }),
+    ...(hash.expiresAt === null ? {} : { expiresAt: hash.expiresAt }),
+    version: hash.version,
+  });
+}
+
+/**
+ * A pause view from a script's snapshot, or `undefined` when the pause's call ids are not the
+ * ones the keys were built from (a stale cache: the caller reloads them).
+ */
+export function decodeView(
+  keys: readonly string[],
+  callIds: readonly string[],
+  pauseValues: readonly (string | null)[],
+  gateValues: readonly (readonly (string | null)[])[],
+): PauseView | undefined {
+  const pauseKey = keys[0] ?? '';
+  const pause = decodePause(pauseKey, pauseValues);
+  if (!sameList(pause.callIds, callIds) || gateValues.length !== callIds.length) return undefined;
+  const gates = gateValues.map((values, i) => {
+    const key = keys[i + 2] ?? '';
+    const gate = decodeGate(key, values);
+    if (gate.confirmationCallId !== callIds[i] || gate.pauseId !== pause.id) {
+      throw new StoreError('corrupt_record', `${key}: belongs to another gate or pause`);
+    }
+    return gate;
+  });
+  return { pause, gates };
+}
+
+/** The call ids of a pause from its `record` field alone (to build its script keys). */
+export function decodeCallIds(key: string, record: string): string[] {
+  return parseOrThrow(key, jsonText.pipe(storedPauseSchema), record).callIds;
+}
+
+/** JSON text to a value to parse with zod; `undefined` when it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseOrThrow<T extends z.ZodType>(key: string, schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw new StoreError(
+    'corrupt_record',
+    `${key} does not hold a valid record: ${z.prettifyError(parsed.error)}`,
+  );
+}
+
+function zip(
+  fields: readonly string[],
+  values: readonly (string | null)[],
+): Record<string, string | null> {
+  return Object.fromEntries(fields.map((field, i) => [field, values[i] ?? null]));
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}

@@ -1,0 +1,33 @@
+import { PAUSE_PRELUDE } from './prelude.lua.js';
+
+/**
+ * claim_resume: takes the lease to resume a fully decided pause. A lapsed lease may be taken
+ * over by anyone (a crashed replica's resume is recovered); a failed resume may be claimed again
+ * (the Retry button). A live lease is never shared, not even with its own owner.
+ * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
+ * ARGV: [1] now, [2] owner, [3] lease until (ms), [4] lease length (ms, for the audit)
+ * Returns CLAIMED {attempt, the resume state before} | NOT_DECIDED | LEASED {leaseUntil} | FINISHED | NOT_FOUND | CORRUPT |
+ *   KEYS_MISMATCH
+ */
+export const CLAIM_RESUME_LUA = `${PAUSE_PRELUDE}
+local pause, gates = load()
+if not pause then return gates end
+local state = pause.resume_state
+if state == 'resumed' or state == 'abandoned' then return reply(CODE.FINISHED) end
+if pause.pending > 0 then return reply(CODE.NOT_DECIDED) end
+if state == 'resuming' and pause.lease_until and pause.lease_until > NOW_MS then
+  return reply(CODE.LEASED, {tostring(pause.lease_until)})
+end
+local attempt = pause.attempts + 1
+local detail = 'attempt=' .. attempt .. ' lease_ms=' .. ARGV[4]
+if state == 'resuming' then detail = detail .. ' took_over_from=' .. tostring(pause.lease_owner) end
+-- A failed pause was set to expire with the retention; a retry makes it live again.
+if state == 'failed' then
+  for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
+end
+redis.call('HSET', PAUSE, 'resumeState', 'resuming', 'resumeAt', NOW, 'leaseOwner', ARGV[2],
+  'leaseUntil', ARGV[3], 'attempts', attempt)
+bump(PAUSE)
+audit('resume_claimed', ARGV[2], '', detail)
+return reply(CODE.CLAIMED, {attempt, state})
+`;

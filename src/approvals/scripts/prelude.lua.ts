@@ -1,0 +1,159 @@
+import { luaCodeTable } from './codes.js';
+import { GATE_FIELDS, luaFieldList, PAUSE_FIELDS } from './fields.js';
+
+/**
+ * Helpers prepended to every per-pause script. Every such script takes the same KEYS:
+ * [1] the pause hash, [2] the pause's audit list, [3..] its gate hashes in `callIds` order
+ * (all `{<pauseId>}`-tagged: one slot); and ARGV[1] is always the caller's clock in ms.
+ * Each returns `{code, info, audit entries it wrote, pause fields, gate fields}`.
+ */
+export const PAUSE_PRELUDE = `
+${luaCodeTable()}
+${luaFieldList('PAUSE_FIELDS', PAUSE_FIELDS)}
+${luaFieldList('GATE_FIELDS', GATE_FIELDS)}
+local SYSTEM = 'system'
+-- A pause has a handful of transitions; the cap only bounds a pathological vote storm.
+local PER_PAUSE_AUDIT_MAX = 1000
+local GATE_STATES = {pending = true, approved = true, rejected = true, expired = true, cancelled = true}
+local RESUME_STATES = {idle = true, resuming = true, resumed = true, failed = true, abandoned = true}
+local NOW = ARGV[1]
+local NOW_MS = tonumber(NOW)
+local PAUSE, AUDIT = KEYS[1], KEYS[2]
+local audited = {}
+
+local function reply(code, info)
+  local pause, gates = {}, {}
+  if redis.call('EXISTS', PAUSE) == 1 then
+    pause = redis.call('HMGET', PAUSE, unpack(PAUSE_FIELDS))
+    for i = 3, #KEYS do
+      gates[#gates + 1] = redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS))
+    end
+  end
+  return {code, info or {}, audited, pause, gates}
+end
+
+local function corrupt(key_index, problem)
+  return {CODE.CORRUPT, {key_index, problem}, audited, {}, {}}
+end
+
+local function type_of(key)
+  return redis.call('TYPE', key)['ok']
+end
+
+-- Reads and checks the fields the scripts decide on before anything is written, so that a
+-- garbled record is reported instead of half-updated. Returns pause, gates; or nil, a reply.
+local function load()
+  local kind = type_of(PAUSE)
+  if kind == 'none' then return nil, reply(CODE.NOT_FOUND) end
+  if kind ~= 'hash' then return nil, corrupt(1, 'holds a ' .. kind .. ', not a hash') end
+  kind = type_of(AUDIT)
+  if kind ~= 'list' and kind ~= 'none' then
+    return nil, corrupt(2, 'holds a ' .. kind .. ', not a list')
+  end
+  local f = redis.call('HMGET', PAUSE, 'gateCount', 'pending', 'resumeState', 'attempts',
+    'leaseOwner', 'leaseUntil')
+  local pause = {
+    gate_count = tonumber(f[1]), pending = tonumber(f[2]), resume_state = f[3],
+    attempts = tonumber(f[4]), lease_owner = f[5], lease_until = tonumber(f[6] or ''),
+  }
+  if not pause.gate_count then return nil, corrupt(1, 'field gateCount') end
+  if pause.gate_count ~= #KEYS - 2 then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}} end
+  if not pause.pending then return nil, corrupt(1, 'field pending') end
+  if not RESUME_STATES[pause.resume_state] then return nil, corrupt(1, 'field resumeState') end
+  if not pause.attempts then return nil, corrupt(1, 'field attempts') end
+  if f[6] and not pause.lease_until then return nil, corrupt(1, 'field leaseUntil') end
+  local gates = {}
+  for i = 3, #KEYS do
+    kind = type_of(KEYS[i])
+    if kind == 'none' then return nil, corrupt(i, 'is missing') end
+    if kind ~= 'hash' then return nil, corrupt(i, 'holds a ' .. kind .. ', not a hash') end
+    local g = redis.call('HMGET', KEYS[i], 'callId', 'state', 'version', 'expiresAt', 'policy')
+    local gate = {key = KEYS[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
+    if not g[1] then return nil, corrupt(i, 'field callId') end
+    if not GATE_STATES[gate.state] then return nil, corrupt(i, 'field state') end
+    if not tonumber(g[3] or '') then return nil, corrupt(i, 'field version') end
+    if g[4] and not gate.expires_at then return nil, corrupt(i, 'field expiresAt') end
+    local ok, policy = pcall(cjson.decode, g[5] or '')
+    if not ok or type(policy) ~= 'table' or type(policy.quorum) ~= 'number'
+      or (policy.onExpiry ~= 'reject' and policy.onExpiry ~= 'cancel') then
+      return nil, corrupt(i, 'field policy')
+    end
+    gate.quorum, gate.on_expiry = policy.quorum, policy.onExpiry
+    gates[#gates + 1] = gate
+  end
+  return pause, gates
+end
+
+-- The pause's own trail: one JSON object per entry, all strings (cjson encodes those safely).
+local function audit(event, actor, call_id, detail)
+  local entry = {at = NOW, event = event, actor = actor}
+  if call_id ~= '' then entry.callId = call_id end
+  if detail ~= '' then entry.detail = detail end
+  if redis.call('RPUSH', AUDIT, cjson.encode(entry)) > PER_PAUSE_AUDIT_MAX then
+    redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
+  end
+  audited[#audited + 1] = {event, actor, call_id, detail}
+end
+
+local function bump(key)
+  redis.call('HINCRBY', key, 'version', 1)
+end
+
+local function pause_decided(pause)
+  if pause.pending == 0 then return '1' end
+  return '0'
+end
+
+local function is_due(gate)
+  return gate.expires_at ~= nil and NOW_MS >= gate.expires_at
+end
+
+-- Moves a pending gate to its final state; payload is JSON, or false / '' for none.
+local function decide(pause, gate, state, decision, payload)
+  redis.call('HSET', gate.key, 'state', state, 'decision', decision)
+  if payload and payload ~= '' then redis.call('HSET', gate.key, 'decisionPayload', payload) end
+  bump(gate.key)
+  gate.state = state
+  pause.pending = redis.call('HINCRBY', PAUSE, 'pending', -1)
+end
+
+local function set_resume(state)
+  redis.call('HSET', PAUSE, 'resumeState', state, 'resumeAt', NOW)
+  bump(PAUSE)
+end
+
+-- A finished pause is kept for the retention period, then Redis removes all its keys at once.
+local function retain(ms)
+  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ms) end
+end
+
+-- Cancels every gate still pending; the pause is abandoned and will never be resumed.
+local function abandon(pause, gates, actor, decision, detail, retention_ms)
+  local cancelled = {}
+  for _, gate in ipairs(gates) do
+    if gate.state == 'pending' then
+      decide(pause, gate, 'cancelled', decision, false)
+      audit('cancelled', actor, gate.call_id, detail)
+      cancelled[#cancelled + 1] = gate.call_id
+    end
+  end
+  set_resume('abandoned')
+  audit('abandoned', actor, '', '')
+  retain(retention_ms)
+  return cancelled
+end
+
+-- The outcome the gate's policy names for when its time runs out: 'expired' (answered as a
+-- rejection) or 'cancelled' (and with it the whole pause). Used by the sweeper and a late vote.
+local function expire(pause, gates, gate, decision, retention_ms)
+  if gate.on_expiry == 'cancel' then
+    decide(pause, gate, 'cancelled', decision, false)
+    audit('expired', SYSTEM, gate.call_id, 'outcome=cancelled')
+    abandon(pause, gates, SYSTEM, decision, 'cause=expiry', retention_ms)
+    return 'cancelled'
+  end
+  decide(pause, gate, 'expired', decision, false)
+  audit('expired', SYSTEM, gate.call_id, 'outcome=expired')
+  return 'expired'
+end
+`;

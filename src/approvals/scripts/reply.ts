@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { StoreError } from '../store.js';
+import { type ScriptCodeName, scriptCodeName } from './codes.js';
+
+/** `{code, info, audit entries written, pause fields, gate fields}`: what every per-pause script returns. */
+const pauseScriptReplySchema = z.tuple([
+  z.number().int(),
+  z.array(z.union([z.string(), z.number()])),
+  z.array(z.tuple([z.string(), z.string(), z.string(), z.string()])),
+  z.array(z.string().nullable()),
+  z.array(z.array(z.string().nullable())),
+]);
+
+/** One audit entry a script appended to the pause's trail; '' stands for "none". */
+export interface ScriptAuditEntry {
+  event: string;
+  actor: string;
+  callId: string;
+  detail: string;
+}
+
+export interface PauseScriptReply {
+  code: ScriptCodeName;
+  info: string[];
+  audit: ScriptAuditEntry[];
+  pauseValues: (string | null)[];
+  gateValues: (string | null)[][];
+}
+
+export function parsePauseScriptReply(script: string, raw: unknown): PauseScriptReply {
+  const parsed = pauseScriptReplySchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new StoreError(
+      'script',
+      `script ${script} returned an unexpected reply: ${z.prettifyError(parsed.error)}`,
+    );
+  }
+  const [code, info, audit, pauseValues, gateValues] = parsed.data;
+  return {
+    code: codeNameOrThrow(script, code),
+    info: info.map(String),
+    audit: audit.map(([event, actor, callId, detail]) => ({ event, actor, callId, detail })),
+    pauseValues,
+    gateValues,
+  };
+}
+
+/** The reply of the single-key index scripts: a bare code. */
+export function parseCodeReply(script: string, raw: unknown): ScriptCodeName {
+  const parsed = z.number().int().safeParse(raw);
+  if (!parsed.success) throw new StoreError('script', `script ${script} returned a non-code`);
+  return codeNameOrThrow(script, parsed.data);
+}
+
+function codeNameOrThrow(script: string, code: number): ScriptCodeName {
+  const name = scriptCodeName(code);
+  if (name === undefined) {
+    throw new StoreError('script', `script ${script} returned unknown code ${code}`);
+  }
+  return name;
+}

@@ -1,0 +1,94 @@
+import type { Log } from '../log.js';
+import type { ConfirmationStore, ExpiredGate } from './store.js';
+
+export interface SweeperOptions {
+  store: ConfirmationStore;
+  /** Pause between the end of one tick and the start of the next. */
+  intervalMs: number;
+  /** The clock; default `Date.now`. */
+  now?: () => number;
+  /** Told of the gates this replica expired (to update their cards). */
+  onExpired: (gates: ExpiredGate[]) => Promise<void>;
+  /** Told of pauses whose resume is due (to claim and resume them). */
+  onResumeDue: (pauseIds: string[]) => Promise<void>;
+  log: Pick<Log, 'error' | 'debug'>;
+  /** Entries handled per store call. Default 100. */
+  batchSize?: number;
+}
+
+export interface Sweeper {
+  /** Stops ticking; resolves once the tick in flight, if any, has finished. */
+  stop(): Promise<void>;
+}
+
+/** Expiry batches per tick, so that a backlog drains quickly but a tick still ends. */
+const MAX_BATCHES_PER_TICK = 20;
+
+/**
+ * Applies due expiries and hands due resumes over, every `intervalMs`. Any number of replicas
+ * may run one at once: the store expires each gate exactly once and returns it to the replica
+ * that did, and a due resume is claimed by one of them. Ticks never overlap (the next is
+ * scheduled when one ends), and an error in a tick is logged without stopping the next.
+ */
+export function startSweeper(options: SweeperOptions): Sweeper {
+  const { store, intervalMs, onExpired, onResumeDue, log } = options;
+  const now = options.now ?? Date.now;
+  const batchSize = options.batchSize ?? 100;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
+
+  const expire = async () => {
+    for (let batch = 0; batch < MAX_BATCHES_PER_TICK && !stopped; batch++) {
+      const gates = await store.expireDue(now(), batchSize);
+      if (gates.length > 0) {
+        log.debug('expired gates', { count: gates.length });
+        await report('handling expired gates', () => onExpired(gates));
+      }
+      if (gates.length < batchSize) return;
+    }
+  };
+
+  const resume = async () => {
+    const pauseIds = await store.dueResumes(now(), batchSize);
+    if (pauseIds.length > 0) await onResumeDue(pauseIds);
+  };
+
+  const report = async (doing: string, work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (error) {
+      log.error(`sweeper: ${doing} failed`, { error: messageOf(error) });
+    }
+  };
+
+  const tick = async () => {
+    await report('expiring due gates', expire);
+    if (!stopped) await report('handing over due resumes', resume);
+  };
+
+  const schedule = (delayMs: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      inFlight = tick().finally(() => {
+        inFlight = undefined;
+        schedule(intervalMs);
+      });
+    }, delayMs);
+    // A sweeper alone does not keep the process alive.
+    timer.unref();
+  };
+
+  schedule(0);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

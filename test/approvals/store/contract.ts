@@ -1,0 +1,707 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SYSTEM_ACTOR } from '../../../src/approvals/records.js';
+import type { ConfirmationStore, VoteResult } from '../../../src/approvals/store.js';
+import {
+  APPROVER,
+  CAPTURED_GATES,
+  CHANNEL,
+  callIdsOf,
+  firstCallId,
+  newPause,
+  policy,
+  T0,
+} from './fixtures.js';
+
+/** A store under test and a way to reach the same data as another replica would. */
+export interface StoreHarness {
+  store: ConfirmationStore;
+  /** Another store over the same data: Redis gets its own connection; memory is shared. */
+  replica(): Promise<ConfirmationStore>;
+  cleanup(): Promise<void>;
+}
+
+const LEASE_MS = 30_000;
+
+function kinds(results: readonly { kind: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) counts[result.kind] = (counts[result.kind] ?? 0) + 1;
+  return counts;
+}
+
+function decided(result: VoteResult) {
+  if (result.kind !== 'decided') throw new Error(`expected decided, got ${result.kind}`);
+  return result;
+}
+
+/** The behaviour every `ConfirmationStore` promises; run against each implementation. */
+export function describeStoreContract(name: string, open: () => Promise<StoreHarness>): void {
+  describe(`${name}: the confirmation store contract`, () => {
+    let harness: StoreHarness;
+    let store: ConfirmationStore;
+
+    beforeEach(async () => {
+      harness = await open();
+      store = harness.store;
+    });
+    afterEach(async () => {
+      await harness.cleanup();
+    });
+
+    describe('recording a pause', () => {
+      it('records every gate pending at version 1 with its expiry, and the resume idle', async () => {
+        const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 60_000 }), policy()] });
+        const result = await store.createPause(input);
+        expect(result.kind).toBe('created');
+        const { pause, gates } = result.view;
+        expect(pause).toMatchObject({
+          id: input.id,
+          adk: input.adk,
+          requester: 'U0REQUESTER',
+          card: input.card,
+          callIds: callIdsOf(input),
+          resume: { state: 'idle', attempts: 0 },
+          createdAt: T0,
+          version: 1,
+        });
+        expect(gates.map((g) => [g.confirmationCallId, g.state, g.version])).toEqual([
+          [callIdsOf(input)[0], 'pending', 1],
+          [callIdsOf(input)[1], 'pending', 1],
+        ]);
+        expect(gates[0]?.expiresAt).toBe(T0 + 60_000);
+        expect(gates[1]?.expiresAt).toBeUndefined();
+        expect(gates[0]?.originalCall).toEqual(CAPTURED_GATES[0]?.originalCall);
+        expect(gates[0]?.hint).toBe(CAPTURED_GATES[0]?.hint);
+        expect(await store.getPause(input.id)).toEqual(result.view);
+      });
+
+      it('recording the same pause twice answers "existed" with the stored pause, and posts nothing twice', async () => {
+        const input = newPause();
+        const first = await store.createPause(input);
+        const second = await store.createPause({ ...input, now: T0 + 5_000 });
+        expect(second).toEqual({ kind: 'existed', view: first.view });
+        const created = (await store.readAudit({ pauseId: input.id })).filter(
+          (entry) => entry.event === 'created',
+        );
+        expect(created).toHaveLength(1);
+      });
+
+      it('two replicas recording the same pause at once create it once', async () => {
+        const input = newPause();
+        const other = await harness.replica();
+        const results = await Promise.all([store.createPause(input), other.createPause(input)]);
+        expect(kinds(results)).toEqual({ created: 1, existed: 1 });
+      });
+
+      it('finds the pause of a call id, the newest one when a call id repeats across sessions', async () => {
+        const older = newPause({ capturedCallIds: true });
+        const newer = newPause({ capturedCallIds: true, now: T0 + 1 });
+        await store.createPause(older);
+        expect(await store.findPauseIdByCallId(firstCallId(older))).toBe(older.id);
+        await store.createPause(newer);
+        expect(await store.findPauseIdByCallId(firstCallId(older))).toBe(newer.id);
+        // Recording the older one again does not take its call id back.
+        await store.createPause(older);
+        expect(await store.findPauseIdByCallId(firstCallId(older))).toBe(newer.id);
+        expect(await store.findPauseIdByCallId('no-such-call')).toBeUndefined();
+      });
+
+      it('remembers where the card was posted', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const view = await store.setCardTs(input.id, '1795326458.000200');
+        expect(view?.pause.card.ts).toBe('1795326458.000200');
+        expect((await store.getPause(input.id))?.pause.card.ts).toBe('1795326458.000200');
+        expect(await store.setCardTs('p-missing', '1.2')).toBeUndefined();
+      });
+
+      it('answers not_found for an unknown pause or gate', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        expect(await store.getPause('p-missing')).toBeUndefined();
+        const vote = { voter: APPROVER, choice: 'approve', now: T0 } as const;
+        expect(await store.vote({ ...vote, pauseId: 'p-missing', callId: 'x' })).toEqual({
+          kind: 'not_found',
+        });
+        expect(await store.vote({ ...vote, pauseId: input.id, callId: 'other' })).toEqual({
+          kind: 'not_found',
+        });
+        expect(await store.cancel({ pauseId: 'p-missing', by: 'U1', now: T0 })).toEqual({
+          kind: 'not_found',
+        });
+        const claim = { pauseId: 'p-missing', owner: 'r1', now: T0, leaseMs: LEASE_MS };
+        expect(await store.claimResume(claim)).toEqual({ kind: 'not_found' });
+        expect(await store.markResumed(claim)).toEqual({ kind: 'not_found' });
+      });
+    });
+
+    describe('voting', () => {
+      it('50 approvers clicking at once from 50 clients record one decision and one resume claim', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const clients = await Promise.all(Array.from({ length: 50 }, () => harness.replica()));
+        const votes = await Promise.all(
+          clients.map((client, i) =>
+            client.vote({
+              pauseId: input.id,
+              callId: firstCallId(input),
+              voter: `U${i}`,
+              choice: 'approve',
+              now: T0 + 10,
+            }),
+          ),
+        );
+        expect(kinds(votes)).toEqual({ decided: 1, already_decided: 49 });
+        const winner = votes.find((v) => v.kind === 'decided');
+        const gate = (await store.getPause(input.id))?.gates[0];
+        expect(gate?.state).toBe('approved');
+        expect(gate?.votes).toHaveLength(1);
+        expect(gate?.decision?.by).toBe(gate?.votes[0]?.voter);
+        expect(winner?.kind === 'decided' && winner.pauseDecided).toBe(true);
+
+        const claims = await Promise.all(
+          clients.map((client, i) =>
+            client.claimResume({
+              pauseId: input.id,
+              owner: `r${i}`,
+              now: T0 + 20,
+              leaseMs: LEASE_MS,
+            }),
+          ),
+        );
+        expect(kinds(claims)).toEqual({ claimed: 1, leased: 49 });
+        expect((await store.getPause(input.id))?.pause.resume.attempts).toBe(1);
+      });
+
+      it('two replicas racing on many gates decide each once and claim each once', async () => {
+        const other = await harness.replica();
+        const inputs = Array.from({ length: 20 }, () => newPause());
+        await Promise.all(inputs.map((input) => store.createPause(input)));
+        const votes = await Promise.all(
+          inputs.flatMap((input) =>
+            [store, other].map((replica, i) =>
+              replica.vote({
+                pauseId: input.id,
+                callId: firstCallId(input),
+                voter: `U${i}`,
+                choice: i === 0 ? 'approve' : 'reject',
+                now: T0 + 1,
+              }),
+            ),
+          ),
+        );
+        expect(kinds(votes)).toEqual({ decided: 20, already_decided: 20 });
+        const claims = await Promise.all(
+          inputs.flatMap((input) =>
+            [store, other].map((replica, i) =>
+              replica.claimResume({
+                pauseId: input.id,
+                owner: `r${i}`,
+                now: T0 + 2,
+                leaseMs: LEASE_MS,
+              }),
+            ),
+          ),
+        );
+        expect(kinds(claims)).toEqual({ claimed: 20, leased: 20 });
+      });
+
+      it('the same voter twice counts once', async () => {
+        const input = newPause({ policies: [policy({ quorum: 2 })] });
+        await store.createPause(input);
+        const vote = {
+          pauseId: input.id,
+          callId: firstCallId(input),
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 1,
+        } as const;
+        const first = await store.vote(vote);
+        expect(first).toMatchObject({ kind: 'counted', approvals: 1, quorum: 2 });
+        const again = await store.vote({ ...vote, now: T0 + 2 });
+        expect(again.kind).toBe('already_voted');
+        const gate = (await store.getPause(input.id))?.gates[0];
+        expect(gate?.state).toBe('pending');
+        expect(gate?.votes).toHaveLength(1);
+      });
+
+      it('a quorum of 2 needs two distinct approvers, and keeps the latest edited payload', async () => {
+        const input = newPause({ policies: [policy({ quorum: 2 })] });
+        await store.createPause(input);
+        const callId = firstCallId(input);
+        const edited = { amount: 50, note: ['split', 'in', 'two'], empty: [] };
+        const first = await store.vote({
+          pauseId: input.id,
+          callId,
+          voter: 'U1',
+          choice: 'approve',
+          payload: edited,
+          now: T0 + 1,
+        });
+        expect(first).toMatchObject({ kind: 'counted', approvals: 1, quorum: 2 });
+        const second = decided(
+          await store.vote({
+            pauseId: input.id,
+            callId,
+            voter: 'U2',
+            choice: 'approve',
+            now: T0 + 2,
+          }),
+        );
+        expect(second.state).toBe('approved');
+        expect(second.pauseDecided).toBe(true);
+        const gate = second.view.gates[0];
+        expect(gate?.decision).toEqual({ by: 'U2', at: T0 + 2, payload: edited });
+        expect(gate?.votes.map((v) => v.voter)).toEqual(['U1', 'U2']);
+        expect(gate?.votes[0]?.payload).toEqual(edited);
+        expect(gate?.version).toBeGreaterThan(1);
+      });
+
+      it("the deciding approver's own payload wins; without any payload the decision has none", async () => {
+        const withOwn = newPause({ policies: [policy({ quorum: 2 })] });
+        const withNone = newPause();
+        await store.createPause(withOwn);
+        await store.createPause(withNone);
+        const callId = firstCallId(withOwn);
+        const base = { pauseId: withOwn.id, callId, choice: 'approve', now: T0 + 1 } as const;
+        await store.vote({ ...base, voter: 'U1', payload: { amount: 1 } });
+        const own = decided(await store.vote({ ...base, voter: 'U2', payload: { amount: 2.5 } }));
+        expect(own.view.gates[0]?.decision?.payload).toEqual({ amount: 2.5 });
+        const none = decided(
+          await store.vote({
+            pauseId: withNone.id,
+            callId: firstCallId(withNone),
+            voter: 'U1',
+            choice: 'approve',
+            now: T0 + 1,
+          }),
+        );
+        expect(none.view.gates[0]?.decision).toEqual({ by: 'U1', at: T0 + 1 });
+      });
+
+      it('a reject after an approval but before the quorum decides the gate rejected', async () => {
+        const input = newPause({ policies: [policy({ quorum: 2 })] });
+        await store.createPause(input);
+        const callId = firstCallId(input);
+        await store.vote({
+          pauseId: input.id,
+          callId,
+          voter: 'U1',
+          choice: 'approve',
+          now: T0 + 1,
+        });
+        const reject = decided(
+          await store.vote({
+            pauseId: input.id,
+            callId,
+            voter: 'U2',
+            choice: 'reject',
+            reason: 'wrong account',
+            now: T0 + 2,
+          }),
+        );
+        expect(reject.state).toBe('rejected');
+        expect(reject.view.gates[0]?.decision).toEqual({
+          by: 'U2',
+          at: T0 + 2,
+          reason: 'wrong account',
+        });
+      });
+
+      it('a vote after the decision is told who decided and when, and changes nothing', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const callId = firstCallId(input);
+        await store.vote({ pauseId: input.id, callId, voter: 'U1', choice: 'reject', now: T0 + 1 });
+        const before = await store.getPause(input.id);
+        const late = await store.vote({
+          pauseId: input.id,
+          callId,
+          voter: 'U2',
+          choice: 'approve',
+          now: T0 + 2,
+        });
+        expect(late).toMatchObject({
+          kind: 'already_decided',
+          state: 'rejected',
+          decision: { by: 'U1', at: T0 + 1 },
+        });
+        expect(await store.getPause(input.id)).toEqual(before);
+      });
+
+      it('a vote at or after expiresAt applies the expiry instead and never approves', async () => {
+        const input = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
+        await store.createPause(input);
+        const result = await store.vote({
+          pauseId: input.id,
+          callId: firstCallId(input),
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 1_000,
+        });
+        expect(result).toMatchObject({ kind: 'expired', state: 'expired', pauseDecided: true });
+        const gate = (await store.getPause(input.id))?.gates[0];
+        expect(gate?.state).toBe('expired');
+        expect(gate?.votes).toEqual([]);
+        expect(gate?.decision).toEqual({ by: SYSTEM_ACTOR, at: T0 + 1_000 });
+        expect(await store.expireDue(T0 + 2_000)).toEqual([]);
+      });
+    });
+
+    describe('expiry', () => {
+      it('two replicas sweeping at once expire each due gate exactly once', async () => {
+        const other = await harness.replica();
+        const due = Array.from({ length: 30 }, () =>
+          newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
+        );
+        const later = newPause({ policies: [policy({ expiresInMs: 10_000 })] });
+        const never = newPause();
+        await Promise.all([...due, later, never].map((input) => store.createPause(input)));
+        const [mine, theirs] = await Promise.all([
+          store.expireDue(T0 + 1_000, 1_000),
+          other.expireDue(T0 + 1_000, 1_000),
+        ]);
+        const expired = [...mine, ...theirs].map((gate) => gate.callId).sort();
+        expect(expired).toEqual(due.map(firstCallId).sort());
+        for (const gate of [...mine, ...theirs]) {
+          expect(gate.state).toBe('expired');
+          expect(gate.pauseDecided).toBe(true);
+          expect(gate.view.gates[0]?.state).toBe('expired');
+        }
+        expect(await store.expireDue(T0 + 1_000, 1_000)).toEqual([]);
+        expect((await store.getPause(later.id))?.gates[0]?.state).toBe('pending');
+        expect((await store.getPause(never.id))?.gates[0]?.state).toBe('pending');
+        const swept = await store.expireDue(T0 + 10_000);
+        expect(swept.map((gate) => gate.callId)).toEqual([firstCallId(later)]);
+      });
+
+      it('expireDue hands out at most `limit` gates per call, the rest on the next call', async () => {
+        const inputs = Array.from({ length: 5 }, () =>
+          newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
+        );
+        await Promise.all(inputs.map((input) => store.createPause(input)));
+        const first = await store.expireDue(T0 + 1_000, 3);
+        const second = await store.expireDue(T0 + 1_000, 3);
+        expect(first).toHaveLength(3);
+        expect(second).toHaveLength(2);
+      });
+
+      it('an expiry with onExpiry "cancel" cancels the whole pause, which is never resumed', async () => {
+        const input = newPause({
+          gates: 2,
+          policies: [policy({ expiresInMs: 1_000, onExpiry: 'cancel' }), policy()],
+        });
+        await store.createPause(input);
+        const [expired] = await store.expireDue(T0 + 1_000);
+        expect(expired).toMatchObject({
+          callId: firstCallId(input),
+          state: 'cancelled',
+          pauseDecided: true,
+        });
+        const view = await store.getPause(input.id);
+        expect(view?.gates.map((g) => g.state)).toEqual(['cancelled', 'cancelled']);
+        expect(view?.gates[1]?.decision?.by).toBe(SYSTEM_ACTOR);
+        expect(view?.pause.resume.state).toBe('abandoned');
+        expect(await store.dueResumes(T0 + 100_000)).toEqual([]);
+        const claim = await store.claimResume({
+          pauseId: input.id,
+          owner: 'r1',
+          now: T0 + 2_000,
+          leaseMs: LEASE_MS,
+        });
+        expect(claim.kind).toBe('finished');
+      });
+    });
+
+    describe('cancelling', () => {
+      it('cancels every pending gate and abandons the pause', async () => {
+        const input = newPause({ gates: 2 });
+        await store.createPause(input);
+        const [first, second] = callIdsOf(input);
+        await store.vote({
+          pauseId: input.id,
+          callId: first ?? '',
+          voter: 'U1',
+          choice: 'approve',
+          now: T0 + 1,
+        });
+        const result = await store.cancel({
+          pauseId: input.id,
+          by: 'U9',
+          reason: 'not today',
+          now: T0 + 2,
+        });
+        expect(result).toMatchObject({ kind: 'cancelled', callIds: [second] });
+        if (result.kind !== 'cancelled') return;
+        expect(result.view.gates.map((g) => g.state)).toEqual(['approved', 'cancelled']);
+        expect(result.view.gates[1]?.decision).toEqual({
+          by: 'U9',
+          at: T0 + 2,
+          reason: 'not today',
+        });
+        expect(result.view.pause.resume.state).toBe('abandoned');
+        expect((await store.cancel({ pauseId: input.id, by: 'U9', now: T0 + 3 })).kind).toBe(
+          'nothing_pending',
+        );
+        const claim = await store.claimResume({
+          pauseId: input.id,
+          owner: 'r1',
+          now: T0 + 4,
+          leaseMs: LEASE_MS,
+        });
+        expect(claim.kind).toBe('finished');
+      });
+    });
+
+    describe('resuming', () => {
+      async function decidedPause() {
+        const input = newPause();
+        await store.createPause(input);
+        await store.vote({
+          pauseId: input.id,
+          callId: firstCallId(input),
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 1,
+        });
+        return input.id;
+      }
+
+      it('cannot be claimed while a gate is pending', async () => {
+        const input = newPause({ gates: 2 });
+        await store.createPause(input);
+        await store.vote({
+          pauseId: input.id,
+          callId: firstCallId(input),
+          voter: 'U1',
+          choice: 'approve',
+          now: T0 + 1,
+        });
+        const claim = await store.claimResume({
+          pauseId: input.id,
+          owner: 'r1',
+          now: T0 + 2,
+          leaseMs: LEASE_MS,
+        });
+        expect(claim.kind).toBe('not_decided');
+      });
+
+      it('a claim holds a lease; a lapsed lease is taken over and the old owner loses it', async () => {
+        const pauseId = await decidedPause();
+        const claim = await store.claimResume({
+          pauseId,
+          owner: 'r1',
+          now: T0 + 10,
+          leaseMs: LEASE_MS,
+        });
+        expect(claim).toMatchObject({ kind: 'claimed', attempt: 1 });
+        expect(claim.kind === 'claimed' && claim.view.pause.resume).toMatchObject({
+          state: 'resuming',
+          leaseOwner: 'r1',
+          leaseUntil: T0 + 10 + LEASE_MS,
+          attempts: 1,
+        });
+        const during = await store.claimResume({
+          pauseId,
+          owner: 'r2',
+          now: T0 + 20,
+          leaseMs: LEASE_MS,
+        });
+        expect(during).toMatchObject({ kind: 'leased', leaseUntil: T0 + 10 + LEASE_MS });
+        const ownAgain = await store.claimResume({
+          pauseId,
+          owner: 'r1',
+          now: T0 + 20,
+          leaseMs: LEASE_MS,
+        });
+        expect(ownAgain.kind).toBe('leased');
+
+        const lapsed = T0 + 10 + LEASE_MS;
+        const takeover = await store.claimResume({
+          pauseId,
+          owner: 'r2',
+          now: lapsed,
+          leaseMs: LEASE_MS,
+        });
+        expect(takeover).toMatchObject({ kind: 'claimed', attempt: 2 });
+        expect(await store.markResumed({ pauseId, owner: 'r1', now: lapsed + 1 })).toMatchObject({
+          kind: 'lost_lease',
+        });
+        const done = await store.markResumed({ pauseId, owner: 'r2', now: lapsed + 2 });
+        expect(done.kind).toBe('ok');
+        expect(done.kind === 'ok' && done.view.pause.resume).toMatchObject({
+          state: 'resumed',
+          leaseOwner: 'r2',
+        });
+        // The same owner repeating its call gets the same answer.
+        expect((await store.markResumed({ pauseId, owner: 'r2', now: lapsed + 3 })).kind).toBe(
+          'ok',
+        );
+        const after = await store.claimResume({
+          pauseId,
+          owner: 'r3',
+          now: lapsed + 4,
+          leaseMs: LEASE_MS,
+        });
+        expect(after.kind).toBe('finished');
+      });
+
+      it('a failed resume waits for a Retry, which may claim it again', async () => {
+        const pauseId = await decidedPause();
+        await store.claimResume({ pauseId, owner: 'r1', now: T0 + 10, leaseMs: LEASE_MS });
+        const failed = await store.markResumeFailed({
+          pauseId,
+          owner: 'r1',
+          now: T0 + 20,
+          error: 'ADK 503',
+        });
+        expect(failed.kind === 'ok' && failed.view.pause.resume).toMatchObject({
+          state: 'failed',
+          lastError: 'ADK 503',
+        });
+        expect(await store.dueResumes(T0 + 10 * LEASE_MS)).toEqual([]);
+        const retry = await store.claimResume({
+          pauseId,
+          owner: 'r2',
+          now: T0 + 30,
+          leaseMs: LEASE_MS,
+        });
+        expect(retry).toMatchObject({ kind: 'claimed', attempt: 2 });
+        expect((await store.markResumed({ pauseId, owner: 'r2', now: T0 + 40 })).kind).toBe('ok');
+      });
+
+      it('dueResumes lists decided-unclaimed and lapsed pauses, not live leases, failed or pending ones', async () => {
+        const unclaimed = await decidedPause();
+        const live = await decidedPause();
+        const lapsed = await decidedPause();
+        const failed = await decidedPause();
+        const resumed = await decidedPause();
+        const pending = newPause();
+        await store.createPause(pending);
+        const now = T0 + 100;
+        await store.claimResume({ pauseId: live, owner: 'r1', now, leaseMs: LEASE_MS });
+        await store.claimResume({ pauseId: lapsed, owner: 'r1', now: T0 + 2, leaseMs: 10 });
+        await store.claimResume({ pauseId: failed, owner: 'r1', now, leaseMs: LEASE_MS });
+        await store.markResumeFailed({ pauseId: failed, owner: 'r1', now, error: 'boom' });
+        await store.claimResume({ pauseId: resumed, owner: 'r1', now, leaseMs: LEASE_MS });
+        await store.markResumed({ pauseId: resumed, owner: 'r1', now });
+        const due = await store.dueResumes(now);
+        expect([...due].sort()).toEqual([unclaimed, lapsed].sort());
+        // Once the live lease lapses it is due too.
+        const later = await store.dueResumes(now + LEASE_MS);
+        expect([...later].sort()).toEqual([unclaimed, live, lapsed].sort());
+      });
+    });
+
+    describe('listing pending gates', () => {
+      it('by channel and by explicit user approver, until they are decided', async () => {
+        const a = newPause({ gates: 2 });
+        const b = newPause({
+          channelId: 'C0OTHER',
+          policies: [policy({ approvers: [{ kind: 'user', id: 'U0OTHER' }] })],
+        });
+        await store.createPause(a);
+        await store.createPause(b);
+        const refs = (pauseId: string, callIds: string[]) =>
+          callIds.map((callId) => ({ pauseId, callId }));
+        const sorted = <T extends { callId: string }>(list: T[]) =>
+          [...list].sort((x, y) => x.callId.localeCompare(y.callId));
+        expect(sorted(await store.listPendingByChannel(CHANNEL))).toEqual(
+          sorted(refs(a.id, callIdsOf(a))),
+        );
+        expect(sorted(await store.listPendingByApprover(APPROVER))).toEqual(
+          sorted(refs(a.id, callIdsOf(a))),
+        );
+        expect(await store.listPendingByApprover('U0OTHER')).toEqual(refs(b.id, callIdsOf(b)));
+        await store.vote({
+          pauseId: a.id,
+          callId: firstCallId(a),
+          voter: APPROVER,
+          choice: 'reject',
+          now: T0 + 1,
+        });
+        expect(await store.listPendingByChannel(CHANNEL)).toEqual(
+          refs(a.id, callIdsOf(a).slice(1)),
+        );
+        expect(await store.listPendingByChannel(CHANNEL, 1)).toHaveLength(1);
+        await store.cancel({ pauseId: a.id, by: 'U9', now: T0 + 2 });
+        expect(await store.listPendingByApprover(APPROVER)).toEqual([]);
+        expect(await store.listPendingByChannel('C0NOBODY')).toEqual([]);
+      });
+    });
+
+    describe('audit', () => {
+      it('records who did what to which gate and when, without arguments, payloads or reasons', async () => {
+        const secretArg = 'ACCOUNT-4242-SECRET';
+        const input = newPause({ policies: [policy({ quorum: 2 })], args: { account: secretArg } });
+        await store.createPause(input);
+        const callId = firstCallId(input);
+        await store.vote({
+          pauseId: input.id,
+          callId,
+          voter: 'U1',
+          choice: 'approve',
+          payload: { account: 'PAYLOAD-SECRET' },
+          now: T0 + 1,
+        });
+        await store.vote({
+          pauseId: input.id,
+          callId,
+          voter: 'U2',
+          choice: 'reject',
+          reason: 'REASON-SECRET',
+          now: T0 + 2,
+        });
+        await store.claimResume({ pauseId: input.id, owner: 'r1', now: T0 + 3, leaseMs: LEASE_MS });
+        await store.markResumeFailed({
+          pauseId: input.id,
+          owner: 'r1',
+          now: T0 + 4,
+          error: 'ERROR-SECRET',
+        });
+        await store.claimResume({ pauseId: input.id, owner: 'r2', now: T0 + 5, leaseMs: LEASE_MS });
+        await store.markResumed({ pauseId: input.id, owner: 'r2', now: T0 + 6 });
+
+        const trail = await store.readAudit({ pauseId: input.id });
+        expect(trail.map((e) => [e.event, e.actor, e.callId, e.at])).toEqual([
+          ['created', 'U0REQUESTER', undefined, T0],
+          ['voted', 'U1', callId, T0 + 1],
+          ['voted', 'U2', callId, T0 + 2],
+          ['rejected', 'U2', callId, T0 + 2],
+          ['resume_claimed', 'r1', undefined, T0 + 3],
+          ['resume_failed', 'r1', undefined, T0 + 4],
+          ['resume_claimed', 'r2', undefined, T0 + 5],
+          ['resumed', 'r2', undefined, T0 + 6],
+        ]);
+        expect(trail.every((entry) => entry.pauseId === input.id)).toBe(true);
+        expect(trail[1]?.detail).toBe('choice=approve payload=yes');
+        expect(trail[2]?.detail).toBe('choice=reject reason_length=13');
+        expect(trail[5]?.detail).toBe('error_length=12');
+        const text = JSON.stringify(trail);
+        for (const secret of [secretArg, 'PAYLOAD-SECRET', 'REASON-SECRET', 'ERROR-SECRET']) {
+          expect(text).not.toContain(secret);
+        }
+        const global = await store.readAudit({ count: 1_000 });
+        expect(global.filter((e) => e.pauseId === input.id).map((e) => e.event)).toEqual(
+          trail.map((e) => e.event),
+        );
+        expect(JSON.stringify(global)).not.toContain('SECRET');
+      });
+
+      it('records expiry and cancellation by the system', async () => {
+        const input = newPause({
+          gates: 2,
+          policies: [policy({ expiresInMs: 5, onExpiry: 'cancel' }), policy()],
+        });
+        await store.createPause(input);
+        await store.expireDue(T0 + 5);
+        const trail = await store.readAudit({ pauseId: input.id });
+        expect(trail.map((e) => [e.event, e.actor, e.detail])).toEqual([
+          ['created', 'U0REQUESTER', 'gates=2'],
+          ['expired', SYSTEM_ACTOR, 'outcome=cancelled'],
+          ['cancelled', SYSTEM_ACTOR, 'cause=expiry'],
+          ['abandoned', SYSTEM_ACTOR, undefined],
+        ]);
+      });
+    });
+  });
+}

@@ -1,0 +1,299 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { storeKeys } from '../../../src/approvals/keys.js';
+import {
+  connectRedis,
+  type RedisClient,
+  redactUrl,
+} from '../../../src/approvals/redis-connection.js';
+import { RedisConfirmationStore } from '../../../src/approvals/redis-store.js';
+import { StoreError } from '../../../src/approvals/store.js';
+import {
+  connectTestRedis,
+  deleteWithPrefix,
+  keysWithPrefix,
+  randomPrefix,
+  usingCluster,
+} from '../../support/redis.js';
+import { describeStoreContract, type StoreHarness } from './contract.js';
+import { APPROVER, CHANNEL, callIdsOf, firstCallId, newPause, policy, T0 } from './fixtures.js';
+
+const where = usingCluster ? 'Redis Cluster' : 'Redis';
+
+/** Every store of a test gets its own connection, as a replica would; all share one prefix. */
+async function openHarness(): Promise<StoreHarness> {
+  const keyPrefix = randomPrefix();
+  const stores: RedisConfirmationStore[] = [];
+  const open = async () => {
+    const redis = await connectTestRedis();
+    const store = new RedisConfirmationStore({ redis, keyPrefix, ownsClient: true });
+    stores.push(store);
+    return store;
+  };
+  const admin = await connectTestRedis();
+  return {
+    store: await open(),
+    replica: open,
+    cleanup: async () => {
+      await deleteWithPrefix(admin, keyPrefix);
+      await Promise.all(stores.map((store) => store.close()));
+      admin.disconnect();
+    },
+  };
+}
+
+describeStoreContract(where, openHarness);
+
+describe(`${where}: what only a durable, shared store shows`, () => {
+  let keyPrefix: string;
+  let redis: RedisClient;
+  let store: RedisConfirmationStore;
+  const retentionMs = 60_000;
+
+  beforeEach(async () => {
+    keyPrefix = randomPrefix();
+    redis = await connectTestRedis();
+    store = new RedisConfirmationStore({ redis, keyPrefix, retentionMs });
+  });
+  afterEach(async () => {
+    await deleteWithPrefix(redis, keyPrefix);
+    await store.close();
+    redis.disconnect();
+  });
+
+  it('keeps pauses across a restart: a new store instance on a new connection carries on', async () => {
+    const input = newPause({ policies: [policy({ quorum: 2 })] });
+    await store.createPause(input);
+    await store.vote({
+      pauseId: input.id,
+      callId: firstCallId(input),
+      voter: 'U1',
+      choice: 'approve',
+      now: T0 + 1,
+    });
+    const restarted = new RedisConfirmationStore({
+      redis: await connectTestRedis(),
+      keyPrefix,
+      ownsClient: true,
+    });
+    try {
+      const view = await restarted.getPause(input.id);
+      expect(view?.gates[0]?.votes.map((v) => v.voter)).toEqual(['U1']);
+      const second = await restarted.vote({
+        pauseId: input.id,
+        callId: firstCallId(input),
+        voter: 'U2',
+        choice: 'approve',
+        now: T0 + 2,
+      });
+      expect(second).toMatchObject({ kind: 'decided', state: 'approved', pauseDecided: true });
+      expect(await restarted.findPauseIdByCallId(firstCallId(input))).toBe(input.id);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('reports a gate key holding garbage as a corrupt record naming the key, never skips it', async () => {
+    const input = newPause({ policies: [policy({ expiresInMs: 10 })] });
+    await store.createPause(input);
+    const gateKey = storeKeys(keyPrefix).gate(input.id, firstCallId(input));
+    await redis.unlink(gateKey);
+    await redis.set(gateKey, 'garbage');
+    const reading = store.getPause(input.id);
+    await expect(reading).rejects.toBeInstanceOf(StoreError);
+    await expect(reading).rejects.toMatchObject({ reason: 'corrupt_record' });
+    await expect(reading).rejects.toThrow(gateKey);
+    await expect(
+      store.vote({
+        pauseId: input.id,
+        callId: firstCallId(input),
+        voter: 'U1',
+        choice: 'approve',
+        now: T0,
+      }),
+    ).rejects.toMatchObject({ reason: 'corrupt_record' });
+    await expect(store.expireDue(T0 + 10)).rejects.toMatchObject({ reason: 'corrupt_record' });
+  });
+
+  it('reports a record field that does not parse, naming the key and the problem', async () => {
+    const input = newPause();
+    await store.createPause(input);
+    const gateKey = storeKeys(keyPrefix).gate(input.id, firstCallId(input));
+    await redis.hset(gateKey, 'votes', '[{"voter":""}]');
+    const reading = store.getPause(input.id);
+    await expect(reading).rejects.toMatchObject({ reason: 'corrupt_record' });
+    await expect(reading).rejects.toThrow(new RegExp(`${escapeRegExp(gateKey)}.*votes`, 's'));
+    await redis.hset(gateKey, 'votes', '[]', 'state', 'maybe');
+    await expect(
+      store.vote({
+        pauseId: input.id,
+        callId: firstCallId(input),
+        voter: 'U1',
+        choice: 'approve',
+        now: T0,
+      }),
+    ).rejects.toThrow(/field state/);
+  });
+
+  it('keeps a finished pause for the retention period, then Redis removes it', async () => {
+    const input = newPause({ gates: 2 });
+    await store.createPause(input);
+    const keys = storeKeys(keyPrefix);
+    for (const callId of callIdsOf(input)) {
+      await store.vote({
+        pauseId: input.id,
+        callId,
+        voter: APPROVER,
+        choice: 'approve',
+        now: T0 + 1,
+      });
+    }
+    const pauseKeys = [
+      ...keys.scriptKeys(input.id, callIdsOf(input)),
+      ...callIdsOf(input).map(keys.call),
+    ];
+    for (const key of pauseKeys) expect(await redis.pttl(key)).toBe(-1);
+    await store.claimResume({ pauseId: input.id, owner: 'r1', now: T0 + 2, leaseMs: 1_000 });
+    await store.markResumed({ pauseId: input.id, owner: 'r1', now: T0 + 3 });
+    for (const key of pauseKeys) {
+      const ttl = await redis.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(retentionMs);
+    }
+    expect(await redis.zscore(keys.resume, input.id)).toBeNull();
+  });
+
+  it('a Retry of a failed resume lifts the retention; abandoning sets it', async () => {
+    const failed = newPause();
+    const abandoned = newPause();
+    await store.createPause(failed);
+    await store.createPause(abandoned);
+    const keys = storeKeys(keyPrefix);
+    await store.vote({
+      pauseId: failed.id,
+      callId: firstCallId(failed),
+      voter: 'U1',
+      choice: 'reject',
+      now: T0,
+    });
+    await store.claimResume({ pauseId: failed.id, owner: 'r1', now: T0, leaseMs: 1_000 });
+    await store.markResumeFailed({ pauseId: failed.id, owner: 'r1', now: T0, error: 'x' });
+    expect(await redis.pttl(keys.pause(failed.id))).toBeGreaterThan(0);
+    await store.claimResume({ pauseId: failed.id, owner: 'r2', now: T0 + 1, leaseMs: 1_000 });
+    expect(await redis.pttl(keys.pause(failed.id))).toBe(-1);
+    expect(await redis.pttl(keys.call(firstCallId(failed)))).toBe(-1);
+    await store.cancel({ pauseId: abandoned.id, by: 'U9', now: T0 });
+    expect(await redis.pttl(keys.gate(abandoned.id, firstCallId(abandoned)))).toBeGreaterThan(0);
+  });
+
+  it('finds a decided pause whose "resume due" update was lost, at its next re-check', async () => {
+    const recheckMs = 60_000;
+    const checking = new RedisConfirmationStore({ redis, keyPrefix, resumeRecheckMs: recheckMs });
+    const input = newPause();
+    await checking.createPause(input);
+    await checking.vote({
+      pauseId: input.id,
+      callId: firstCallId(input),
+      voter: 'U1',
+      choice: 'approve',
+      now: T0 + 1,
+    });
+    // As if the process died between the vote script and the index update.
+    await redis.zadd(storeKeys(keyPrefix).resume, T0 + recheckMs, input.id);
+    expect(await checking.dueResumes(T0 + 2)).toEqual([]);
+    expect(await checking.dueResumes(T0 + recheckMs)).toEqual([input.id]);
+  });
+
+  it('re-checks a pending pause later instead of listing it, and drops entries of vanished pauses', async () => {
+    const recheckMs = 60_000;
+    const checking = new RedisConfirmationStore({ redis, keyPrefix, resumeRecheckMs: recheckMs });
+    const keys = storeKeys(keyPrefix);
+    const input = newPause();
+    await checking.createPause(input);
+    await redis.zadd(keys.resume, T0, 'p-vanished');
+    expect(await checking.dueResumes(T0 + recheckMs)).toEqual([]);
+    expect(Number(await redis.zscore(keys.resume, input.id))).toBe(T0 + 2 * recheckMs);
+    expect(await redis.zscore(keys.resume, 'p-vanished')).toBeNull();
+  });
+
+  it('drops expiry entries of decided gates, and of missing pauses once a minute overdue', async () => {
+    const keys = storeKeys(keyPrefix);
+    const input = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
+    await store.createPause(input);
+    await store.vote({
+      pauseId: input.id,
+      callId: firstCallId(input),
+      voter: 'U1',
+      choice: 'approve',
+      now: T0 + 1,
+    });
+    const stale = JSON.stringify([input.id, firstCallId(input)]);
+    const orphan = JSON.stringify(['p-being-created', 'c1']);
+    await redis.zadd(keys.expiry, T0 + 1_000, stale, T0 + 1_000, orphan);
+    expect(await store.expireDue(T0 + 1_000)).toEqual([]);
+    expect(await redis.zscore(keys.expiry, stale)).toBeNull();
+    expect(await redis.zscore(keys.expiry, orphan)).not.toBeNull();
+    expect(await store.expireDue(T0 + 62_000)).toEqual([]);
+    expect(await redis.zscore(keys.expiry, orphan)).toBeNull();
+  });
+
+  it('lists a pending gate again after its channel entry was lost, once the pause is recorded again', async () => {
+    const keys = storeKeys(keyPrefix);
+    const input = newPause();
+    await store.createPause(input);
+    await redis.unlink(keys.pendingByChannel(CHANNEL));
+    expect(await store.listPendingByChannel(CHANNEL)).toEqual([]);
+    expect((await store.createPause(input)).kind).toBe('existed');
+    expect(await store.listPendingByChannel(CHANNEL)).toEqual([
+      { pauseId: input.id, callId: firstCallId(input) },
+    ]);
+  });
+
+  it('a pause and its gates live in one hash slot; no key is left without the prefix', async () => {
+    const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 1_000 })] });
+    await store.createPause(input);
+    const keys = storeKeys(keyPrefix).scriptKeys(input.id, callIdsOf(input));
+    const slots = new Set(keys.map((key) => /\{([^}]*)\}/.exec(key)?.[1]));
+    expect(slots).toEqual(new Set([input.id]));
+    const all = await keysWithPrefix(redis, keyPrefix);
+    expect(all.length).toBeGreaterThan(keys.length);
+  });
+
+  it('caps the global audit stream approximately at auditMaxLen', async () => {
+    const capped = new RedisConfirmationStore({ redis, keyPrefix, auditMaxLen: 10 });
+    for (let i = 0; i < 300; i++) await capped.createPause(newPause());
+    const length = await redis.xlen(storeKeys(keyPrefix).audit);
+    expect(length).toBeGreaterThanOrEqual(10);
+    expect(length).toBeLessThan(300);
+  });
+});
+
+describe('Redis unreachable', () => {
+  it('connectRedis rejects with StoreError("unavailable") naming the URL without credentials', async () => {
+    const connecting = connectRedis('redis://someone:hunter2@127.0.0.1:1/0', {
+      connectTimeoutMs: 500,
+    });
+    await expect(connecting).rejects.toBeInstanceOf(StoreError);
+    await expect(connecting).rejects.toMatchObject({ reason: 'unavailable' });
+    await expect(connecting).rejects.toThrow('redis://127.0.0.1:1/0');
+    await expect(connecting).rejects.not.toThrow('hunter2');
+  });
+
+  it('a store whose connection is gone rejects with StoreError("unavailable") instead of waiting', async () => {
+    const redis = await connectTestRedis();
+    const store = new RedisConfirmationStore({ redis, keyPrefix: randomPrefix() });
+    redis.disconnect();
+    await expect(store.getPause('p1')).rejects.toMatchObject({ reason: 'unavailable' });
+    await expect(store.createPause(newPause())).rejects.toMatchObject({ reason: 'unavailable' });
+    await expect(store.expireDue(T0)).rejects.toMatchObject({ reason: 'unavailable' });
+  });
+
+  it('redactUrl keeps host, port and database, and drops the user and password', () => {
+    expect(redactUrl('rediss://user:pw@cache.internal:6380/2')).toBe(
+      'rediss://cache.internal:6380/2',
+    );
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { Cluster, type Redis } from 'ioredis';
+import {
+  type ConnectOptions,
+  connectRedis,
+  connectRedisCluster,
+  type RedisClient,
+} from '../../src/approvals/redis-connection.js';
+
+/**
+ * The Redis the tests use: the server at 127.0.0.1:6379, or the Redis Cluster named by
+ * `REDIS_CLUSTER_NODES=host:port,host:port,...` (set by `npm run test:cluster`).
+ */
+const clusterNodes = process.env.REDIS_CLUSTER_NODES?.split(',').filter((node) => node !== '');
+
+export const REDIS_URL = 'redis://127.0.0.1:6379';
+export const usingCluster = clusterNodes !== undefined && clusterNodes.length > 0;
+
+export function connectTestRedis(options: ConnectOptions = {}): Promise<RedisClient> {
+  return clusterNodes && clusterNodes.length > 0
+    ? connectRedisCluster(clusterNodes, options)
+    : connectRedis(REDIS_URL, options);
+}
+
+/** A fresh key prefix, so that tests never see each other's keys. */
+export function randomPrefix(): string {
+  return `test:${randomUUID()}:`;
+}
+
+/** The standalone servers behind a client: the masters of a cluster, or the client itself. */
+export function servers(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
+}
+
+/** Every key under the prefix, on every master. */
+export async function keysWithPrefix(client: RedisClient, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const server of servers(client)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await server.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      found.push(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+  return found;
+}
+
+/** Deletes every key under the prefix (one key per command: keys live in different slots). */
+export async function deleteWithPrefix(client: RedisClient, prefix: string): Promise<void> {
+  const keys = await keysWithPrefix(client, prefix);
+  await Promise.all(keys.map((key) => client.unlink(key)));
+}
