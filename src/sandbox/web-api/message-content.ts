@@ -1,4 +1,4 @@
-import { checkMessage } from '../../slack/limits.js';
+import { checkMessage, MSG_BLOCKS_TOO_LONG, MSG_TOO_LONG, NO_TEXT } from '../../slack/limits.js';
 import type { Json } from '../json.js';
 import { type Arguments, jsonArg, stringArg } from './arguments.js';
 import { blockFailure, failure, type MethodResult } from './results.js';
@@ -27,9 +27,18 @@ export function readMessageContent(
       return { ok: false, result: failure('invalid_blocks_format') };
     blocks = blocksArg.value;
   }
-  const problems = checkMessage({ text, blocks });
-  if (problems.length > 0) return { ok: false, result: blockFailure('invalid_blocks', problems) };
+  // Whether a message without text or blocks is acceptable depends on the method (attachments, updates).
+  const problems = checkMessage({ text, blocks }).filter((p) => !p.startsWith(`${NO_TEXT}:`));
+  if (problems.length > 0)
+    return { ok: false, result: blockFailure(slackErrorFor(problems), problems) };
   const metadataArg = jsonArg(args, 'metadata');
   const metadata = metadataArg.kind === 'present' ? metadataArg.value : undefined;
   return { ok: true, content: { text, blocks, metadata } };
+}
+
+/** Slack answers a few limits with their own error rather than `invalid_blocks`. */
+function slackErrorFor(problems: readonly string[]): string {
+  if (problems.some((p) => p.startsWith(`${MSG_TOO_LONG}:`))) return 'msg_too_long';
+  if (problems.every((p) => p.startsWith(`${MSG_BLOCKS_TOO_LONG}:`))) return 'msg_blocks_too_long';
+  return 'invalid_blocks';
 }

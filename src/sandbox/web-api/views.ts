@@ -1,4 +1,4 @@
-import { checkView } from '../../slack/limits.js';
+import { checkView, VIEW_TOO_LARGE } from '../../slack/limits.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { toSlackView } from '../modals.js';
 import { type Arguments, jsonArg, stringArg } from './arguments.js';
@@ -65,8 +65,11 @@ function readView(
       result: invalidArguments(['failed to match all allowed schemas [json-pointer:/view]']),
     };
   }
-  const problems = checkView(view.value);
-  if (problems.length > 0) return { ok: false, result: invalidArguments(problems.map(underView)) };
+  const problems = checkView(view.value).map(underView);
+  if (problems.some((p) => p.startsWith(`${VIEW_TOO_LARGE}:`))) {
+    return { ok: false, result: failure('view_too_large') };
+  }
+  if (problems.length > 0) return { ok: false, result: invalidArguments(problems) };
   return { ok: true, view: view.value };
 }
 
