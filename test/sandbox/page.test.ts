@@ -1,0 +1,329 @@
+import { mkdirSync } from 'node:fs';
+import type { BlockAction, ButtonAction } from '@slack/bolt';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CHANNELS, PEOPLE, type Sandbox, USERGROUPS } from '../../src/sandbox/index.js';
+import { type RunningBoltApp, startBoltApp } from './bolt-fixture.js';
+import { startTestSandbox, webClient } from './sandbox-fixture.js';
+
+const ARTIFACTS = 'test-artifacts';
+const ops = CHANNELS.ops.id;
+
+function approvalCard(gate: string) {
+  return [
+    { type: 'header', text: { type: 'plain_text', text: ':rotating_light: Approval needed' } },
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `<@${PEOPLE.alice.id}> asked the *ops* agent to run \`restart_service\``,
+      },
+      fields: [
+        { type: 'mrkdwn', text: '*Service*\npayments-api' },
+        { type: 'mrkdwn', text: '*Environment*\nproduction' },
+        { type: 'mrkdwn', text: `*Approvers*\n<!subteam^${USERGROUPS.oncall.id}>` },
+        { type: 'mrkdwn', text: '*Needs*\n1 approval' },
+      ],
+    },
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `Expires <!date^1900000000^{date_short} at {time}|soon> · gate \`${gate}\``,
+        },
+      ],
+    },
+    {
+      type: 'actions',
+      block_id: `decide-${gate}`,
+      elements: [
+        {
+          type: 'button',
+          action_id: 'approve',
+          style: 'primary',
+          text: { type: 'plain_text', text: 'Approve' },
+          value: gate,
+        },
+        {
+          type: 'button',
+          action_id: 'reject',
+          style: 'danger',
+          text: { type: 'plain_text', text: 'Reject' },
+          value: gate,
+          confirm: {
+            title: { type: 'plain_text', text: 'Reject this call?' },
+            text: { type: 'mrkdwn', text: 'The agent will be told *no*.' },
+            confirm: { type: 'plain_text', text: 'Reject' },
+            deny: { type: 'plain_text', text: 'Keep it' },
+            style: 'danger',
+          },
+        },
+      ],
+    },
+  ];
+}
+
+const reasonModal = {
+  type: 'modal' as const,
+  callback_id: 'reason',
+  title: { type: 'plain_text' as const, text: 'Reject restart' },
+  submit: { type: 'plain_text' as const, text: 'Reject' },
+  close: { type: 'plain_text' as const, text: 'Cancel' },
+  blocks: [
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: 'Tell the agent why. It will see your reason.' },
+    },
+    {
+      type: 'input',
+      block_id: 'reason_block',
+      label: { type: 'plain_text' as const, text: 'Reason' },
+      hint: { type: 'plain_text' as const, text: 'At least 5 characters.' },
+      element: { type: 'plain_text_input', action_id: 'reason', multiline: true },
+    },
+    {
+      type: 'input',
+      block_id: 'replicas_block',
+      optional: true,
+      label: { type: 'plain_text' as const, text: 'Replicas' },
+      element: {
+        type: 'number_input',
+        action_id: 'replicas',
+        is_decimal_allowed: false,
+        initial_value: '3',
+      },
+    },
+    {
+      type: 'input',
+      block_id: 'notify_block',
+      optional: true,
+      label: { type: 'plain_text' as const, text: 'Notify' },
+      element: {
+        type: 'checkboxes',
+        action_id: 'notify',
+        options: [
+          { text: { type: 'plain_text', text: 'The requester' }, value: 'requester' },
+          { text: { type: 'plain_text', text: '#ops' }, value: 'channel' },
+        ],
+      },
+    },
+  ],
+};
+
+describe('the sandbox page in a real browser', () => {
+  let sandbox: Sandbox;
+  let bolt: RunningBoltApp;
+  let browser: Browser;
+  let page: Page;
+  const clickers: string[] = [];
+  const reasons: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    sandbox = await startTestSandbox();
+    bolt = await startBoltApp(sandbox, (app) => {
+      app.command('/agent', async ({ command, ack, client }) => {
+        await ack();
+        if (command.text === 'reject') {
+          await client.views.open({ trigger_id: command.trigger_id, view: reasonModal });
+        }
+      });
+      app.action<BlockAction<ButtonAction>>('approve', async ({ ack, body, client }) => {
+        await ack();
+        clickers.push(body.user.id);
+        const channel = body.channel?.id ?? '';
+        const ts = body.message?.ts ?? '';
+        await client.chat.update({
+          channel,
+          ts,
+          text: `Approved by <@${body.user.id}>`,
+          blocks: [
+            {
+              type: 'section',
+              text: { type: 'mrkdwn', text: `:white_check_mark: *Approved* by <@${body.user.id}>` },
+            },
+          ],
+        });
+        await client.chat.postMessage({ channel, thread_ts: ts, text: 'Resuming the agent…' });
+      });
+      app.action<BlockAction<ButtonAction>>('reject', async ({ ack, body, client }) => {
+        await ack();
+        await client.chat.postEphemeral({
+          channel: body.channel?.id ?? '',
+          user: body.user.id,
+          text: 'Use /agent reject to give a reason.',
+        });
+      });
+      app.view('reason', async ({ ack, view }) => {
+        const reason = view.state.values.reason_block?.reason?.value ?? '';
+        if (reason.length < 5) {
+          await ack({
+            response_action: 'errors',
+            errors: { reason_block: 'Please give at least 5 characters' },
+          });
+          return;
+        }
+        reasons.push(reason);
+        await ack();
+      });
+    });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-background-networking',
+        '--disable-gpu',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await bolt?.stop();
+    await sandbox?.stop();
+  });
+  beforeEach(async () => {
+    sandbox.reset();
+    clickers.length = 0;
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  });
+
+  async function open(as: string, conversation = ops) {
+    await page.goto(`${sandbox.url}/?as=${as}#${conversation}`);
+    await page.getByTestId('conversation-title').filter({ hasText: '#' }).waitFor();
+  }
+
+  async function postCard(gate: string): Promise<string> {
+    const posted = await webClient(sandbox).chat.postMessage({
+      channel: ops,
+      text: 'Approval needed: restart payments-api',
+      blocks: approvalCard(gate),
+    });
+    return String(posted.ts);
+  }
+
+  const messageAt = (ts: string) => page.locator(`[data-testid="message"][data-ts="${ts}"]`);
+
+  it('renders a message with blocks: header, fields, mentions, context and styled buttons', async () => {
+    await open('bob');
+    const ts = await postCard('g-1');
+    const message = messageAt(ts);
+    await message.waitFor();
+    expect(await message.locator('.bk-header-text').textContent()).toBe('🚨 Approval needed');
+    expect(await message.locator('.bk-field').count()).toBe(4);
+    expect(await message.locator('.mention').allInnerTexts()).toEqual(['@alice', '@oncall']);
+    expect(await message.locator('.mention-me').allInnerTexts()).toEqual(['@oncall']);
+    expect(await message.locator('.bk-context time.date').count()).toBe(1);
+    const approve = message.getByRole('button', { name: 'Approve' });
+    expect(await approve.getAttribute('class')).toContain('primary');
+    expect(await message.getByRole('button', { name: 'Reject' }).getAttribute('class')).toContain(
+      'danger',
+    );
+    await page.screenshot({ path: `${ARTIFACTS}/sandbox-card.png` });
+  });
+
+  it('renders mrkdwn formatting, and <script> or <img onerror> in a message only as text', async () => {
+    await open('alice');
+    const hostile =
+      'Look: &lt;script&gt;window.pwned = 1&lt;/script&gt; <img src=x onerror="window.pwned=2">';
+    const formatted =
+      '*bold* _italic_ ~strike~ `code` <https://example.com|a link> <javascript:window.pwned=3|click me>\n&gt; quoted &amp; kept\n```const x = 1 < 2;```';
+    const client = webClient(sandbox);
+    const first = await client.chat.postMessage({ channel: ops, text: hostile });
+    await client.chat.postMessage({
+      channel: ops,
+      text: 'formatted',
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: formatted } },
+        {
+          type: 'section',
+          text: { type: 'plain_text', text: '<img src=x onerror="window.pwned=4">' },
+        },
+      ],
+    });
+    await page.locator('[data-testid="message"] .quote').waitFor();
+    expect(await messageAt(String(first.ts)).getByTestId('message-text').textContent()).toBe(
+      'Look: <script>window.pwned = 1</script> <img src=x onerror="window.pwned=2">',
+    );
+    const list = page.getByTestId('message-list');
+    expect(await list.locator('script, img[src="x"]').count()).toBe(0);
+    expect(await list.locator('strong').allInnerTexts()).toContain('bold');
+    expect(await list.locator('em').allInnerTexts()).toContain('italic');
+    expect(await list.locator('s').allInnerTexts()).toContain('strike');
+    expect(await list.locator('code.inline-code').allInnerTexts()).toContain('code');
+    expect(await list.locator('a', { hasText: 'a link' }).getAttribute('href')).toBe(
+      'https://example.com/',
+    );
+    expect(await list.locator('a', { hasText: 'click me' }).count()).toBe(0);
+    expect(await list.locator('.quote').textContent()).toBe('quoted & kept');
+    expect(await list.locator('pre.code-block').textContent()).toBe('const x = 1 < 2;');
+    expect(await list.textContent()).toContain('<img src=x onerror="window.pwned=4">');
+    expect(await page.evaluate(() => Reflect.get(globalThis, 'pwned'))).toBeUndefined();
+    await page.screenshot({ path: `${ARTIFACTS}/sandbox-mrkdwn.png` });
+  });
+
+  it('a click reaches the Bolt app, which updates the message live, and its thread reply shows', async () => {
+    await open('bob');
+    const ts = await postCard('g-2');
+    await messageAt(ts).getByRole('button', { name: 'Approve' }).click();
+    await messageAt(ts).getByText('Approved by @bob').waitFor();
+    expect(clickers).toEqual([PEOPLE.bob.id]);
+    await messageAt(ts).getByTestId('thread-summary').filter({ hasText: '1 reply' }).click();
+    await page.getByTestId('thread-pane').getByText('Resuming the agent…').waitFor();
+    await page.getByTestId('calls-toggle').click();
+    await page.getByTestId('calls-pane').getByText('chat.update').waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/sandbox-approved-thread.png` });
+  });
+
+  it('a confirm dialog guards a button, and the app can answer with an ephemeral', async () => {
+    await open('carol');
+    const ts = await postCard('g-3');
+    await messageAt(ts).getByRole('button', { name: 'Reject' }).click();
+    const dialog = page.getByTestId('confirm-dialog');
+    await dialog.getByText('The agent will be told').waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/sandbox-confirm.png` });
+    await dialog.getByRole('button', { name: 'Reject' }).click();
+    const ephemeral = page.getByTestId('ephemeral');
+    await ephemeral.getByText('Only visible to you').waitFor();
+    expect(await ephemeral.textContent()).toContain('Use /agent reject to give a reason.');
+    expect(sandbox.ephemerals('carol')).toHaveLength(1);
+  });
+
+  it('the person switch changes who clicks', async () => {
+    await open('bob');
+    const ts = await postCard('g-4');
+    await messageAt(ts).waitFor();
+    await page.getByTestId('person-switch').selectOption(PEOPLE.carol.id);
+    await page.waitForURL(/as=U0CAROL0001/);
+    await messageAt(ts).getByRole('button', { name: 'Approve' }).click();
+    await messageAt(ts).getByText('Approved by @carol').waitFor();
+    expect(clickers).toEqual([PEOPLE.carol.id]);
+  });
+
+  it('a modal opened from a slash command shows validation errors under the input and stays open', async () => {
+    await open('bob');
+    await page.getByTestId('composer-input').fill('/agent reject');
+    await page.getByTestId('composer-input').press('Enter');
+    const modal = page.getByTestId('modal');
+    await modal.getByRole('heading', { name: 'Reject restart' }).waitFor();
+    expect(await modal.getByLabel('Replicas').inputValue()).toBe('3');
+    await modal.getByLabel('Reason').fill('no');
+    await modal.getByLabel('The requester').check();
+    await modal.getByTestId('modal-submit').click();
+    const error = modal.getByTestId('input-error');
+    await error.waitFor();
+    expect(await error.textContent()).toBe('Please give at least 5 characters');
+    expect(await modal.getByLabel('Reason').inputValue()).toBe('no');
+    expect(await modal.getByLabel('The requester').isChecked()).toBe(true);
+    await page.screenshot({ path: `${ARTIFACTS}/sandbox-modal-errors.png` });
+
+    await modal.getByLabel('Reason').fill('The change window is closed');
+    await modal.getByTestId('modal-submit').click();
+    await modal.waitFor({ state: 'detached' });
+    expect(reasons).toEqual(['The change window is closed']);
+  });
+});
