@@ -46,11 +46,15 @@ export async function slackError(
   throw new Error('expected the call to fail with a Slack platform error');
 }
 
+export type AppAnswer = { status?: number; body?: string; contentType?: string };
+
 /**
- * A bare app endpoint that records each request's form fields and answers 200 with no body:
- * enough to obtain trigger ids without Bolt.
+ * A bare app endpoint that records each request's form fields and answers with `answer`
+ * (default: 200, no body): enough to obtain trigger ids and response URLs without Bolt.
  */
-export async function startRecordingApp(): Promise<{
+export async function startRecordingApp(
+  answer: (request: URLSearchParams) => AppAnswer | Promise<AppAnswer> = () => ({}),
+): Promise<{
   url: string;
   requests: URLSearchParams[];
   stop: () => Promise<void>;
@@ -62,10 +66,12 @@ export async function startRecordingApp(): Promise<{
     return text;
   };
   const server = createServer((req, res) => {
-    read(req).then((text) => {
-      requests.push(new URLSearchParams(text));
-      res.writeHead(200);
-      res.end();
+    read(req).then(async (text) => {
+      const request = new URLSearchParams(text);
+      requests.push(request);
+      const { status = 200, body = '', contentType = 'application/json' } = await answer(request);
+      res.writeHead(status, body === '' ? {} : { 'content-type': contentType });
+      res.end(body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
