@@ -38,6 +38,11 @@ async function main(): Promise<void> {
     log: createLog('info', 'sandbox'),
   });
   const env = sandbox.env();
+  if (!['127.0.0.1', 'localhost', '::1'].includes(values.host)) {
+    process.stderr.write(
+      `Warning: listening on ${values.host}. Anyone who can reach it can act as any sandbox person.\n`,
+    );
+  }
   process.stdout.write(
     [
       '',

@@ -96,6 +96,50 @@ const reasonModal = {
     },
     {
       type: 'input',
+      block_id: 'severity_block',
+      optional: true,
+      label: { type: 'plain_text' as const, text: 'Severity' },
+      element: {
+        type: 'static_select',
+        action_id: 'severity',
+        placeholder: { type: 'plain_text', text: 'Pick one' },
+        options: [
+          { text: { type: 'plain_text', text: 'Low' }, value: 'low' },
+          { text: { type: 'plain_text', text: 'High' }, value: 'high' },
+        ],
+      },
+    },
+    {
+      type: 'input',
+      block_id: 'when_block',
+      optional: true,
+      label: { type: 'plain_text' as const, text: 'Retry' },
+      element: {
+        type: 'radio_buttons',
+        action_id: 'when',
+        options: [
+          { text: { type: 'plain_text', text: 'Never' }, value: 'never' },
+          { text: { type: 'plain_text', text: 'Tomorrow' }, value: 'tomorrow' },
+        ],
+      },
+    },
+    {
+      type: 'input',
+      block_id: 'teams_block',
+      optional: true,
+      label: { type: 'plain_text' as const, text: 'Teams' },
+      element: {
+        type: 'multi_static_select',
+        action_id: 'teams',
+        options: [
+          { text: { type: 'plain_text', text: 'Payments' }, value: 'payments' },
+          { text: { type: 'plain_text', text: 'Platform' }, value: 'platform' },
+          { text: { type: 'plain_text', text: 'Security' }, value: 'security' },
+        ],
+      },
+    },
+    {
+      type: 'input',
       block_id: 'notify_block',
       optional: true,
       label: { type: 'plain_text' as const, text: 'Notify' },
@@ -118,6 +162,8 @@ describe('the sandbox page in a real browser', () => {
   let page: Page;
   const clickers: string[] = [];
   const reasons: string[] = [];
+  const submitted: unknown[] = [];
+  const choices: unknown[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -155,6 +201,12 @@ describe('the sandbox page in a real browser', () => {
           text: 'Use /agent reject to give a reason.',
         });
       });
+      app.action<BlockAction>(/^(more|environment)$/, async ({ ack, action, respond }) => {
+        await ack();
+        choices.push(action);
+        const chosen = 'selected_option' in action ? action.selected_option?.value : undefined;
+        await respond({ text: `You chose ${chosen ?? 'nothing'}` });
+      });
       app.view('reason', async ({ ack, view }) => {
         const reason = view.state.values.reason_block?.reason?.value ?? '';
         if (reason.length < 5) {
@@ -165,6 +217,7 @@ describe('the sandbox page in a real browser', () => {
           return;
         }
         reasons.push(reason);
+        submitted.push(view.state.values);
         await ack();
       });
     });
@@ -189,7 +242,10 @@ describe('the sandbox page in a real browser', () => {
   beforeEach(async () => {
     sandbox.reset();
     clickers.length = 0;
+    choices.length = 0;
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // Fail with the locator's name rather than vitest's bare test timeout.
+    page.setDefaultTimeout(8000);
   });
 
   async function open(as: string, conversation = ops) {
@@ -293,6 +349,111 @@ describe('the sandbox page in a real browser', () => {
     expect(sandbox.ephemerals('carol')).toHaveLength(1);
   });
 
+  it('renders accessories, images and selects, and their choices reach the app as selected_option', async () => {
+    await open('carol');
+    const tinyPng =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const posted = await webClient(sandbox).chat.postMessage({
+      channel: ops,
+      text: 'Deploy summary',
+      blocks: [
+        {
+          type: 'section',
+          text: {
+            type: 'mrkdwn',
+            text: '*payments-api* `v2.14.0` is ready to deploy.\n3 services, 12 files changed.',
+          },
+          accessory: {
+            type: 'overflow',
+            action_id: 'more',
+            options: [
+              { text: { type: 'plain_text', text: 'View diff' }, value: 'diff' },
+              { text: { type: 'plain_text', text: 'Snooze 1 hour' }, value: 'snooze' },
+            ],
+          },
+        },
+        {
+          type: 'section',
+          text: {
+            type: 'mrkdwn',
+            text: 'Owner: <!subteam^S0ONCALL001>  ·  Runbook: <https://runbooks.example/payments|payments>',
+          },
+          accessory: { type: 'image', image_url: tinyPng, alt_text: 'service icon' },
+        },
+        { type: 'divider' },
+        {
+          type: 'actions',
+          elements: [
+            {
+              type: 'static_select',
+              action_id: 'environment',
+              placeholder: { type: 'plain_text', text: 'Environment' },
+              options: [
+                { text: { type: 'plain_text', text: 'staging' }, value: 'staging' },
+                { text: { type: 'plain_text', text: 'production' }, value: 'production' },
+              ],
+            },
+            {
+              type: 'button',
+              action_id: 'approve',
+              text: { type: 'plain_text', text: 'Deploy' },
+              style: 'primary',
+            },
+          ],
+        },
+        {
+          type: 'context',
+          elements: [
+            { type: 'image', image_url: tinyPng, alt_text: 'bot' },
+            { type: 'mrkdwn', text: 'Requested by <@U0ALICE0001> · <#C0PAYMENTS1>' },
+          ],
+        },
+      ],
+    });
+    await webClient(sandbox).chat.postEphemeral({
+      channel: ops,
+      user: PEOPLE.carol.id,
+      text: ':hourglass: Waiting for a second approver.',
+    });
+    const message = messageAt(String(posted.ts));
+    await message.waitFor();
+    await page.getByTestId('ephemeral').first().waitFor();
+    await message.getByRole('button', { name: 'More actions' }).click();
+    await page
+      .getByTestId('overflow-menu')
+      .getByRole('menuitem', { name: 'Snooze 1 hour' })
+      .waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/sandbox-gallery.png` });
+    await page.getByRole('menuitem', { name: 'Snooze 1 hour' }).click();
+    await page.getByTestId('ephemeral').getByText('You chose snooze').waitFor();
+    await message.getByRole('combobox', { name: 'Environment' }).selectOption('production');
+    await page.getByTestId('ephemeral').getByText('You chose production').waitFor();
+    expect(choices).toMatchObject([
+      { type: 'overflow', selected_option: { value: 'snooze' } },
+      { type: 'static_select', selected_option: { value: 'production' } },
+    ]);
+    expect(await message.locator('img.bk-accessory-img').getAttribute('alt')).toBe('service icon');
+  });
+
+  it('a typed message is posted as the person, with @mentions and #channels linked', async () => {
+    await open('dave');
+    await page.getByTestId('composer-input').fill('hi @carol, see #payments & <b>this</b>');
+    await page.getByTestId('composer-input').press('Enter');
+    const text = page.locator(
+      '[data-testid="message"][data-user="U0DAVE00001"] [data-testid="message-text"]',
+    );
+    await text.waitFor();
+    expect(await text.textContent()).toBe('hi @carol, see #payments & <b>this</b>');
+    expect(await text.locator('.mention').textContent()).toBe('@carol');
+    expect(sandbox.messages(ops)[0]?.text).toBe(
+      'hi <@U0CAROL0001|carol>, see <#C0PAYMENTS1|payments> &amp; &lt;b&gt;this&lt;/b&gt;',
+    );
+    expect(await page.getByTestId('channel-list').getByRole('button').allTextContents()).toEqual([
+      '#general',
+      '#ops',
+    ]);
+  });
+
   it('the person switch changes who clicks', async () => {
     await open('bob');
     const ts = await postCard('g-4');
@@ -322,8 +483,19 @@ describe('the sandbox page in a real browser', () => {
     await page.screenshot({ path: `${ARTIFACTS}/sandbox-modal-errors.png` });
 
     await modal.getByLabel('Reason').fill('The change window is closed');
+    await modal.getByLabel('Severity').selectOption('high');
+    await modal.getByLabel('Tomorrow').check();
+    await modal.getByLabel('Teams').selectOption(['payments', 'security']);
+    await modal.getByLabel('Replicas').fill('5');
     await modal.getByTestId('modal-submit').click();
     await modal.waitFor({ state: 'detached' });
     expect(reasons).toEqual(['The change window is closed']);
+    expect(submitted.at(-1)).toMatchObject({
+      replicas_block: { replicas: { type: 'number_input', value: '5' } },
+      severity_block: { severity: { selected_option: { value: 'high' } } },
+      when_block: { when: { selected_option: { value: 'tomorrow' } } },
+      teams_block: { teams: { selected_options: [{ value: 'payments' }, { value: 'security' }] } },
+      notify_block: { notify: { selected_options: [{ value: 'requester' }] } },
+    });
   });
 });

@@ -126,6 +126,19 @@ describe('the sandbox Web API, through the real @slack/web-api client', () => {
     expect((await slackError(outsider)).error).toBe('user_not_in_channel');
   });
 
+  it('a message posted to a person lands in their DM with the bot', async () => {
+    const posted = await webClient(sandbox).chat.postMessage({
+      channel: PEOPLE.carol.id,
+      text: 'Your approval is needed',
+    });
+    expect(posted.channel).toBe(PEOPLE.carol.dmId);
+    expect(sandbox.messages(PEOPLE.carol.dmId).map((m) => m.text)).toEqual([
+      'Your approval is needed',
+    ]);
+    const opened = await webClient(sandbox).conversations.open({ users: PEOPLE.carol.id });
+    expect(opened.channel?.id).toBe(PEOPLE.carol.dmId);
+  });
+
   it('chat.delete removes the bot message', async () => {
     const client = webClient(sandbox);
     const posted = await client.chat.postMessage({ channel: ops, text: 'to delete' });

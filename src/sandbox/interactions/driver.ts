@@ -173,7 +173,7 @@ export class InteractionDriver {
     if (delivery.kind !== 'answered' || delivery.status !== 200) {
       this.state.notify({
         user: person.id,
-        text: `${BOT.realName} did not handle that: ${problemText(delivery)}`,
+        text: `${BOT.realName} did not handle that: ${problemText(delivery, this.options.ackTimeoutMs)}`,
         channel: located.target?.channel,
         messageTs: located.container.kind === 'message' ? located.container.messageTs : undefined,
         viewId: input.viewId,
@@ -212,7 +212,9 @@ export class InteractionDriver {
       this.applyViewAck(person, open, delivery.body);
     } else {
       open.notice = 'We had some trouble connecting. Try again?';
-      this.options.log.warn('view submission not acknowledged', { detail: problemText(delivery) });
+      this.options.log.warn('view submission not acknowledged', {
+        detail: problemText(delivery, this.options.ackTimeoutMs),
+      });
     }
     this.state.changed();
     return result(delivery);
@@ -562,12 +564,12 @@ function commandError(delivery: Delivery): string {
   }
 }
 
-function problemText(delivery: Delivery): string {
+function problemText(delivery: Delivery, deadlineMs: number): string {
   switch (delivery.kind) {
     case 'answered':
       return `it answered HTTP ${delivery.status}`;
     case 'timeout':
-      return 'it did not answer within 3 seconds';
+      return `it did not answer within ${deadlineMs} ms`;
     case 'unreachable':
       return `it could not be reached (${delivery.detail})`;
   }

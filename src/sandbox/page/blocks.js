@@ -343,7 +343,9 @@ function heldValue(element, blockId, env) {
   return null;
 }
 
+/** Gives a select in an input block its label's name (its placeholder names it elsewhere). */
 function setAttributes(element, attributes) {
+  element.removeAttribute('aria-label');
   for (const [name, value] of Object.entries(attributes)) {
     if (value !== undefined) element.setAttribute(name, value);
   }
