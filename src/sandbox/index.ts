@@ -11,7 +11,7 @@ export type {
   PostAsPersonInput,
   SlashCommandInput,
   SubmitViewInput,
-} from './interactions/driver.js';
+} from './interactions/inputs.js';
 export { slackSignature } from './interactions/signing.js';
 export type { InputValue, InputValues } from './interactions/view-input.js';
 export type { SandboxView } from './modals.js';

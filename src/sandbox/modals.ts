@@ -136,13 +136,14 @@ function externalIdOf(view: JsonObject): string | undefined {
     : undefined;
 }
 
-function blocksOf(view: JsonObject): Json[] {
+/** A view's blocks, or none when it has no `blocks` array. */
+export function viewBlocks(view: JsonObject): Json[] {
   return Array.isArray(view.blocks) ? view.blocks : [];
 }
 
 function keptValues(values: JsonObject, view: JsonObject): JsonObject {
   const kept: JsonObject = {};
-  for (const input of inputBlocks(blocksOf(view))) {
+  for (const input of inputBlocks(viewBlocks(view))) {
     const byAction = values[input.blockId];
     const value = isJsonObject(byAction) ? byAction[input.element.action_id] : undefined;
     if (value !== undefined) kept[input.blockId] = { [input.element.action_id]: value };
@@ -159,7 +160,7 @@ export function toSlackView(view: SandboxView): JsonObject {
     id: view.id,
     team_id: TEAM.id,
     type: text(v.type, 'modal'),
-    blocks: blocksOf(v),
+    blocks: viewBlocks(v),
     private_metadata: text(v.private_metadata, ''),
     callback_id: text(v.callback_id, ''),
     state: { values: view.values },

@@ -8,15 +8,15 @@ import { LiveUpdates } from './http/live-updates.js';
 import { handlePageApi } from './http/page-api.js';
 import { pageDirectory, servePageFile } from './http/page-files.js';
 import { handleResponseUrl } from './http/response-url-route.js';
-import {
-  type ClickInput,
-  type CloseViewInput,
-  InteractionDriver,
-  type InteractionResult,
-  type PostAsPersonInput,
-  type SlashCommandInput,
-  type SubmitViewInput,
-} from './interactions/driver.js';
+import { InteractionDriver } from './interactions/driver.js';
+import type {
+  ClickInput,
+  CloseViewInput,
+  InteractionResult,
+  PostAsPersonInput,
+  SlashCommandInput,
+  SubmitViewInput,
+} from './interactions/inputs.js';
 import type { SandboxView } from './modals.js';
 import { type Notice, SandboxState } from './state.js';
 import { handleWebApi } from './web-api/handler.js';

@@ -1,10 +1,8 @@
 import type { Log } from '../../log.js';
-import { checkView } from '../../slack/limits.js';
-import { type FoundElement, inputBlocks, interactiveElements, optionsOf } from '../blocks.js';
-import { type SandboxMessage, toSlackMessage } from '../conversations.js';
+import type { SandboxMessage } from '../conversations.js';
 import { parseJsonObject } from '../http/bodies.js';
-import { isJsonObject, type Json, type JsonObject } from '../json.js';
-import { type SandboxView, toSlackView, viewFlag } from '../modals.js';
+import { isJsonObject, type JsonObject } from '../json.js';
+import { type SandboxView, toSlackView, viewBlocks, viewFlag } from '../modals.js';
 import type { ResponseTarget } from '../response-urls.js';
 import type { SandboxState } from '../state.js';
 import {
@@ -15,75 +13,28 @@ import {
   type Person,
   SLACKBOT,
 } from '../workspace.js';
+import { choiceState, locateClick, pickElement } from './click-target.js';
 import { type Delivery, deliverSigned, fieldsForm, payloadForm } from './delivery.js';
+import type {
+  ClickInput,
+  CloseViewInput,
+  InteractionResult,
+  PostAsPersonInput,
+  SlashCommandInput,
+  SubmitViewInput,
+} from './inputs.js';
+import { commandError, outcomeOf, problemText } from './outcomes.js';
 import {
-  type ActionContainer,
   actionJson,
   blockActionsPayload,
-  type Choice,
-  choiceShape,
   slashCommandFields,
   viewClosedPayload,
   viewSubmissionPayload,
 } from './payloads.js';
 import { applyReply, describeFailure } from './replies.js';
 import { encodeTypedText } from './typed-text.js';
-import { type InputValues, readViewInput } from './view-input.js';
-
-/**
- * What came of an interaction: the app's HTTP answer (its ack), or why there was none: the
- * sandbox refused to send (as a Slack client would), no app is connected, or the app did not
- * answer within Slack's deadline.
- */
-export type InteractionResult =
-  | { answered: true; status: number; body: string }
-  | { answered: false; reason: string };
-
-export interface SlashCommandInput {
-  /** Id or handle of the person typing it. */
-  user: string;
-  /** Id or name of the channel it is typed in. */
-  channel: string;
-  /** With the slash: `/agent`. */
-  command: string;
-  text?: string;
-}
-
-export interface ClickInput {
-  user: string;
-  actionId: string;
-  /** Needed only when several blocks hold the same action id. */
-  blockId?: string;
-  /**
-   * Buttons: which of several buttons sharing the action id (by their value). Overflow, select
-   * and radio buttons: the option value chosen. Checkboxes and multi-selects: the values checked.
-   */
-  value?: string | readonly string[];
-  /** A message (or ephemeral message) in a channel… */
-  channel?: string;
-  messageTs?: string;
-  /** …or an open modal. */
-  viewId?: string;
-}
-
-export interface SubmitViewInput {
-  user: string;
-  /** Default: the person's topmost modal. */
-  viewId?: string;
-  values?: InputValues;
-}
-
-export interface CloseViewInput {
-  user: string;
-  viewId?: string;
-}
-
-export interface PostAsPersonInput {
-  user: string;
-  channel: string;
-  text: string;
-  threadTs?: string;
-}
+import { applyViewAck } from './view-acks.js';
+import { readViewInput } from './view-input.js';
 
 export interface DriverOptions {
   state: SandboxState;
@@ -145,13 +96,13 @@ export class InteractionDriver {
       this.slackbotSays(target, `${command} failed with the error "${commandError(delivery)}"`);
     }
     this.state.changed();
-    return result(delivery);
+    return outcomeOf(delivery);
   }
 
   async clickButton(input: ClickInput): Promise<InteractionResult> {
     const person = findPerson(input.user);
     if (!person) return refused(`unknown user ${input.user}`);
-    const located = this.locate(person, input);
+    const located = locateClick(this.state, person, input);
     if (!located.ok) return refused(located.reason);
     const picked = pickElement(located.blocks, input);
     if (!picked.ok) return refused(picked.reason);
@@ -180,7 +131,7 @@ export class InteractionDriver {
       });
       this.state.changed();
     }
-    return result(delivery);
+    return outcomeOf(delivery);
   }
 
   async submitView(input: SubmitViewInput): Promise<InteractionResult> {
@@ -190,7 +141,7 @@ export class InteractionDriver {
     if (!view.ok) return refused(view.reason);
     const open = view.view;
     if (!isJsonObject(open.view.submit)) return refused('this modal has no submit button');
-    const read = readViewInput(blocksOf(open.view), open.values, input.values ?? {});
+    const read = readViewInput(viewBlocks(open.view), open.values, input.values ?? {});
     if (!read.ok) return refused(read.reason);
     open.values = read.values;
     open.errors = read.errors;
@@ -209,7 +160,7 @@ export class InteractionDriver {
     });
     const delivery = await this.deliver(url, payloadForm(payload));
     if (delivery.kind === 'answered' && delivery.status === 200) {
-      this.applyViewAck(person, open, delivery.body);
+      applyViewAck(this.state, person, open, delivery.body);
     } else {
       open.notice = 'We had some trouble connecting. Try again?';
       this.options.log.warn('view submission not acknowledged', {
@@ -217,7 +168,7 @@ export class InteractionDriver {
       });
     }
     this.state.changed();
-    return result(delivery);
+    return outcomeOf(delivery);
   }
 
   async closeView(input: CloseViewInput): Promise<InteractionResult> {
@@ -237,7 +188,7 @@ export class InteractionDriver {
     const url = this.options.appEventsUrl();
     if (url === undefined) return refused('closed; no app events URL is set');
     const payload = viewClosedPayload({ person, view: slackView, isCleared: cleared });
-    return result(await this.deliver(url, payloadForm(payload)));
+    return outcomeOf(await this.deliver(url, payloadForm(payload)));
   }
 
   /** A person posts a plain message (the app hears nothing: the sandbox sends no Events API events). */
@@ -331,73 +282,6 @@ export class InteractionDriver {
     }
   }
 
-  /** Honours `response_action`; an empty ack closes the submitted view. */
-  private applyViewAck(person: Person, view: SandboxView, body: string): void {
-    if (body.trim() === '') {
-      this.state.modals.close(view);
-      return;
-    }
-    const json = parseJsonObject(body);
-    if (!json.ok) {
-      view.notice =
-        'We had some trouble connecting. Try again? (the app answered with something other than JSON)';
-      return;
-    }
-    const ack = json.value;
-    switch (ack.response_action) {
-      case undefined:
-        this.state.modals.close(view);
-        return;
-      case 'clear':
-        this.state.modals.closeAll(person.id);
-        return;
-      case 'errors':
-        this.showErrors(view, ack.errors);
-        return;
-      case 'update':
-      case 'push': {
-        const next = ack.view;
-        if (!isJsonObject(next)) {
-          view.notice = `response_action "${ack.response_action}" needs a view`;
-          return;
-        }
-        const problems = checkView(next);
-        if (problems.length > 0) {
-          view.notice = `The app's view was refused: ${problems.join('; ')}`;
-          return;
-        }
-        if (ack.response_action === 'update') this.state.modals.update(view, next);
-        else {
-          const pushed = this.state.modals.push(person.id, next);
-          if (!pushed.ok) view.notice = `The app's view could not be pushed: ${pushed.error}`;
-        }
-        return;
-      }
-      default:
-        view.notice = `Unknown response_action ${JSON.stringify(ack.response_action)}`;
-    }
-  }
-
-  private showErrors(view: SandboxView, errors: Json | undefined): void {
-    if (!isJsonObject(errors)) {
-      view.notice = 'response_action "errors" needs an errors object keyed by block_id';
-      return;
-    }
-    const inputs = new Set(inputBlocks(blocksOf(view.view)).map((i) => i.blockId));
-    const shown: Record<string, string> = {};
-    const strays: string[] = [];
-    for (const [blockId, message] of Object.entries(errors)) {
-      if (inputs.has(blockId) && typeof message === 'string') shown[blockId] = message;
-      else strays.push(blockId);
-    }
-    view.errors = shown;
-    // Slack shows nothing for errors keyed by anything but an input block; say so, it is a bug.
-    view.notice =
-      strays.length > 0
-        ? `Errors for blocks that are not input blocks were dropped: ${strays.join(', ')}`
-        : undefined;
-  }
-
   private topView(
     person: Person,
     viewId: string | undefined,
@@ -409,168 +293,5 @@ export class InteractionDriver {
       return { ok: false, reason: `view ${viewId} is not ${person.name}'s topmost modal` };
     }
     return { ok: true, view: top };
-  }
-
-  private locate(person: Person, input: ClickInput): Located {
-    if (input.viewId !== undefined) {
-      const view = this.state.modals.byId(input.viewId);
-      if (!view || view.user !== person.id)
-        return { ok: false, reason: `${person.name} has no view ${input.viewId}` };
-      return {
-        ok: true,
-        blocks: blocksOf(view.view),
-        container: { kind: 'view', view: toSlackView(view) },
-        values: view.values,
-        target: undefined,
-      };
-    }
-    const conversation = findConversation(input.channel ?? '');
-    if (!conversation) return { ok: false, reason: `unknown channel ${input.channel ?? '(none)'}` };
-    const ts = input.messageTs ?? '';
-    const message = this.state.conversations.find(conversation.id, ts);
-    if (message && !message.deleted) {
-      if (!isMember(conversation, person.id)) {
-        return { ok: false, reason: `${person.name} is not in ${conversation.name}` };
-      }
-      const threadTs =
-        message.threadTs !== undefined && message.threadTs !== message.ts
-          ? message.threadTs
-          : undefined;
-      return {
-        ok: true,
-        blocks: message.blocks,
-        container: {
-          kind: 'message',
-          conversation,
-          messageTs: ts,
-          threadTs,
-          message: toSlackMessage(message),
-        },
-        values: {},
-        target: {
-          user: person.id,
-          channel: conversation.id,
-          threadTs,
-          original: { kind: 'message', ts },
-        },
-      };
-    }
-    const ephemeral = this.state.conversations.findEphemeral(person.id, ts);
-    if (ephemeral && ephemeral.channel === conversation.id) {
-      return {
-        ok: true,
-        blocks: ephemeral.blocks,
-        container: {
-          kind: 'message',
-          conversation,
-          messageTs: ts,
-          threadTs: ephemeral.threadTs,
-          message: undefined,
-        },
-        values: {},
-        target: {
-          user: person.id,
-          channel: conversation.id,
-          threadTs: ephemeral.threadTs,
-          original: { kind: 'ephemeral', ts },
-        },
-      };
-    }
-    return {
-      ok: false,
-      reason: `no message ${ts} that ${person.name} can see in ${conversation.name}`,
-    };
-  }
-}
-
-type Located =
-  | {
-      ok: true;
-      blocks: Json[];
-      container: ActionContainer;
-      values: JsonObject;
-      target: ResponseTarget | undefined;
-    }
-  | { ok: false; reason: string };
-
-function pickElement(
-  blocks: readonly Json[],
-  input: ClickInput,
-): { ok: true; found: FoundElement; choice: Choice } | { ok: false; reason: string } {
-  const candidates = interactiveElements(blocks).filter(
-    (f) =>
-      f.element.action_id === input.actionId &&
-      (input.blockId === undefined || f.blockId === input.blockId),
-  );
-  const value = input.value;
-  const found =
-    candidates.find(
-      (f) => f.element.type !== 'button' || value === undefined || f.element.value === value,
-    ) ?? undefined;
-  if (!found) {
-    const where = input.blockId === undefined ? '' : ` in block ${input.blockId}`;
-    const which = value === undefined || Array.isArray(value) ? '' : ` with value ${String(value)}`;
-    return { ok: false, reason: `no element with action_id ${input.actionId}${where}${which}` };
-  }
-  const shape = choiceShape(found.element);
-  if (shape === 'none') return { ok: true, found, choice: { kind: 'none' } };
-  const options = optionsOf(found.element);
-  const wanted = value === undefined ? [] : typeof value === 'string' ? [value] : [...value];
-  const chosen = options.filter((o) => wanted.includes(o.value));
-  if (chosen.length !== wanted.length || (shape === 'one' && chosen.length !== 1)) {
-    return {
-      ok: false,
-      reason: `choose ${shape === 'one' ? 'one option' : 'options'} of ${input.actionId} by value`,
-    };
-  }
-  const [first] = chosen;
-  if (shape === 'one' && first) return { ok: true, found, choice: { kind: 'one', option: first } };
-  return { ok: true, found, choice: { kind: 'many', options: chosen } };
-}
-
-/** `state.values` of a message click: the chosen option of the element clicked, if it holds one. */
-function choiceState(found: FoundElement, action: JsonObject): JsonObject {
-  if (found.element.type === 'button' || found.element.type === 'overflow') return {};
-  const value: JsonObject = { type: found.element.type };
-  if (action.selected_option !== undefined) value.selected_option = action.selected_option;
-  if (action.selected_options !== undefined) value.selected_options = action.selected_options;
-  return { [found.blockId]: { [found.element.action_id]: value } };
-}
-
-function blocksOf(view: JsonObject): Json[] {
-  return Array.isArray(view.blocks) ? view.blocks : [];
-}
-
-function result(delivery: Delivery): InteractionResult {
-  switch (delivery.kind) {
-    case 'answered':
-      return { answered: true, status: delivery.status, body: delivery.body };
-    case 'timeout':
-      return { answered: false, reason: 'timeout: the app did not answer within the ack deadline' };
-    case 'unreachable':
-      return { answered: false, reason: `unreachable: ${delivery.detail}` };
-  }
-}
-
-/** The error Slack names when a slash command's request fails. */
-function commandError(delivery: Delivery): string {
-  switch (delivery.kind) {
-    case 'answered':
-      return delivery.status >= 500 ? 'http_service_error' : 'http_client_error';
-    case 'timeout':
-      return 'operation_timeout';
-    case 'unreachable':
-      return 'dispatch_failed';
-  }
-}
-
-function problemText(delivery: Delivery, deadlineMs: number): string {
-  switch (delivery.kind) {
-    case 'answered':
-      return `it answered HTTP ${delivery.status}`;
-    case 'timeout':
-      return `it did not answer within ${deadlineMs} ms`;
-    case 'unreachable':
-      return `it could not be reached (${delivery.detail})`;
   }
 }
