@@ -435,7 +435,7 @@ describe('the sandbox page in a real browser', () => {
     expect(await message.locator('img.bk-accessory-img').getAttribute('alt')).toBe('service icon');
   });
 
-  it('a typed message is posted as the person, with @mentions and #channels linked', async () => {
+  it('a typed message is posted as the person, with @mentions and #channels linked, and can be replied to in a thread', async () => {
     await open('dave');
     await page.getByTestId('composer-input').fill('hi @carol, see #payments & <b>this</b>');
     await page.getByTestId('composer-input').press('Enter');
@@ -451,6 +451,17 @@ describe('the sandbox page in a real browser', () => {
     expect(await page.getByTestId('channel-list').getByRole('button').allTextContents()).toEqual([
       '#general',
       '#ops',
+    ]);
+
+    const mine = page.locator('[data-testid="message"][data-user="U0DAVE00001"]');
+    await mine.hover();
+    await mine.getByTestId('reply-in-thread').click();
+    await page.getByTestId('thread-input').fill('and a reply in the thread');
+    await page.getByTestId('thread-input').press('Enter');
+    await page.getByTestId('thread-pane').getByText('and a reply in the thread').waitFor();
+    await mine.getByTestId('thread-summary').filter({ hasText: '1 reply' }).waitFor();
+    expect(sandbox.replies(ops, sandbox.messages(ops)[0]?.ts ?? '').map((m) => m.text)).toEqual([
+      'and a reply in the thread',
     ]);
   });
 

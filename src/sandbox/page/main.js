@@ -1,7 +1,10 @@
 import { api, subscribe } from './api.js';
+import { renderCalls as renderCallList } from './calls-pane.js';
+import { wireComposer } from './composer.js';
 import { h, initials, replaceChildren } from './dom.js';
 import { authorResolver, renderMessageItems } from './messages.js';
 import { renderModal } from './modal.js';
+import { showToast } from './toasts.js';
 
 /**
  * The sandbox's Slack client: one person at a time (the "Acting as" switch), their channels and
@@ -73,8 +76,16 @@ async function start() {
   state.conversation = target || ws.channels.find((c) => c.name === 'ops')?.id || ws.channels[0].id;
   if (ts) state.thread = ts;
 
-  wireComposer(ui.composer, ui.composerInput, () => ({ threadTs: undefined }));
-  wireComposer(ui.threadComposer, ui.threadInput, () => ({ threadTs: state.thread ?? undefined }));
+  wireComposer(
+    ui.composer,
+    ui.composerInput,
+    sendFrom(() => undefined),
+  );
+  wireComposer(
+    ui.threadComposer,
+    ui.threadInput,
+    sendFrom(() => state.thread ?? undefined),
+  );
   $('thread-close').addEventListener('click', () => openThread(null));
   ui.callsToggle.addEventListener('click', () => toggleCalls(!state.callsOpen));
   $('calls-close').addEventListener('click', () => toggleCalls(false));
@@ -328,34 +339,7 @@ function renderNotices() {
 
 async function renderCalls() {
   const { calls } = await api.calls();
-  replaceChildren(
-    ui.callsList,
-    calls
-      .slice()
-      .reverse()
-      .map((call) =>
-        h(
-          'li',
-          { class: `call ${call.ok ? 'ok' : 'failed'}` },
-          h(
-            'details',
-            {},
-            h(
-              'summary',
-              {},
-              h('span', { class: 'call-method' }, call.method),
-              h(
-                'span',
-                { class: 'call-result' },
-                call.ok ? 'ok' : (call.error ?? `HTTP ${call.status}`),
-              ),
-              h('time', { class: 'call-time' }, new Date(call.atMs).toLocaleTimeString()),
-            ),
-            h('pre', { class: 'call-args' }, JSON.stringify(call.args, null, 2)),
-          ),
-        ),
-      ),
-  );
+  renderCallList(ui.callsList, calls);
 }
 
 function toggleCalls(open) {
@@ -434,24 +418,9 @@ async function closeView(viewId) {
   refresh();
 }
 
-function wireComposer(form, input, where) {
-  const grow = () => {
-    input.style.height = 'auto';
-    input.style.height = `${Math.min(input.scrollHeight, 200)}px`;
-  };
-  input.addEventListener('input', grow);
-  input.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      form.requestSubmit();
-    }
-  });
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const text = input.value.trim();
-    if (text === '') return;
-    input.value = '';
-    grow();
+/** What a composer sends: `/command text` as a slash command, anything else as a message. */
+function sendFrom(threadTs) {
+  return async (text) => {
     try {
       const command = /^(\/\S+)\s*([\s\S]*)$/.exec(text);
       if (command) {
@@ -464,23 +433,21 @@ function wireComposer(form, input, where) {
           }),
         );
       } else {
-        await api.message({ user: state.person, channel: state.conversation, text, ...where() });
+        await api.message({
+          user: state.person,
+          channel: state.conversation,
+          text,
+          threadTs: threadTs(),
+        });
       }
     } catch (error) {
       reportError(error);
     }
-  });
+  };
 }
 
 function toast(text, kind) {
-  const element = h(
-    'div',
-    { class: `toast ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
-    text,
-  );
-  ui.toasts.append(element);
-  setTimeout(() => element.classList.add('leaving'), 5500);
-  setTimeout(() => element.remove(), 6000);
+  showToast(ui.toasts, text, kind);
 }
 
 start().catch(reportError);
