@@ -108,6 +108,9 @@ const silentLog: Log = {
 };
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  if (options.botToken === '' || options.signingSecret === '') {
+    throw new TypeError('startSandbox: botToken and signingSecret must not be empty');
+  }
   const log = options.log ?? silentLog;
   const state = new SandboxState({ triggerTtlMs: options.triggerTtlMs ?? 3000 });
   let appEventsUrl = options.appEventsUrl;
@@ -131,7 +134,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
     const api = /^\/api\/([A-Za-z0-9._-]+)$/.exec(path);
     if (api?.[1])
-      return handleWebApi(req, res, api[1], { state, baseUrl }, { botToken: options.botToken });
+      return handleWebApi(
+        req,
+        res,
+        api[1],
+        { state, baseUrl },
+        { botToken: options.botToken, log },
+      );
     const response = /^\/response\/([A-Za-z0-9_-]+)$/.exec(path);
     if (response?.[1]) return handleResponseUrl(req, res, response[1], state);
     const control = /^\/sandbox\/([a-z-]+)$/.exec(path);

@@ -274,6 +274,27 @@ describe('rules Slack enforces, which the sandbox enforces too', () => {
       expect(sandbox.views('carol')).toEqual([]);
     });
 
+    it('a button in a modal sends block_actions with the view as its container', async () => {
+      await sandbox.slashCommand({ user: 'bob', channel: 'ops', command: '/agent' });
+      const opened = await webClient(sandbox).views.open({
+        trigger_id: lastRequest().get('trigger_id') ?? '',
+        view: { ...modal('With a button'), blocks: [...modal('x').blocks, ...buttonBlocks] },
+      });
+      const viewId = String(opened.view?.id);
+      const result = await sandbox.clickButton({ user: 'bob', viewId, actionId: 'go' });
+      expect(result).toMatchObject({ answered: true, status: 200 });
+      const payload = z
+        .looseObject({
+          container: z.unknown(),
+          view: z.looseObject({ id: z.string() }),
+          response_url: z.unknown().optional(),
+        })
+        .parse(JSON.parse(lastRequest().get('payload') ?? '{}'));
+      expect(payload.container).toEqual({ type: 'view', view_id: viewId });
+      expect(payload.view.id).toBe(viewId);
+      expect(payload.response_url).toBeUndefined();
+    });
+
     it('a view_submission carries the entered values in Slack state shape', async () => {
       await openModal('bob');
       await sandbox.submitView({ user: 'bob', values: { note_block: 'a & b' } });

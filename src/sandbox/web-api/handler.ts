@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Log } from '../../log.js';
 import { mediaType, parseForm, parseJsonObject, readBody, sendJson } from '../http/bodies.js';
 import type { JsonObject } from '../json.js';
 import { type Arguments, loggedArguments, stringArg } from './arguments.js';
@@ -42,6 +43,7 @@ const SCOPES =
 
 export interface WebApiOptions {
   botToken: string;
+  log: Log;
 }
 
 /** `/api/<method>`: parse the arguments, check the token, maybe answer 429, run the method, log the call. */
@@ -65,6 +67,12 @@ export async function handleWebApi(
       atMs: state.nowMs(),
     });
     state.changed();
+    // The method and outcome only: arguments can hold tool arguments (debug level at most).
+    options.log.info('web api call', {
+      method,
+      status,
+      error: typeof body.error === 'string' ? body.error : undefined,
+    });
     sendJson(res, status, body, { 'x-oauth-scopes': SCOPES, ...headers });
   };
 
