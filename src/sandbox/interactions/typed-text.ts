@@ -1,0 +1,29 @@
+import { allChannels, allPeople, allUserGroups } from '../workspace.js';
+
+/**
+ * Text a person typed, as Slack stores messages and delivers slash commands with
+ * `should_escape: true`: `&`, `<`, `>` escaped, and mentions, channels and links turned into
+ * Slack's `<…>` references.
+ */
+export function encodeTypedText(text: string): string {
+  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return escaped
+    .replace(/(^|\s)@([a-z0-9][a-z0-9._-]*)/gi, (whole, lead: string, handle: string) => {
+      const lower = handle.toLowerCase();
+      if (lower === 'here' || lower === 'channel' || lower === 'everyone')
+        return `${lead}<!${lower}>`;
+      const person = allPeople().find((p) => p.name === lower);
+      if (person) return `${lead}<@${person.id}|${person.name}>`;
+      const group = allUserGroups().find((g) => g.handle === lower);
+      if (group) return `${lead}<!subteam^${group.id}|@${group.handle}>`;
+      return whole;
+    })
+    .replace(/(^|\s)#([a-z0-9][a-z0-9_-]*)/gi, (whole, lead: string, name: string) => {
+      const channel = allChannels().find((c) => c.name === name.toLowerCase());
+      return channel ? `${lead}<#${channel.id}|${channel.name}>` : whole;
+    })
+    .replace(
+      /(^|\s)(https?:\/\/[^\s<>]+)/g,
+      (_whole, lead: string, url: string) => `${lead}<${url}>`,
+    );
+}

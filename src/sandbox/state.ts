@@ -1,0 +1,82 @@
+import { type ApiCall, RateLimits } from './api-calls.js';
+import { Conversations } from './conversations.js';
+import { Modals } from './modals.js';
+import { ResponseUrls } from './response-urls.js';
+import { TimestampSource } from './timestamps.js';
+import { Triggers } from './triggers.js';
+
+/**
+ * What a Slack client would tell a person outside the messages themselves: a click the app did
+ * not acknowledge, a failed slash command. The page shows them; tests can assert on them.
+ */
+export interface Notice {
+  id: number;
+  user: string;
+  text: string;
+  channel: string | undefined;
+  messageTs: string | undefined;
+  viewId: string | undefined;
+  atMs: number;
+}
+
+/** Everything the sandbox holds, plus a change signal that drives live updates and `waitFor`. */
+export class SandboxState {
+  readonly timestamps: TimestampSource;
+  readonly conversations: Conversations;
+  readonly modals: Modals;
+  readonly triggers: Triggers;
+  readonly responseUrls: ResponseUrls;
+  readonly rateLimits = new RateLimits();
+  calls: ApiCall[] = [];
+  notices: Notice[] = [];
+  private version = 0;
+  private nextNoticeId = 1;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    options: { triggerTtlMs: number },
+    readonly nowMs: () => number = Date.now,
+  ) {
+    this.timestamps = new TimestampSource(nowMs);
+    this.conversations = new Conversations(this.timestamps);
+    this.modals = new Modals(nowMs);
+    this.triggers = new Triggers(options.triggerTtlMs, nowMs);
+    this.responseUrls = new ResponseUrls(nowMs);
+  }
+
+  get currentVersion(): number {
+    return this.version;
+  }
+
+  /** Call after every mutation: page clients refresh and `waitFor` probes run again. */
+  changed(): void {
+    this.version += 1;
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  recordCall(call: ApiCall): void {
+    this.calls.push(call);
+  }
+
+  notify(notice: Omit<Notice, 'id' | 'atMs'>): Notice {
+    const full = { ...notice, id: this.nextNoticeId++, atMs: this.nowMs() };
+    this.notices.push(full);
+    return full;
+  }
+
+  /** Back to an empty workspace: no messages, modals, calls or notices (ids stay the same). */
+  reset(): void {
+    this.conversations.clear();
+    this.modals.clear();
+    this.rateLimits.clear();
+    this.calls = [];
+    this.notices = [];
+  }
+}
