@@ -1,0 +1,19 @@
+/**
+ * The approver policy: who may approve which tool calls, where the card goes, how many approvals
+ * it takes, when it expires. Loaded once from POLICY_FILE, resolved per gate, checked per click.
+ */
+export type { Glob } from './policy/glob.js';
+export {
+  emptyPolicy,
+  type GateSubject,
+  type Policy,
+  type PolicyRule,
+  type ResolvedGatePolicy,
+  resolveGatePolicy,
+} from './policy/policy.js';
+export {
+  loadPolicyFile,
+  type ParsePolicyResult,
+  PolicyError,
+  parsePolicy,
+} from './policy/policy-file.js';
