@@ -1,0 +1,27 @@
+/**
+ * The approver policy: who may approve which tool calls, where the card goes, how many approvals
+ * it takes, when it expires. Loaded once from POLICY_FILE, resolved per gate, checked per click.
+ */
+export {
+  type ApproverDirectory,
+  type ApproverDirectoryClient,
+  ApproverDirectoryError,
+  SlackApproverDirectory,
+  type SlackApproverDirectoryOptions,
+} from './policy/approver-directory.js';
+export { type AuthorizeInput, type AuthorizeResult, authorize } from './policy/authorize.js';
+export type { Glob } from './policy/glob.js';
+export {
+  emptyPolicy,
+  type GateSubject,
+  type Policy,
+  type PolicyRule,
+  type ResolvedGatePolicy,
+  resolveGatePolicy,
+} from './policy/policy.js';
+export {
+  loadPolicyFile,
+  type ParsePolicyResult,
+  PolicyError,
+  parsePolicy,
+} from './policy/policy-file.js';

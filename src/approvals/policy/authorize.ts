@@ -1,0 +1,66 @@
+import type { Approver, GatePolicy } from '../records.js';
+import { type ApproverDirectory, ApproverDirectoryError } from './approver-directory.js';
+
+export interface AuthorizeInput {
+  /** The Slack user who clicked. */
+  voter: string;
+  /** The Slack user who started the run. */
+  requester: string;
+  /** The live policy or the gate's snapshot: the caller decides which governs. */
+  policy: GatePolicy;
+  /** Whose members `channel` approvers are. */
+  cardChannelId: string;
+}
+
+export type AuthorizeResult =
+  | { ok: true }
+  | {
+      ok: false;
+      reason: 'nobody_may_approve' | 'self_approval' | 'not_approver';
+      /** Who may approve, for the refusal message. */
+      approvers: Approver[];
+    };
+
+/**
+ * May this person vote on this gate? Refusals are values; a membership lookup that fails throws
+ * `ApproverDirectoryError` unless another approver entry already admits the voter, so a Slack
+ * outage never lets anyone through. Users are checked before groups and channels, which cost
+ * Web API calls.
+ */
+export async function authorize(
+  { voter, requester, policy, cardChannelId }: AuthorizeInput,
+  directory: ApproverDirectory,
+): Promise<AuthorizeResult> {
+  const approvers = policy.approvers.map((approver) => ({ ...approver }));
+  if (approvers.length === 0) return { ok: false, reason: 'nobody_may_approve', approvers };
+  // Whatever the approver list says: starting a run and approving it are two people's jobs.
+  if (voter === requester && !policy.selfApproval) {
+    return { ok: false, reason: 'self_approval', approvers };
+  }
+  if (approvers.some((a) => a.kind === 'user' && a.id === voter)) return { ok: true };
+
+  let failure: ApproverDirectoryError | undefined;
+  for (const approver of approvers) {
+    if (approver.kind === 'user') continue;
+    try {
+      const members =
+        approver.kind === 'usergroup'
+          ? await directory.usergroupMembers(approver.id)
+          : await directory.channelMembers(cardChannelId);
+      if (members.includes(voter)) return { ok: true };
+    } catch (error) {
+      failure ??=
+        error instanceof ApproverDirectoryError
+          ? error
+          : new ApproverDirectoryError(
+              approver.kind === 'usergroup'
+                ? { kind: 'usergroup', id: approver.id }
+                : { kind: 'channel', id: cardChannelId },
+              undefined,
+              { cause: error },
+            );
+    }
+  }
+  if (failure) throw failure;
+  return { ok: false, reason: 'not_approver', approvers };
+}

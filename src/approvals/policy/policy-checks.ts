@@ -1,0 +1,118 @@
+import type { GatePolicy } from '../records.js';
+import type { PolicyRule } from './policy.js';
+import { approverKey, type PolicySettings } from './policy-schema.js';
+
+/**
+ * Checks across fields, once rules carry their inherited defaults. Errors are what can never work
+ * (a quorum larger than the fixed list of people who may vote); warnings are allowed but worth
+ * saying at start-up (nobody may approve, self-approval on, a rule that can never apply).
+ */
+
+export interface CheckedEntry {
+  /** The key path of the entry in the file: `['defaults']` or `['rules', 2]`. */
+  path: readonly PropertyKey[];
+  /** What the entry itself says, before inheriting. */
+  own: PolicySettings;
+  policy: GatePolicy;
+  /** Rules only: for the reachability check. */
+  match?: PolicyRule['match'];
+}
+
+export interface Finding {
+  severity: 'error' | 'warning';
+  path: readonly PropertyKey[];
+  /** Point at the key rather than its value (the key is what the finding is about). */
+  at: 'value' | 'key';
+  message: string;
+}
+
+export function checkEntries(entries: readonly CheckedEntry[]): Finding[] {
+  const findings: Finding[] = [];
+  let catchAll: CheckedEntry | undefined;
+  for (const entry of entries) {
+    findings.push(...checkEntry(entry));
+    if (entry.match === undefined) continue;
+    if (catchAll) {
+      findings.push({
+        severity: 'warning',
+        path: entry.path,
+        at: 'value',
+        message: `never applies: ${catchAll.policy.rule} before it matches every tool call`,
+      });
+    } else if (matchesEverything(entry.match)) catchAll = entry;
+  }
+  return findings;
+}
+
+function checkEntry({ path, own, policy }: CheckedEntry): Finding[] {
+  const findings: Finding[] = [];
+  const isDefaults = policy.rule === 'defaults';
+  const { approvers, quorum } = policy;
+
+  if (approvers.length === 0) {
+    findings.push({
+      severity: 'warning',
+      path: own.approvers === undefined ? path : [...path, 'approvers'],
+      at: 'value',
+      message: isDefaults
+        ? 'no approvers: nobody may approve tool calls that no rule matches'
+        : 'no approvers: nobody may approve the tool calls this rule matches',
+    });
+  }
+
+  const ids = (own.approvers ?? []).map(approverKey);
+  const repeated = [...new Set(ids.filter((id, index) => ids.indexOf(id) !== index))];
+  if (repeated.length > 0) {
+    findings.push({
+      severity: 'warning',
+      path: [...path, 'approvers'],
+      at: 'value',
+      message: `listed more than once (counted once): ${repeated.join(', ')}`,
+    });
+  }
+
+  if (own.selfApproval === true) {
+    findings.push({
+      severity: 'warning',
+      path: [...path, 'selfApproval'],
+      at: 'value',
+      message: 'selfApproval is on: whoever starts a run may approve its own tool calls',
+    });
+  }
+
+  // Only a list of users has a size known now; a group or a channel can grow.
+  const onlyUsers = approvers.length > 0 && approvers.every((a) => a.kind === 'user');
+  // When both came from `defaults`, the defaults' own finding already says it.
+  const quorumPath =
+    own.quorum !== undefined
+      ? [...path, 'quorum']
+      : own.approvers !== undefined
+        ? [...path, 'approvers']
+        : undefined;
+  if (onlyUsers && quorumPath) {
+    const people = approvers.length === 1 ? '1 user is' : `${approvers.length} users are`;
+    if (quorum > approvers.length) {
+      findings.push({
+        severity: 'error',
+        path: quorumPath,
+        at: 'value',
+        message: `quorum ${quorum} can never be met: only ${people} listed as approvers`,
+      });
+    } else if (quorum === approvers.length && !policy.selfApproval) {
+      findings.push({
+        severity: 'warning',
+        path: quorumPath,
+        at: 'value',
+        message:
+          quorum === 1
+            ? 'a run started by the only approver can never be approved (selfApproval is off)'
+            : `quorum ${quorum} needs every listed approver, so a run started by one of them can never be approved (selfApproval is off)`,
+      });
+    }
+  }
+  return findings;
+}
+
+function matchesEverything(match: PolicyRule['match']): boolean {
+  return (match.app?.matchesEverything ?? true) && (match.tool?.matchesEverything ?? true);
+}

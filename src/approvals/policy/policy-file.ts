@@ -1,0 +1,192 @@
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+import type { GatePolicy } from '../records.js';
+import { DEFAULTS_LABEL, type Policy, type PolicyRule, type ResolvedGatePolicy } from './policy.js';
+import { type CheckedEntry, checkEntries } from './policy-checks.js';
+import {
+  approverKey,
+  keysAllowedAt,
+  type PolicySettings,
+  policyFileSchema,
+} from './policy-schema.js';
+import { positionOf } from './yaml-position.js';
+
+/**
+ * Reading the policy file (YAML, or JSON, which the YAML parser reads too and so gives positions
+ * for). Every problem is reported at once, each as `file:line:col key.path: what is wrong`.
+ */
+
+export type ParsePolicyResult =
+  | { ok: true; policy: Policy; warnings: string[] }
+  | { ok: false; errors: string[] };
+
+/** A policy file that cannot be used; `problems` holds one line per problem. */
+export class PolicyError extends Error {
+  override readonly name = 'PolicyError';
+  constructor(
+    readonly source: string,
+    readonly problems: readonly string[],
+  ) {
+    super(
+      `Invalid policy file ${source} (${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}):\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
+  }
+}
+
+/** Reads and validates the file; throws a `PolicyError` listing every problem. */
+export async function loadPolicyFile(path: string): Promise<Policy> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = z.object({ code: z.string() }).safeParse(error);
+    const why = code.success ? code.data.code : 'unreadable';
+    throw new PolicyError(path, [`${path}: cannot read the policy file (${why})`]);
+  }
+  const parsed = parsePolicy(text, path);
+  if (!parsed.ok) throw new PolicyError(path, parsed.errors);
+  return parsed.policy;
+}
+
+/** `source` names the file in every message. */
+export function parsePolicy(text: string, source: string): ParsePolicyResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    // Plain data only: a tag such as !!binary would turn a value into a Buffer or a Date.
+    resolveKnownTags: false,
+  });
+  const located = (
+    path: readonly PropertyKey[],
+    message: string,
+    at: 'value' | 'key' = 'value',
+  ) => {
+    const { line, col } = positionOf(doc, lineCounter, path, at);
+    return { line, col, text: `${source}:${line}:${col} ${pathText(path)}${message}` };
+  };
+
+  // Warnings too: an unknown tag or similar oddity in a security setting is not worth guessing at.
+  const syntax = [...doc.errors, ...doc.warnings];
+  if (syntax.length > 0) {
+    return {
+      ok: false,
+      errors: syntax.map((problem) => {
+        const { line, col } = lineCounter.linePos(problem.pos[0]);
+        return `${source}:${line}:${col} ${problem.message}`;
+      }),
+    };
+  }
+  if (doc.contents === null) {
+    return {
+      ok: false,
+      errors: [`${source}:1:1 the file is empty: expected defaults and/or rules`],
+    };
+  }
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : 'unreadable';
+    return { ok: false, errors: [`${source}:1:1 ${why}`] };
+  }
+
+  const parsed = policyFileSchema.safeParse(data);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) =>
+            located([...issue.path, key], unknownKeyMessage(key, keysAllowedAt(issue.path)), 'key'),
+          )
+        : [located(issue.path, issue.message)],
+    );
+    return { ok: false, errors: inFileOrder(problems) };
+  }
+
+  const file = parsed.data;
+  const ownDefaults = file.defaults ?? {};
+  const defaults = resolveEntry(DEFAULTS_LABEL, ownDefaults, {});
+  const entries: CheckedEntry[] = [
+    { path: ['defaults'], own: ownDefaults, policy: defaults.policy },
+  ];
+  const rules: PolicyRule[] = (file.rules ?? []).map(({ match, ...own }, index) => {
+    const resolved = resolveEntry(`rules[${index}]`, own, ownDefaults);
+    entries.push({ path: ['rules', index], own, policy: resolved.policy, match });
+    return { match, resolved };
+  });
+
+  const findings = checkEntries(entries).map((finding) => ({
+    severity: finding.severity,
+    ...located(finding.path, finding.message, finding.at),
+  }));
+  const errors = inFileOrder(findings.filter((f) => f.severity === 'error'));
+  if (errors.length > 0) return { ok: false, errors };
+  const warnings = inFileOrder(findings.filter((f) => f.severity === 'warning'));
+  return { ok: true, policy: { source, defaults, rules, warnings }, warnings };
+}
+
+/** A rule's settings over the defaults' settings over the documented defaults. */
+function resolveEntry(
+  rule: string,
+  own: PolicySettings,
+  inherited: PolicySettings,
+): ResolvedGatePolicy {
+  const expiresIn = own.expiresIn !== undefined ? own.expiresIn : inherited.expiresIn;
+  const approvers = own.approvers ?? inherited.approvers ?? [];
+  const policy: GatePolicy = {
+    rule,
+    approvers: approvers.filter(
+      (approver, index) =>
+        approvers.findIndex((other) => approverKey(other) === approverKey(approver)) === index,
+    ),
+    quorum: own.quorum ?? inherited.quorum ?? 1,
+    selfApproval: own.selfApproval ?? inherited.selfApproval ?? false,
+    onExpiry: own.onExpiry ?? inherited.onExpiry ?? 'reject',
+    reasonRequired: own.reasonRequired ?? inherited.reasonRequired ?? false,
+  };
+  // `null` is `expiresIn: never`: no expiry, whatever the defaults say.
+  if (expiresIn != null) policy.expiresInMs = expiresIn;
+  const channel = own.channel ?? inherited.channel;
+  return channel === undefined ? { policy } : { policy, channel };
+}
+
+function pathText(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '';
+  let text = '';
+  for (const segment of path) {
+    text += typeof segment === 'number' ? `[${segment}]` : `${text ? '.' : ''}${String(segment)}`;
+  }
+  return `${text}: `;
+}
+
+function unknownKeyMessage(key: string, allowed: readonly string[]): string {
+  const suggestion = allowed.find((candidate) => looksLike(key, candidate));
+  const hint = suggestion ? `did you mean ${suggestion}?` : `expected one of ${allowed.join(', ')}`;
+  return `unknown key (${hint})`;
+}
+
+/** `approver` for `approvers`, `self_approval` for `selfApproval`, `qourum` for `quorum`. */
+function looksLike(typed: string, known: string): boolean {
+  const normal = (text: string) => text.toLowerCase().replace(/[-_\s]/g, '');
+  return editDistance(normal(typed), normal(known)) <= Math.min(2, Math.floor(known.length / 3));
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function inFileOrder(problems: { line: number; col: number; text: string }[]): string[] {
+  return [...problems].sort((a, b) => a.line - b.line || a.col - b.col).map((p) => p.text);
+}

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import type { Approver } from '../records.js';
+import { DURATION_EXAMPLES, parseDuration } from './duration.js';
+import { compileGlob, type Glob } from './glob.js';
+
+/**
+ * The policy file's shape. Every object is strict: a misspelt key (`approver:`) is an error, not
+ * a setting silently left at its default. Each message says what was expected and what was found;
+ * the file loader adds the file, line, column and key path.
+ */
+
+/** A zod error callback: "expected …, got <what the file says>". */
+export function expected(what: string) {
+  return (issue: { input?: unknown }) => `expected ${what}, got ${describeInput(issue.input)}`;
+}
+
+export function describeInput(input: unknown): string {
+  if (input === undefined) return 'nothing';
+  if (input === null) return 'nothing (null)';
+  if (typeof input === 'string') {
+    return JSON.stringify(input.length > 40 ? `${input.slice(0, 40)}…` : input);
+  }
+  if (Array.isArray(input)) return 'a list';
+  if (typeof input === 'object') return 'a mapping';
+  return String(input);
+}
+
+const USER_ID = /^[UW][A-Z0-9]{2,}$/;
+const USERGROUP_ID = /^S[A-Z0-9]{2,}$/;
+const CHANNEL_ID = /^[CG][A-Z0-9]{2,}$/;
+const CHANNEL_APPROVERS = 'channel';
+
+const APPROVER_WORDS = `a user id (U… or W…), a user group id (S…) or "${CHANNEL_APPROVERS}"`;
+
+export function parseApprover(text: string): Approver | undefined {
+  if (text === CHANNEL_APPROVERS) return { kind: 'channel' };
+  if (USER_ID.test(text)) return { kind: 'user', id: text };
+  if (USERGROUP_ID.test(text)) return { kind: 'usergroup', id: text };
+  return undefined;
+}
+
+/** Ids of users, groups and channels never collide (their first letters differ). */
+export function approverKey(approver: Approver): string {
+  return approver.kind === 'channel' ? CHANNEL_APPROVERS : approver.id;
+}
+
+/** Mentions and names are what people paste; ids are what Slack sends with a click. */
+function approverHint(text: string): string {
+  const mention = /^<[@!](?:subteam\^)?([A-Z0-9]+)(?:\|[^>]*)?>$/.exec(text);
+  if (mention) return ` (write the bare id ${mention[1]})`;
+  if (text.startsWith('@'))
+    return ' (names change and are not unique: use the id from the profile)';
+  if (text.toLowerCase() === CHANNEL_APPROVERS)
+    return ` (write "${CHANNEL_APPROVERS}" in lower case)`;
+  return '';
+}
+
+const approverList = z
+  .union([z.string(), z.array(z.unknown())], {
+    error: expected(`a list of approvers, each ${APPROVER_WORDS}`),
+  })
+  .transform((value, ctx) => {
+    const single = typeof value === 'string';
+    const items: unknown[] = single ? [value] : value;
+    const approvers: Approver[] = [];
+    items.forEach((item, index) => {
+      const approver = typeof item === 'string' ? parseApprover(item) : undefined;
+      if (approver) approvers.push(approver);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          input: item,
+          path: single ? [] : [index],
+          message: `${expected(APPROVER_WORDS)({ input: item })}${typeof item === 'string' ? approverHint(item) : ''}`,
+        });
+    });
+    return approvers;
+  });
+
+const channelId = z
+  .string({ error: expected('a channel id such as C0123456789') })
+  .refine((text) => CHANNEL_ID.test(text), {
+    error: (issue) =>
+      `${expected('a channel id such as C0123456789')(issue)}${
+        typeof issue.input === 'string' && issue.input.startsWith('#')
+          ? ' (names change: use the id, from the channel details)'
+          : ''
+      }`,
+  });
+
+const quorum = z
+  .number({ error: expected('an integer ≥ 1') })
+  .int({ error: expected('an integer ≥ 1') })
+  .min(1, { error: expected('an integer ≥ 1') });
+
+const flag = z.boolean({ error: expected('true or false') });
+
+/** `never` lets a rule undo an expiry set in `defaults`; it becomes `null` here. */
+const expiry = z
+  .string({ error: expected(`a duration such as ${DURATION_EXAMPLES}, or never`) })
+  .transform((text, ctx): number | null => {
+    if (text === 'never') return null;
+    const duration = parseDuration(text);
+    if (duration.ok) return duration.ms;
+    ctx.addIssue({
+      code: 'custom',
+      input: text,
+      message: `${duration.error}, or never, got ${describeInput(text)}`,
+    });
+    return z.NEVER;
+  });
+
+const onExpiry = z.enum(['reject', 'cancel'], { error: expected('reject or cancel') });
+
+const pattern = z
+  .string({ error: expected('a name pattern such as "restart_*"') })
+  .transform((text, ctx): Glob => {
+    const compiled = compileGlob(text);
+    if (compiled.ok) return compiled.glob;
+    ctx.addIssue({ code: 'custom', input: text, message: compiled.error });
+    return z.NEVER;
+  });
+
+const settingsShape = {
+  channel: channelId.optional(),
+  approvers: approverList.optional(),
+  quorum: quorum.optional(),
+  selfApproval: flag.optional(),
+  expiresIn: expiry.optional(),
+  onExpiry: onExpiry.optional(),
+  reasonRequired: flag.optional(),
+};
+
+export const settingsSchema = z.strictObject(settingsShape, {
+  error: expected('a mapping of settings'),
+});
+
+export const matchSchema = z.strictObject(
+  { app: pattern.optional(), tool: pattern.optional() },
+  { error: expected('a mapping with app and/or tool patterns (use {} to match every tool)') },
+);
+
+export const ruleSchema = z.strictObject(
+  { match: matchSchema, ...settingsShape },
+  { error: expected('a rule: a mapping with match and settings') },
+);
+
+export const policyFileSchema = z.strictObject(
+  {
+    defaults: settingsSchema.optional(),
+    rules: z.array(ruleSchema, { error: expected('a list of rules') }).optional(),
+  },
+  { error: expected('a mapping with defaults and/or rules') },
+);
+
+export type PolicySettings = z.infer<typeof settingsSchema>;
+export type PolicyFileRule = z.infer<typeof ruleSchema>;
+export type PolicyFile = z.infer<typeof policyFileSchema>;
+
+/** The keys allowed where a key path ends, to name them when a key is unknown. */
+export function keysAllowedAt(path: readonly PropertyKey[]): readonly string[] {
+  if (path.length === 0) return Object.keys(policyFileSchema.shape);
+  if (path.length === 1 && path[0] === 'defaults') return Object.keys(settingsSchema.shape);
+  if (path.length === 2 && path[0] === 'rules') return Object.keys(ruleSchema.shape);
+  if (path.length === 3 && path[0] === 'rules' && path[2] === 'match') {
+    return Object.keys(matchSchema.shape);
+  }
+  return [];
+}
