@@ -72,7 +72,7 @@ export function escapeWithin(raw: string, max: number, separator = ' '): string 
   if (!whole.cut) return whole.text;
   // The note for "all of total" is the longest it can be; reserve that much.
   const room = max - separator.length - cutNote(whole.total, whole.total).length;
-  if (room < 1) return fitEscaped(raw, max - 1).text + '…';
+  if (room < 1) return `${fitEscaped(raw, max - 1).text}…`;
   const part = fitEscaped(raw, room);
   return `${part.text}${separator}${cutNote(part.shown, part.total)}`;
 }

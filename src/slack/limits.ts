@@ -111,3 +111,13 @@ function checkMarkdownTotal(report: Report, pointer: string): void {
     );
   }
 }
+
+/** Characters of text in `blocks` as Slack totals them for `msg_blocks_too_long`. */
+export function blocksTextLength(blocks: unknown): number {
+  const report = new Report();
+  checkBlocks(report, { blocks }, 'blocks', '', {
+    max: Number.MAX_SAFE_INTEGER,
+    surface: 'message',
+  });
+  return report.textChars;
+}
