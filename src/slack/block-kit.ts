@@ -16,6 +16,8 @@ export type PlainTextOption = types.PlainTextOption;
 export type PlainTextElement = types.PlainTextElement;
 export type MrkdwnElement = types.MrkdwnElement;
 export type ModalView = types.ModalView;
+/** A modal whose blocks are all known types (so `block.type` narrows them). */
+export type Modal = Omit<ModalView, 'blocks'> & { blocks: KnownBlock[] };
 
 /** A message as the builders return it: `text` is the notification fallback. */
 export interface SlackMessage {

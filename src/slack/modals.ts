@@ -1,7 +1,7 @@
 import type { JsonValue } from '../adk/gate.js';
 import type { GateRecord } from '../approvals/records.js';
 import { CALLBACK_IDS } from './action-ids.js';
-import { type KnownBlock, type ModalView, mrkdwn, plain } from './block-kit.js';
+import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
 import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';
 import { encodeEditMetadata, encodeRejectMetadata } from './modal-metadata.js';
 import { type FormResult, formBlocks, parseForm, payloadForm } from './payload-form.js';
@@ -27,12 +27,7 @@ export interface EditModalInput {
   messageTs?: string;
 }
 
-export function renderEditModal({
-  pauseId,
-  gate,
-  channelId,
-  messageTs,
-}: EditModalInput): ModalView {
+export function renderEditModal({ pauseId, gate, channelId, messageTs }: EditModalInput): Modal {
   const metadata = encodeEditMetadata({
     pauseId,
     callId: gate.confirmationCallId,
@@ -105,7 +100,7 @@ export interface RejectModalInput {
   messageTs?: string;
 }
 
-export function renderRejectModal(input: RejectModalInput): ModalView {
+export function renderRejectModal(input: RejectModalInput): Modal {
   const { pauseId, callIds, toolNames, reasonRequired, channelId, messageTs } = input;
   const metadata = encodeRejectMetadata({
     pauseId,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/adk/gate.js';
 import { CALLBACK_IDS } from '../../src/slack/action-ids.js';
-import type { ModalView } from '../../src/slack/block-kit.js';
+import type { Modal } from '../../src/slack/block-kit.js';
 import { parseEditMetadata, parseRejectMetadata } from '../../src/slack/modal-metadata.js';
 import {
   parseEditSubmission,
@@ -25,12 +25,12 @@ function editModal(template: JsonValue | undefined) {
   return view;
 }
 
-function inputs(view: ModalView) {
+function inputs(view: Modal) {
   return view.blocks.flatMap((block) => (block.type === 'input' ? [block] : []));
 }
 
 /** What Slack sends back for an untouched form: each input's initial value. */
-function untouched(view: ModalView): StateValues {
+function untouched(view: Modal): StateValues {
   const values: StateValues = {};
   for (const block of inputs(view)) {
     const element = block.element;
