@@ -19,13 +19,16 @@ export interface Fitted {
   /** Characters (code points) of the original shown, and in all. */
   shown: number;
   total: number;
+  /** How much of the original (UTF-16 units) the text holds: `raw.slice(0, consumed)`. */
+  consumed: number;
 }
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 /** How far past the budget to look so the last whole grapheme before it is found. */
 const LOOKAHEAD = 64;
 
-function codePoints(text: string): number {
+/** Characters as a reader counts them (code points, not UTF-16 units). */
+export function codePoints(text: string): number {
   let count = 0;
   for (const _ of text) count += 1;
   return count;
@@ -40,10 +43,11 @@ export function fitEscaped(raw: string, max: number): Fitted {
   const escaped = escapeMrkdwn(raw);
   if (escaped.length <= max) {
     const total = codePoints(raw);
-    return { text: escaped, cut: false, shown: total, total };
+    return { text: escaped, cut: false, shown: total, total, consumed: raw.length };
   }
   let length = 0;
   let shown = 0;
+  let consumed = 0;
   const parts: string[] = [];
   // Escaping never shortens text, so no more than `max` units of the original can fit.
   for (const { segment } of graphemes.segment(raw.slice(0, Math.max(0, max) + LOOKAHEAD))) {
@@ -52,8 +56,9 @@ export function fitEscaped(raw: string, max: number): Fitted {
     parts.push(piece);
     length += piece.length;
     shown += codePoints(segment);
+    consumed += segment.length;
   }
-  return { text: parts.join(''), cut: true, shown, total: codePoints(raw) };
+  return { text: parts.join(''), cut: true, shown, total: codePoints(raw), consumed };
 }
 
 const count = new Intl.NumberFormat('en-US');

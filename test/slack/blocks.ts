@@ -73,11 +73,14 @@ export function menuValues(blocks: Json): string[] {
   return found;
 }
 
-/** Slack markup the app writes on purpose: mentions of known ids and dates. */
+/** Slack markup the app writes on purpose: mentions of known ids, dates, its link, quotes. */
 const OWN_MARKUP = [
   /<@[A-Z0-9]+>/g,
   /<!subteam\^[A-Z0-9]+>/g,
+  /<#[A-Z0-9]+>/g,
   /<!date\^-?\d+\^\{date_short_pretty\} at \{time\}\|[0-9TZ:-]+>/g,
+  /<https:\/\/[^\s|<>]+\|Open the request>/g,
+  /^> /gm,
 ];
 
 /** Fails when any text holds a `<` or `>` that is not the app's own markup. */
