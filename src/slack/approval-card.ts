@@ -86,16 +86,20 @@ class CardParts {
     const { pause, gates } = view;
     const count = gates.length;
     const indexes = gates.map((gate) => pause.callIds.indexOf(gate.confirmationCallId));
-    this.contexts = gates.map((gate, position) => ({
-      gate,
-      index: indexes[position] ?? position,
-      count,
-      pauseId: pause.id,
-      now,
-    }));
-    this.pending = this.contexts.filter(({ gate }) => gate.state === 'pending');
     this.menuReady =
       indexes.every((index) => index >= 0) && fitsGateChoice(pause.id, pause.callIds.length);
+    this.contexts = gates.map((gate, position) => {
+      const menuIndex = indexes[position];
+      return {
+        gate,
+        position,
+        ...(this.menuReady && menuIndex !== undefined ? { menuIndex } : {}),
+        count,
+        pauseId: pause.id,
+        now,
+      };
+    });
+    this.pending = this.contexts.filter(({ gate }) => gate.state === 'pending');
   }
 
   intro(): SectionBlock {
@@ -323,7 +327,7 @@ function summary(card: CardParts, hidden: GateContext[]): SectionBlock {
     `*${hidden.length} more tool call${hidden.length === 1 ? '' : 's'}* not listed one by one:`,
   ];
   if (pending.length > 0) {
-    const names = pending.map(({ gate, index }) => `${index + 1}. ${toolName(gate, 40)}`);
+    const names = pending.map(({ gate, position }) => `${position + 1}. ${toolName(gate, 40)}`);
     const how = card.menuReady
       ? 'decide each with the menu below, or all at once'
       : 'decide them with Approve all / Reject all';
@@ -338,13 +342,15 @@ function summary(card: CardParts, hidden: GateContext[]): SectionBlock {
 function decideOneSelect(pending: GateContext[], nameMax: number): StaticSelect {
   const label = (context: GateContext) => {
     const name = fitEscaped(context.gate.originalCall.name.replace(/\s+/g, ' '), nameMax);
-    return `${context.index + 1}. ${name.text}${name.cut ? '…' : ''}`;
+    return `${context.position + 1}. ${name.text}${name.cut ? '…' : ''}`;
   };
   const group = (title: string, decision: GateDecisionChoice) => ({
     label: plain(title),
-    options: pending
-      .filter(({ gate }) => gateDecisions(gate).includes(decision))
-      .map((context) => gateOption(context, decision, label(context))),
+    options: pending.flatMap((context) =>
+      context.menuIndex !== undefined && gateDecisions(context.gate).includes(decision)
+        ? [gateOption(context.pauseId, context.menuIndex, decision, label(context))]
+        : [],
+    ),
   });
   const groups = [
     group(BUTTON_LABELS.approve, 'approve'),

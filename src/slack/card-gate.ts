@@ -34,8 +34,13 @@ import {
 
 export interface GateContext {
   gate: GateRecord;
-  /** Position in the pause's `callIds`. */
-  index: number;
+  /** Position on the card: numbering and block ids. */
+  position: number;
+  /**
+   * Position in the pause's `callIds`: how menus name the gate (see `GateChoice`). Absent when
+   * the card cannot use menus (a gate missing from `callIds`, a pause id too long for them).
+   */
+  menuIndex?: number;
   /** How many gates the pause has: numbering is shown only when there are several. */
   count: number;
   pauseId: string;
@@ -53,8 +58,8 @@ export const BUTTON_LABELS = {
   edit: 'Edit & approve',
 } as const;
 
-function title({ gate, index, count }: GateContext): string {
-  const number = count > 1 ? `*${index + 1}.* ` : '';
+function title({ gate, position, count }: GateContext): string {
+  const number = count > 1 ? `*${position + 1}.* ` : '';
   return `${number}${toolName(gate)} · ${stateBadge(gate)}`;
 }
 
@@ -103,8 +108,8 @@ function gateButtons(context: GateContext): Button[] {
  * payload code blocks together.
  */
 export function detailedGateBlocks(context: GateContext, codeMax: number): KnownBlock[] {
-  const { gate, index, now } = context;
-  const key = `g${index}.v${gate.version}`;
+  const { gate, position, now } = context;
+  const key = `g${position}.v${gate.version}`;
   const approvedPayload =
     gate.state === 'approved' && gate.decision?.payload !== undefined
       ? gate.decision.payload
@@ -129,14 +134,14 @@ export function detailedGateBlocks(context: GateContext, codeMax: number): Known
           expiryText(gate, now),
         ]
       : [decisionText(gate, REASON_MAX) ?? stateBadge(gate), progressText(gate, PROGRESS_MAX)];
-  const context_: ContextBlock = {
+  const factsBlock: ContextBlock = {
     type: 'context',
     elements: [mrkdwn(facts.filter((fact) => fact !== undefined).join('\n'))],
   };
 
   const blocks: KnownBlock[] = [
     withBlockId(`${key}.s`, section),
-    withBlockId(`${key}.c`, context_),
+    withBlockId(`${key}.c`, factsBlock),
   ];
   if (gate.state === 'pending' && hasGateButtons(context)) {
     const actions: ActionsBlock = { type: 'actions', elements: gateButtons(context) };
@@ -146,13 +151,14 @@ export function detailedGateBlocks(context: GateContext, codeMax: number): Known
 }
 
 export function gateOption(
-  { pauseId, index }: GateContext,
+  pauseId: string,
+  menuIndex: number,
   decision: GateDecisionChoice,
   label: string,
 ): PlainTextOption {
   return {
     text: plain(label),
-    value: encodeGateChoice({ pauseId, gateIndex: index, decision }),
+    value: encodeGateChoice({ pauseId, gateIndex: menuIndex, decision }),
   };
 }
 
@@ -161,17 +167,15 @@ export function gateDecisions(gate: GateRecord): GateDecisionChoice[] {
   return gate.payloadTemplate === undefined ? ['approve', 'reject'] : ['approve', 'reject', 'edit'];
 }
 
-function gateMenuOptions(context: GateContext): PlainTextOption[] {
-  return gateDecisions(context.gate).map((decision) =>
-    gateOption(context, decision, BUTTON_LABELS[decision]),
-  );
-}
-
 function rowAccessory(context: GateContext): Overflow | Button | undefined {
-  if (fitsGateChoice(context.pauseId, context.count)) {
-    return { type: 'overflow', action_id: ACTION_IDS.gateMenu, options: gateMenuOptions(context) };
+  const { pauseId, menuIndex, gate } = context;
+  if (menuIndex !== undefined) {
+    const options = gateDecisions(gate).map((decision) =>
+      gateOption(pauseId, menuIndex, decision, BUTTON_LABELS[decision]),
+    );
+    return { type: 'overflow', action_id: ACTION_IDS.gateMenu, options };
   }
-  // A pause id too long for menu values (never one from `pauseIdFor`): approve here, reject all below.
+  // No menus on this card: approve here, reject with Reject all below.
   return hasGateButtons(context) ? gateButtons(context)[0] : undefined;
 }
 
@@ -185,7 +189,7 @@ export function compactGateRow(
   max: number,
   sharedApprovers: boolean,
 ): SectionBlock {
-  const { gate, index, now } = context;
+  const { gate, position, now } = context;
   const head = title(context);
   let text = head;
   const facts: string[] = [];
@@ -209,5 +213,5 @@ export function compactGateRow(
   const row: SectionBlock = { type: 'section', text: mrkdwn(text) };
   const accessory = gate.state === 'pending' ? rowAccessory(context) : undefined;
   if (accessory !== undefined) row.accessory = accessory;
-  return withBlockId(`r${index}.v${gate.version}`, row);
+  return withBlockId(`r${position}.v${gate.version}`, row);
 }

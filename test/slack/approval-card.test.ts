@@ -281,6 +281,28 @@ describe('size: arguments and gate counts beyond what Slack holds', () => {
     expect(rows.length).toBeGreaterThanOrEqual(40);
   });
 
+  it('puts no menu on a card whose gates do not match the pause’s call ids', () => {
+    const view = pauseView(manyGates(40));
+    const [first, ...rest] = view.gates;
+    if (!first) throw new Error('gates');
+    const stray = {
+      ...view,
+      gates: [{ ...first, confirmationCallId: 'not-in-call-ids' }, ...rest],
+    };
+    const card = render(stray);
+    expect(menuValues(card.blocks)).toEqual([]);
+    for (const [callId, paths] of decisionPaths(stray, card.blocks)) {
+      expect(paths.length, callId).toBeGreaterThan(0);
+    }
+  });
+
+  it('keeps block ids unique even when two gates look the same', () => {
+    const gate = gateRecord();
+    const view = pauseView([gate, gate, gate]);
+    const ids = render(view).blocks.map(({ block_id }) => block_id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('degrades 50 gates of 100 kB each to rows with menus that name the right gate', () => {
     const view = pauseView(
       manyGates(50, (index) =>
