@@ -4,7 +4,6 @@ import {
   encodeButtonValue,
   encodeGateChoice,
   fitsButtonValue,
-  fitsGateChoice,
   type GateDecisionChoice,
 } from './action-ids.js';
 import { withBlockId } from './block-ids.js';
