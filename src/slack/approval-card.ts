@@ -245,6 +245,9 @@ function detailedLayout(card: CardParts): KnownBlock[] | undefined {
   const count = card.contexts.length;
   if (count === 0) return compact([card.intro(), card.resumeStatus()]);
   const unreachable = card.pending.filter((context) => !hasGateButtons(context));
+  // At least: the intro, a section and a context per gate, a buttons block per pending gate.
+  const least = 1 + 2 * count + card.pending.length - unreachable.length;
+  if (least > LIMITS.messageBlocks) return undefined;
   let codeMax = Math.min(CODE_MAX, Math.floor(TEXT_BUDGET / count));
   while (codeMax >= MIN_DETAILED_CODE) {
     const blocks = compact([

@@ -1,3 +1,4 @@
+import type { JsonValue } from '../adk/gate.js';
 import type { GateRecord } from '../approvals/records.js';
 import {
   ACTION_IDS,
@@ -62,8 +63,25 @@ function title({ gate, position, count }: GateContext): string {
   return `${number}${toolName(gate)} · ${stateBadge(gate)}`;
 }
 
-function json(value: unknown, indent: number): string {
-  return JSON.stringify(value, null, indent) ?? 'null';
+/**
+ * A card is rendered again after every vote, and a layout may be tried at several sizes: the JSON
+ * of large arguments is worth computing once per record object.
+ */
+const jsonCache = new WeakMap<object, Map<number, string>>();
+
+function json(value: JsonValue, indent: number): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  let byIndent = jsonCache.get(value);
+  if (byIndent === undefined) {
+    byIndent = new Map();
+    jsonCache.set(value, byIndent);
+  }
+  let text = byIndent.get(indent);
+  if (text === undefined) {
+    text = JSON.stringify(value, null, indent);
+    byIndent.set(indent, text);
+  }
+  return text;
 }
 
 /** Whether this gate's own buttons can name it (its call id fits a button value). */

@@ -24,14 +24,51 @@ export interface Fitted {
 }
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
-/** How far past the budget to look so the last whole grapheme before it is found. */
+/** How far around a cut to look for the grapheme boundary before it. */
 const LOOKAHEAD = 64;
 
 /** Characters as a reader counts them (code points, not UTF-16 units). */
 export function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
+  let pairs = 0;
+  for (let index = 0; index < text.length - 1; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (isHighSurrogate(unit) && isLowSurrogate(text.charCodeAt(index + 1))) {
+      pairs += 1;
+      index += 1;
+    }
+  }
+  return text.length - pairs;
+}
+
+/** What one UTF-16 unit of the original becomes once escaped. */
+function escapedWidth(unit: number): number {
+  if (unit === 0x26) return 5; // & → &amp;
+  if (unit === 0x3c || unit === 0x3e) return 4; // < → &lt;, > → &gt;
+  return 1;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
+/**
+ * The last grapheme boundary at or before `at`. Only a window before `at` is segmented
+ * (segmenting all of a 100 kB string per card would cost milliseconds); a cluster longer than
+ * the window is cut at the window's start, still between code points.
+ */
+function graphemeBoundary(raw: string, at: number): number {
+  const start = Math.max(0, at - LOOKAHEAD);
+  let boundary = start;
+  for (const { index } of graphemes.segment(raw.slice(start, at + LOOKAHEAD))) {
+    if (start + index > at) break;
+    boundary = start + index;
+  }
+  if (boundary > 0 && isHighSurrogate(raw.charCodeAt(boundary - 1))) boundary -= 1;
+  return boundary;
 }
 
 /**
@@ -40,25 +77,31 @@ export function codePoints(text: string): number {
  * sequence or a letter with its combining marks.
  */
 export function fitEscaped(raw: string, max: number): Fitted {
-  const escaped = escapeMrkdwn(raw);
-  if (escaped.length <= max) {
-    const total = codePoints(raw);
-    return { text: escaped, cut: false, shown: total, total, consumed: raw.length };
+  // Escaping never shortens text: longer than `max` before escaping means it will be cut.
+  if (raw.length <= max) {
+    const escaped = escapeMrkdwn(raw);
+    if (escaped.length <= max) {
+      const total = codePoints(raw);
+      return { text: escaped, cut: false, shown: total, total, consumed: raw.length };
+    }
   }
   let length = 0;
-  let shown = 0;
-  let consumed = 0;
-  const parts: string[] = [];
-  // Escaping never shortens text, so no more than `max` units of the original can fit.
-  for (const { segment } of graphemes.segment(raw.slice(0, Math.max(0, max) + LOOKAHEAD))) {
-    const piece = escapeMrkdwn(segment);
-    if (length + piece.length > max) break;
-    parts.push(piece);
-    length += piece.length;
-    shown += codePoints(segment);
-    consumed += segment.length;
+  let fits = 0;
+  while (fits < raw.length) {
+    const width = escapedWidth(raw.charCodeAt(fits));
+    if (length + width > max) break;
+    length += width;
+    fits += 1;
   }
-  return { text: parts.join(''), cut: true, shown, total: codePoints(raw), consumed };
+  const consumed = graphemeBoundary(raw, fits);
+  const kept = raw.slice(0, consumed);
+  return {
+    text: escapeMrkdwn(kept),
+    cut: true,
+    shown: codePoints(kept),
+    total: codePoints(raw),
+    consumed,
+  };
 }
 
 const count = new Intl.NumberFormat('en-US');
