@@ -29,9 +29,9 @@ export const ACTION_IDS = {
 export type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
 
 export const CALLBACK_IDS = {
-  /** The edit-and-approve modal. `private_metadata`: `ModalMetadata` (see `modal-metadata.ts`). */
+  /** The edit-and-approve modal. `private_metadata`: `EditMetadata` (see `modal-metadata.ts`). */
   editModal: 'approvals.edit_modal',
-  /** The reject-with-reason modal. `private_metadata`: `ModalMetadata`. */
+  /** The reject-with-reason modal. `private_metadata`: `RejectMetadata`. */
   rejectModal: 'approvals.reject_modal',
 } as const;
 

@@ -13,6 +13,11 @@ export function userMention(id: string): string {
   return SLACK_ID.test(id) ? `<@${id}>` : `@${escapeMrkdwn(id.slice(0, 64))}`;
 }
 
+/** A channel link, or `undefined` for an id that is not one. */
+export function channelMention(id: string): string | undefined {
+  return SLACK_ID.test(id) ? `<#${id}>` : undefined;
+}
+
 export function usergroupMention(id: string): string {
   return SLACK_ID.test(id) ? `<!subteam^${id}>` : `@${escapeMrkdwn(id.slice(0, 64))}`;
 }

@@ -11,7 +11,7 @@ import {
   inlineCode,
 } from './escape.js';
 import { listWithin } from './gate-lines.js';
-import { userMention } from './mentions.js';
+import { channelMention, userMention } from './mentions.js';
 
 /**
  * The messages of a run's thread: who asked what, the agent's reply, which tools ran, what went
@@ -184,7 +184,6 @@ export function renderRunError(error: RunError): SlackMessage {
   return { text: first.replace(/^:\w+: /, ''), blocks: [section(line)] };
 }
 
-const SLACK_ID = /^[A-Z0-9]{2,64}$/;
 const PERMALINK = /^https:\/\/[^\s|<>]+$/;
 
 export interface CardElsewhereInput {
@@ -195,7 +194,7 @@ export interface CardElsewhereInput {
 
 /** In the run's thread, when the policy posted the card in another channel. */
 export function renderCardElsewhere({ channelId, permalink }: CardElsewhereInput): SlackMessage {
-  const channel = SLACK_ID.test(channelId) ? `<#${channelId}>` : 'another channel';
+  const channel = channelMention(channelId) ?? 'another channel';
   const link =
     permalink !== undefined && permalink.length <= LIMITS.url && PERMALINK.test(permalink)
       ? ` <${permalink}|Open the request>`
