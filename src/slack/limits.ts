@@ -96,7 +96,13 @@ export function checkView(view: unknown): string[] {
     }
   }
   checkMarkdownTotal(report, `${pointer}/blocks`);
-  const bytes = Buffer.byteLength(JSON.stringify(view), 'utf8');
+  let bytes = 0;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(view), 'utf8');
+  } catch {
+    // Only non-JSON input (a cycle, a BigInt) gets here: Slack could not have received it.
+    report.add('must provide JSON', pointer);
+  }
   if (bytes > LIMITS.viewBytes) {
     report.add(`${VIEW_TOO_LARGE}: ${bytes} bytes, over Slack's ${LIMITS.viewBytes}`, pointer);
   }
@@ -110,4 +116,14 @@ function checkMarkdownTotal(report: Report, pointer: string): void {
       pointer,
     );
   }
+}
+
+/** Characters of text in `blocks` as Slack totals them for `msg_blocks_too_long`. */
+export function blocksTextLength(blocks: unknown): number {
+  const report = new Report();
+  checkBlocks(report, { blocks }, 'blocks', '', {
+    max: Number.MAX_SAFE_INTEGER,
+    surface: 'message',
+  });
+  return report.textChars;
 }

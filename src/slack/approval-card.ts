@@ -1,0 +1,415 @@
+import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
+import {
+  ACTION_IDS,
+  encodeButtonValue,
+  fitsGateChoice,
+  type GateDecisionChoice,
+} from './action-ids.js';
+import { withBlockId } from './block-ids.js';
+import {
+  type ActionsBlock,
+  type Button,
+  type KnownBlock,
+  mrkdwn,
+  plain,
+  type SectionBlock,
+  type StaticSelect,
+} from './block-kit.js';
+import { LIMITS } from './block-kit-limits.js';
+import {
+  BUTTON_LABELS,
+  compactGateRow,
+  detailedGateBlocks,
+  type GateContext,
+  gateDecisions,
+  gateOption,
+  hasGateButtons,
+} from './card-gate.js';
+import { codeBlock, escapeLine, fitEscaped, inlineCode } from './escape.js';
+import { approversText, listWithin, toolName } from './gate-lines.js';
+import { blocksTextLength } from './limits.js';
+import { slackDate, userMention } from './mentions.js';
+
+/**
+ * The approval card: one message per pause, rendered from the stored records, again after every
+ * vote, decision, expiry and resume step.
+ *
+ * Slack caps a message at 50 blocks and, undocumented, about 12,000 characters of text across
+ * them, so the card degrades as gates multiply or arguments grow:
+ * 1. detailed: per gate a section (arguments in a code block), a context and its buttons;
+ * 2. compact: one row per gate with an overflow menu (Approve / Reject / Edit & approve);
+ * 3. list: as many rows as fit, a line summing up the rest, and a "Decide one…" select that
+ *    reaches every pending gate not shown as a row.
+ * Approve all / Reject all are there whenever two or more gates are pending. The gates share one
+ * text budget, so a huge argument list takes room from nobody but itself.
+ */
+
+/** Under Slack's cumulative ~12,000, with room for what Slack counts that we do not. */
+const TEXT_BUDGET = LIMITS.messageBlocksText - 1_000;
+/** Arguments per gate in detailed mode: the section keeps room for title and hint in 3,000. */
+const CODE_MAX = 2_200;
+/** Below this much of the arguments per gate, a row per gate serves approvers better. */
+const MIN_DETAILED_CODE = 300;
+const ROW_MAX = 600;
+const MIN_ROW = 90;
+const SUMMARY_MAX = 2_000;
+/** Slack: at most 100 options per group in a select. */
+const SELECT_GROUP_MAX = LIMITS.selectOptions;
+
+export interface ApprovalCardOptions {
+  /** Milliseconds since the epoch: decides whether a pending gate is past its expiry. */
+  now: number;
+}
+
+export interface ApprovalCard {
+  /** The notification fallback: short, escaped, mentions nobody. */
+  text: string;
+  blocks: KnownBlock[];
+}
+
+export function renderApprovalCard(view: PauseView, { now }: ApprovalCardOptions): ApprovalCard {
+  const card = new CardParts(view, now);
+  const blocks = detailedLayout(card) ?? compactLayout(card) ?? rowlessLayout(card);
+  return { text: fallbackText(view), blocks };
+}
+
+class CardParts {
+  readonly contexts: GateContext[];
+  readonly pending: GateContext[];
+  /** Menus name a gate by its index in `callIds`: only gates found there can be reached so. */
+  readonly menuReady: boolean;
+
+  constructor(
+    readonly view: PauseView,
+    readonly now: number,
+  ) {
+    const { pause, gates } = view;
+    const count = gates.length;
+    const indexes = gates.map((gate) => pause.callIds.indexOf(gate.confirmationCallId));
+    this.menuReady =
+      indexes.every((index) => index >= 0) && fitsGateChoice(pause.id, pause.callIds.length);
+    this.contexts = gates.map((gate, position) => {
+      const menuIndex = indexes[position];
+      return {
+        gate,
+        position,
+        ...(this.menuReady && menuIndex !== undefined ? { menuIndex } : {}),
+        count,
+        pauseId: pause.id,
+        now,
+      };
+    });
+    this.pending = this.contexts.filter(({ gate }) => gate.state === 'pending');
+  }
+
+  intro(): SectionBlock {
+    const { pause, gates } = this.view;
+    const waiting = this.pending.length;
+    const head =
+      waiting > 0 || gates.length === 0
+        ? ':raised_hand: *Approval needed*'
+        : ':clipboard: *Approval request*';
+    const lines = [
+      `${head} · requested by ${userMention(pause.requester)} · agent ${inlineCode(pause.adk.appName, 80)}`,
+    ];
+    if (gates.length === 0) lines.push('No tool calls are recorded for this request.');
+    else if (waiting === 0) lines.push(`Every call is decided: ${tally(gates)}.`);
+    else if (gates.length > 1)
+      lines.push(`${waiting} of ${gates.length} tool calls wait for a decision.`);
+    return withBlockId(`intro.v${pause.version}`, {
+      type: 'section',
+      text: mrkdwn(lines.join('\n')),
+    });
+  }
+
+  /** Who may approve, said once when every pending gate has the same policy. */
+  sharedApprovers(): KnownBlock | undefined {
+    const policy = sharedPolicy(this.pending.map(({ gate }) => gate.policy));
+    if (policy === undefined) return undefined;
+    return withBlockId(`who.v${this.view.pause.version}`, {
+      type: 'context',
+      elements: [mrkdwn(approversText(policy, 1_500))],
+    });
+  }
+
+  /**
+   * Approve all / Reject all, and a select for pending gates that have no control of their own
+   * (names cut to `optionNameMax`; below zero: no select, the pause-wide buttons instead).
+   */
+  pauseWideActions(unreachable: GateContext[], optionNameMax: number): ActionsBlock | undefined {
+    const elements: ActionsBlock['elements'] = [];
+    const pendingCount = this.pending.length;
+    const selectable =
+      this.menuReady && optionNameMax >= 0 ? unreachable.slice(0, SELECT_GROUP_MAX) : [];
+    if (pendingCount >= 2 || selectable.length < unreachable.length) {
+      elements.push(...this.allButtons());
+    }
+    if (selectable.length > 0) elements.push(decideOneSelect(selectable, optionNameMax));
+    if (elements.length === 0) return undefined;
+    return withBlockId(`all.v${this.view.pause.version}`, { type: 'actions', elements });
+  }
+
+  private allButtons(): Button[] {
+    const value = encodeButtonValue({ pauseId: this.view.pause.id });
+    const count = this.pending.length;
+    return [
+      {
+        type: 'button',
+        action_id: ACTION_IDS.approveAll,
+        text: plain('Approve all'),
+        style: 'primary',
+        value,
+        confirm: {
+          title: plain('Approve all?'),
+          text: plain(
+            `Approve all ${count} pending tool call${count === 1 ? '' : 's'} of this request?`,
+          ),
+          confirm: plain('Approve all'),
+          deny: plain('Back'),
+        },
+      },
+      {
+        type: 'button',
+        action_id: ACTION_IDS.rejectAll,
+        text: plain('Reject all'),
+        style: 'danger',
+        value,
+      },
+    ];
+  }
+
+  resumeStatus(): SectionBlock | undefined {
+    const { pause } = this.view;
+    const resume = pause.resume;
+    const key = `resume.v${pause.version}`;
+    switch (resume.state) {
+      case 'idle':
+        if (this.pending.length > 0 || this.contexts.length === 0) return undefined;
+        return withBlockId(key, {
+          type: 'section',
+          text: mrkdwn(
+            ':hourglass_flowing_sand: Every call is decided: the agent resumes shortly.',
+          ),
+        });
+      case 'resuming':
+        return withBlockId(key, {
+          type: 'section',
+          text: mrkdwn(':arrows_counterclockwise: Resuming the agent…'),
+        });
+      case 'resumed': {
+        const when = resume.at === undefined ? '' : ` ${slackDate(resume.at)}`;
+        return withBlockId(key, {
+          type: 'section',
+          text: mrkdwn(`:white_check_mark: Agent resumed${when}`),
+        });
+      }
+      case 'failed': {
+        const attempts =
+          resume.attempts > 0
+            ? ` after ${resume.attempts} attempt${resume.attempts === 1 ? '' : 's'}`
+            : '';
+        const error = resume.lastError?.trim();
+        const text = `:warning: Resuming the agent failed${attempts}.${error ? `\n${codeBlock(error, 600)}` : ''}`;
+        return withBlockId(key, {
+          type: 'section',
+          text: mrkdwn(text),
+          accessory: {
+            type: 'button',
+            action_id: ACTION_IDS.retryResume,
+            text: plain('Retry'),
+            style: 'primary',
+            value: encodeButtonValue({ pauseId: pause.id }),
+          },
+        });
+      }
+      case 'abandoned':
+        return withBlockId(key, {
+          type: 'section',
+          text: mrkdwn(
+            ':no_entry_sign: Not resumed: a call was cancelled, so the agent will not be answered.',
+          ),
+        });
+    }
+  }
+}
+
+function compact<T>(items: (T | undefined)[]): T[] {
+  return items.filter((item): item is T => item !== undefined);
+}
+
+function fits(blocks: KnownBlock[]): boolean {
+  return blocks.length <= LIMITS.messageBlocks && blocksTextLength(blocks) <= TEXT_BUDGET;
+}
+
+function detailedLayout(card: CardParts): KnownBlock[] | undefined {
+  const count = card.contexts.length;
+  if (count === 0) return compact([card.intro(), card.resumeStatus()]);
+  const unreachable = card.pending.filter((context) => !hasGateButtons(context));
+  // At least: the intro, a section and a context per gate, a buttons block per pending gate.
+  const least = 1 + 2 * count + card.pending.length - unreachable.length;
+  if (least > LIMITS.messageBlocks) return undefined;
+  let codeMax = Math.min(CODE_MAX, Math.floor(TEXT_BUDGET / count));
+  while (codeMax >= MIN_DETAILED_CODE) {
+    const blocks = compact([
+      card.intro(),
+      ...card.contexts.flatMap((context) => detailedGateBlocks(context, codeMax)),
+      card.pauseWideActions(unreachable, 40),
+      card.resumeStatus(),
+    ]);
+    if (blocks.length > LIMITS.messageBlocks) return undefined;
+    const total = blocksTextLength(blocks);
+    if (total <= TEXT_BUDGET) return blocks;
+    codeMax -= Math.ceil((total - TEXT_BUDGET) / count) + 16;
+  }
+  return undefined;
+}
+
+function compactLayout(card: CardParts): KnownBlock[] | undefined {
+  const fixed = compact([card.intro(), card.sharedApprovers(), card.resumeStatus()]).length;
+  // The pause-wide actions block may be needed; counting it always keeps the arithmetic simple.
+  const capacity = LIMITS.messageBlocks - fixed - 1;
+  if (card.contexts.length > capacity) return listLayout(card, chooseRows(card, capacity - 1));
+  return listLayout(card, card.contexts);
+}
+
+/** Which gates get a row when not all can: pending ones first, then the rest, in card order. */
+function chooseRows(card: CardParts, capacity: number): GateContext[] {
+  if (capacity <= 0) return [];
+  const decided = card.contexts.filter(({ gate }) => gate.state !== 'pending');
+  const chosen = new Set([...card.pending, ...decided].slice(0, capacity));
+  return card.contexts.filter((context) => chosen.has(context));
+}
+
+/** Builds the card with rows for `shown`, a summary of the others, and the pause-wide actions. */
+function listBuilder(card: CardParts, shown: GateContext[]) {
+  const shownSet = new Set(shown);
+  const hidden = card.contexts.filter((context) => !shownSet.has(context));
+  const shared = card.sharedApprovers();
+  const rowless = card.pending.filter(
+    (context) => !shownSet.has(context) || !(card.menuReady || hasGateButtons(context)),
+  );
+  return (rowMax: number, optionNameMax: number) =>
+    compact([
+      card.intro(),
+      shared,
+      ...shown.map((context) => compactGateRow(context, rowMax, shared !== undefined)),
+      hidden.length > 0 ? summary(card, hidden) : undefined,
+      card.pauseWideActions(rowless, optionNameMax),
+      card.resumeStatus(),
+    ]);
+}
+
+function listLayout(card: CardParts, shown: GateContext[]): KnownBlock[] | undefined {
+  if (shown.length === 0) return undefined;
+  const build = listBuilder(card, shown);
+  let rowMax = ROW_MAX;
+  while (rowMax >= MIN_ROW) {
+    const blocks = build(rowMax, 40);
+    if (blocks.length > LIMITS.messageBlocks) return undefined;
+    const total = blocksTextLength(blocks);
+    if (total <= TEXT_BUDGET) return blocks;
+    rowMax -= Math.ceil((total - TEXT_BUDGET) / shown.length) + 8;
+  }
+  return undefined;
+}
+
+/** Last resort, no rows at all: the summary and the "Decide one…" select carry every gate. */
+function rowlessLayout(card: CardParts): KnownBlock[] {
+  const build = listBuilder(card, []);
+  for (const optionNameMax of [24, 12, 0, -1]) {
+    const blocks = build(MIN_ROW, optionNameMax);
+    if (fits(blocks)) return blocks;
+  }
+  return build(MIN_ROW, -1);
+}
+
+function summary(card: CardParts, hidden: GateContext[]): SectionBlock {
+  const pending = hidden.filter(({ gate }) => gate.state === 'pending');
+  const decided = hidden.filter(({ gate }) => gate.state !== 'pending');
+  const lines = [
+    `*${hidden.length} more tool call${hidden.length === 1 ? '' : 's'}* not listed one by one:`,
+  ];
+  if (pending.length > 0) {
+    const names = pending.map(({ gate, position }) => `${position + 1}. ${toolName(gate, 40)}`);
+    const how = card.menuReady
+      ? 'decide each with the menu below, or all at once'
+      : 'decide them with Approve all / Reject all';
+    lines.push(`${pending.length} pending (${how}): ${listWithin(names, SUMMARY_MAX / 2)}`);
+  }
+  if (decided.length > 0)
+    lines.push(`${decided.length} decided: ${tally(decided.map(({ gate }) => gate))}`);
+  const key = `more.v${card.view.pause.version}`;
+  return withBlockId(key, { type: 'section', text: mrkdwn(lines.join('\n')) });
+}
+
+function decideOneSelect(pending: GateContext[], nameMax: number): StaticSelect {
+  const label = (context: GateContext) => {
+    const name = fitEscaped(context.gate.originalCall.name.replace(/\s+/g, ' '), nameMax);
+    return `${context.position + 1}. ${name.text}${name.cut ? '…' : ''}`;
+  };
+  const group = (title: string, decision: GateDecisionChoice) => ({
+    label: plain(title),
+    options: pending.flatMap((context) =>
+      context.menuIndex !== undefined && gateDecisions(context.gate).includes(decision)
+        ? [gateOption(context.pauseId, context.menuIndex, decision, label(context))]
+        : [],
+    ),
+  });
+  const groups = [
+    group(BUTTON_LABELS.approve, 'approve'),
+    group(BUTTON_LABELS.reject, 'reject'),
+    group(BUTTON_LABELS.edit, 'edit'),
+  ].filter(({ options }) => options.length > 0);
+  return {
+    type: 'static_select',
+    action_id: ACTION_IDS.gateMenu,
+    placeholder: plain('Decide one call…'),
+    option_groups: groups,
+  };
+}
+
+function sharedPolicy(policies: GatePolicy[]): GatePolicy | undefined {
+  const [first, ...rest] = policies;
+  if (first === undefined) return undefined;
+  const key = (policy: GatePolicy) =>
+    JSON.stringify([policy.rule, policy.approvers, policy.quorum, policy.selfApproval]);
+  return rest.every((policy) => key(policy) === key(first)) ? first : undefined;
+}
+
+const STATE_WORDS: Record<GateState, string> = {
+  pending: 'pending',
+  approved: 'approved',
+  rejected: 'rejected',
+  expired: 'expired',
+  cancelled: 'cancelled',
+};
+
+/** "2 approved, 1 rejected" */
+function tally(gates: GateRecord[]): string {
+  const counts = new Map<GateState, number>();
+  for (const gate of gates) counts.set(gate.state, (counts.get(gate.state) ?? 0) + 1);
+  return [...counts].map(([state, n]) => `${n} ${STATE_WORDS[state]}`).join(', ');
+}
+
+/** The notification text: tool names escaped, no mentions, at most a few hundred characters. */
+function fallbackText(view: PauseView): string {
+  const { gates, pause } = view;
+  const pending = gates.filter((gate) => gate.state === 'pending');
+  const names = (list: GateRecord[]) =>
+    listWithin(
+      list.map((gate) => escapeLine(gate.originalCall.name, 60)),
+      160,
+    );
+  if (pending.length > 0) {
+    return `Approval needed: ${names(pending)} (${escapeLine(pause.adk.appName, 60)})`;
+  }
+  const resume =
+    pause.resume.state === 'failed'
+      ? ' — resuming the agent failed'
+      : pause.resume.state === 'resumed'
+        ? ' — agent resumed'
+        : '';
+  return gates.length === 0
+    ? 'Approval request'
+    : `Approval request decided: ${tally(gates)}${resume}`;
+}

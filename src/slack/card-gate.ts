@@ -1,0 +1,234 @@
+import type { JsonValue } from '../adk/gate.js';
+import type { GateRecord } from '../approvals/records.js';
+import {
+  ACTION_IDS,
+  encodeButtonValue,
+  encodeGateChoice,
+  fitsButtonValue,
+  type GateDecisionChoice,
+} from './action-ids.js';
+import { withBlockId } from './block-ids.js';
+import {
+  type ActionsBlock,
+  type Button,
+  type ContextBlock,
+  type KnownBlock,
+  mrkdwn,
+  type Overflow,
+  type PlainTextOption,
+  plain,
+  type SectionBlock,
+} from './block-kit.js';
+import { codeBlock, escapeWithin, inlineCode } from './escape.js';
+import {
+  approversText,
+  decisionText,
+  expiryText,
+  nobodyMayApprove,
+  progressText,
+  stateBadge,
+  toolName,
+} from './gate-lines.js';
+
+/** The blocks of one gate on the approval card: detailed (a section per gate) or a compact row. */
+
+export interface GateContext {
+  gate: GateRecord;
+  /** Position on the card: numbering and block ids. */
+  position: number;
+  /**
+   * Position in the pause's `callIds`: how menus name the gate (see `GateChoice`). Absent when
+   * the card cannot use menus (a gate missing from `callIds`, a pause id too long for them).
+   */
+  menuIndex?: number;
+  /** How many gates the pause has: numbering is shown only when there are several. */
+  count: number;
+  pauseId: string;
+  now: number;
+}
+
+const HINT_MAX = 500;
+const REASON_MAX = 500;
+const APPROVERS_MAX = 700;
+const PROGRESS_MAX = 500;
+
+export const BUTTON_LABELS = {
+  approve: 'Approve',
+  reject: 'Reject',
+  edit: 'Edit & approve',
+} as const;
+
+function title({ gate, position, count }: GateContext): string {
+  const number = count > 1 ? `*${position + 1}.* ` : '';
+  return `${number}${toolName(gate)} · ${stateBadge(gate)}`;
+}
+
+/**
+ * A card is rendered again after every vote, and a layout may be tried at several sizes: the JSON
+ * of large arguments is worth computing once per record object.
+ */
+const jsonCache = new WeakMap<object, Map<number, string>>();
+
+function json(value: JsonValue, indent: number): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  let byIndent = jsonCache.get(value);
+  if (byIndent === undefined) {
+    byIndent = new Map();
+    jsonCache.set(value, byIndent);
+  }
+  let text = byIndent.get(indent);
+  if (text === undefined) {
+    text = JSON.stringify(value, null, indent);
+    byIndent.set(indent, text);
+  }
+  return text;
+}
+
+/** Whether this gate's own buttons can name it (its call id fits a button value). */
+export function hasGateButtons({ gate, pauseId }: GateContext): boolean {
+  return fitsButtonValue({ pauseId, callId: gate.confirmationCallId });
+}
+
+function gateButtons(context: GateContext): Button[] {
+  const { gate, pauseId } = context;
+  const value = encodeButtonValue({ pauseId, callId: gate.confirmationCallId });
+  const buttons: Button[] = [
+    {
+      type: 'button',
+      action_id: ACTION_IDS.approve,
+      text: plain(BUTTON_LABELS.approve),
+      style: 'primary',
+      value,
+    },
+    {
+      type: 'button',
+      action_id: ACTION_IDS.reject,
+      text: plain(BUTTON_LABELS.reject),
+      style: 'danger',
+      value,
+    },
+  ];
+  if (gate.payloadTemplate !== undefined) {
+    buttons.push({
+      type: 'button',
+      action_id: ACTION_IDS.edit,
+      text: plain(BUTTON_LABELS.edit),
+      value,
+    });
+  }
+  return buttons;
+}
+
+/**
+ * Section (tool, hint, arguments, approved payload), context (who may approve, votes, expiry or
+ * the decision) and, while pending, the gate's buttons. `codeMax` bounds the arguments and
+ * payload code blocks together.
+ */
+export function detailedGateBlocks(context: GateContext, codeMax: number): KnownBlock[] {
+  const { gate, position, now } = context;
+  const key = `g${position}.v${gate.version}`;
+  const approvedPayload =
+    gate.state === 'approved' && gate.decision?.payload !== undefined
+      ? gate.decision.payload
+      : undefined;
+  const parts = [title(context)];
+  const hint = gate.hint?.trim();
+  if (hint) parts.push(escapeWithin(hint, HINT_MAX));
+  if (approvedPayload === undefined) {
+    parts.push(codeBlock(json(gate.originalCall.args, 2), codeMax));
+  } else {
+    const half = Math.floor(codeMax / 2);
+    parts.push(codeBlock(json(gate.originalCall.args, 2), half));
+    parts.push(`Approved payload:\n${codeBlock(json(approvedPayload, 2), half)}`);
+  }
+  const section: SectionBlock = { type: 'section', text: mrkdwn(parts.join('\n')) };
+
+  const facts =
+    gate.state === 'pending'
+      ? [
+          approversText(gate.policy, APPROVERS_MAX),
+          progressText(gate, PROGRESS_MAX),
+          expiryText(gate, now),
+        ]
+      : [decisionText(gate, REASON_MAX) ?? stateBadge(gate), progressText(gate, PROGRESS_MAX)];
+  const factsBlock: ContextBlock = {
+    type: 'context',
+    elements: [mrkdwn(facts.filter((fact) => fact !== undefined).join('\n'))],
+  };
+
+  const blocks: KnownBlock[] = [
+    withBlockId(`${key}.s`, section),
+    withBlockId(`${key}.c`, factsBlock),
+  ];
+  if (gate.state === 'pending' && hasGateButtons(context)) {
+    const actions: ActionsBlock = { type: 'actions', elements: gateButtons(context) };
+    blocks.push(withBlockId(`${key}.a`, actions));
+  }
+  return blocks;
+}
+
+export function gateOption(
+  pauseId: string,
+  menuIndex: number,
+  decision: GateDecisionChoice,
+  label: string,
+): PlainTextOption {
+  return {
+    text: plain(label),
+    value: encodeGateChoice({ pauseId, gateIndex: menuIndex, decision }),
+  };
+}
+
+/** Approve / Reject, and Edit & approve when the tool asked for a payload. */
+export function gateDecisions(gate: GateRecord): GateDecisionChoice[] {
+  return gate.payloadTemplate === undefined ? ['approve', 'reject'] : ['approve', 'reject', 'edit'];
+}
+
+function rowAccessory(context: GateContext): Overflow | Button | undefined {
+  const { pauseId, menuIndex, gate } = context;
+  if (menuIndex !== undefined) {
+    const options = gateDecisions(gate).map((decision) =>
+      gateOption(pauseId, menuIndex, decision, BUTTON_LABELS[decision]),
+    );
+    return { type: 'overflow', action_id: ACTION_IDS.gateMenu, options };
+  }
+  // No menus on this card: approve here, reject with Reject all below.
+  return hasGateButtons(context) ? gateButtons(context)[0] : undefined;
+}
+
+/**
+ * One section per gate: title and state, then the facts that fit in `max` characters, most
+ * important first, then as much of the arguments as is left. Pending rows carry an overflow menu
+ * (Approve / Reject / Edit & approve). `sharedApprovers`: the card states who may approve once.
+ */
+export function compactGateRow(
+  context: GateContext,
+  max: number,
+  sharedApprovers: boolean,
+): SectionBlock {
+  const { gate, position, now } = context;
+  const head = title(context);
+  let text = head;
+  const facts: string[] = [];
+  if (gate.state === 'pending') {
+    // Always said, whatever the room: the gate cannot be approved.
+    if (gate.policy.approvers.length === 0) text += ` · ${nobodyMayApprove(gate.policy)}`;
+    else if (!sharedApprovers) facts.push(approversText(gate.policy, 150));
+    const progress = progressText(gate, 100);
+    if (progress) facts.push(progress);
+    const expiry = expiryText(gate, now);
+    if (expiry) facts.push(expiry);
+  } else {
+    facts.push(decisionText(gate, 150) ?? stateBadge(gate));
+  }
+  for (const fact of facts) {
+    if (text.length + 3 + fact.length > max) break;
+    text += ` · ${fact}`;
+  }
+  const room = max - text.length - 1;
+  if (room >= 24) text += `\n${inlineCode(json(gate.originalCall.args, 0), room)}`;
+  const row: SectionBlock = { type: 'section', text: mrkdwn(text) };
+  const accessory = gate.state === 'pending' ? rowAccessory(context) : undefined;
+  if (accessory !== undefined) row.accessory = accessory;
+  return withBlockId(`r${position}.v${gate.version}`, row);
+}

@@ -1,0 +1,139 @@
+import type { Approver, GatePolicy, GateRecord, Vote } from '../approvals/records.js';
+import { SYSTEM_ACTOR } from '../approvals/records.js';
+import { escapeWithin, inlineCode } from './escape.js';
+import { slackDate, usergroupMention, userMention } from './mentions.js';
+
+/**
+ * The sentences that describe one gate on a card: who may approve, how far the votes are, when
+ * it expires and how it was decided. Each is mrkdwn with every untrusted part escaped, and
+ * bounded by the length it is given.
+ */
+
+export function toolName(gate: GateRecord, max = 80): string {
+  return inlineCode(gate.originalCall.name, max);
+}
+
+/** "a, b, c and 4 more" within `max` characters (or "7 in all" when not even one fits). */
+export function listWithin(items: readonly string[], max: number): string {
+  const shown: string[] = [];
+  let length = 0;
+  for (const [index, item] of items.entries()) {
+    const rest = items.length - index - 1;
+    const tail = rest > 0 ? ` and ${rest} more`.length : 0;
+    const add = (shown.length > 0 ? 2 : 0) + item.length;
+    if (length + add + tail > max) break;
+    shown.push(item);
+    length += add;
+  }
+  const hidden = items.length - shown.length;
+  if (hidden === 0) return shown.join(', ');
+  if (shown.length === 0) return `${hidden} in all`;
+  return `${shown.join(', ')} and ${hidden} more`;
+}
+
+function approverName(approver: Approver): string {
+  switch (approver.kind) {
+    case 'user':
+      return userMention(approver.id);
+    case 'usergroup':
+      return usergroupMention(approver.id);
+    case 'channel':
+      return 'members of this channel';
+  }
+}
+
+export function nobodyMayApprove(policy: GatePolicy): string {
+  return `:no_entry: Nobody may approve this under the current policy (rule ${inlineCode(policy.rule, 60)}): it cannot be approved.`;
+}
+
+/** "Who may approve: <@U1>, <!subteam^S1> · 2 approvals needed · not the requester" */
+export function approversText(policy: GatePolicy, max: number): string {
+  if (policy.approvers.length === 0) return nobodyMayApprove(policy);
+  const facts = [
+    policy.quorum > 1 ? `${policy.quorum} approvals needed` : '',
+    policy.selfApproval ? '' : 'not the requester',
+  ].filter((fact) => fact !== '');
+  const suffix = facts.map((fact) => ` · ${fact}`).join('');
+  const prefix = 'Who may approve: ';
+  const names = policy.approvers.map(approverName);
+  return `${prefix}${listWithin(names, max - prefix.length - suffix.length)}${suffix}`;
+}
+
+export function approvalsOf(gate: GateRecord): Vote[] {
+  return gate.votes.filter((vote) => vote.choice === 'approve');
+}
+
+/** "1 of 2 approvals: <@U1>", or nothing while a single approval decides and none came yet. */
+export function progressText(gate: GateRecord, max: number): string | undefined {
+  const approvals = approvalsOf(gate);
+  const quorum = gate.policy.quorum;
+  if (quorum <= 1 && approvals.length === 0) return undefined;
+  const head = `${approvals.length} of ${quorum} approval${quorum === 1 ? '' : 's'}`;
+  if (approvals.length === 0) return head;
+  const voters = approvals.map((vote) => userMention(vote.voter));
+  return `${head}: ${listWithin(voters, max - head.length - 2)}`;
+}
+
+function expiryOutcome(policy: GatePolicy): string {
+  return policy.onExpiry === 'reject' ? 'rejected automatically' : 'cancelled';
+}
+
+/** "Expires <date> — then rejected automatically"; nothing when the gate never expires. */
+export function expiryText(gate: GateRecord, now: number): string | undefined {
+  if (gate.expiresAt === undefined) return undefined;
+  const outcome = expiryOutcome(gate.policy);
+  return gate.expiresAt > now
+    ? `Expires ${slackDate(gate.expiresAt)} — then ${outcome}`
+    : `Due since ${slackDate(gate.expiresAt)} — being ${outcome}`;
+}
+
+function actor(by: string): string {
+  return by === SYSTEM_ACTOR ? 'the system' : userMention(by);
+}
+
+/** A short label of where the gate stands, with an emoji that reads at a glance. */
+export function stateBadge(gate: GateRecord): string {
+  switch (gate.state) {
+    case 'pending':
+      return ':hourglass_flowing_sand: Pending';
+    case 'approved':
+      return ':white_check_mark: Approved';
+    case 'rejected':
+      return ':x: Rejected';
+    case 'expired':
+      return `:hourglass: Expired — ${expiryOutcome(gate.policy)}`;
+    case 'cancelled':
+      return gate.decision?.by === SYSTEM_ACTOR
+        ? ':hourglass: Expired — cancelled'
+        : ':no_entry_sign: Cancelled';
+  }
+}
+
+/** Who decided, when, and why (the reason escaped and bounded); nothing while pending. */
+export function decisionText(gate: GateRecord, maxReason: number): string | undefined {
+  const decision = gate.decision;
+  if (gate.state === 'pending' || decision === undefined) return undefined;
+  const when = slackDate(decision.at);
+  const byWhom = actor(decision.by);
+  let line: string;
+  switch (gate.state) {
+    case 'approved':
+      line = `Approved by ${byWhom} ${when}`;
+      break;
+    case 'rejected':
+      line = `Rejected by ${byWhom} ${when}`;
+      break;
+    case 'expired':
+      line = `Expired ${when} — ${expiryOutcome(gate.policy)}`;
+      break;
+    case 'cancelled':
+      line =
+        decision.by === SYSTEM_ACTOR
+          ? `Expired ${when} — cancelled`
+          : `Cancelled by ${byWhom} ${when}`;
+      break;
+  }
+  const reason = decision.reason?.trim();
+  if (reason && maxReason > 20) line += `\nReason: ${escapeWithin(reason, maxReason - 8)}`;
+  return line;
+}

@@ -1,0 +1,91 @@
+import type { Approver, GateDecision, GateState } from '../approvals/records.js';
+import { SYSTEM_ACTOR } from '../approvals/records.js';
+import type { SlackMessage } from './block-kit.js';
+import { inlineCode } from './escape.js';
+import { listWithin } from './gate-lines.js';
+import { slackDate, usergroupMention, userMention } from './mentions.js';
+
+/**
+ * Ephemeral replies to a click that changes nothing: one sentence saying why, with no tool
+ * arguments. The workflow's tagged results map onto `Refusal`; `renderRefusal` words each.
+ * Mentions in an ephemeral message notify no one (only the clicker sees it).
+ */
+
+export type Refusal =
+  /** The clicker is not among the approvers; `approvers` says who is. */
+  | { kind: 'not_approver'; approvers: readonly Approver[] }
+  /** The clicker started the run and the policy does not allow self-approval. */
+  | { kind: 'self_approval' }
+  | { kind: 'already_decided'; state: GateState; decision: GateDecision }
+  | { kind: 'already_voted'; approvals?: number; quorum?: number }
+  | { kind: 'expired'; expiresAt?: number; onExpiry?: 'reject' | 'cancel' }
+  /** No such gate, or no longer pending (a stale card, a pause already resumed). */
+  | { kind: 'not_found' }
+  | { kind: 'nobody_may_approve'; rule: string }
+  | { kind: 'reason_required' };
+
+function approverName(approver: Approver): string {
+  switch (approver.kind) {
+    case 'user':
+      return userMention(approver.id);
+    case 'usergroup':
+      return usergroupMention(approver.id);
+    case 'channel':
+      return 'members of the card’s channel';
+  }
+}
+
+function decidedLine(state: GateState, decision: GateDecision): string {
+  const when = slackDate(decision.at);
+  const by = decision.by === SYSTEM_ACTOR ? '' : ` by ${userMention(decision.by)}`;
+  switch (state) {
+    case 'approved':
+      return `This was already approved${by} ${when}.`;
+    case 'rejected':
+      return `This was already rejected${by} ${when}.`;
+    case 'expired':
+      return `This expired ${when} and was rejected automatically.`;
+    case 'cancelled':
+      return decision.by === SYSTEM_ACTOR
+        ? `This expired ${when} and was cancelled.`
+        : `This was cancelled${by} ${when}.`;
+    case 'pending':
+      return 'This is still pending.';
+  }
+}
+
+function line(refusal: Refusal): string {
+  switch (refusal.kind) {
+    case 'not_approver':
+      return refusal.approvers.length === 0
+        ? 'You cannot approve this: under the current policy nobody may.'
+        : `You are not among those who may approve this: ${listWithin(refusal.approvers.map(approverName), 1_500)}.`;
+    case 'self_approval':
+      return 'You started this run, and the policy does not let you approve it yourself.';
+    case 'already_decided':
+      return decidedLine(refusal.state, refusal.decision);
+    case 'already_voted': {
+      const { approvals, quorum } = refusal;
+      const progress =
+        approvals !== undefined && quorum !== undefined
+          ? ` It has ${approvals} of ${quorum} approvals.`
+          : '';
+      return `You already voted on this; a person's vote counts once.${progress}`;
+    }
+    case 'expired': {
+      const outcome = refusal.onExpiry === 'cancel' ? 'cancelled' : 'rejected automatically';
+      const when = refusal.expiresAt === undefined ? '' : ` ${slackDate(refusal.expiresAt)}`;
+      return `Too late: this expired${when} and was ${outcome}.`;
+    }
+    case 'not_found':
+      return 'This request is no longer pending: it was decided, or the card is out of date.';
+    case 'nobody_may_approve':
+      return `Nobody may approve this under the current policy (rule ${inlineCode(refusal.rule, 60)}).`;
+    case 'reason_required':
+      return 'The policy asks for a reason to reject this. Please give one.';
+  }
+}
+
+export function renderRefusal(refusal: Refusal): SlackMessage {
+  return { text: `:no_entry: ${line(refusal)}` };
+}

@@ -1,0 +1,241 @@
+import { type KnownBlock, mrkdwn, type SlackMessage } from './block-kit.js';
+import { LIMITS } from './block-kit-limits.js';
+import {
+  codeBlock,
+  codePoints,
+  cutNote,
+  escapeLine,
+  escapeMrkdwn,
+  escapeWithin,
+  fitEscaped,
+  inlineCode,
+} from './escape.js';
+import { listWithin } from './gate-lines.js';
+import { channelMention, userMention } from './mentions.js';
+
+/**
+ * The messages of a run's thread: who asked what, the agent's reply, which tools ran, what went
+ * wrong, where the approval card is, and a reject reason passed on. Everything from the agent
+ * or a user is escaped; the `text` fallbacks mention nobody.
+ */
+
+const PROMPT_MAX = 2_500;
+/** Text per reply section, under Slack's 3,000 with room for a re-opened code fence. */
+const REPLY_SECTION_MAX = 2_900;
+/** Text of a whole reply, under Slack's cumulative ~12,000. */
+const REPLY_MAX = LIMITS.messageBlocksText - 1_000;
+const FALLBACK_MAX = 200;
+const ERROR_MAX = 1_000;
+const REASON_MAX = 2_500;
+
+function section(text: string): KnownBlock {
+  return { type: 'section', text: mrkdwn(text) };
+}
+
+function context(text: string): KnownBlock {
+  return { type: 'context', elements: [mrkdwn(text)] };
+}
+
+export interface ThreadRootInput {
+  /** Who started the run. */
+  userId: string;
+  appName: string;
+  prompt: string;
+}
+
+/** "<@U1> asked *ops*: restart payments-api" */
+export function renderThreadRoot({ userId, appName, prompt }: ThreadRootInput): SlackMessage {
+  const app = escapeLine(appName, 80);
+  const asked = prompt.trim() === '' ? '_(no prompt)_' : escapeWithin(prompt.trim(), PROMPT_MAX);
+  return {
+    text: `Agent run (${app}): ${escapeLine(prompt, FALLBACK_MAX)}`,
+    blocks: [section(`${userMention(userId)} asked *${app}*:\n${asked}`)],
+  };
+}
+
+/**
+ * Common Markdown the models write, in Slack's mrkdwn: `**bold**` → `*bold*`, headings → bold
+ * lines, `[text](url)` → `text (url)` (no live links: the label could disguise the target),
+ * code fence languages dropped, bullets as `•`.
+ */
+export function markdownToMrkdwn(markdown: string): string {
+  return markdown
+    .replace(/\r\n?/g, '\n')
+    .replace(/^```[\w+-]+[ \t]*$/gm, '```')
+    .replace(/^#{1,6}[ \t]+(.+?)[ \t]*#*$/gm, '*$1*')
+    .replace(/\*\*(?=\S)(.+?)(?<=\S)\*\*/g, '*$1*')
+    .replace(/~~(?=\S)(.+?)(?<=\S)~~/g, '~$1~')
+    .replace(/\[([^\]\n]+)\]\(([^)\s]+)\)/g, '$1 ($2)')
+    .replace(/^([ \t]*)[-*+][ \t]+/gm, '$1• ');
+}
+
+/** Splits mrkdwn source into escaped pieces of at most `max`, preferring line breaks. */
+function splitEscaped(
+  raw: string,
+  max: number,
+  budget: number,
+): { pieces: string[]; consumed: number } {
+  const pieces: string[] = [];
+  let rest = raw;
+  let used = 0;
+  while (rest.length > 0) {
+    const room = Math.min(max, budget - used);
+    if (room <= 0) break;
+    const fitted = fitEscaped(rest, room);
+    let take = fitted.consumed;
+    if (fitted.cut) {
+      const lineEnd = rest.lastIndexOf('\n', take - 1);
+      if (lineEnd > take / 2) take = lineEnd + 1;
+    }
+    if (take === 0) break;
+    const piece = escapeMrkdwn(rest.slice(0, take));
+    pieces.push(piece);
+    used += piece.length;
+    rest = rest.slice(take);
+  }
+  return { pieces, consumed: raw.length - rest.length };
+}
+
+/** A code fence left open at the end of a section is closed there and re-opened in the next. */
+function balanceFences(pieces: string[]): string[] {
+  let open = false;
+  return pieces.map((piece) => {
+    const start = open ? '```\n' : '';
+    const fences = piece.match(/```/g)?.length ?? 0;
+    open = (fences + (open ? 1 : 0)) % 2 === 1;
+    return `${start}${piece}${open ? '\n```' : ''}`;
+  });
+}
+
+/**
+ * The agent's answer. Agent output is untrusted: escaped, then kept readable (see
+ * `markdownToMrkdwn`); a long answer takes several sections, and beyond what one message holds
+ * it is cut with a note saying how much was shown.
+ */
+export function renderAgentReply({ text }: { text: string }): SlackMessage {
+  const source = markdownToMrkdwn(text).trim();
+  if (source === '') {
+    return {
+      text: 'The agent finished without a reply.',
+      blocks: [context(':speech_balloon: The agent finished without a reply.')],
+    };
+  }
+  const note = cutNote(source.length, source.length);
+  const { pieces, consumed } = splitEscaped(
+    source,
+    REPLY_SECTION_MAX - 8,
+    REPLY_MAX - note.length - 8,
+  );
+  const blocks = balanceFences(pieces).map(section);
+  if (consumed < source.length) {
+    blocks.push(context(cutNote(codePoints(source.slice(0, consumed)), codePoints(source))));
+  }
+  return { text: escapeLine(source, FALLBACK_MAX), blocks };
+}
+
+export interface ToolRun {
+  name: string;
+  ok: boolean;
+}
+
+/** "ran `lookup_service` ✓, `check_status` ✗ error" */
+export function renderToolSummary(runs: readonly ToolRun[]): SlackMessage {
+  const items = runs.map(({ name, ok }) => `${inlineCode(name, 60)} ${ok ? '✓' : '✗ error'}`);
+  const failed = runs.filter(({ ok }) => !ok).length;
+  const line = runs.length === 0 ? 'ran no tools' : `ran ${listWithin(items, 2_800)}`;
+  return {
+    text: `Ran ${runs.length} tool${runs.length === 1 ? '' : 's'}${failed > 0 ? `, ${failed} failed` : ''}`,
+    blocks: [context(line)],
+  };
+}
+
+/** Why a run ended without an answer. Messages come from ADK and are shown escaped. */
+export type RunError =
+  | { kind: 'unreachable' }
+  | { kind: 'http'; status: number }
+  | { kind: 'error_frame'; message: string }
+  | { kind: 'timeout'; afterMs: number };
+
+function duration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes >= 1) return `${minutes} min`;
+  return `${Math.max(1, Math.round(ms / 1_000))} s`;
+}
+
+export function renderRunError(error: RunError): SlackMessage {
+  let line: string;
+  switch (error.kind) {
+    case 'unreachable':
+      line = ':warning: Could not reach the agent server, so nothing ran. Try again in a moment.';
+      break;
+    case 'http':
+      line = `:warning: The agent server answered with HTTP ${Math.trunc(error.status)}, so the run did not finish.`;
+      break;
+    case 'error_frame': {
+      const message = error.message.trim();
+      line = `:warning: The agent stopped with an error${message ? `:\n${codeBlock(message, ERROR_MAX)}` : '.'}`;
+      break;
+    }
+    case 'timeout':
+      line = `:hourglass: The agent did not finish within ${duration(error.afterMs)}; the run was stopped.`;
+      break;
+  }
+  const first = line.split('\n')[0] ?? line;
+  return { text: first.replace(/^:\w+: /, ''), blocks: [section(line)] };
+}
+
+const PERMALINK = /^https:\/\/[^\s|<>]+$/;
+
+export interface CardElsewhereInput {
+  channelId: string;
+  /** From `chat.getPermalink`; linked only when it is a plain https URL. */
+  permalink?: string;
+}
+
+/** In the run's thread, when the policy posted the card in another channel. */
+export function renderCardElsewhere({ channelId, permalink }: CardElsewhereInput): SlackMessage {
+  const channel = channelMention(channelId) ?? 'another channel';
+  const link =
+    permalink !== undefined && permalink.length <= LIMITS.url && PERMALINK.test(permalink)
+      ? ` <${permalink}|Open the request>`
+      : '';
+  return {
+    text: 'Approval needed: the request was posted for its approvers in another channel.',
+    blocks: [
+      section(
+        `:raised_hand: Approval needed: the request was posted in ${channel} for its approvers.${link}`,
+      ),
+    ],
+  };
+}
+
+export interface RejectReasonInput {
+  userId: string;
+  toolNames: readonly string[];
+  reason: string;
+}
+
+/** A reject reason, said in the thread as it is passed on to the agent. */
+export function renderRejectReasonNote({
+  userId,
+  toolNames,
+  reason,
+}: RejectReasonInput): SlackMessage {
+  const names = listWithin(
+    toolNames.map((name) => inlineCode(name, 60)),
+    600,
+  );
+  const quoted = escapeWithin(reason.trim(), REASON_MAX, '\n')
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+  return {
+    text: `Rejected with a reason: ${escapeLine(reason, FALLBACK_MAX)}`,
+    blocks: [
+      section(
+        `:speech_balloon: ${userMention(userId)} rejected ${names || 'the request'} and said:\n${quoted}`,
+      ),
+      context('The agent is told this reason when it resumes.'),
+    ],
+  };
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/**
+ * `view.state.values` of a submitted modal: `{ [block_id]: { [action_id]: ViewStateValue } }`.
+ * Parsed here because it comes from Slack, over the network; only the fields the forms read are
+ * kept (Bolt's `ViewStateValue` has more).
+ */
+const selectedOptionSchema = z.looseObject({ value: z.string() });
+
+export const viewStateValueSchema = z.looseObject({
+  type: z.string(),
+  value: z.string().nullish(),
+  selected_option: selectedOptionSchema.nullish(),
+  selected_options: z.array(selectedOptionSchema).nullish(),
+});
+export type StateValue = z.infer<typeof viewStateValueSchema>;
+
+export const viewStateValuesSchema = z.record(
+  z.string(),
+  z.record(z.string(), viewStateValueSchema),
+);
+export type ViewStateValues = z.infer<typeof viewStateValuesSchema>;
+
+/** The action id of every input the app builds. */
+export const INPUT_ACTION_ID = 'value';

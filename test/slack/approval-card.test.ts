@@ -1,0 +1,386 @@
+import { describe, expect, it } from 'vitest';
+import type { GateRecord, GateState, PauseView } from '../../src/approvals/records.js';
+import { ACTION_IDS, parseButtonValue, parseGateChoice } from '../../src/slack/action-ids.js';
+import { renderApprovalCard } from '../../src/slack/approval-card.js';
+import { blocksTextLength } from '../../src/slack/limits.js';
+import {
+  allText,
+  buttons,
+  decisionPaths,
+  expectInert,
+  expectValidMessage,
+  menuValues,
+} from './blocks.js';
+import { pick, randomText, seeded } from './random.js';
+import { gateRecord, manyGates, NOW, POLICY, pauseView, vacationGate } from './records.js';
+
+const HOSTILE = '<!channel> <@U123> <https://evil.example|https://bank.example> &amp; `x`';
+
+function render(view: PauseView) {
+  const card = renderApprovalCard(view, { now: NOW });
+  expectValidMessage(card);
+  expectInert(card.blocks, card.text);
+  return card;
+}
+
+function decided(gate: GateRecord, state: GateState, by = 'UDECIDER', reason?: string): GateRecord {
+  return {
+    ...gate,
+    state,
+    version: gate.version + 1,
+    decision: { by, at: NOW - 5_000, ...(reason === undefined ? {} : { reason }) },
+  };
+}
+
+describe('the approval card for one gate', () => {
+  const view = pauseView([gateRecord()]);
+  const card = render(view);
+  const text = allText(card.blocks);
+
+  it('shows the tool, its arguments in a code block, the hint and who asked', () => {
+    expect(text).toContain('`transfer_money`');
+    expect(text).toContain('```\n{\n  "amount": 100\n}\n```');
+    expect(text).toContain('Please approve or reject the tool call transfer_money()');
+    expect(text).toContain('requested by <@UREQUESTER>');
+    expect(text).toContain('agent `hitl_agent`');
+  });
+
+  it('says who may approve and when it expires, in each reader’s time zone', () => {
+    expect(text).toContain('Who may approve: <@UAPPROVER1> · not the requester');
+    const expires = Math.floor((NOW + 3_600_000) / 1000);
+    expect(text).toContain(
+      `Expires <!date^${expires}^{date_short_pretty} at {time}|2026-11-22T06:47:37Z> — then rejected automatically`,
+    );
+  });
+
+  it('offers Approve (primary) and Reject (danger) carrying only the pause and call ids', () => {
+    const found = buttons(card.blocks);
+    expect(found.map(({ label, style }) => [label, style])).toEqual([
+      ['Approve', 'primary'],
+      ['Reject', 'danger'],
+    ]);
+    for (const button of found) {
+      expect(parseButtonValue(button.value)).toEqual({
+        pauseId: view.pause.id,
+        callId: view.gates[0]?.confirmationCallId,
+      });
+      expect(button.value).not.toContain('amount');
+    }
+  });
+
+  it('has a short notification text that names the tool and mentions nobody', () => {
+    expect(card.text).toBe('Approval needed: transfer_money (hitl_agent)');
+  });
+});
+
+describe('buttons follow the state of the gates', () => {
+  it('adds Edit & approve when the tool asked for a payload', () => {
+    const card = render(pauseView([vacationGate()]));
+    expect(buttons(card.blocks).map(({ actionId }) => actionId)).toEqual([
+      ACTION_IDS.approve,
+      ACTION_IDS.reject,
+      ACTION_IDS.edit,
+    ]);
+  });
+
+  it('offers Approve all and Reject all only while two or more gates are pending', () => {
+    const both = render(pauseView([gateRecord(), vacationGate(1)]));
+    const actionIds = buttons(both.blocks).map(({ actionId }) => actionId);
+    expect(actionIds).toContain(ACTION_IDS.approveAll);
+    expect(actionIds).toContain(ACTION_IDS.rejectAll);
+    const [first, second] = [gateRecord(), vacationGate(1)];
+    if (!first || !second) throw new Error('gates');
+    const one = render(pauseView([decided(first, 'approved'), second]));
+    expect(buttons(one.blocks).map(({ actionId }) => actionId)).not.toContain(
+      ACTION_IDS.approveAll,
+    );
+  });
+
+  it('takes a decided gate’s buttons away and says who decided, when and why', () => {
+    const reason = `budget frozen ${HOSTILE}`;
+    const card = render(pauseView([decided(gateRecord(), 'rejected', 'UDECIDER', reason)]));
+    expect(buttons(card.blocks)).toEqual([]);
+    const text = allText(card.blocks);
+    expect(text).toContain(':x: Rejected');
+    expect(text).toMatch(
+      /Rejected by <@UDECIDER> <!date\^\d+\^\{date_short_pretty\} at \{time\}\|2026-11-22T05:47:32Z>/,
+    );
+    expect(text).toContain(
+      'Reason: budget frozen &lt;!channel&gt; &lt;@U123&gt; &lt;https://evil.example|https://bank.example&gt; &amp;amp;',
+    );
+    expect(card.text).toBe('Approval request decided: 1 rejected');
+  });
+
+  it('shows the approved payload of an edited approval, escaped', () => {
+    const gate = vacationGate();
+    const approved: GateRecord = {
+      ...decided(gate, 'approved'),
+      decision: { by: 'UDECIDER', at: NOW, payload: { approved_days: 2, note: '<!here>' } },
+    };
+    const text = allText(render(pauseView([approved])).blocks);
+    expect(text).toContain(
+      'Approved payload:\n```\n{\n  "approved_days": 2,\n  "note": "&lt;!here&gt;"\n}\n```',
+    );
+  });
+
+  it('tells expiry that rejected, expiry that cancelled and a person’s cancel apart', () => {
+    const expired = allText(render(pauseView([decided(gateRecord(), 'expired', 'system')])).blocks);
+    expect(expired).toContain('Expired — rejected automatically');
+    const lapsed = allText(
+      render(
+        pauseView([
+          decided(gateRecord({ policy: { ...POLICY, onExpiry: 'cancel' } }), 'cancelled', 'system'),
+        ]),
+      ).blocks,
+    );
+    expect(lapsed).toContain('Expired — cancelled');
+    const cancelled = allText(
+      render(pauseView([decided(gateRecord(), 'cancelled', 'UBOSS')])).blocks,
+    );
+    expect(cancelled).toMatch(/Cancelled by <@UBOSS>/);
+  });
+});
+
+describe('who may approve and how far the votes are', () => {
+  it('names users, user groups and the channel', () => {
+    const policy = {
+      ...POLICY,
+      approvers: [
+        { kind: 'user' as const, id: 'U1' },
+        { kind: 'usergroup' as const, id: 'S0OPS' },
+        { kind: 'channel' as const },
+      ],
+    };
+    const text = allText(render(pauseView([gateRecord({ policy })])).blocks);
+    expect(text).toContain('Who may approve: <@U1>, <!subteam^S0OPS>, members of this channel');
+  });
+
+  it('says plainly when nobody may approve under the policy', () => {
+    const policy = { ...POLICY, rule: 'defaults', approvers: [] };
+    const text = allText(render(pauseView([gateRecord({ policy })])).blocks);
+    expect(text).toContain(
+      'Nobody may approve this under the current policy (rule `defaults`): it cannot be approved.',
+    );
+  });
+
+  it('shows quorum progress with the approvers so far', () => {
+    const gate = gateRecord({
+      policy: { ...POLICY, quorum: 2 },
+      votes: [{ voter: 'U1', choice: 'approve', at: NOW - 1_000 }],
+      version: 2,
+    });
+    const text = allText(render(pauseView([gate])).blocks);
+    expect(text).toContain('1 of 2 approvals: <@U1>');
+    expect(text).toContain('2 approvals needed');
+  });
+
+  it('does not turn a malformed id into markup', () => {
+    const policy = { ...POLICY, approvers: [{ kind: 'user' as const, id: 'U1|x> <!channel' }] };
+    const card = render(pauseView([gateRecord({ policy })]));
+    expect(allText(card.blocks)).toContain('@U1|x&gt; &lt;!channel');
+  });
+
+  it('changes block ids when a vote changes the card, and keeps them unique', () => {
+    const before = gateRecord({ policy: { ...POLICY, quorum: 2 } });
+    const after = {
+      ...before,
+      votes: [{ voter: 'U1', choice: 'approve' as const, at: NOW }],
+      version: 2,
+    };
+    const ids = (gate: GateRecord) =>
+      render(pauseView([gate])).blocks.map((block) => block.block_id ?? '');
+    const [a, b] = [ids(before), ids(after)];
+    expect(new Set(a).size).toBe(a.length);
+    expect(a[1]).not.toBe(b[1]);
+  });
+});
+
+describe('the pause’s resume status', () => {
+  const allDecided = (resume: PauseView['pause']['resume']) =>
+    render(pauseView([decided(gateRecord(), 'approved')], { resume, version: 3 }));
+
+  it('says when the agent is resuming and when it resumed', () => {
+    expect(allText(allDecided({ state: 'resuming', attempts: 1 }).blocks)).toContain(
+      'Resuming the agent…',
+    );
+    expect(allText(allDecided({ state: 'resumed', attempts: 1, at: NOW }).blocks)).toContain(
+      'Agent resumed',
+    );
+  });
+
+  it('shows a failed resume’s error, escaped, with a Retry button only then', () => {
+    const failed = allDecided({ state: 'failed', attempts: 2, lastError: `ADK said ${HOSTILE}` });
+    expect(allText(failed.blocks)).toContain('Resuming the agent failed after 2 attempts.');
+    expect(allText(failed.blocks)).toContain('ADK said &lt;!channel&gt;');
+    const retry = buttons(failed.blocks).filter(
+      ({ actionId }) => actionId === ACTION_IDS.retryResume,
+    );
+    expect(retry).toHaveLength(1);
+    for (const state of ['resuming', 'resumed', 'abandoned'] as const) {
+      const others = buttons(allDecided({ state, attempts: 1 }).blocks);
+      expect(others.map(({ actionId }) => actionId)).not.toContain(ACTION_IDS.retryResume);
+    }
+  });
+
+  it('says an abandoned pause will not be resumed', () => {
+    expect(allText(allDecided({ state: 'abandoned', attempts: 0 }).blocks)).toContain(
+      'Not resumed',
+    );
+  });
+});
+
+describe('hostile input renders inert everywhere', () => {
+  it('escapes arguments, hints, tool and app names', () => {
+    const gate = gateRecord({
+      originalCall: { id: 'c1', name: `tool${HOSTILE}`, args: { note: HOSTILE, [HOSTILE]: 1 } },
+      hint: `hint ${HOSTILE}`,
+    });
+    const view = pauseView([gate], {
+      adk: { appName: `app${HOSTILE}`, userId: 'u', sessionId: 's' },
+    });
+    const card = render(view);
+    const json = JSON.stringify(card);
+    expect(json).not.toContain('<!channel>');
+    expect(json).not.toContain('<https://evil');
+    expect(allText(card.blocks)).toContain('&amp;amp;');
+  });
+});
+
+describe('size: arguments and gate counts beyond what Slack holds', () => {
+  it('cuts 100 kB of arguments and says so, counting characters a reader would', () => {
+    const big = gateRecord({
+      originalCall: { id: 'c1', name: 'upload', args: { body: 'é<😀'.repeat(25_000) } },
+    });
+    const card = render(pauseView([big]));
+    // 25,000 × three code points, plus the JSON around them.
+    expect(allText(card.blocks)).toMatch(/```\n… cut: showing [\d,]+ of 75,0\d\d characters/);
+  });
+
+  for (const count of [1, 2, 3, 15, 16, 30, 47, 48, 50, 60, 120]) {
+    it(`keeps every pending gate of ${count} decidable within Slack's limits`, () => {
+      const view = pauseView(
+        manyGates(count, (index) =>
+          index % 3 === 0 ? vacationGate(index) : gateRecord({ index }),
+        ),
+      );
+      const card = render(view);
+      for (const [callId, paths] of decisionPaths(view, card.blocks)) {
+        expect(paths.length, `no way to approve ${callId}`).toBeGreaterThan(0);
+      }
+      const rejectable = buttons(card.blocks).some(
+        ({ actionId }) => actionId === ACTION_IDS.rejectAll,
+      );
+      expect(rejectable).toBe(count >= 2);
+    });
+  }
+
+  it('keeps the no-approver line on compact rows', () => {
+    const policy = { ...POLICY, rule: 'defaults', approvers: [] };
+    const card = render(pauseView(manyGates(40, (index) => gateRecord({ index, policy }))));
+    const rows = allText(card.blocks).match(/Nobody may approve this/g) ?? [];
+    expect(rows.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('puts no menu on a card whose gates do not match the pause’s call ids', () => {
+    const view = pauseView(manyGates(40));
+    const [first, ...rest] = view.gates;
+    if (!first) throw new Error('gates');
+    const stray = {
+      ...view,
+      gates: [{ ...first, confirmationCallId: 'not-in-call-ids' }, ...rest],
+    };
+    const card = render(stray);
+    expect(menuValues(card.blocks)).toEqual([]);
+    for (const [callId, paths] of decisionPaths(stray, card.blocks)) {
+      expect(paths.length, callId).toBeGreaterThan(0);
+    }
+  });
+
+  it('keeps block ids unique even when two gates look the same', () => {
+    const gate = gateRecord();
+    const view = pauseView([gate, gate, gate]);
+    const ids = render(view).blocks.map(({ block_id }) => block_id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('degrades 50 gates of 100 kB each to rows with menus that name the right gate', () => {
+    const view = pauseView(
+      manyGates(50, (index) =>
+        gateRecord({
+          index,
+          originalCall: {
+            id: `c${index}`,
+            name: `tool_${index}`,
+            args: { blob: 'x'.repeat(100_000) },
+          },
+        }),
+      ),
+    );
+    const card = render(view);
+    expect(card.blocks.length).toBeLessThanOrEqual(50);
+    const choices = menuValues(card.blocks).map(parseGateChoice);
+    expect(choices.every((choice) => choice?.pauseId === view.pause.id)).toBe(true);
+    const approvable = new Set(
+      choices.filter((choice) => choice?.decision === 'approve').map((choice) => choice?.gateIndex),
+    );
+    expect(approvable.size).toBe(50);
+  });
+
+  it('stays valid, inert and decidable for random gate counts, states, sizes and unicode', () => {
+    const random = seeded(20261122);
+    const states: GateState[] = [
+      'pending',
+      'pending',
+      'approved',
+      'rejected',
+      'expired',
+      'cancelled',
+    ];
+    for (let round = 0; round < 60; round += 1) {
+      const count = 1 + Math.floor(random() ** 2 * 60);
+      const argSize = Math.floor(random() ** 3 * 100_000);
+      const gates = manyGates(count, (index) => {
+        const state = pick(random, states);
+        const base = gateRecord({
+          index,
+          originalCall: {
+            id: `orig-${index}`,
+            name: randomText(random, 1 + Math.floor(random() * 90)),
+            args: { text: randomText(random, Math.floor(argSize / count)), n: index },
+          },
+          hint: randomText(random, Math.floor(random() * 800)),
+          ...(random() < 0.3 ? { payloadTemplate: { days: 1, note: randomText(random, 20) } } : {}),
+          votes: random() < 0.3 ? [{ voter: 'UVOTER', choice: 'approve', at: NOW - 10 }] : [],
+          policy: { ...POLICY, quorum: 1 + Math.floor(random() * 3) },
+        });
+        return state === 'pending'
+          ? base
+          : decided(base, state, random() < 0.5 ? 'system' : 'UDECIDER', randomText(random, 900));
+      });
+      const resume = pick(random, [
+        { state: 'idle' as const, attempts: 0 },
+        { state: 'failed' as const, attempts: 1, lastError: randomText(random, 2_000) },
+        { state: 'resuming' as const, attempts: 1 },
+      ]);
+      const view = pauseView(gates, {
+        resume,
+        adk: { appName: randomText(random, 40), userId: 'u', sessionId: 's' },
+      });
+      const card = render(view);
+      expect(blocksTextLength(card.blocks)).toBeLessThanOrEqual(11_000);
+      expect(card.text.length).toBeLessThanOrEqual(300);
+      const pending = new Set(
+        view.gates
+          .filter(({ state }) => state === 'pending')
+          .map((gate) => gate.confirmationCallId),
+      );
+      for (const [callId, paths] of decisionPaths(view, card.blocks)) {
+        if (pending.has(callId)) expect(paths.length, `round ${round}`).toBeGreaterThan(0);
+      }
+      const approveAll = buttons(card.blocks).some(
+        ({ actionId }) => actionId === ACTION_IDS.approveAll,
+      );
+      expect(approveAll, `round ${round}`).toBe(pending.size >= 2);
+    }
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import {
+  codeBlock,
+  cutNote,
+  escapeLine,
+  escapeMrkdwn,
+  escapeWithin,
+  fitEscaped,
+  inlineCode,
+} from '../../src/slack/escape.js';
+import { randomText, seeded } from './random.js';
+
+describe('escapeMrkdwn', () => {
+  it('turns mentions, broadcasts and disguised links into inert text', () => {
+    expect(escapeMrkdwn('<!channel> <@U123> <https://evil.example|https://bank.example>')).toBe(
+      '&lt;!channel&gt; &lt;@U123&gt; &lt;https://evil.example|https://bank.example&gt;',
+    );
+  });
+
+  it('escapes & first, so an entity in the input stays visible as typed', () => {
+    expect(escapeMrkdwn('&amp; & <')).toBe('&amp;amp; &amp; &lt;');
+  });
+
+  it('leaves everything else alone', () => {
+    expect(escapeMrkdwn('*bold* _it_ "q" \'s\' 漢字 😀')).toBe('*bold* _it_ "q" \'s\' 漢字 😀');
+  });
+});
+
+describe('fitEscaped', () => {
+  it('never cuts inside an entity', () => {
+    const fitted = fitEscaped('a&&&', 8);
+    expect(fitted.text).toBe('a&amp;');
+    expect(fitted).toMatchObject({ cut: true, shown: 2, total: 4 });
+  });
+
+  it('never cuts inside a surrogate pair, an emoji sequence or a letter with its accent', () => {
+    expect(fitEscaped('😀😀', 3).text).toBe('😀');
+    const family = '👩‍👩‍👧‍👦';
+    expect(fitEscaped(`a${family}`, family.length).text).toBe('a');
+    expect(fitEscaped('e\u0301e\u0301', 3).text).toBe('e\u0301');
+  });
+
+  it('counts escaped characters against the limit and original characters in the note', () => {
+    const fitted = fitEscaped('<'.repeat(10), 12);
+    expect(fitted.text).toBe('&lt;&lt;&lt;');
+    expect(cutNote(fitted.shown, fitted.total)).toBe('… cut: showing 3 of 10 characters');
+  });
+
+  it('stays within any limit for any text', () => {
+    const random = seeded(7);
+    for (let round = 0; round < 300; round += 1) {
+      const raw = randomText(random, Math.floor(random() * 400));
+      const max = Math.floor(random() * 200);
+      const fitted = fitEscaped(raw, max);
+      expect(fitted.text.length).toBeLessThanOrEqual(max);
+      expect(fitted.text).toBe(escapeMrkdwn(raw).slice(0, fitted.text.length));
+      expect(fitted.text).not.toMatch(/&(?!amp;|lt;|gt;)/);
+      expect(fitted.text).not.toMatch(/[\uD800-\uDBFF]$/);
+    }
+  });
+});
+
+describe('escapeWithin', () => {
+  it('says what it cut, with thousands separators', () => {
+    const text = escapeWithin('x'.repeat(100_000), 3000);
+    expect(text.length).toBeLessThanOrEqual(3000);
+    expect(text).toMatch(/ … cut: showing 2,9\d\d of 100,000 characters$/);
+  });
+
+  it('returns short text escaped and whole', () => {
+    expect(escapeWithin('a < b', 100)).toBe('a &lt; b');
+  });
+
+  it('keeps within tiny limits too', () => {
+    for (const max of [1, 2, 5, 20, 50]) {
+      expect(escapeWithin('y'.repeat(500), max).length).toBeLessThanOrEqual(max);
+    }
+  });
+});
+
+describe('codeBlock, inlineCode and escapeLine', () => {
+  it('fences the text and notes the cut after the fence', () => {
+    const block = codeBlock('z'.repeat(10_000), 1000);
+    expect(block.length).toBeLessThanOrEqual(1000);
+    expect(block).toMatch(/^```\nz+\n```\n… cut: showing \d+ of 10,000 characters$/);
+  });
+
+  it('keeps a run of backticks in the text from closing the fence', () => {
+    const block = codeBlock('a```b', 100);
+    expect(block.slice(3, -3)).not.toContain('```');
+  });
+
+  it('shows a name as one line of inline code that nothing can break out of', () => {
+    expect(inlineCode('evil`name\n<!here>', 80)).toBe('`evilˋname &lt;!here&gt;`');
+    expect(inlineCode('n'.repeat(200), 40)).toHaveLength(40);
+  });
+
+  it('makes a single line and marks a cut with an ellipsis', () => {
+    expect(escapeLine('a\r\n  b', 10)).toBe('a b');
+    expect(escapeLine('abcdef', 4)).toBe('abc…');
+  });
+});
