@@ -62,6 +62,7 @@ const environmentSchema = z
     SLACK_APP_TOKEN: slackToken('xapp-'),
     SLACK_API_URL: httpUrl('ending in /api/'),
     PORT: wholeNumber('a port number', 3000, { min: 0, max: 65535 }),
+    SANDBOX_PORT: wholeNumber('a port number', 3001, { min: 0, max: 65535 }),
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: optionalString.pipe(z.string().default('adk-approvals:')),
     ADK_BASE_URL: httpUrl('such as http://127.0.0.1:8000'),
@@ -94,6 +95,8 @@ export type SlackConfig =
 export interface Config {
   slack: SlackConfig;
   port: number;
+  /** Where the local Slack sandbox listens, when it runs (no SLACK_BOT_TOKEN). */
+  sandboxPort: number;
   /** Absent: the in-process store (single instance, lost on restart). */
   redis: { url: string; keyPrefix: string } | undefined;
   /** Absent base URL: the demo ADK server is started on loopback. */
@@ -127,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     slack: e.slack,
     port: e.PORT,
+    sandboxPort: e.SANDBOX_PORT,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
     adk: {
       baseUrl: e.ADK_BASE_URL,

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config.slack).toEqual({ mode: 'sandbox' });
     expect(config.port).toBe(3000);
+    expect(config.sandboxPort).toBe(3001);
     expect(config.redis).toBeUndefined();
     expect(config.adk).toEqual({
       baseUrl: undefined,

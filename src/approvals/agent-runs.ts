@@ -1,10 +1,11 @@
 import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Log } from '../log.js';
-import { renderRunError, renderRunStarted } from '../slack/thread.js';
+import { renderRefusal } from '../slack/notices.js';
+import { renderRunError, renderThreadRoot } from '../slack/thread.js';
 import { agentCommandHelp, parseAgentCommand } from './agent-command.js';
-import * as notices from '../slack/notices.js';
 import { type Clock, SlackCallError, type SlackMessage, type SlackPort } from './ports.js';
+import { runErrorOf } from './run-errors.js';
 import type { RunContext, RunStreamer } from './run-streamer.js';
 
 export interface AgentCommandInput {
@@ -51,7 +52,7 @@ export class AgentRuns {
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not list ADK apps', { reason: error.reason, error: error.message });
-      await reply(renderRunError(error));
+      await reply(renderRunError(runErrorOf(error)));
       return;
     }
     const command = parseAgentCommand(unescapeSlackText(input.text), apps, this.deps.defaultApp);
@@ -68,16 +69,17 @@ export class AgentRuns {
     try {
       root = await slack.postMessage({
         channel: input.channelId,
-        ...renderRunStarted({ requester: input.userId, app: command.app, prompt: command.prompt }),
+        ...renderThreadRoot({ userId: input.userId, appName: command.app, prompt: command.prompt }),
       });
     } catch (error) {
       if (!(error instanceof SlackCallError)) throw error;
       log.warn('could not start the run thread', { channel: input.channelId, error: error.code });
-      await reply(notices.cannotPostHere(error.code));
+      await reply(renderRefusal({ kind: 'cannot_post_here', code: error.code }));
       return;
     }
     const thread = { channelId: root.channel, threadTs: root.ts };
-    const post = (message: SlackMessage) => slack.postMessage({ ...thread, ...message });
+    const post = (message: SlackMessage) =>
+      slack.postMessage({ channel: root.channel, threadTs: root.ts, ...message });
 
     let sessionId: string;
     try {
@@ -88,7 +90,7 @@ export class AgentRuns {
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not create an ADK session', { app: command.app, error: error.message });
-      await post(renderRunError(error));
+      await post(renderRunError(runErrorOf(error)));
       return;
     }
 
@@ -107,7 +109,7 @@ export class AgentRuns {
       sessionId,
       newMessage: { role: 'user', parts: [{ text: command.prompt }] },
     });
-    if (outcome.kind === 'failed') await post(renderRunError(outcome.error));
+    if (outcome.kind === 'failed') await post(renderRunError(runErrorOf(outcome.error)));
   }
 
   private async listApps(): Promise<string[]> {

@@ -1,10 +1,15 @@
 import type { JsonValue } from '../adk/gate.js';
 import type { Log } from '../log.js';
-import * as notices from '../slack/notices.js';
-import { ApproverLookupError, type ApproverDirectory, authorize } from './authorize.js';
+import type { Refusal } from '../slack/notices.js';
 import type { ApprovalCards } from './cards.js';
-import { type Policy, resolveGatePolicy } from './policy.js';
-import type { Clock, SlackMessage } from './ports.js';
+import {
+  type ApproverDirectory,
+  ApproverDirectoryError,
+  authorize,
+  type Policy,
+  resolveGatePolicy,
+} from './policy.js';
+import type { Clock } from './ports.js';
 import type { GatePolicy, GateRecord, PauseView } from './records.js';
 import type { ConfirmationStore } from './store.js';
 
@@ -17,14 +22,15 @@ export interface VoteRequest {
   reason?: string;
 }
 
-/** What the voter hears back: nothing (the card shows it), or an ephemeral saying why not. */
-export type DecisionReply = { kind: 'done' } | { kind: 'refused'; notice: SlackMessage };
+/** What the voter hears back: nothing (the card shows it), or a private message saying why not. */
+export type DecisionReply = { kind: 'done' } | { kind: 'refused'; refusal: Refusal };
 
 export type VoterCheck =
   | { kind: 'allowed'; view: PauseView; gates: GateRecord[]; policies: GatePolicy[] }
-  | { kind: 'refused'; notice: SlackMessage };
+  | { kind: 'refused'; refusal: Refusal };
 
 const DONE: DecisionReply = { kind: 'done' };
+const refuse = (refusal: Refusal) => ({ kind: 'refused', refusal }) as const;
 
 /**
  * Step 5 of the flow: checks the voter against the current policy, applies the vote with one
@@ -45,74 +51,62 @@ export class Decider {
   ) {}
 
   /**
-   * May `voter` vote on these gates (all pending gates when `callIds` is empty)? Used before a
-   * vote and before opening a modal, so that nobody fills in a form only to be refused.
+   * May `voter` decide these gates (every pending gate when `callIds` is empty)? Asked before a
+   * vote and before a modal opens, so that nobody fills in a form only to be refused.
    */
   async check(pauseId: string, callIds: readonly string[], voter: string): Promise<VoterCheck> {
     const view = await this.deps.store.getPause(pauseId);
-    if (view === undefined) return { kind: 'refused', notice: notices.gateNotFound() };
+    if (view === undefined) return refuse({ kind: 'not_found' });
     const gates =
       callIds.length === 0
         ? view.gates.filter((gate) => gate.state === 'pending')
         : view.gates.filter((gate) => callIds.includes(gate.confirmationCallId));
-    if (gates.length === 0 || gates.length < callIds.length) {
-      return { kind: 'refused', notice: notices.gateNotFound() };
-    }
+    if (gates.length === 0 || gates.length < callIds.length) return refuse({ kind: 'not_found' });
     const decided = gates.find((gate) => gate.state !== 'pending');
     if (decided !== undefined) {
-      return {
-        kind: 'refused',
-        notice:
-          decided.decision === undefined
-            ? notices.gateNotFound()
-            : notices.alreadyDecided(decided.state, decided.decision),
-      };
+      return refuse(
+        decided.decision === undefined
+          ? { kind: 'not_found' }
+          : { kind: 'already_decided', state: decided.state, decision: decided.decision },
+      );
     }
 
     const policies: GatePolicy[] = [];
     for (const gate of gates) {
       const policy = this.currentPolicy(view, gate);
       const refusal = await this.authorizeOne(view, gate, policy, voter);
-      if (refusal !== undefined) return refusal;
+      if (refusal !== undefined) return refuse(refusal);
       policies.push(policy);
     }
     return { kind: 'allowed', view, gates, policies };
   }
 
   /** The Retry button: the requester, or anyone who may approve one of the gates. */
-  async checkRetry(
-    pauseId: string,
-    user: string,
-  ): Promise<{ kind: 'allowed' } | { kind: 'refused'; notice: SlackMessage }> {
+  async checkRetry(pauseId: string, user: string): Promise<DecisionReply> {
     const view = await this.deps.store.getPause(pauseId);
-    if (view === undefined) return { kind: 'refused', notice: notices.gateNotFound() };
-    if (user === view.pause.requester) return { kind: 'allowed' };
-    let refusal: { kind: 'refused'; notice: SlackMessage } | undefined;
+    if (view === undefined) return refuse({ kind: 'not_found' });
+    if (user === view.pause.requester) return DONE;
+    let refusal: Refusal = { kind: 'not_found' };
     for (const gate of view.gates) {
-      refusal = await this.authorizeOne(view, gate, this.currentPolicy(view, gate), user);
-      if (refusal === undefined) return { kind: 'allowed' };
+      const outcome = await this.authorizeOne(view, gate, this.currentPolicy(view, gate), user);
+      if (outcome === undefined) return DONE;
+      refusal = outcome;
     }
-    return refusal ?? { kind: 'refused', notice: notices.gateNotFound() };
+    return refuse(refusal);
   }
 
   async vote(request: VoteRequest): Promise<DecisionReply> {
     const check = await this.check(request.pauseId, [request.callId], request.voter);
     if (check.kind === 'refused') return check;
-    if (request.choice === 'reject' && needsReason(check.policies) && !request.reason?.trim()) {
-      return { kind: 'refused', notice: notices.reasonRequired() };
-    }
+    if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
     return this.apply(request);
   }
 
-  /** Approve all / Reject all: every pending gate the voter may decide, or none at all. */
-  async voteAll(
-    request: Omit<VoteRequest, 'callId' | 'payload'>,
-  ): Promise<DecisionReply> {
+  /** Approve all / Reject all: every pending gate, or none when any of them is refused. */
+  async voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>): Promise<DecisionReply> {
     const check = await this.check(request.pauseId, [], request.voter);
     if (check.kind === 'refused') return check;
-    if (request.choice === 'reject' && needsReason(check.policies) && !request.reason?.trim()) {
-      return { kind: 'refused', notice: notices.reasonRequired() };
-    }
+    if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
     let reply = DONE;
     for (const gate of check.gates) {
       const result = await this.apply({ ...request, callId: gate.confirmationCallId });
@@ -126,11 +120,16 @@ export class Decider {
     const result = await store.vote({ ...request, now: this.deps.clock() });
     switch (result.kind) {
       case 'not_found':
-        return { kind: 'refused', notice: notices.gateNotFound() };
-      case 'already_voted':
-        return { kind: 'refused', notice: notices.alreadyVoted() };
+        return refuse({ kind: 'not_found' });
+      case 'already_voted': {
+        const gate = gateOf(result.view, request.callId);
+        return refuse({
+          kind: 'already_voted',
+          ...(gate === undefined ? {} : approvalProgress(gate)),
+        });
+      }
       case 'already_decided':
-        return { kind: 'refused', notice: notices.alreadyDecided(result.state, result.decision) };
+        return refuse({ kind: 'already_decided', state: result.state, decision: result.decision });
       case 'counted':
         log.info('vote counted', {
           pauseId: request.pauseId,
@@ -151,10 +150,16 @@ export class Decider {
         await cards.refresh(request.pauseId);
         if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
         return DONE;
-      case 'expired':
+      case 'expired': {
         await cards.refresh(request.pauseId);
         if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
-        return { kind: 'refused', notice: notices.expired() };
+        const gate = gateOf(result.view, request.callId);
+        return refuse({
+          kind: 'expired',
+          ...(gate?.expiresAt === undefined ? {} : { expiresAt: gate.expiresAt }),
+          ...(gate === undefined ? {} : { onExpiry: gate.policy.onExpiry }),
+        });
+      }
     }
   }
 
@@ -166,12 +171,14 @@ export class Decider {
     }).policy;
   }
 
+  /** Undefined when the voter may decide the gate; otherwise why not. */
   private async authorizeOne(
     view: PauseView,
     gate: GateRecord,
     policy: GatePolicy,
     voter: string,
-  ): Promise<{ kind: 'refused'; notice: SlackMessage } | undefined> {
+  ): Promise<Refusal | undefined> {
+    let refusal: Refusal;
     try {
       const verdict = await authorize(
         {
@@ -183,32 +190,51 @@ export class Decider {
         this.deps.directory,
       );
       if (verdict.ok) return undefined;
-      this.deps.log.info('vote refused', {
-        pauseId: view.pause.id,
-        callId: gate.confirmationCallId,
-        voter,
-        reason: verdict.reason,
-      });
       switch (verdict.reason) {
         case 'nobody_may_approve':
-          return { kind: 'refused', notice: notices.nobodyMayApprove() };
+          refusal = { kind: 'nobody_may_approve', rule: policy.rule };
+          break;
         case 'self_approval':
-          return { kind: 'refused', notice: notices.selfApproval() };
+          refusal = { kind: 'self_approval' };
+          break;
         case 'not_approver':
-          return { kind: 'refused', notice: notices.notApprover(verdict.approvers) };
+          refusal = { kind: 'not_approver', approvers: verdict.approvers };
+          break;
       }
     } catch (error) {
-      if (!(error instanceof ApproverLookupError)) throw error;
-      this.deps.log.warn('could not resolve approvers; refusing the vote', {
-        pauseId: view.pause.id,
-        voter,
-        error: error.message,
-      });
-      return { kind: 'refused', notice: notices.permissionCheckFailed() };
+      // Slack could not say who may approve: fail closed.
+      if (!(error instanceof ApproverDirectoryError)) throw error;
+      this.deps.log.warn('could not resolve approvers; refusing', { error: error.message });
+      refusal = { kind: 'permission_check_failed' };
     }
+    this.deps.log.info('vote refused', {
+      pauseId: view.pause.id,
+      callId: gate.confirmationCallId,
+      voter,
+      reason: refusal.kind,
+    });
+    return refusal;
   }
 }
 
-function needsReason(policies: readonly GatePolicy[]): boolean {
-  return policies.some((policy) => policy.reasonRequired);
+function lacksRequiredReason(
+  request: { choice: 'approve' | 'reject'; reason?: string },
+  policies: readonly GatePolicy[],
+): boolean {
+  return (
+    request.choice === 'reject' &&
+    policies.some((policy) => policy.reasonRequired) &&
+    !request.reason?.trim()
+  );
+}
+
+function gateOf(view: PauseView, callId: string): GateRecord | undefined {
+  return view.gates.find((gate) => gate.confirmationCallId === callId);
+}
+
+function approvalProgress(gate: GateRecord): { approvals: number; quorum: number } {
+  const approvals = new Set(
+    gate.votes.filter((vote) => vote.choice === 'approve').map((vote) => vote.voter),
+  ).size;
+  return { approvals, quorum: gate.policy.quorum };
 }

@@ -25,7 +25,11 @@ export class PauseRecorder {
     },
   ) {}
 
-  async record(context: RunContext, gates: Gate[], invocationId: string | undefined): Promise<void> {
+  async record(
+    context: RunContext,
+    gates: Gate[],
+    invocationId: string | undefined,
+  ): Promise<void> {
     const { store, cards, log } = this.deps;
     const policy = this.deps.policy();
     const resolved = gates.map((gate) => ({
@@ -57,7 +61,9 @@ export class PauseRecorder {
             threadTs: context.thread.threadTs,
             ...teamOf(context),
           },
-      ...(elsewhere ? { runThread: context.thread } : {}),
+      ...(elsewhere && context.thread.threadTs !== undefined
+        ? { runThread: { channelId: context.thread.channelId, threadTs: context.thread.threadTs } }
+        : {}),
       gates: newGates,
       now: this.deps.clock(),
     });
@@ -77,7 +83,7 @@ export class PauseRecorder {
       await this.deps.slack.postMessage({
         channel: context.thread.channelId,
         threadTs: context.thread.threadTs,
-        ...renderCardElsewhere(posted.pause.card.channelId),
+        ...renderCardElsewhere({ channelId: posted.pause.card.channelId }),
       });
     }
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AdkError } from '../adk/errors.js';
 import { buildResume } from '../adk/wire.js';
 import type { Log } from '../log.js';
@@ -6,11 +7,12 @@ import type { ApprovalCards } from './cards.js';
 import type { Clock, SlackMessage } from './ports.js';
 import type { PauseView } from './records.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
+import { runErrorOf } from './run-errors.js';
 import type { RunContext, RunStreamer, StreamOutcome } from './run-streamer.js';
 import type { ConfirmationStore } from './store.js';
 
 export interface ResumerOptions {
-  /** This replica's name on resume leases. */
+  /** This replica's name; each resume attempt adds a suffix of its own for its lease. */
   owner: string;
   /** How long a claim holds: long enough for the continuation to stream. */
   leaseMs: number;
@@ -42,9 +44,12 @@ export class Resumer {
 
   async resume(pauseId: string): Promise<void> {
     const { store, cards, log, options } = this.deps;
+    // A lease is never shared, not even by one replica's click handler and its sweeper: each
+    // attempt has an owner of its own.
+    const owner = `${options.owner}:${randomUUID().slice(0, 8)}`;
     const claim = await store.claimResume({
       pauseId,
-      owner: options.owner,
+      owner,
       now: this.deps.clock(),
       leaseMs: options.leaseMs,
     });
@@ -62,7 +67,7 @@ export class Resumer {
     if (outcome.kind === 'failed' && !outcome.delivered) {
       const finish = await store.markResumeFailed({
         pauseId,
-        owner: options.owner,
+        owner,
         now,
         error: outcome.error.message,
       });
@@ -73,18 +78,18 @@ export class Resumer {
         recorded: finish.kind,
       });
       await cards.refresh(pauseId);
-      await this.deps.post(context.thread, renderResumeFailed(outcome.error));
+      await this.deps.post(context.thread, renderResumeFailed(runErrorOf(outcome.error)));
       return;
     }
 
     // Delivered: the agent has the decisions, even if its answer broke off.
-    const finish = await store.markResumed({ pauseId, owner: options.owner, now });
+    const finish = await store.markResumed({ pauseId, owner, now });
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
     await cards.refresh(pauseId);
     if (outcome.kind === 'failed') {
-      await this.deps.post(context.thread, renderRunError(outcome.error));
+      await this.deps.post(context.thread, renderRunError(runErrorOf(outcome.error)));
       return;
     }
     await this.sendRejectionFollowUp(view, context);
@@ -126,7 +131,7 @@ export class Resumer {
       newMessage: { role: 'user', parts: [{ text }] },
     });
     if (outcome.kind === 'failed') {
-      await this.deps.post(context.thread, renderRunError(outcome.error));
+      await this.deps.post(context.thread, renderRunError(runErrorOf(outcome.error)));
     }
   }
 }

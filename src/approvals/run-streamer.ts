@@ -1,11 +1,16 @@
 import type { AdkClient, RunRequest } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Gate } from '../adk/gate.js';
-import { eventText, parseGates, toolResults, type ToolResult } from '../adk/wire.js';
-import type { Log } from '../log.js';
-import { renderAgentReply, renderStreamWarning, renderToolSummary } from '../slack/thread.js';
-import type { SlackMessage } from './ports.js';
+import { eventText, parseGates, toolResults } from '../adk/wire.js';
 import { errorMessage } from '../error-message.js';
+import type { Log } from '../log.js';
+import {
+  renderAgentReply,
+  renderStreamWarning,
+  renderToolSummary,
+  type ToolRun,
+} from '../slack/thread.js';
+import type { SlackMessage } from './ports.js';
 
 /** Where a run's output goes, and whose run it is. */
 export interface RunContext {
@@ -46,7 +51,7 @@ export class RunStreamer {
     const { log } = this.deps;
     let delivered = false;
     let pauses = 0;
-    let ranTools: ToolResult[] = [];
+    let ranTools: ToolRun[] = [];
     const flushToolSummary = async () => {
       if (ranTools.length === 0) return;
       const summary = renderToolSummary(ranTools);
@@ -58,13 +63,21 @@ export class RunStreamer {
       for await (const item of this.deps.adk.runSse(request)) {
         delivered = true;
         if (item.type === 'malformed') {
-          log.warn('unreadable event from the agent', { app: context.appName, error: item.error.message });
+          log.warn('unreadable event from the agent', {
+            app: context.appName,
+            error: item.error.message,
+          });
           await this.deps.post(context.thread, renderStreamWarning(item.error.message));
           continue;
         }
         const { event } = item;
         if (event.partial) continue;
-        ranTools.push(...toolResults(event));
+        // A rejected call did not run; its card already says so.
+        for (const result of toolResults(event)) {
+          if (result.status !== 'rejected') {
+            ranTools.push({ name: result.name, ok: result.status === 'ok' });
+          }
+        }
 
         const found = parseGates(event);
         if (found.kind === 'invalid') {
@@ -89,7 +102,7 @@ export class RunStreamer {
         const text = eventText(event);
         if (text !== undefined) {
           await flushToolSummary();
-          await this.deps.post(context.thread, renderAgentReply(text));
+          await this.deps.post(context.thread, renderAgentReply({ text }));
         }
       }
       await flushToolSummary();

@@ -1,17 +1,15 @@
 import type { AdkClient } from '../adk/client.js';
+import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import * as notices from '../slack/notices.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
-import type { ApproverDirectory } from './authorize.js';
 import { ApprovalCards } from './cards.js';
-import { type DecisionReply, Decider, type VoteRequest, type VoterCheck } from './decider.js';
+import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from './decider.js';
 import { PauseRecorder } from './pause-recorder.js';
-import type { Policy } from './policy.js';
+import type { ApproverDirectory, Policy } from './policy.js';
 import type { Clock, SlackMessage, SlackPort } from './ports.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
 import { type RunContext, RunStreamer } from './run-streamer.js';
 import type { ConfirmationStore, ExpiredGate } from './store.js';
-import { errorMessage } from '../error-message.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
 export interface WorkflowDeps {
@@ -44,18 +42,22 @@ export class ApprovalWorkflow {
   private readonly decider: Decider;
   private readonly resumer: Resumer;
   private readonly agentRuns: AgentRuns;
+  private readonly store: ConfirmationStore;
   private readonly slack: SlackPort;
   private readonly log: Log;
 
   constructor(deps: WorkflowDeps) {
     const { store, slack, clock, options } = deps;
+    this.store = store;
     this.slack = slack;
     this.log = deps.log;
     const log = deps.log;
     this.decisions = new KeyedWorkQueue(log.child('decisions'), {
       concurrency: options.decisionConcurrency ?? 32,
     });
-    this.runs = new KeyedWorkQueue(log.child('runs'), { concurrency: options.runConcurrency ?? 64 });
+    this.runs = new KeyedWorkQueue(log.child('runs'), {
+      concurrency: options.runConcurrency ?? 64,
+    });
     this.cards = new ApprovalCards({ store, slack, clock, log: log.child('cards') });
     const post = (thread: RunContext['thread'], message: SlackMessage) =>
       this.postToThread(thread, message);
@@ -108,6 +110,12 @@ export class ApprovalWorkflow {
     );
   }
 
+  /** The call id of the gate at `index` in its pause (menus name gates by position). */
+  async callIdAt(pauseId: string, index: number): Promise<string | undefined> {
+    const view = await this.store.getPause(pauseId);
+    return view?.pause.callIds[index];
+  }
+
   /** May this person decide these gates? Checked before a modal opens. */
   check(pauseId: string, callIds: readonly string[], voter: string): Promise<VoterCheck> {
     return this.decider.check(pauseId, callIds, voter);
@@ -125,9 +133,8 @@ export class ApprovalWorkflow {
   retryResume(pauseId: string, user: string): Promise<DecisionReply> {
     return this.decide(pauseId, async () => {
       const check = await this.decider.checkRetry(pauseId, user);
-      if (check.kind === 'refused') return check;
-      this.scheduleResume(pauseId);
-      return { kind: 'done' };
+      if (check.kind === 'done') this.scheduleResume(pauseId);
+      return check;
     });
   }
 
@@ -174,7 +181,7 @@ export class ApprovalWorkflow {
       return await this.decisions.run(pauseId, task);
     } catch (error) {
       this.log.error('decision failed', { pauseId, error: errorMessage(error) });
-      return { kind: 'refused', notice: notices.decisionFailed() };
+      return { kind: 'refused', refusal: { kind: 'decision_failed' } };
     }
   }
 

@@ -95,7 +95,11 @@ function healthRoutes(options: SlackAppOptions): CustomRoute[] {
         const results = await Promise.all(
           Object.entries(options.readiness).map(async ([name, check]) => {
             try {
-              await withTimeout(check(), timeoutMs, `${name} did not answer within ${timeoutMs} ms`);
+              await withTimeout(
+                check(),
+                timeoutMs,
+                `${name} did not answer within ${timeoutMs} ms`,
+              );
               return [name, 'ok'] as const;
             } catch (error) {
               return [name, errorMessage(error)] as const;

@@ -22,7 +22,13 @@ export type Refusal =
   /** No such gate, or no longer pending (a stale card, a pause already resumed). */
   | { kind: 'not_found' }
   | { kind: 'nobody_may_approve'; rule: string }
-  | { kind: 'reason_required' };
+  | { kind: 'reason_required' }
+  /** Slack could not tell who may approve (a user group or channel lookup failed): fail closed. */
+  | { kind: 'permission_check_failed' }
+  /** The app could not record the decision (Redis unreachable, …): nothing changed. */
+  | { kind: 'decision_failed' }
+  /** The run could not start its thread in this channel; `code` is Slack's error. */
+  | { kind: 'cannot_post_here'; code: string };
 
 function approverName(approver: Approver): string {
   switch (approver.kind) {
@@ -83,6 +89,14 @@ function line(refusal: Refusal): string {
       return `Nobody may approve this under the current policy (rule ${inlineCode(refusal.rule, 60)}).`;
     case 'reason_required':
       return 'The policy asks for a reason to reject this. Please give one.';
+    case 'permission_check_failed':
+      return 'Could not check whether you may approve this (Slack did not answer). Nothing changed; try again in a moment.';
+    case 'decision_failed':
+      return 'Something went wrong and your decision was not recorded. Nothing changed; try again in a moment.';
+    case 'cannot_post_here':
+      return refusal.code === 'not_in_channel' || refusal.code === 'channel_not_found'
+        ? 'I cannot post in this channel. Invite me first (`/invite @adk-approvals`), then run the command again.'
+        : `I could not start the run here: Slack answered ${inlineCode(refusal.code, 60)}.`;
   }
 }
 

@@ -152,34 +152,55 @@ export function renderToolSummary(runs: readonly ToolRun[]): SlackMessage {
 /** Why a run ended without an answer. Messages come from ADK and are shown escaped. */
 export type RunError =
   | { kind: 'unreachable' }
-  | { kind: 'http'; status: number }
+  | { kind: 'http'; status: number; message?: string }
   | { kind: 'error_frame'; message: string }
-  | { kind: 'timeout'; afterMs: number };
+  /** ADK refused to apply a decision (IntentMismatchError); `reason` is ADK's word for why. */
+  | { kind: 'not_applied'; reason: string }
+  | { kind: 'timeout' }
+  /** The server answered something this app cannot read. */
+  | { kind: 'unreadable'; message: string };
 
-function duration(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes >= 1) return `${minutes} min`;
-  return `${Math.max(1, Math.round(ms / 1_000))} s`;
+function runErrorLine(error: RunError): string {
+  switch (error.kind) {
+    case 'unreachable':
+      return ':warning: Could not reach the agent server.';
+    case 'http': {
+      const message = error.message?.trim();
+      return `:warning: The agent server answered with HTTP ${Math.trunc(error.status)}${message ? `:\n${codeBlock(message, ERROR_MAX)}` : '.'}`;
+    }
+    case 'error_frame': {
+      const message = error.message.trim();
+      return `:warning: The agent stopped with an error${message ? `:\n${codeBlock(message, ERROR_MAX)}` : '.'}`;
+    }
+    case 'not_applied':
+      return `:no_entry: The agent refused the decision (${inlineCode(error.reason, 80)}): the tool did not run.`;
+    case 'timeout':
+      return ':hourglass: The agent took too long, and the run was stopped.';
+    case 'unreadable':
+      return `:warning: The agent server sent something this app cannot read:\n${codeBlock(error.message, ERROR_MAX)}`;
+  }
 }
 
 export function renderRunError(error: RunError): SlackMessage {
-  let line: string;
-  switch (error.kind) {
-    case 'unreachable':
-      line = ':warning: Could not reach the agent server, so nothing ran. Try again in a moment.';
-      break;
-    case 'http':
-      line = `:warning: The agent server answered with HTTP ${Math.trunc(error.status)}, so the run did not finish.`;
-      break;
-    case 'error_frame': {
-      const message = error.message.trim();
-      line = `:warning: The agent stopped with an error${message ? `:\n${codeBlock(message, ERROR_MAX)}` : '.'}`;
-      break;
-    }
-    case 'timeout':
-      line = `:hourglass: The agent did not finish within ${duration(error.afterMs)}; the run was stopped.`;
-      break;
-  }
+  return messageOf(runErrorLine(error));
+}
+
+/**
+ * The decisions are recorded but could not be delivered to the agent: said in the thread, next
+ * to the Retry button on the card.
+ */
+export function renderResumeFailed(error: RunError): SlackMessage {
+  return messageOf(
+    `${runErrorLine(error)}\nThe decisions are kept, but the agent has not received them yet. Press *Retry* on the card to send them again.`,
+  );
+}
+
+/** Something in the agent's stream this app could not use; the run goes on. */
+export function renderStreamWarning(problem: string): SlackMessage {
+  return messageOf(`:warning: ${escapeWithin(problem, ERROR_MAX)}`);
+}
+
+function messageOf(line: string): SlackMessage {
   const first = line.split('\n')[0] ?? line;
   return { text: first.replace(/^:\w+: /, ''), blocks: [section(line)] };
 }

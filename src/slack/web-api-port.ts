@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import { type SlackMessage, SlackCallError, type SlackPort } from '../approvals/ports.js';
+import { SlackCallError, type SlackMessage, type SlackPort } from '../approvals/ports.js';
 import { errorMessage } from '../error-message.js';
 
 const postedSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });

@@ -53,6 +53,10 @@ describe('ephemeral refusals', () => {
       ':no_entry: Nobody may approve this under the current policy (rule `&lt;!channel&gt;`).',
     );
     expect(say({ kind: 'reason_required' })).toContain('asks for a reason');
+    expect(say({ kind: 'permission_check_failed' })).toContain('Nothing changed');
+    expect(say({ kind: 'decision_failed' })).toContain('was not recorded');
+    expect(say({ kind: 'cannot_post_here', code: 'not_in_channel' })).toContain('Invite me first');
+    expect(say({ kind: 'cannot_post_here', code: '<!channel>' })).toContain('`&lt;!channel&gt;`');
   });
 
   it('never turns a malformed user id into a mention', () => {

@@ -6,7 +6,9 @@ import {
   renderAgentReply,
   renderCardElsewhere,
   renderRejectReasonNote,
+  renderResumeFailed,
   renderRunError,
+  renderStreamWarning,
   renderThreadRoot,
   renderToolSummary,
 } from '../../src/slack/thread.js';
@@ -105,16 +107,30 @@ describe('tool summaries, errors and notes', () => {
 
   it('words each run error, escaping what ADK said', () => {
     expect(valid(renderRunError({ kind: 'unreachable' })).text).toBe(
-      'Could not reach the agent server, so nothing ran. Try again in a moment.',
+      'Could not reach the agent server.',
     );
     expect(allText(valid(renderRunError({ kind: 'http', status: 503 })).blocks)).toContain(
       'HTTP 503',
     );
     const frame = valid(renderRunError({ kind: 'error_frame', message: `boom ${HOSTILE}` }));
     expect(allText(frame.blocks)).toContain('```\nboom &lt;!channel&gt;');
-    expect(allText(valid(renderRunError({ kind: 'timeout', afterMs: 300_000 })).blocks)).toContain(
-      'within 5 min',
-    );
+    expect(allText(valid(renderRunError({ kind: 'timeout' })).blocks)).toContain('took too long');
+    const refused = valid(renderRunError({ kind: 'not_applied', reason: 'arguments_mismatch' }));
+    expect(allText(refused.blocks)).toContain('refused the decision (`arguments_mismatch`)');
+    const unreadable = valid(renderRunError({ kind: 'unreadable', message: HOSTILE }));
+    expect(allText(unreadable.blocks)).toContain('&lt;!channel&gt;');
+  });
+
+  it('says a failed resume keeps the decisions and points at Retry', () => {
+    const failed = valid(renderResumeFailed({ kind: 'unreachable' }));
+    expect(allText(failed.blocks)).toContain('Could not reach the agent server.');
+    expect(allText(failed.blocks)).toContain('Press *Retry* on the card');
+  });
+
+  it('shows a stream warning escaped', () => {
+    const warning = valid(renderStreamWarning(`bad frame ${HOSTILE}`));
+    expect(allText(warning.blocks)).toContain('bad frame &lt;!channel&gt;');
+    expect(warning.text).not.toContain('<');
   });
 
   it('links to a card posted in another channel', () => {

@@ -9,7 +9,9 @@ import { ScriptedLlm } from '../scripted-model/scripted-llm.js';
  * - `transfer <amount>` → `transfer_money({amount})`, gated (`requireConfirmation: true`);
  * - `pay invoice <amount>` → `pay_invoice({amount})`, gated;
  * - `balance <account>` → `check_balance({account})`, not gated; `checking` and `savings` exist,
- *   any other account gives `{error}`.
+ *   any other account gives `{error}`;
+ * - `memo: <text>` (to the end of the line) → `send_memo({text})`, gated: free text in the
+ *   arguments, for cards showing whatever an agent puts there.
  */
 
 const BALANCES: Record<string, number> = { checking: 1200, savings: 5000 };
@@ -28,6 +30,14 @@ const payInvoice = new FunctionTool({
   parameters: z.object({ amount: z.number() }),
   requireConfirmation: true,
   execute: async ({ amount }) => ({ status: 'paid', amount }),
+});
+
+const sendMemo = new FunctionTool({
+  name: 'send_memo',
+  description: 'Send a memo to the finance team.',
+  parameters: z.object({ text: z.string() }),
+  requireConfirmation: true,
+  execute: async ({ text }) => ({ status: 'sent', length: text.length }),
 });
 
 const checkBalance = new FunctionTool({
@@ -54,9 +64,13 @@ export const rootAgent = new LlmAgent({
       toCall: (match) => ({ name: 'pay_invoice', args: { amount: Number(match[1]) } }),
     },
     {
+      pattern: /\bmemo: (.+)$/gim,
+      toCall: (match) => ({ name: 'send_memo', args: { text: String(match[1]) } }),
+    },
+    {
       pattern: /\bbalance (?:of )?(\w+)/gi,
       toCall: (match) => ({ name: 'check_balance', args: { account: String(match[1]) } }),
     },
   ]),
-  tools: [transferMoney, payInvoice, checkBalance],
+  tools: [transferMoney, payInvoice, sendMemo, checkBalance],
 });

@@ -10,6 +10,10 @@ import { ScriptedLlm } from '../scripted-model/scripted-llm.js';
  * - approved without a payload → all requested days are approved;
  * - approved with a payload that has no whole `approved_days` → `{error}`;
  * - rejected → `{status: 'rejected', requested_days, approved_days: 0}`.
+ *
+ * `leave plan <days>` → `plan_leave({days})`, the same with a nested payload template
+ * `{approved_days, handover: {to, tasks}}` (which a Slack form can only offer as JSON); approved,
+ * it returns the payload it received.
  */
 
 const parameters = z.object({ days: z.number().int().positive() });
@@ -52,6 +56,25 @@ const requestTimeOff = new SelfConfirmingTool({
   },
 });
 
+const planLeave = new SelfConfirmingTool({
+  name: 'plan_leave',
+  description: 'Plan days off with a handover; a manager approves the plan.',
+  parameters,
+  execute: async ({ days }, context) => {
+    if (!context) throw new Error('plan_leave needs a tool context');
+    const confirmation = context.toolConfirmation;
+    if (!confirmation) {
+      context.requestConfirmation({
+        hint: `Approve the leave plan for ${days} days, and who takes over.`,
+        payload: { approved_days: days, handover: { to: 'Bob', tasks: 3 } },
+      });
+      return { status: 'Waiting for approval.' };
+    }
+    if (!confirmation.confirmed) return { status: 'rejected', requested_days: days };
+    return { status: 'approved', requested_days: days, plan: confirmation.payload ?? null };
+  },
+});
+
 export const rootAgent = new LlmAgent({
   name: 'time_off',
   description: 'Files time-off requests that a manager approves.',
@@ -61,6 +84,10 @@ export const rootAgent = new LlmAgent({
       pattern: /\b(\d+) days? off\b/gi,
       toCall: (match) => ({ name: 'request_time_off', args: { days: Number(match[1]) } }),
     },
+    {
+      pattern: /\bleave plan (\d+)\b/gi,
+      toCall: (match) => ({ name: 'plan_leave', args: { days: Number(match[1]) } }),
+    },
   ]),
-  tools: [requestTimeOff],
+  tools: [requestTimeOff, planLeave],
 });

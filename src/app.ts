@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { AdkClient } from './adk/client.js';
+import { MemoryConfirmationStore } from './approvals/memory-store.js';
+import {
+  emptyPolicy,
+  loadPolicyFile,
+  type Policy,
+  SlackApproverDirectory,
+} from './approvals/policy.js';
+import { systemClock } from './approvals/ports.js';
+import { connectRedis } from './approvals/redis-connection.js';
+import { RedisConfirmationStore } from './approvals/redis-store.js';
+import type { ConfirmationStore } from './approvals/store.js';
+import { startSweeper } from './approvals/sweeper.js';
+import { ApprovalWorkflow } from './approvals/workflow.js';
+import type { Config } from './config.js';
+import { registerListeners } from './listeners/index.js';
+import type { LineLogger } from './log.js';
+import { createSlackApp, type ReadinessCheck, type SlackTransport } from './slack/bolt-app.js';
+import { WebApiSlackPort } from './slack/web-api-port.js';
+
+/** What the app needs beyond the configuration: where ADK and Slack actually are. */
+export interface AppTargets {
+  adkBaseUrl: string;
+  slack: SlackTransport;
+}
+
+export interface RunningApp {
+  /** The HTTP port: `/slack/events` (over HTTP), `/healthz`, `/readyz`. */
+  port: number;
+  /** Stops taking work, finishes or hands back what is in flight, closes connections. */
+  stop(): Promise<void>;
+}
+
+/** How long shutdown waits for in-flight decisions and streams before it lets go of them. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * Builds and starts the app: store → policy → ADK client → Slack (Bolt) → workflow → listeners
+ * → sweeper. Only this function and `main.ts` construct concrete clients.
+ */
+export async function startApp(
+  config: Config,
+  targets: AppTargets,
+  log: LineLogger,
+): Promise<RunningApp> {
+  const clock = systemClock;
+  const store = await openStore(config, log);
+  const policy = await loadPolicy(config, log);
+
+  const adk = new AdkClient({
+    baseUrl: targets.adkBaseUrl,
+    ...(config.adk.token === undefined ? {} : { token: config.adk.token }),
+    runTimeoutMs: config.adk.runTimeoutMs,
+  });
+
+  const slackApp = createSlackApp({
+    transport: targets.slack,
+    port: config.port,
+    log,
+    readiness: readinessChecks(store, adk),
+  });
+  const slack = new WebApiSlackPort(slackApp.app.client);
+  const directory = new SlackApproverDirectory(slackApp.app.client);
+
+  const workflow = new ApprovalWorkflow({
+    store,
+    adk,
+    slack,
+    directory,
+    policy: () => policy,
+    clock,
+    log: log.child('workflow'),
+    options: {
+      defaultApp: config.adk.defaultApp,
+      owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+      // The lease covers the whole continuation: the resume streams until the agent is done.
+      leaseMs: config.adk.runTimeoutMs + 30_000,
+      resumable: config.adk.resumable,
+      retryDelaysMs: [1_000, 4_000],
+    },
+  });
+  registerListeners(slackApp.app, { workflow, slack, log: log.child('listeners') });
+
+  const port = await slackApp.start();
+  const sweeper = startSweeper({
+    store,
+    intervalMs: config.sweepIntervalMs,
+    now: clock,
+    onExpired: (gates) => workflow.onExpired(gates),
+    onResumeDue: (pauseIds) => workflow.onResumeDue(pauseIds),
+    log: log.child('sweeper'),
+  });
+  log.info('app started', { port, transport: targets.slack.mode, adk: targets.adkBaseUrl });
+
+  return {
+    port,
+    async stop() {
+      log.info('stopping: no new work; finishing what is in flight');
+      await slackApp.stop();
+      await sweeper.stop();
+      const drained = await workflow.drain(DRAIN_TIMEOUT_MS);
+      if (!drained) {
+        log.warn(
+          'in-flight work did not finish in time; its resume leases lapse and another replica takes over',
+        );
+      }
+      await store.close();
+      log.info('stopped');
+    },
+  };
+}
+
+async function openStore(config: Config, log: LineLogger): Promise<ConfirmationStore> {
+  if (config.redis === undefined) {
+    log.warn(
+      'REDIS_URL is not set: using the in-process store. It is single-instance and loses every pending approval on restart; set REDIS_URL for anything but a trial.',
+    );
+    return new MemoryConfirmationStore();
+  }
+  const redis = await connectRedis(config.redis.url);
+  return new RedisConfirmationStore({
+    redis,
+    keyPrefix: config.redis.keyPrefix,
+    ownsClient: true,
+    log: log.child('store'),
+  });
+}
+
+async function loadPolicy(config: Config, log: LineLogger): Promise<Policy> {
+  const policy =
+    config.policyFile === undefined ? emptyPolicy() : await loadPolicyFile(config.policyFile);
+  for (const warning of policy.warnings) log.warn(`policy: ${warning}`);
+  log.info('policy loaded', { source: policy.source, rules: policy.rules.length });
+  return policy;
+}
+
+function readinessChecks(store: ConfirmationStore, adk: AdkClient): Record<string, ReadinessCheck> {
+  return {
+    store: async () => {
+      await store.getPause('readiness-probe');
+    },
+    adk: async () => {
+      await adk.listApps();
+    },
+  };
+}

@@ -1,0 +1,192 @@
+import type { App } from '@slack/bolt';
+import type { DecisionReply } from '../approvals/decider.js';
+import type { SlackMessage } from '../approvals/ports.js';
+import { errorMessage } from '../error-message.js';
+import {
+  ACTION_IDS,
+  type ActionId,
+  type ButtonValue,
+  parseButtonValue,
+  parseGateChoice,
+} from '../slack/action-ids.js';
+import { renderEditModal, renderRejectModal } from '../slack/modals.js';
+import { renderRefusal } from '../slack/notices.js';
+import type { ListenerDeps } from './index.js';
+import { type BlockAction, blockActionSchema } from './payloads.js';
+import { privateReply } from './replies.js';
+
+interface ActionContext {
+  user: string;
+  triggerId: string;
+  /** The card: where the modal's submission reports back. */
+  channelId: string | undefined;
+  messageTs: string | undefined;
+  action: BlockAction['actions'][number];
+  reply: (message: SlackMessage) => Promise<void>;
+}
+
+/** The card's buttons and menus. Every click is acknowledged before anything else happens. */
+export function registerApprovalActions(app: App, deps: ListenerDeps): void {
+  const { workflow } = deps;
+  const on = (actionId: ActionId, handle: (context: ActionContext) => Promise<void>) =>
+    onAction(app, deps, actionId, handle);
+  const answer = async (context: ActionContext, reply: DecisionReply) => {
+    if (reply.kind === 'refused') await context.reply(renderRefusal(reply.refusal));
+  };
+
+  on(ACTION_IDS.approve, async (context) => {
+    const target = gateButton(context);
+    if (target === undefined) return unreadable(context);
+    await answer(
+      context,
+      await workflow.vote({ ...target, voter: context.user, choice: 'approve' }),
+    );
+  });
+  on(ACTION_IDS.reject, async (context) => {
+    const target = gateButton(context);
+    if (target === undefined) return unreadable(context);
+    await openRejectModal(deps, context, target.pauseId, [target.callId]);
+  });
+  on(ACTION_IDS.edit, async (context) => {
+    const target = gateButton(context);
+    if (target === undefined) return unreadable(context);
+    await openEditModal(deps, context, target.pauseId, target.callId);
+  });
+  on(ACTION_IDS.approveAll, async (context) => {
+    const target = parseButtonValue(context.action.value);
+    if (target === undefined) return unreadable(context);
+    await answer(
+      context,
+      await workflow.voteAll({ pauseId: target.pauseId, voter: context.user, choice: 'approve' }),
+    );
+  });
+  on(ACTION_IDS.rejectAll, async (context) => {
+    const target = parseButtonValue(context.action.value);
+    if (target === undefined) return unreadable(context);
+    await openRejectModal(deps, context, target.pauseId, []);
+  });
+  on(ACTION_IDS.retryResume, async (context) => {
+    const target = parseButtonValue(context.action.value);
+    if (target === undefined) return unreadable(context);
+    await answer(context, await workflow.retryResume(target.pauseId, context.user));
+  });
+  on(ACTION_IDS.gateMenu, async (context) => {
+    const choice = parseGateChoice(context.action.selected_option?.value);
+    if (choice === undefined) return unreadable(context);
+    const callId = await workflow.callIdAt(choice.pauseId, choice.gateIndex);
+    if (callId === undefined) {
+      await context.reply(renderRefusal({ kind: 'not_found' }));
+      return;
+    }
+    switch (choice.decision) {
+      case 'approve':
+        await answer(
+          context,
+          await workflow.vote({
+            pauseId: choice.pauseId,
+            callId,
+            voter: context.user,
+            choice: 'approve',
+          }),
+        );
+        return;
+      case 'reject':
+        await openRejectModal(deps, context, choice.pauseId, [callId]);
+        return;
+      case 'edit':
+        await openEditModal(deps, context, choice.pauseId, callId);
+        return;
+    }
+  });
+}
+
+function onAction(
+  app: App,
+  { log }: ListenerDeps,
+  actionId: ActionId,
+  handle: (context: ActionContext) => Promise<void>,
+): void {
+  app.action(actionId, async ({ ack, body, respond }) => {
+    await ack();
+    const reply = privateReply(respond, log);
+    const parsed = blockActionSchema.safeParse(body);
+    const action = parsed.success ? parsed.data.actions[0] : undefined;
+    if (!parsed.success || action === undefined) {
+      log.warn('unreadable block action', { actionId, problem: parsed.error?.issues[0]?.message });
+      await reply({ text: 'Slack sent a click this app could not read; nothing changed.' });
+      return;
+    }
+    const { user, trigger_id, channel, message } = parsed.data;
+    try {
+      await handle({
+        user: user.id,
+        triggerId: trigger_id,
+        channelId: channel?.id,
+        messageTs: message?.ts,
+        action,
+        reply,
+      });
+    } catch (error) {
+      log.error('handling a click failed', { actionId, user: user.id, error: errorMessage(error) });
+      await reply(renderRefusal({ kind: 'decision_failed' }));
+    }
+  });
+}
+
+function gateButton(context: ActionContext): Required<ButtonValue> | undefined {
+  const value = parseButtonValue(context.action.value);
+  return value?.callId === undefined ? undefined : { pauseId: value.pauseId, callId: value.callId };
+}
+
+async function unreadable(context: ActionContext): Promise<void> {
+  await context.reply({ text: 'This button is not one this app made, or it is out of date.' });
+}
+
+async function openRejectModal(
+  { workflow, slack }: ListenerDeps,
+  context: ActionContext,
+  pauseId: string,
+  callIds: string[],
+): Promise<void> {
+  const check = await workflow.check(pauseId, callIds, context.user);
+  if (check.kind === 'refused') {
+    await context.reply(renderRefusal(check.refusal));
+    return;
+  }
+  await slack.openView({
+    triggerId: context.triggerId,
+    view: renderRejectModal({
+      pauseId,
+      callIds: check.gates.map((gate) => gate.confirmationCallId),
+      toolNames: check.gates.map((gate) => gate.originalCall.name),
+      reasonRequired: check.policies.some((policy) => policy.reasonRequired),
+      ...cardOf(context),
+    }),
+  });
+}
+
+async function openEditModal(
+  { workflow, slack }: ListenerDeps,
+  context: ActionContext,
+  pauseId: string,
+  callId: string,
+): Promise<void> {
+  const check = await workflow.check(pauseId, [callId], context.user);
+  if (check.kind === 'refused') {
+    await context.reply(renderRefusal(check.refusal));
+    return;
+  }
+  const [gate] = check.gates;
+  if (gate === undefined) return;
+  await slack.openView({
+    triggerId: context.triggerId,
+    view: renderEditModal({ pauseId, gate, ...cardOf(context) }),
+  });
+}
+
+function cardOf(context: ActionContext): { channelId?: string; messageTs?: string } {
+  return {
+    ...(context.channelId === undefined ? {} : { channelId: context.channelId }),
+    ...(context.messageTs === undefined ? {} : { messageTs: context.messageTs }),
+  };
+}

@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { AdkClient } from '../../src/adk/client.js';
+import { type RunningApp, startApp } from '../../src/app.js';
+import type { PauseView } from '../../src/approvals/records.js';
+import { RedisConfirmationStore } from '../../src/approvals/redis-store.js';
+import { loadConfig } from '../../src/config.js';
+import { createLog } from '../../src/log.js';
+import {
+  CHANNELS,
+  PEOPLE,
+  type Sandbox,
+  type SandboxMessage,
+  startSandbox,
+} from '../../src/sandbox/index.js';
+import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
+import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './redis.js';
+
+export { CHANNELS, PEOPLE };
+
+export interface HarnessOptions {
+  /** The approver policy, as YAML. */
+  policy: string;
+  /** Default 100 ms, so that expiry shows quickly. */
+  sweepIntervalMs?: number;
+}
+
+export interface Harness {
+  sandbox: Sandbox;
+  app: RunningApp;
+  adk: AdkClient;
+  /** A second connection to the app's records, as another replica would see them. */
+  store: RedisConfirmationStore;
+  /** Every log line of the app, for a failing test's output. */
+  logs: string[];
+  /** Runs `/agent <text>` as `user` in `channel`; resolves with the run's thread root. */
+  runAgent(user: string, channel: string, text: string): Promise<SandboxMessage>;
+  /** Waits for the approval card in a thread (the first bot reply with approval buttons). */
+  card(channel: string, threadTs: string): Promise<SandboxMessage>;
+  /** Waits for a reply in the thread whose text contains `needle`. */
+  reply(channel: string, threadTs: string, needle: string): Promise<SandboxMessage>;
+  /** The records behind a card (found through its buttons' opaque ids). */
+  pauseOf(card: SandboxMessage): Promise<PauseView>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole app, as `npm start` wires it, against real Redis (a random key prefix), the real ADK
+ * api_server with the test agents, and the local Slack sandbox standing in for Slack at the
+ * HTTP boundary: requests reach the app signed, exactly as Slack sends them.
+ */
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
+  const adkBaseUrl = inject('adkBaseUrl');
+  const dir = await mkdtemp(join(tmpdir(), 'approvals-e2e-'));
+  const policyFile = join(dir, 'policy.yml');
+  await writeFile(policyFile, options.policy);
+  const keyPrefix = randomPrefix();
+  const logs: string[] = [];
+  const log = createLog('debug', 'app', (line) => logs.push(line));
+
+  const signingSecret = randomBytes(16).toString('hex');
+  const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
+  const sandbox = await startSandbox({ port: 0, signingSecret, botToken });
+  const config = loadConfig({
+    REDIS_URL,
+    REDIS_KEY_PREFIX: keyPrefix,
+    POLICY_FILE: policyFile,
+    PORT: '0',
+    SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 100),
+    ADK_TIMEOUT_MS: '60000',
+    LOG_LEVEL: 'debug',
+  });
+  const app = await startApp(
+    config,
+    { adkBaseUrl, slack: { mode: 'http', botToken, signingSecret, apiUrl: sandbox.apiUrl } },
+    log,
+  );
+  sandbox.setAppEventsUrl(`http://127.0.0.1:${app.port}/slack/events`);
+
+  const redis = await connectTestRedis();
+  const store = new RedisConfirmationStore({ redis, keyPrefix, ownsClient: true });
+
+  const harness: Harness = {
+    sandbox,
+    app,
+    store,
+    adk: new AdkClient({ baseUrl: adkBaseUrl }),
+    logs,
+    async runAgent(user, channel, text) {
+      const before = new Set(sandbox.messages(channel).map((message) => message.ts));
+      const result = await sandbox.slashCommand({ user, channel, command: '/agent', text });
+      if (!result.answered || result.status !== 200) {
+        throw new Error(`/agent was not acknowledged: ${JSON.stringify(result)}`);
+      }
+      return sandbox.waitFor(
+        () =>
+          sandbox
+            .messages(channel)
+            .find((message) => message.botId !== undefined && !before.has(message.ts)),
+        { timeoutMs: 30_000 },
+      );
+    },
+    card(channel, threadTs) {
+      return sandbox.waitFor(
+        () =>
+          sandbox
+            .replies(channel, threadTs)
+            .find((message) => JSON.stringify(message.blocks).includes(ACTION_IDS.approve)),
+        { timeoutMs: 30_000 },
+      );
+    },
+    reply(channel, threadTs, needle) {
+      return sandbox.waitFor(
+        () =>
+          sandbox
+            .replies(channel, threadTs)
+            .find((message) => JSON.stringify(message).includes(needle)),
+        { timeoutMs: 30_000 },
+      );
+    },
+    async pauseOf(card) {
+      const pauseId = buttons(card).flatMap((button) => {
+        const value = parseButtonValue(button.value);
+        return value === undefined ? [] : [value.pauseId];
+      })[0];
+      if (pauseId === undefined) throw new Error('the card has no button naming its pause');
+      const view = await store.getPause(pauseId);
+      if (view === undefined) throw new Error(`no records for pause ${pauseId}`);
+      return view;
+    },
+    async stop() {
+      await app.stop();
+      await sandbox.stop();
+      await deleteWithPrefix(redis, keyPrefix);
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+export interface FoundButton {
+  action_id: string;
+  value: string | undefined;
+  text: string;
+}
+
+/** Every button in a message's blocks, in order. */
+export function buttons(message: { blocks: unknown[] }): FoundButton[] {
+  const found: FoundButton[] = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child);
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    const entries = Object.fromEntries(Object.entries(node));
+    if (entries.type === 'button' && typeof entries.action_id === 'string') {
+      const text = entries.text;
+      found.push({
+        action_id: entries.action_id,
+        value: typeof entries.value === 'string' ? entries.value : undefined,
+        text: typeof text === 'object' && text !== null && 'text' in text ? String(text.text) : '',
+      });
+    }
+    for (const value of Object.values(entries)) visit(value);
+  };
+  visit(message.blocks);
+  return found;
+}
+
+/** All the text of a message's blocks, joined: what a reader of the card sees. */
+export function cardText(message: { blocks: unknown[] }): string {
+  const texts: string[] = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child);
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'text' && typeof value === 'string') texts.push(value);
+      else visit(value);
+    }
+  };
+  visit(message.blocks);
+  return texts.join('\n');
+}
