@@ -33,8 +33,8 @@ export interface LocalAdkServerOptions {
   host?: string;
   /** Default: a free port, chosen again if another process takes it first. */
   port?: number;
-  /** From spawn to ready; 180 s is safe for bundling on a busy 2-core machine. */
-  startupTimeoutMs: number;
+  /** From spawn to ready. Default 180 s, safe for bundling on a busy 2-core machine. */
+  startupTimeoutMs?: number;
   /** Startup and exit at info/error; every line the server prints at debug. */
   log?: Log;
   /** Added to (or, when undefined, removed from) this process's environment for the server. */
@@ -69,6 +69,7 @@ export class LocalAdkServerError extends Error {
   }
 }
 
+const DEFAULT_STARTUP_TIMEOUT_MS = 180_000;
 const OUTPUT_LIMIT = 64 * 1024;
 /** adk-devtools 2.0.0 prints "Port <n> is already in use"; Node's own code is EADDRINUSE. */
 const PORT_TAKEN = /EADDRINUSE|is already in use/;
@@ -171,7 +172,12 @@ async function startOnce(
 
   log?.info('starting adk api_server', { agentsDir: options.agentsDir, baseUrl, bundle });
   try {
-    await waitUntilReady(baseUrl, options.expectApps, exited, options.startupTimeoutMs);
+    await waitUntilReady(
+      baseUrl,
+      options.expectApps,
+      exited,
+      options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
+    );
   } catch (error) {
     await stop();
     const reason = error instanceof Error ? error.message : String(error);

@@ -7,7 +7,7 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AdkClient } from '../../src/adk/client.js';
 import { LocalAdkServerError, startLocalAdkServer } from '../../src/adk/local-server.js';
-import { DEMO_APPS } from '../../src/demo/demo-agents.js';
+import { DEMO_APPS } from '../../src/demo/paths.js';
 import { packageRoot } from '../../src/package-root.js';
 import { onlyGate, startConversation } from '../support/adk-conversation.js';
 import { TEST_STARTUP_TIMEOUT_MS } from '../support/adk-server.js';

@@ -3,7 +3,7 @@ import { AdkClient } from '../../src/adk/client.js';
 import type { Gate } from '../../src/adk/gate.js';
 import { type LocalAdkServer, startLocalAdkServer } from '../../src/adk/local-server.js';
 import type { AdkEvent } from '../../src/adk/wire.js';
-import { DEMO_APPS, demoAgents } from '../../src/demo/demo-agents.js';
+import { DEMO_APPS, demoAgents } from '../../src/demo/paths.js';
 import {
   type Conversation,
   countToolRuns,
