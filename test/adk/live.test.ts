@@ -1,80 +1,25 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { AdkClient, type RunItem, type RunRequest } from '../../src/adk/client.js';
+import { AdkClient } from '../../src/adk/client.js';
 import { AdkError } from '../../src/adk/errors.js';
-import type { Decision, Gate } from '../../src/adk/gate.js';
+import { answeredConfirmationIds, parseGates } from '../../src/adk/wire.js';
 import {
-  type AdkEvent,
-  answeredConfirmationIds,
-  buildResume,
-  eventText,
-  parseGates,
-  toolResults,
-} from '../../src/adk/wire.js';
+  type Conversation,
+  countToolRuns as countRuns,
+  events,
+  onlyGate,
+  pauseOf,
+  results,
+  startConversation,
+  texts,
+} from '../support/adk-conversation.js';
 
 /** Runs against the real `adk api_server` the global setup started, serving `test/agents/`. */
 
 const client = new AdkClient({ baseUrl: inject('adkBaseUrl') });
 const USER = 'u-live';
 
-interface Conversation {
-  appName: string;
-  sessionId: string;
-  send(text: string, options?: { streaming?: boolean }): Promise<AdkEvent[]>;
-  resume(gates: Gate[], decisions: Record<string, Decision>): Promise<AdkEvent[]>;
-}
-
-async function conversation(appName: string): Promise<Conversation> {
-  const session = await client.createSession(appName, USER, { sessionId: `s-${randomUUID()}` });
-  const run = async (pieces: Pick<RunRequest, 'newMessage' | 'streaming' | 'invocationId'>) =>
-    events(client.runSse({ appName, userId: USER, sessionId: session.id, ...pieces }));
-  return {
-    appName,
-    sessionId: session.id,
-    send: (text, options) =>
-      run({ newMessage: { role: 'user', parts: [{ text }] }, streaming: options?.streaming }),
-    resume: (gates, decisions) => run(buildResume(gates, decisions, { resumable: false })),
-  };
-}
-
-/** Every event of a run; a malformed frame fails the test. */
-async function events(run: AsyncIterable<RunItem>): Promise<AdkEvent[]> {
-  const out: AdkEvent[] = [];
-  for await (const item of run) {
-    if (item.type === 'malformed') throw item.error;
-    out.push(item.event);
-  }
-  return out;
-}
-
-/** The one pause among a run's events. */
-function pauseOf(run: AdkEvent[]): Gate[] {
-  const pauses = run.flatMap((event) => {
-    const scan = parseGates(event);
-    if (scan.kind === 'invalid') throw new Error(scan.problems.join('; '));
-    return scan.kind === 'pause' ? [scan.gates] : [];
-  });
-  expect(pauses).toHaveLength(1);
-  return pauses[0] ?? [];
-}
-
-function onlyGate(run: AdkEvent[]): Gate {
-  const gates = pauseOf(run);
-  expect(gates).toHaveLength(1);
-  const [gate] = gates;
-  if (!gate) throw new Error('no gate');
-  return gate;
-}
-
-const texts = (run: AdkEvent[]) => run.flatMap((event) => eventText(event) ?? []);
-const results = (run: AdkEvent[]) => run.flatMap(toolResults);
-
-async function countToolRuns(chat: Conversation, toolName: string): Promise<number> {
-  const session = await client.getSession(chat.appName, USER, chat.sessionId);
-  return session.events.filter((event) =>
-    toolResults(event).some((result) => result.name === toolName && result.status === 'ok'),
-  ).length;
-}
+const conversation = (appName: string) => startConversation(client, appName, USER);
+const countToolRuns = (chat: Conversation, toolName: string) => countRuns(client, chat, toolName);
 
 describe('the ADK client against a real adk api_server', () => {
   it('lists the test apps', async () => {

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startAdkServer } from './adk-server.js';
+import { startTestAdkServer } from './adk-server.js';
 
 /**
  * Vitest global setup: one real `adk api_server` for the whole run, serving `test/agents/`.
@@ -14,7 +14,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const server = await startAdkServer();
+  const server = await startTestAdkServer();
   process.stderr.write(`adk api_server ready at ${server.baseUrl} in ${server.startupMs} ms\n`);
   project.provide('adkBaseUrl', server.baseUrl);
   return () => server.stop();

@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { packageRoot, runningFromDist } from '../package-root.js';
+
+/** Where the demo's files are, found from the package root so `src/` and `dist/` agree. */
+
+/** The demo apps under `src/demo/agents/`; the app starts a server for them without ADK_BASE_URL. */
+export const DEMO_APPS = ['ops', 'payments'] as const;
+
+/**
+ * The built app serves the agents `tsc` compiled next to it (`dist/demo/agents`), which the
+ * server imports without bundling; run from source (tests, tsx) it serves `src/demo/agents`.
+ */
+export function demoAgentsDir(): string {
+  return join(packageRoot(), compiled() ? 'dist' : 'src', 'demo', 'agents');
+}
+
+export interface DemoAgents {
+  agentsDir: string;
+  expectApps: readonly string[];
+  /** false for the built app: its agents are JavaScript already, so esbuild is skipped. */
+  bundle: boolean;
+}
+
+/** The demo agents as `startLocalAdkServer` options: `startLocalAdkServer({ ...demoAgents() })`. */
+export function demoAgents(): DemoAgents {
+  return { agentsDir: demoAgentsDir(), expectApps: DEMO_APPS, bundle: !compiled() };
+}
+
+/** The demo approver policy; `tsc` does not copy YAML, so it is always read from `src/`. */
+export function demoPolicyFile(): string {
+  return join(packageRoot(), 'src', 'demo', 'policy.yml');
+}
+
+function compiled(): boolean {
+  return runningFromDist(import.meta.url);
+}
