@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startLocalAdkServer } from './adk/local-server.js';
 import { type RunningApp, startApp } from './app.js';
 import type { Config } from './config.js';
-import { DEMO_APPS, demoAgentsDir, demoPolicyFile } from './demo/paths.js';
+import { DEMO_DEFAULT_APP, demoAgents, demoPolicyFile } from './demo/paths.js';
 import type { LineLogger } from './log.js';
 import { type Sandbox, startSandbox } from './sandbox/index.js';
 import type { SlackTransport } from './slack/bolt-app.js';
@@ -28,22 +28,22 @@ export async function startStack(config: Config, log: LineLogger): Promise<Runni
   };
 
   try {
+    let appConfig = config;
     let adkBaseUrl = config.adk.baseUrl;
     if (adkBaseUrl === undefined) {
       log.info('ADK_BASE_URL is not set: serving the demo agents on a local adk api_server');
-      const server = await startLocalAdkServer({
-        agentsDir: demoAgentsDir(),
-        expectApps: DEMO_APPS,
-        log: log.child('adk-server'),
-      });
+      const server = await startLocalAdkServer({ ...demoAgents(), log: log.child('adk-server') });
       stops.push(() => server.stop());
       adkBaseUrl = server.baseUrl;
       log.info('demo agents ready', { url: adkBaseUrl, ms: server.startupMs });
+      // `/agent restart payments-api` should just work: the runbook agent is the default.
+      if (config.adk.defaultApp === undefined) {
+        appConfig = { ...appConfig, adk: { ...appConfig.adk, defaultApp: DEMO_DEFAULT_APP } };
+      }
     }
 
     let sandbox: Sandbox | undefined;
     let transport: SlackTransport;
-    let appConfig = config;
     if (config.slack.mode === 'sandbox') {
       // Fresh secrets per start: the sandbox and the app are the only parties.
       const signingSecret = randomBytes(16).toString('hex');
@@ -57,7 +57,7 @@ export async function startStack(config: Config, log: LineLogger): Promise<Runni
       stops.push(() => (sandbox ? sandbox.stop() : Promise.resolve()));
       transport = { mode: 'http', botToken, signingSecret, apiUrl: sandbox.apiUrl };
       if (config.policyFile === undefined) {
-        appConfig = { ...config, policyFile: demoPolicyFile() };
+        appConfig = { ...appConfig, policyFile: demoPolicyFile() };
         log.info('POLICY_FILE is not set: using the demo policy for the sandbox people');
       }
     } else {

@@ -6,6 +6,9 @@ import { packageRoot, runningFromDist } from '../package-root.js';
 /** The demo apps under `src/demo/agents/`; the app starts a server for them without ADK_BASE_URL. */
 export const DEMO_APPS = ['ops', 'payments'] as const;
 
+/** What `/agent <prompt>` runs in the demo when the prompt names no app. */
+export const DEMO_DEFAULT_APP = 'ops';
+
 /**
  * The built app serves the agents `tsc` compiled next to it (`dist/demo/agents`), which the
  * server imports without bundling; run from source (tests, tsx) it serves `src/demo/agents`.
