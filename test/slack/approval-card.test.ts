@@ -3,6 +3,7 @@ import type { GateRecord, GateState, PauseView } from '../../src/approvals/recor
 import { ACTION_IDS, parseButtonValue, parseGateChoice } from '../../src/slack/action-ids.js';
 import { renderApprovalCard } from '../../src/slack/approval-card.js';
 import { blocksTextLength } from '../../src/slack/limits.js';
+import { gateRecord, manyGates, NOW, POLICY, pauseView, vacationGate } from '../support/records.js';
 import {
   allText,
   buttons,
@@ -12,7 +13,6 @@ import {
   menuValues,
 } from './blocks.js';
 import { pick, randomText, seeded } from './random.js';
-import { gateRecord, manyGates, NOW, POLICY, pauseView, vacationGate } from './records.js';
 
 const HOSTILE = '<!channel> <@U123> <https://evil.example|https://bank.example> &amp; `x`';
 

@@ -11,9 +11,9 @@ import {
   renderRejectModal,
 } from '../../src/slack/modals.js';
 import { fieldBlockId, ROOT_BLOCK_ID } from '../../src/slack/payload-form.js';
+import { gateRecord, vacationGate } from '../support/records.js';
 import { expectInert, expectValidView } from './blocks.js';
 import { pick, randomText, seeded } from './random.js';
-import { gateRecord, vacationGate } from './records.js';
 
 type StateValues = Record<string, Record<string, Record<string, unknown>>>;
 

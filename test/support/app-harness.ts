@@ -18,6 +18,7 @@ import {
 } from '../../src/sandbox/index.js';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
 import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './redis.js';
+import { type SwitchableProxy, startSwitchableProxy } from './switchable-proxy.js';
 
 export { CHANNELS, PEOPLE };
 
@@ -26,12 +27,16 @@ export interface HarnessOptions {
   policy: string;
   /** Default 100 ms, so that expiry shows quickly. */
   sweepIntervalMs?: number;
+  /** Put a proxy the test can take down between the app and the ADK server. */
+  adkProxy?: boolean;
 }
 
 export interface Harness {
   sandbox: Sandbox;
   app: RunningApp;
   adk: AdkClient;
+  /** Present with `adkProxy`: take the ADK server out of the app's reach and back. */
+  adkProxy: SwitchableProxy | undefined;
   /** A second connection to the app's records, as another replica would see them. */
   store: RedisConfirmationStore;
   /** Every log line of the app, for a failing test's output. */
@@ -54,6 +59,7 @@ export interface Harness {
  */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const adkBaseUrl = inject('adkBaseUrl');
+  const adkProxy = options.adkProxy ? await startSwitchableProxy(adkBaseUrl) : undefined;
   const dir = await mkdtemp(join(tmpdir(), 'approvals-e2e-'));
   const policyFile = join(dir, 'policy.yml');
   await writeFile(policyFile, options.policy);
@@ -75,7 +81,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   });
   const app = await startApp(
     config,
-    { adkBaseUrl, slack: { mode: 'http', botToken, signingSecret, apiUrl: sandbox.apiUrl } },
+    {
+      adkBaseUrl: adkProxy?.url ?? adkBaseUrl,
+      slack: { mode: 'http', botToken, signingSecret, apiUrl: sandbox.apiUrl },
+    },
     log,
   );
   sandbox.setAppEventsUrl(`http://127.0.0.1:${app.port}/slack/events`);
@@ -86,6 +95,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const harness: Harness = {
     sandbox,
     app,
+    adkProxy,
     store,
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
@@ -134,6 +144,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     async stop() {
       await app.stop();
       await sandbox.stop();
+      await adkProxy?.stop();
       await deleteWithPrefix(redis, keyPrefix);
       await store.close();
       await rm(dir, { recursive: true, force: true });

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import {
+  buttons,
+  CHANNELS,
+  cardText,
+  type Harness,
+  PEOPLE,
+  startHarness,
+} from '../support/app-harness.js';
+
+const { alice, bob } = PEOPLE;
+const OPS = CHANNELS.ops.id;
+const POLICY = `
+defaults:
+  approvers: [${bob.id}]
+rules: []
+`;
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({ policy: POLICY, adkProxy: true });
+});
+afterAll(async () => {
+  await harness?.stop();
+});
+
+function cardNow(threadTs: string, ts: string) {
+  return harness.sandbox.replies(OPS, threadTs).find((message) => message.ts === ts);
+}
+
+describe('when things fail', () => {
+  it('a resume the agent never received is retried, then shown on the card with Retry, which works once the agent is back', async () => {
+    const proxy = harness.adkProxy;
+    if (proxy === undefined) throw new Error('the harness has no ADK proxy');
+    const root = await harness.runAgent(alice.id, OPS, 'payments transfer 300');
+    const card = await harness.card(OPS, root.ts);
+
+    proxy.setDown(true);
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+    });
+    const failed = await harness.sandbox.waitFor(
+      () => {
+        const now = cardNow(root.ts, card.ts);
+        return now && buttons(now).some((b) => b.action_id === ACTION_IDS.retryResume) && now;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(cardText(failed)).toMatch(/Approved by/);
+    await harness.reply(OPS, root.ts, 'Press *Retry*');
+    const view = await harness.pauseOf(card);
+    expect(view.pause.resume).toMatchObject({ state: 'failed', attempts: 1 });
+    expect(
+      harness.logs.filter((line) => line.includes('resume attempt failed; retrying')),
+    ).toHaveLength(2);
+
+    proxy.setDown(false);
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.retryResume,
+    });
+    const answer = await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
+    expect(answer.text).toContain('"amount":300');
+    await harness.sandbox.waitFor(() => {
+      const now = cardNow(root.ts, card.ts);
+      return now && cardText(now).includes('Agent resumed');
+    });
+  });
+
+  it("Slack's rate limits are waited out: the card is still updated", async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'payments transfer 12');
+    const card = await harness.card(OPS, root.ts);
+    harness.sandbox.rateLimit('chat.update', 2, 1);
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+    });
+    await harness.sandbox.waitFor(
+      () => {
+        const now = cardNow(root.ts, card.ts);
+        return now && cardText(now).includes('Agent resumed');
+      },
+      { timeoutMs: 20_000 },
+    );
+    const updates = harness.sandbox.calls('chat.update');
+    expect(updates.filter((call) => call.status === 429).length).toBeGreaterThanOrEqual(2);
+  });
+});
