@@ -1,6 +1,7 @@
 import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLog } from '../../src/log.js';
+import { answerCpuQueries } from './cpu-usage.js';
 import { tellParent } from './messages.js';
 import { stopOnSignal } from './stop-on-signal.js';
 
@@ -15,5 +16,6 @@ if (config.slack.mode !== 'http' || config.adk.baseUrl === undefined) {
 }
 const log = createLog(config.logLevel);
 const app = await startApp(config, { adkBaseUrl: config.adk.baseUrl, slack: config.slack }, log);
+answerCpuQueries();
 stopOnSignal(() => app.stop());
 tellParent({ kind: 'ready', port: app.port });

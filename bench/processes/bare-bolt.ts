@@ -1,6 +1,7 @@
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { answerCpuQueries } from './cpu-usage.js';
 import { tellParent } from './messages.js';
 import { stopOnSignal } from './stop-on-signal.js';
 
@@ -34,5 +35,6 @@ app.action(ACTION_IDS.approve, async ({ ack }) => {
 const server = await receiver.start(0);
 const address = server.address();
 if (address === null || typeof address === 'string') throw new Error('no TCP port');
+answerCpuQueries();
 stopOnSignal(() => receiver.stop());
 tellParent({ kind: 'ready', port: address.port });

@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { slackSignature } from '../../src/sandbox/interactions/signing.js';
+import { answerCpuQueries } from './cpu-usage.js';
 import { epochMs } from './epoch.js';
 import { type ClickOutcome, type Fire, fireSchema, tellParent } from './messages.js';
 import { stopOnSignal } from './stop-on-signal.js';
@@ -58,9 +59,11 @@ function send({ url, body, headers }: Signed): Promise<ClickOutcome> {
 }
 
 process.on('message', (message: unknown) => {
-  const fire = fireSchema.parse(message);
-  const signed = sign(fire);
+  const fire = fireSchema.safeParse(message);
+  if (!fire.success) return;
+  const signed = sign(fire.data);
   Promise.all(signed.map(send)).then((outcomes) => tellParent({ kind: 'fired', outcomes }));
 });
+answerCpuQueries();
 stopOnSignal(async () => agent.destroy());
 tellParent({ kind: 'ready', port: 0 });

@@ -36,8 +36,19 @@ export const firedSchema = z.object({
 });
 export type Fired = z.infer<typeof firedSchema>;
 
+/** Asks a child for the CPU time it has used so far. */
+export const cpuQuerySchema = z.object({ kind: z.literal('cpu?') });
+export type CpuQuery = z.infer<typeof cpuQuerySchema>;
+
+/** User plus system CPU time, in microseconds (`process.cpuUsage()`). */
+export const cpuSchema = z.object({ kind: z.literal('cpu'), micros: z.number() });
+export type Cpu = z.infer<typeof cpuSchema>;
+
+export type ToChild = Fire | CpuQuery;
+export type ToParent = z.infer<typeof readySchema> | Fired | Cpu;
+
 /** Sends a message to the parent; a child started without an IPC channel cannot report. */
-export function tellParent(message: z.infer<typeof readySchema> | Fired): void {
+export function tellParent(message: ToParent): void {
   if (!process.send) throw new Error('started without an IPC channel: run me with fork()');
   process.send(message);
 }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { z } from 'zod';
-import { type Fire, readySchema } from '../processes/messages.js';
+import { cpuSchema, readySchema, type ToChild } from '../processes/messages.js';
 
 /**
  * The benchmark's child processes (`bench/processes/*.ts`): compiled once per run, started with
@@ -45,7 +45,9 @@ export interface Child {
   readonly label: string;
   /** The port it listens on (0 for the clicker). */
   readonly port: number;
-  send(message: Fire): void;
+  send(message: ToChild): void;
+  /** CPU time (user + system) the child has used so far, in ms. */
+  cpuMs(): Promise<number>;
   /** The next message the child sends that `schema` accepts. */
   receive<T>(schema: z.ZodType<T>, timeoutMs: number): Promise<T>;
   /** The child's last lines of output, for an error message. */
@@ -128,6 +130,11 @@ export async function startChild(
       label,
       port: ready.port,
       send: (message) => child.send(message),
+      async cpuMs() {
+        const answer = receive(cpuSchema, START_TIMEOUT_MS);
+        child.send({ kind: 'cpu?' });
+        return (await answer).micros / 1000;
+      },
       receive,
       output,
       problems: () => problems,
