@@ -85,6 +85,8 @@ interface DecisionRow {
 }
 
 interface CpuSnapshot {
+  /** Every core's busy time, whoever used it (`os.cpus()`). */
+  machine: number;
   apps: number;
   /** This process: the sandbox, the fake ADK server and the benchmark's own polling. */
   bench: number;
@@ -350,7 +352,12 @@ async function cpuSnapshot(apps: readonly Child[]): Promise<CpuSnapshot> {
   const seconds = (field: string) =>
     Number(new RegExp(`${field}:([\\d.]+)`).exec(redisInfo)?.[1] ?? Number.NaN);
   const { user, system } = process.cpuUsage();
+  const machine = cpus().reduce(
+    (sum, { times }) => sum + times.user + times.nice + times.sys + times.irq,
+    0,
+  );
   return {
+    machine,
     apps: appMs.reduce((sum, value) => sum + value, 0),
     bench: (user + system) / 1000,
     redis: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000,
@@ -360,6 +367,7 @@ async function cpuSnapshot(apps: readonly Child[]): Promise<CpuSnapshot> {
 
 function cpuSince(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
   return {
+    machine: after.machine - before.machine,
     apps: after.apps - before.apps,
     bench: after.bench - before.bench,
     redis: after.redis - before.redis,
@@ -478,11 +486,21 @@ function printSummary(): void {
   for (const line of decisions) print(line);
   print('');
   print(
-    `CPU ms per decision, from just before each burst until every card was final (Redis: the whole server, whoever else used it); busy = all of it over ${availableParallelism()} cores x wall time`,
+    `CPU ms per decision, from just before each burst until every card was final (Redis: the whole server); busy = that total over ${availableParallelism()} cores x wall time; machine = every process's use of the cores, others' included`,
   );
   const perDecision = (row: DecisionRow, value: number) => ms(value / row.decisions);
   const cpu = table(
-    ['app processes', 'burst', 'app', 'sandbox + fake ADK', 'Redis', 'clicker', 'total', 'busy %'],
+    [
+      'app processes',
+      'burst',
+      'app',
+      'sandbox + fake ADK',
+      'Redis',
+      'clicker',
+      'total',
+      'busy %',
+      'machine busy %',
+    ],
     decisionRows.map((row) => {
       const total = row.cpu.apps + row.cpu.bench + row.cpu.redis + row.cpu.clicker;
       return [
@@ -494,6 +512,7 @@ function printSummary(): void {
         perDecision(row, row.cpu.clicker),
         perDecision(row, total),
         ((100 * total) / (availableParallelism() * row.wallMs)).toFixed(0),
+        ((100 * row.cpu.machine) / (availableParallelism() * row.wallMs)).toFixed(0),
       ];
     }),
   );
