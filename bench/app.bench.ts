@@ -1,0 +1,523 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { connectRedis } from '../src/approvals/redis-connection.js';
+import {
+  CHANNELS,
+  PEOPLE,
+  type Person,
+  type Sandbox,
+  type SandboxMessage,
+  startSandbox,
+  USERGROUPS,
+} from '../src/sandbox/index.js';
+import { ACTION_IDS } from '../src/slack/action-ids.js';
+import { deleteWithPrefix, REDIS_URL, randomPrefix } from '../test/support/redis.js';
+import { epochMs } from './processes/epoch.js';
+import { type ClickOutcome, firedSchema, type UnsignedRequest } from './processes/messages.js';
+import { type ApproveClick, approveClick } from './support/approve-clicks.js';
+import { type Child, compileProcesses, startChild } from './support/child-processes.js';
+import { FAKE_APP, type FakeAdk, startFakeAdk } from './support/fake-adk.js';
+import { ms, type Spread, spread, table } from './support/figures.js';
+
+/**
+ * The Slack app, whole, in child processes as replicas run it: real Redis, the Slack sandbox
+ * standing in for Slack's Web API, and a fake ADK server that pauses at once. Measures the ack
+ * latency of bursts of signed Approve clicks next to a bare Bolt app, and decisions per second
+ * from click to the resume reaching ADK with one and with two app processes on one Redis.
+ * Prints figures; asserts nothing.
+ */
+
+/** Per app process: its CPU per decision keeps falling for a couple of hundred clicks (JIT). */
+const WARM_UP_CLICKS = 200;
+const BURST_CLICKS = 200;
+/** Bursts per configuration, each on fresh pauses: one burst's p99 is its second-slowest ack. */
+const BURSTS = 3;
+const SLASH_COMMANDS_AT_ONCE = 16;
+const WAIT_MS = 60_000;
+
+const { alice, bob, carol, dave } = PEOPLE;
+/** The app runs one `/agent` at a time per channel and requester: spread them to prepare faster. */
+const REQUESTERS: ReadonlyArray<readonly [Person, string]> = [
+  [alice, CHANNELS.general.id],
+  [dave, CHANNELS.general.id],
+  [alice, CHANNELS.ops.id],
+  [dave, CHANNELS.ops.id],
+  [alice, CHANNELS.payments.id],
+];
+const APPROVERS: readonly Person[] = [bob, carol];
+const CARD_CHANNELS = [CHANNELS.general.id, CHANNELS.ops.id, CHANNELS.payments.id];
+
+/** Bob and Carol approve through @oncall, so each click checks group membership (cached). */
+const POLICY = `defaults:
+  approvers: [${USERGROUPS.oncall.id}]
+  expiresIn: 1h
+`;
+
+/** Every burst's acks for one target, pooled. */
+interface AckRow {
+  target: string;
+  acks: number[];
+  /** Answered with another status, or not at all. */
+  failed: number;
+  p99PerBurst: number[];
+}
+
+interface DecisionRow {
+  processes: number;
+  burst: number;
+  decisions: number;
+  windowMs: number;
+  resumed: number;
+  duplicates: number;
+  missing: number;
+  strangers: number;
+  clickToResume: Spread;
+  /** From the first click until every card showed the agent resumed. */
+  finalMs: number;
+  /** CPU ms each part used from just before the burst until every card was final. */
+  cpu: CpuSnapshot;
+  wallMs: number;
+}
+
+interface CpuSnapshot {
+  /** Every core's busy time, whoever used it (`os.cpus()`). */
+  machine: number;
+  apps: number;
+  /** This process: the sandbox, the fake ADK server and the benchmark's own polling. */
+  bench: number;
+  redis: number;
+  clicker: number;
+}
+
+const ackRows: AckRow[] = [];
+const decisionRows: DecisionRow[] = [];
+
+const signingSecret = randomBytes(16).toString('hex');
+const botToken = `xoxb-bench-${randomBytes(6).toString('hex')}`;
+/** Run last to first in `afterAll`, whatever failed before. */
+const cleanups: Array<() => Promise<unknown>> = [];
+let sandbox: Sandbox;
+let adk: FakeAdk;
+let clicker: Child;
+let redis: Redis;
+let policyFile: string;
+
+function print(line: string): void {
+  process.stdout.write(`[bench app] ${line}\n`);
+}
+
+beforeAll(async () => {
+  await compileProcesses();
+  const dir = await mkdtemp(join(tmpdir(), 'bench-app-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  policyFile = join(dir, 'policy.yml');
+  await writeFile(policyFile, POLICY);
+
+  redis = await connectRedis(REDIS_URL);
+  cleanups.push(() => redis.quit());
+  sandbox = await startSandbox({ port: 0, signingSecret, botToken });
+  cleanups.push(() => sandbox.stop());
+  adk = await startFakeAdk();
+  cleanups.push(() => adk.stop());
+  clicker = await startChild('clicker', 'clicker', {});
+  cleanups.push(() => clicker.stop());
+
+  const version = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? 'unknown';
+  const cores = availableParallelism();
+  print(
+    `${cores} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}, Node ${process.version}, Redis ${version}`,
+  );
+  print(
+    `note: figures are from a shared ${cores}-core machine; the app, Redis, the sandbox, the fake ADK server and the clicker all run on it`,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) {
+    await cleanup().catch((error: unknown) => print(`cleanup failed: ${String(error)}`));
+  }
+  printSummary();
+}, 120_000);
+
+describe('the Slack app', () => {
+  it('ack latency next to a bare Bolt app, and decisions per second, with one app process', async () => {
+    const bare = await startChild('bare-bolt', 'bare Bolt app', {
+      SLACK_BOT_TOKEN: botToken,
+      SLACK_SIGNING_SECRET: signingSecret,
+      SLACK_API_URL: sandbox.apiUrl,
+    });
+    cleanups.push(() => bare.stop());
+    await measure(1, bare);
+    await bare.stop();
+  }, 240_000);
+
+  it('decisions per second with two app processes on one Redis', async () => {
+    await measure(2, undefined);
+  }, 240_000);
+});
+
+/**
+ * One configuration: `processes` app replicas on a fresh key prefix; warm-up clicks, then bursts
+ * of clicks spread round-robin over the replicas, each click on a pause of its own. With `bare`,
+ * each burst's clicks go to the bare Bolt app first.
+ */
+async function measure(processes: number, bare: Child | undefined): Promise<void> {
+  const keyPrefix = randomPrefix();
+  cleanups.push(() => deleteWithPrefix(redis, keyPrefix));
+  const apps = await startApps(processes, keyPrefix);
+  const label = `this app, ${processes} process${processes === 1 ? '' : 'es'}`;
+  const appAcks = ackRow(label);
+  const bareAcks = bare ? ackRow('bare Bolt app (ack only)') : undefined;
+
+  const warmUp = await prepareClicks(WARM_UP_CLICKS * processes);
+  await fire(roundRobin(warmUp.clicks, apps));
+  if (bare) await fire(roundRobin(warmUp.clicks, [bare]));
+  await settle(warmUp);
+
+  for (let burst = 1; burst <= BURSTS; burst++) {
+    // Earlier cards are final and no longer touched: forgetting them keeps the sandbox's lookups
+    // as quick in the last burst as in the first.
+    sandbox.reset();
+    const preparing = performance.now();
+    const prepared = await prepareClicks(BURST_CLICKS);
+    const prepareMs = performance.now() - preparing;
+    if (bare && bareAcks) addAcks(bareAcks, await fire(roundRobin(prepared.clicks, [bare])));
+    const cpuBefore = await cpuSnapshot(apps);
+    const wallBefore = performance.now();
+    const outcomes = await fire(roundRobin(prepared.clicks, apps));
+    addAcks(appAcks, outcomes);
+    const settledAt = await settle(prepared);
+    const wallMs = performance.now() - wallBefore;
+    const cpu = cpuSince(cpuBefore, await cpuSnapshot(apps));
+    const row = decisionRow(processes, burst, prepared.clicks, outcomes, settledAt);
+    decisionRows.push({ ...row, cpu, wallMs });
+    print(
+      `${label}, burst ${burst}: ${BURST_CLICKS} pauses prepared in ${ms(prepareMs)} ms; ` +
+        `${row.resumed}/${row.decisions} resumed in ${ms(row.windowMs)} ms, ${row.duplicates} duplicates`,
+    );
+  }
+  if (bareAcks) ackRows.push(bareAcks);
+  ackRows.push(appAcks);
+
+  await Promise.all(apps.map((app) => app.stop()));
+  for (const app of apps) {
+    const { count, first } = app.problems();
+    if (count > 0) {
+      print(`${app.label} logged ${count} warnings or errors, first:\n  ${first.join('\n  ')}`);
+    }
+  }
+  sandbox.reset();
+}
+
+async function startApps(count: number, keyPrefix: string): Promise<Child[]> {
+  const apps = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const app = await startChild('app', `app process ${i + 1}`, {
+        SLACK_BOT_TOKEN: botToken,
+        SLACK_SIGNING_SECRET: signingSecret,
+        SLACK_API_URL: sandbox.apiUrl,
+        ADK_BASE_URL: adk.baseUrl,
+        REDIS_URL,
+        REDIS_KEY_PREFIX: keyPrefix,
+        POLICY_FILE: policyFile,
+        PORT: '0',
+        LOG_LEVEL: 'info',
+      });
+      cleanups.push(() => app.stop());
+      return app;
+    }),
+  );
+  const first = apps[0];
+  if (!first) throw new Error('no app process');
+  sandbox.setAppEventsUrl(eventsUrl(first));
+  return apps;
+}
+
+function eventsUrl(child: Child): string {
+  return `http://127.0.0.1:${child.port}/slack/events`;
+}
+
+interface Prepared {
+  cards: SandboxMessage[];
+  clicks: ApproveClick[];
+}
+
+/**
+ * Runs `/agent` `count` times through the sandbox, waits for the new cards, and builds an Approve
+ * click for each, by Bob and Carol in turn.
+ */
+async function prepareClicks(count: number): Promise<Prepared> {
+  const known = new Set(currentCards().map((card) => card.ts));
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const [person, channel] = REQUESTERS[i % REQUESTERS.length] ?? [alice, CHANNELS.ops.id];
+      const result = await sandbox.slashCommand({
+        user: person.id,
+        channel,
+        command: '/agent',
+        text: `${FAKE_APP} transfer ${i + 1} to savings`,
+      });
+      if (!result.answered || result.status !== 200) {
+        throw new Error(`/agent was not acknowledged: ${JSON.stringify(result)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: SLASH_COMMANDS_AT_ONCE }, worker));
+  const cards = await poll(() => {
+    const found = currentCards().filter((card) => !known.has(card.ts));
+    return found.length >= count ? found : undefined;
+  }, `${count} approval cards`);
+  const clicks = cards.map((card, i) =>
+    approveClick({ card, voter: APPROVERS[i % APPROVERS.length] ?? bob, sandboxUrl: sandbox.url }),
+  );
+  return { cards, clicks };
+}
+
+/** Every approval card in the sandbox, channel by channel. */
+function currentCards(): SandboxMessage[] {
+  return CARD_CHANNELS.flatMap((channel) =>
+    sandbox
+      .messages(channel)
+      .filter((root) => root.botId !== undefined)
+      .flatMap((root) =>
+        sandbox
+          .replies(channel, root.ts)
+          .filter((reply) => JSON.stringify(reply.blocks).includes(ACTION_IDS.approve)),
+      ),
+  );
+}
+
+/** Clicks spread over the targets: click i goes to target i mod n. */
+function roundRobin(clicks: readonly ApproveClick[], targets: readonly Child[]): UnsignedRequest[] {
+  return clicks.map((click, i) => {
+    const target = targets[i % targets.length];
+    if (!target) throw new Error('no target to click');
+    return { url: eventsUrl(target), body: click.body };
+  });
+}
+
+async function fire(requests: UnsignedRequest[]): Promise<ClickOutcome[]> {
+  clicker.send({ kind: 'fire', signingSecret, requests });
+  const fired = await clicker.receive(firedSchema, WAIT_MS);
+  return fired.outcomes;
+}
+
+/**
+ * Waits for every click's resume to reach ADK, then for every card to show the agent resumed
+ * (the last thing the app does for a decision); returns when that was, in epoch ms. A resume
+ * that never comes is counted as missing, not thrown: the figures still print.
+ */
+async function settle({ clicks, cards }: Prepared): Promise<number> {
+  await adk
+    .waitForResumes(
+      clicks.map((click) => click.callId),
+      WAIT_MS,
+    )
+    .catch((error: unknown) => print(`waiting for resumes: ${String(error)}`));
+  await poll(
+    () => cards.every((card) => resumedCard(sandbox.message(card.channel, card.ts))) || undefined,
+    'every card to show the agent resumed',
+  ).catch((error: unknown) => print(`waiting for cards: ${String(error)}`));
+  return epochMs();
+}
+
+function resumedCard(card: SandboxMessage | undefined): boolean {
+  return card !== undefined && JSON.stringify(card.blocks).includes('Agent resumed');
+}
+
+async function poll<T>(probe: () => T | undefined, what: string): Promise<T> {
+  const deadline = performance.now() + WAIT_MS;
+  for (;;) {
+    const found = probe();
+    if (found !== undefined) return found;
+    if (performance.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function cpuSnapshot(apps: readonly Child[]): Promise<CpuSnapshot> {
+  const [appMs, clickerMs, redisInfo] = await Promise.all([
+    Promise.all(apps.map((app) => app.cpuMs())),
+    clicker.cpuMs(),
+    redis.info('cpu'),
+  ]);
+  const seconds = (field: string) =>
+    Number(new RegExp(`${field}:([\\d.]+)`).exec(redisInfo)?.[1] ?? Number.NaN);
+  const { user, system } = process.cpuUsage();
+  const machine = cpus().reduce(
+    (sum, { times }) => sum + times.user + times.nice + times.sys + times.irq,
+    0,
+  );
+  return {
+    machine,
+    apps: appMs.reduce((sum, value) => sum + value, 0),
+    bench: (user + system) / 1000,
+    redis: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000,
+    clicker: clickerMs,
+  };
+}
+
+function cpuSince(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
+  return {
+    machine: after.machine - before.machine,
+    apps: after.apps - before.apps,
+    bench: after.bench - before.bench,
+    redis: after.redis - before.redis,
+    clicker: after.clicker - before.clicker,
+  };
+}
+
+function ackRow(target: string): AckRow {
+  return { target, acks: [], failed: 0, p99PerBurst: [] };
+}
+
+function addAcks(row: AckRow, outcomes: readonly ClickOutcome[]): void {
+  const acked = outcomes.flatMap((outcome) =>
+    'status' in outcome && outcome.status === 200 ? [outcome.ackMs] : [],
+  );
+  row.acks.push(...acked);
+  row.failed += outcomes.length - acked.length;
+  row.p99PerBurst.push(spread(acked).p99);
+}
+
+function decisionRow(
+  processes: number,
+  burst: number,
+  clicks: readonly ApproveClick[],
+  outcomes: readonly ClickOutcome[],
+  settledAt: number,
+): Omit<DecisionRow, 'cpu' | 'wallMs'> {
+  const firstClick = Math.min(...outcomes.map((outcome) => outcome.sentAt));
+  let lastResume = Number.NEGATIVE_INFINITY;
+  let duplicates = 0;
+  let missing = 0;
+  const clickToResume: number[] = [];
+  clicks.forEach((click, i) => {
+    const arrivals = adk.arrivals(click.callId);
+    const first = arrivals[0];
+    duplicates += Math.max(0, arrivals.length - 1);
+    if (first === undefined) {
+      missing += 1;
+      return;
+    }
+    lastResume = Math.max(lastResume, first);
+    const sentAt = outcomes[i]?.sentAt;
+    if (sentAt !== undefined) clickToResume.push(first - sentAt);
+  });
+  return {
+    processes,
+    burst,
+    decisions: clicks.length,
+    windowMs: lastResume - firstClick,
+    resumed: clicks.length - missing,
+    duplicates,
+    missing,
+    strangers: adk.strangers(),
+    clickToResume: spread(clickToResume),
+    finalMs: settledAt - firstClick,
+  };
+}
+
+function printSummary(): void {
+  print('');
+  print(
+    `Ack latency: ${BURSTS} bursts of ${BURST_CLICKS} signed Approve clicks sent at once, after ${WARM_UP_CLICKS} warm-up clicks per app process; ms from sending a click to the end of the response`,
+  );
+  const summaries = ackRows.map((row) => ({ row, acks: spread(row.acks) }));
+  const acks = table(
+    ['target', 'acks', 'p50', 'p99', 'max', 'p99 of each burst', 'not acked'],
+    summaries.map(({ row, acks }) => [
+      row.target,
+      String(acks.count),
+      ms(acks.p50),
+      ms(acks.p99),
+      ms(acks.max),
+      row.p99PerBurst.map(ms).join(' / '),
+      String(row.failed),
+    ]),
+  );
+  for (const line of acks) print(line);
+  const bare = summaries.find(({ row }) => row.target.startsWith('bare'))?.acks;
+  const app = summaries.find(({ row }) => row.target.startsWith('this app, 1 '))?.acks;
+  if (bare && app) {
+    const ratio = (key: keyof Omit<Spread, 'count'>) => (app[key] / bare[key]).toFixed(1);
+    print(
+      `ratio this app (1 process) / bare Bolt app: p50 ${ratio('p50')}x, p99 ${ratio('p99')}x, max ${ratio('max')}x`,
+    );
+  }
+  print('');
+  print(
+    `Decisions end to end, the same bursts: window = first click to last resume received by the fake ADK server; cards final = first click to every card showing "Agent resumed"`,
+  );
+  const decisions = table(
+    [
+      'app processes',
+      'burst',
+      'decisions',
+      'window ms',
+      'decisions/s',
+      'click→resume p50',
+      'p99',
+      'duplicates',
+      'missing',
+      'cards final ms',
+    ],
+    decisionRows.map((row) => [
+      String(row.processes),
+      String(row.burst),
+      String(row.decisions),
+      ms(row.windowMs),
+      (row.resumed / (row.windowMs / 1000)).toFixed(0),
+      ms(row.clickToResume.p50),
+      ms(row.clickToResume.p99),
+      String(row.duplicates),
+      String(row.missing),
+      ms(row.finalMs),
+    ]),
+  );
+  for (const line of decisions) print(line);
+  print('');
+  print(
+    `CPU ms per decision, from just before each burst until every card was final (Redis: the whole server); busy = that total over ${availableParallelism()} cores x wall time; machine = every process's use of the cores, others' included`,
+  );
+  const perDecision = (row: DecisionRow, value: number) => ms(value / row.decisions);
+  const cpu = table(
+    [
+      'app processes',
+      'burst',
+      'app',
+      'sandbox + fake ADK',
+      'Redis',
+      'clicker',
+      'total',
+      'busy %',
+      'machine busy %',
+    ],
+    decisionRows.map((row) => {
+      const total = row.cpu.apps + row.cpu.bench + row.cpu.redis + row.cpu.clicker;
+      return [
+        String(row.processes),
+        String(row.burst),
+        perDecision(row, row.cpu.apps),
+        perDecision(row, row.cpu.bench),
+        perDecision(row, row.cpu.redis),
+        perDecision(row, row.cpu.clicker),
+        perDecision(row, total),
+        ((100 * total) / (availableParallelism() * row.wallMs)).toFixed(0),
+        ((100 * row.cpu.machine) / (availableParallelism() * row.wallMs)).toFixed(0),
+      ];
+    }),
+  );
+  for (const line of cpu) print(line);
+  const strangers = decisionRows.at(-1)?.strangers ?? 0;
+  if (strangers > 0)
+    print(`resumes naming a call id the fake ADK server never issued: ${strangers}`);
+}
