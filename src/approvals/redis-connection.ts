@@ -29,6 +29,8 @@ function clientOptions(options: ConnectOptions): RedisOptions {
     autoResendUnfulfilledCommands: false,
     enableOfflineQueue: false,
     retryStrategy: reconnectDelay,
+    // Commands issued in one tick go out in one write: a burst of clicks costs far fewer syscalls.
+    enableAutoPipelining: true,
   };
 }
 

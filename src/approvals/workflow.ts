@@ -23,9 +23,12 @@ export interface WorkflowDeps {
   log: Log;
   options: ResumerOptions & {
     defaultApp: string | undefined;
-    /** Decisions handled at once (short tasks: vote, card update). Default 32. */
+    /**
+     * Decisions handled at once (short tasks: vote, card update). Default 4: more lets a burst of
+     * clicks starve the acks of later clicks of the event loop (see bench/app.bench.ts).
+     */
     decisionConcurrency?: number;
-    /** Agent runs and resumes streaming at once (long tasks). Default 64. */
+    /** Agent runs and resumes streaming at once (long tasks, mostly waiting on a model). Default 64. */
     runConcurrency?: number;
   };
 }
@@ -53,7 +56,7 @@ export class ApprovalWorkflow {
     this.log = deps.log;
     const log = deps.log;
     this.decisions = new KeyedWorkQueue(log.child('decisions'), {
-      concurrency: options.decisionConcurrency ?? 32,
+      concurrency: options.decisionConcurrency ?? 4,
     });
     this.runs = new KeyedWorkQueue(log.child('runs'), {
       concurrency: options.runConcurrency ?? 64,
