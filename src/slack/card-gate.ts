@@ -29,6 +29,7 @@ import {
   stateBadge,
   toolName,
 } from './gate-lines.js';
+import { displayHint } from './hint.js';
 
 /** The blocks of one gate on the approval card: detailed (a section per gate) or a compact row. */
 
@@ -132,7 +133,7 @@ export function detailedGateBlocks(context: GateContext, codeMax: number): Known
       ? gate.decision.payload
       : undefined;
   const parts = [title(context)];
-  const hint = gate.hint?.trim();
+  const hint = displayHint(gate.hint);
   if (hint) parts.push(escapeWithin(hint, HINT_MAX));
   if (approvedPayload === undefined) {
     parts.push(codeBlock(json(gate.originalCall.args, 2), codeMax));

@@ -3,6 +3,7 @@ import type { GateRecord } from '../approvals/records.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
 import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';
+import { displayHint } from './hint.js';
 import { encodeEditMetadata, encodeRejectMetadata } from './modal-metadata.js';
 import { type FormResult, formBlocks, parseForm, payloadForm } from './payload-form.js';
 import { INPUT_ACTION_ID, viewStateValuesSchema } from './view-state.js';
@@ -35,7 +36,7 @@ export function renderEditModal({ pauseId, gate, channelId, messageTs }: EditMod
     ...(messageTs === undefined ? {} : { messageTs }),
   });
   const lines = [`*Approve ${inlineCode(gate.originalCall.name, 80)} with the payload below.*`];
-  const hint = gate.hint?.trim();
+  const hint = displayHint(gate.hint);
   if (hint) lines.push(escapeWithin(hint, HINT_MAX));
   const summary: KnownBlock[] = [
     { type: 'section', text: mrkdwn(lines.join('\n')) },

@@ -37,12 +37,19 @@ describe('the approval card for one gate', () => {
   const card = render(view);
   const text = allText(card.blocks);
 
-  it('shows the tool, its arguments in a code block, the hint and who asked', () => {
+  it('shows the tool, its arguments in a code block and who asked', () => {
     expect(text).toContain('`transfer_money`');
     expect(text).toContain('```\n{\n  "amount": 100\n}\n```');
-    expect(text).toContain('Please approve or reject the tool call transfer_money()');
     expect(text).toContain('requested by <@UREQUESTER>');
     expect(text).toContain('agent `hitl_agent`');
+  });
+
+  it("leaves out ADK's default hint, which speaks to developers, and shows a tool's own hint", () => {
+    expect(text).not.toContain('FunctionResponse');
+    const own = renderApprovalCard(pauseView([vacationGate()]), { now: NOW });
+    expect(allText(own.blocks)).toContain(
+      'Please approve or reject the request for 4 vacation days.',
+    );
   });
 
   it('says who may approve and when it expires, in each reader’s time zone', () => {

@@ -1,0 +1,161 @@
+import { mkdirSync } from 'node:fs';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { type RunningStack, startStack } from '../../src/local-stack.js';
+import { createLog } from '../../src/log.js';
+import { PEOPLE } from '../../src/sandbox/index.js';
+
+/**
+ * What a newcomer does after `npm start`, in a real browser: the whole stack as `npm start`
+ * runs it with nothing configured (the Slack sandbox, the demo agents on a real adk api_server,
+ * the in-process store, the demo policy), driven through the sandbox's page in Chromium.
+ * Screenshots land in test-artifacts/.
+ */
+
+const ARTIFACTS = 'test-artifacts/browser';
+
+let stack: RunningStack;
+let browser: Browser;
+let page: Page;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const config = loadConfig({ PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'debug' });
+  stack = await startStack(
+    config,
+    createLog('debug', 'app', (line) => logs.push(line)),
+  );
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-gpu',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+afterEach(async (context) => {
+  if (context.task.result?.state === 'fail') {
+    await page?.screenshot({ path: `${ARTIFACTS}/failed-${slug(context.task.name)}.png` });
+    process.stderr.write(`${logs.slice(-40).join('\n')}\n`);
+  }
+  await page?.close();
+});
+
+function slug(name: string): string {
+  return name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+}
+
+/** Opens #ops as a person (the page's person switch is driven by `?as=`). */
+async function openAs(person: keyof typeof PEOPLE): Promise<void> {
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.setDefaultTimeout(20_000);
+  await page.goto(`${stack.sandboxUrl}/?as=${person}#C0OPS000001`);
+  await page.getByTestId('conversation-title').filter({ hasText: '#ops' }).waitFor();
+}
+
+/** Acts as another person, and reopens the run's thread (switching closes it). */
+async function switchTo(person: keyof typeof PEOPLE, rootTs: string): Promise<Locator> {
+  await page.getByTestId('person-switch').selectOption(PEOPLE[person].id);
+  await page.getByTestId('conversation-title').filter({ hasText: '#ops' }).waitFor();
+  return openThread(rootTs);
+}
+
+async function openThread(rootTs: string): Promise<Locator> {
+  await page
+    .locator(`[data-testid="message"][data-ts="${rootTs}"]`)
+    .getByTestId('thread-summary')
+    .click();
+  const thread = page.getByTestId('thread-pane');
+  await thread.getByRole('button', { name: 'Approve' }).first().waitFor();
+  return thread;
+}
+
+/**
+ * Types a slash command in #ops, waits for the card in the run's thread and opens it; resolves
+ * with the thread root's ts.
+ */
+async function runAgent(prompt: string): Promise<string> {
+  const before = await page.getByTestId('message').count();
+  await page.getByTestId('composer-input').fill(`/agent ${prompt}`);
+  await page.getByTestId('composer-input').press('Enter');
+  const root = page.getByTestId('message').nth(before);
+  await root.getByTestId('thread-summary').waitFor();
+  const ts = await root.getAttribute('data-ts');
+  if (ts === null) throw new Error('the run has no thread root');
+  await openThread(ts);
+  return ts;
+}
+
+describe('the approval loop in the browser', () => {
+  it('a run posts a card; an approver approves and the result lands in the thread', async () => {
+    await openAs('alice');
+    const root = await runAgent('restart payments-api');
+    expect(await page.getByTestId('thread-pane').textContent()).toContain('restart_service');
+    await page.screenshot({ path: `${ARTIFACTS}/1-card.png` });
+
+    const thread = await switchTo('bob', root);
+    await thread.getByRole('button', { name: 'Approve' }).click();
+    await thread.getByText('payments-api restarted').waitFor();
+    await thread.getByText('Agent resumed').waitFor();
+    expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await page.screenshot({ path: `${ARTIFACTS}/2-approved.png` });
+  });
+
+  it("a reject with a reason: the agent acknowledges the approver's reason", async () => {
+    await openAs('alice');
+    const thread = await switchTo('carol', await runAgent('restart ledger'));
+    await thread.getByRole('button', { name: 'Reject' }).click();
+    const modal = page.getByTestId('modal');
+    await modal.getByRole('textbox').fill('Ledger is mid-reconciliation; wait until 18:00.');
+    await page.screenshot({ path: `${ARTIFACTS}/3-reject-modal.png` });
+    await modal.getByTestId('modal-submit').click();
+    await thread.getByText('mid-reconciliation').first().waitFor();
+    await thread.getByText('Thanks for the feedback').waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/4-rejected.png` });
+  });
+
+  it('edit & approve: an invalid value is refused in the modal, the edited window reaches the tool', async () => {
+    await openAs('alice');
+    const thread = await switchTo(
+      'bob',
+      await runAgent('schedule maintenance for payments-api tonight'),
+    );
+    await thread.getByRole('button', { name: 'Edit & approve' }).click();
+    const modal = page.getByTestId('modal');
+    const duration = modal.getByLabel('durationMinutes');
+    await duration.fill('1.5');
+    await modal.getByTestId('modal-submit').click();
+    await modal.getByTestId('input-error').first().waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/5-edit-invalid.png` });
+
+    await duration.fill('90');
+    await modal.getByTestId('modal-submit').click();
+    await modal.waitFor({ state: 'detached' });
+    await thread.getByText('90 min').first().waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/6-edited.png` });
+  });
+
+  it("an outsider's click is answered privately with who may approve", async () => {
+    await openAs('alice');
+    const thread = await switchTo('dave', await runAgent('restart search'));
+    await thread.getByRole('button', { name: 'Approve' }).click();
+    const ephemeral = page.getByTestId('ephemeral').filter({ hasText: 'not among those' });
+    await ephemeral.waitFor();
+    expect(await ephemeral.textContent()).toContain('@oncall');
+    expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(1);
+    await page.screenshot({ path: `${ARTIFACTS}/7-outsider.png` });
+  });
+});
