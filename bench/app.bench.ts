@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { connectRedis } from '../src/approvals/redis-connection.js';
+import { connectRedis } from '../src/approvals/store/redis-connection.js';
 import {
   CHANNELS,
   PEOPLE,

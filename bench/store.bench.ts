@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { connectRedis } from '../src/approvals/redis-connection.js';
-import { RedisConfirmationStore } from '../src/approvals/redis-store.js';
+import { connectRedis } from '../src/approvals/store/redis-connection.js';
+import { RedisConfirmationStore } from '../src/approvals/store/redis-store.js';
 import type { NewPause } from '../src/approvals/store.js';
 import { firstCallId, newPause, policy, T0 } from '../test/approvals/store/fixtures.js';
 import {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AdkClient } from './adk/client.js';
-import { MemoryConfirmationStore } from './approvals/memory-store.js';
 import {
   emptyPolicy,
   loadPolicyFile,
@@ -9,10 +8,11 @@ import {
   SlackApproverDirectory,
 } from './approvals/policy.js';
 import { systemClock } from './approvals/ports.js';
-import { connectRedis } from './approvals/redis-connection.js';
-import { RedisConfirmationStore } from './approvals/redis-store.js';
+import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
+import { connectRedis } from './approvals/store/redis-connection.js';
+import { RedisConfirmationStore } from './approvals/store/redis-store.js';
+import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
-import { startSweeper } from './approvals/sweeper.js';
 import { ApprovalWorkflow } from './approvals/workflow.js';
 import type { Config } from './config.js';
 import { registerListeners } from './listeners/index.js';

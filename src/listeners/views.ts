@@ -1,5 +1,5 @@
 import type { AckFn, App, ViewResponseAction } from '@slack/bolt';
-import type { DecisionReply, VoterCheck } from '../approvals/decider.js';
+import type { DecisionReply, VoterCheck } from '../approvals/workflow/decider.js';
 import { errorMessage } from '../error-message.js';
 import { CALLBACK_IDS } from '../slack/action-ids.js';
 import { parseEditMetadata, parseRejectMetadata } from '../slack/modal-metadata.js';

@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { AdkClient } from '../../src/adk/client.js';
 import { type RunningApp, startApp } from '../../src/app.js';
 import type { PauseView } from '../../src/approvals/records.js';
-import { RedisConfirmationStore } from '../../src/approvals/redis-store.js';
+import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
 import { loadConfig } from '../../src/config.js';
 import { createLog } from '../../src/log.js';
 import {

@@ -5,7 +5,7 @@ import {
   connectRedis,
   connectRedisCluster,
   type RedisClient,
-} from '../../src/approvals/redis-connection.js';
+} from '../../src/approvals/store/redis-connection.js';
 
 /**
  * The Redis the tests use: the server at 127.0.0.1:6379, or the Redis Cluster named by

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryConfirmationStore } from '../../../src/approvals/memory-store.js';
+import { MemoryConfirmationStore } from '../../../src/approvals/store/memory-store.js';
 import { describeStoreContract } from './contract.js';
 import { firstCallId, newPause, T0 } from './fixtures.js';
 

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { storeKeys } from '../../../src/approvals/keys.js';
+import { storeKeys } from '../../../src/approvals/store/keys.js';
 import {
   connectRedis,
   type RedisClient,
   redactUrl,
-} from '../../../src/approvals/redis-connection.js';
-import { RedisConfirmationStore } from '../../../src/approvals/redis-store.js';
+} from '../../../src/approvals/store/redis-connection.js';
+import { RedisConfirmationStore } from '../../../src/approvals/store/redis-store.js';
 import { StoreError } from '../../../src/approvals/store.js';
 import {
   connectTestRedis,

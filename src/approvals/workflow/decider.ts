@@ -1,17 +1,17 @@
-import type { JsonValue } from '../adk/gate.js';
-import type { Log } from '../log.js';
-import type { Refusal } from '../slack/notices.js';
-import type { ApprovalCards } from './cards.js';
+import type { JsonValue } from '../../adk/gate.js';
+import type { Log } from '../../log.js';
+import type { Refusal } from '../../slack/notices.js';
 import {
   type ApproverDirectory,
   ApproverDirectoryError,
   authorize,
   type Policy,
   resolveGatePolicy,
-} from './policy.js';
-import type { Clock } from './ports.js';
-import type { GatePolicy, GateRecord, PauseView } from './records.js';
-import type { ConfirmationStore } from './store.js';
+} from '../policy.js';
+import type { Clock } from '../ports.js';
+import type { GatePolicy, GateRecord, PauseView } from '../records.js';
+import type { ConfirmationStore } from '../store.js';
+import type { ApprovalCards } from './cards.js';
 
 export interface VoteRequest {
   pauseId: string;

@@ -1,7 +1,21 @@
-import type { Log } from '../log.js';
+import type { Log } from '../../log.js';
+import { type GateDecision, gateStateSchema, type PauseView, SYSTEM_ACTOR } from '../records.js';
+import {
+  type AuditEntry,
+  type CancelResult,
+  type ClaimResult,
+  type ConfirmationStore,
+  type CreatePauseResult,
+  type ExpiredGate,
+  type FinishResult,
+  type GateRef,
+  type NewPause,
+  StoreError,
+  type VoteInput,
+  type VoteResult,
+} from '../store.js';
 import { cancelDetail, resumeFailedDetail, voteDetail } from './audit-detail.js';
 import { assertNoHashTag, type StoreKeys, storeKeys } from './keys.js';
-import { type GateDecision, gateStateSchema, type PauseView, SYSTEM_ACTOR } from './records.js';
 import { readAuditStream, readPauseTrail } from './redis-audit.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
@@ -17,20 +31,6 @@ import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
 import { type PauseScriptReply, parsePauseScriptReply } from './scripts/reply.js';
 import { SET_CARD_TS_LUA } from './scripts/set-card-ts.lua.js';
 import { VOTE_LUA } from './scripts/vote.lua.js';
-import {
-  type AuditEntry,
-  type CancelResult,
-  type ClaimResult,
-  type ConfirmationStore,
-  type CreatePauseResult,
-  type ExpiredGate,
-  type FinishResult,
-  type GateRef,
-  type NewPause,
-  StoreError,
-  type VoteInput,
-  type VoteResult,
-} from './store.js';
 
 /**
  * The confirmation store on Redis, standalone or Cluster.

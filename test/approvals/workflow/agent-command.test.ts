@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { agentCommandHelp, parseAgentCommand } from '../../src/approvals/agent-command.js';
+import {
+  agentCommandHelp,
+  parseAgentCommand,
+} from '../../../src/approvals/workflow/agent-command.js';
 
 const apps = ['ops', 'payments'];
 

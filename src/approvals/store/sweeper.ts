@@ -1,5 +1,5 @@
-import type { Log } from '../log.js';
-import type { ConfirmationStore, ExpiredGate } from './store.js';
+import type { Log } from '../../log.js';
+import type { ConfirmationStore, ExpiredGate } from '../store.js';
 
 export interface SweeperOptions {
   store: ConfirmationStore;

@@ -1,12 +1,12 @@
-import type { Gate } from '../adk/gate.js';
-import type { Log } from '../log.js';
-import { renderCardElsewhere } from '../slack/thread.js';
+import type { Gate } from '../../adk/gate.js';
+import type { Log } from '../../log.js';
+import { renderCardElsewhere } from '../../slack/thread.js';
+import { type Policy, resolveGatePolicy } from '../policy.js';
+import type { Clock, SlackPort } from '../ports.js';
+import { pauseIdFor } from '../records.js';
+import type { ConfirmationStore, NewGate } from '../store.js';
 import type { ApprovalCards } from './cards.js';
-import { type Policy, resolveGatePolicy } from './policy.js';
-import type { Clock, SlackPort } from './ports.js';
-import { pauseIdFor } from './records.js';
 import type { RunContext } from './run-streamer.js';
-import type { ConfirmationStore, NewGate } from './store.js';
 
 /**
  * Step 3 and 4 of the flow: records a pause with the policy that applies to each gate, then posts

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { AdkError } from '../adk/errors.js';
-import { buildResume } from '../adk/wire.js';
-import type { Log } from '../log.js';
-import { renderResumeFailed, renderRunError } from '../slack/thread.js';
+import type { AdkError } from '../../adk/errors.js';
+import { buildResume } from '../../adk/wire.js';
+import type { Log } from '../../log.js';
+import { renderResumeFailed, renderRunError } from '../../slack/thread.js';
+import type { Clock, SlackMessage } from '../ports.js';
+import type { PauseView } from '../records.js';
+import type { ConfirmationStore } from '../store.js';
 import type { ApprovalCards } from './cards.js';
-import type { Clock, SlackMessage } from './ports.js';
-import type { PauseView } from './records.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
 import type { RunContext, RunStreamer, StreamOutcome } from './run-streamer.js';
-import type { ConfirmationStore } from './store.js';
 
 export interface ResumerOptions {
   /** This replica's name; each resume attempt adds a suffix of its own for its lease. */

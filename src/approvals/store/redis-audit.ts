@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { type AuditEntry, StoreError } from '../store.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-connection.js';
 import { parseJson } from './redis-records.js';
-import { type AuditEntry, StoreError } from './store.js';
 
 /**
  * Reading the Redis store's audit: a pause's own trail (a list of JSON entries written by the

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import type { Log } from '../log.js';
+import type { Log } from '../../log.js';
+import type { PauseView } from '../records.js';
+import { type GateRef, StoreError } from '../store.js';
 import type { StoreKeys } from './keys.js';
-import type { PauseView } from './records.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { parseJson } from './redis-records.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
 import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
-import { type GateRef, StoreError } from './store.js';
 
 /**
  * The Redis store's global indexes: expiry and resume sorted sets, call-id entries, pending

@@ -1,5 +1,4 @@
-import type { JsonValue } from '../adk/gate.js';
-import { cancelDetail, claimDetail, resumeFailedDetail, voteDetail } from './audit-detail.js';
+import type { JsonValue } from '../../adk/gate.js';
 import {
   type GateDecision,
   type GateRecord,
@@ -7,7 +6,7 @@ import {
   type PauseRecord,
   type PauseView,
   SYSTEM_ACTOR,
-} from './records.js';
+} from '../records.js';
 import type {
   AuditEntry,
   CancelResult,
@@ -20,7 +19,8 @@ import type {
   NewPause,
   VoteInput,
   VoteResult,
-} from './store.js';
+} from '../store.js';
+import { cancelDetail, claimDetail, resumeFailedDetail, voteDetail } from './audit-detail.js';
 
 /**
  * The confirmation store in this process's memory: the same contract as the Redis store (one

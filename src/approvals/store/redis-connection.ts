@@ -1,5 +1,5 @@
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import { StoreError } from './store.js';
+import { StoreError } from '../store.js';
 
 /** A standalone Redis or a Redis Cluster: the store works the same on both. */
 export type RedisClient = Redis | Cluster;

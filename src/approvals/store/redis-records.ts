@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonValueSchema } from '../adk/gate.js';
+import { jsonValueSchema } from '../../adk/gate.js';
 import {
   type GateRecord,
   gateDecisionSchema,
@@ -11,9 +11,9 @@ import {
   pauseRecordSchema,
   RESUME_STATES,
   voteSchema,
-} from './records.js';
+} from '../records.js';
+import { type NewGate, type NewPause, StoreError } from '../store.js';
 import { GATE_FIELDS, PAUSE_FIELDS } from './scripts/fields.js';
-import { type NewGate, type NewPause, StoreError } from './store.js';
 
 /**
  * How records are split into hash fields (see `scripts/fields.ts`) and put back together. Every

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StoreError } from '../store.js';
+import { StoreError } from '../../store.js';
 import { type ScriptCodeName, scriptCodeName } from './codes.js';
 
 /** `{code, info, audit entries written, pause fields, gate fields}`: what every per-pause script returns. */

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryConfirmationStore } from '../../src/approvals/memory-store.js';
-import { RedisConfirmationStore } from '../../src/approvals/redis-store.js';
-import type { ConfirmationStore, ExpiredGate } from '../../src/approvals/store.js';
-import { type Sweeper, startSweeper } from '../../src/approvals/sweeper.js';
-import { createLog } from '../../src/log.js';
-import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../support/redis.js';
-import { firstCallId, newPause, policy, T0 } from './store/fixtures.js';
+import { MemoryConfirmationStore } from '../../../src/approvals/store/memory-store.js';
+import { RedisConfirmationStore } from '../../../src/approvals/store/redis-store.js';
+import { type Sweeper, startSweeper } from '../../../src/approvals/store/sweeper.js';
+import type { ConfirmationStore, ExpiredGate } from '../../../src/approvals/store.js';
+import { createLog } from '../../../src/log.js';
+import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
+import { firstCallId, newPause, policy, T0 } from './fixtures.js';
 
 const INTERVAL_MS = 5;
 
