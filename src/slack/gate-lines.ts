@@ -31,14 +31,15 @@ export function listWithin(items: readonly string[], max: number): string {
   return `${shown.join(', ')} and ${hidden} more`;
 }
 
-function approverName(approver: Approver): string {
+/** `channel` names the members of the card's channel; `where` says how to call that channel. */
+export function approverName(approver: Approver, where = 'this channel'): string {
   switch (approver.kind) {
     case 'user':
       return userMention(approver.id);
     case 'usergroup':
       return usergroupMention(approver.id);
     case 'channel':
-      return 'members of this channel';
+      return `members of ${where}`;
   }
 }
 
@@ -55,7 +56,7 @@ export function approversText(policy: GatePolicy, max: number): string {
   ].filter((fact) => fact !== '');
   const suffix = facts.map((fact) => ` · ${fact}`).join('');
   const prefix = 'Who may approve: ';
-  const names = policy.approvers.map(approverName);
+  const names = policy.approvers.map((approver) => approverName(approver));
   return `${prefix}${listWithin(names, max - prefix.length - suffix.length)}${suffix}`;
 }
 

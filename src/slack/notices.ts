@@ -2,8 +2,8 @@ import type { Approver, GateDecision, GateState } from '../approvals/records.js'
 import { SYSTEM_ACTOR } from '../approvals/records.js';
 import type { SlackMessage } from './block-kit.js';
 import { inlineCode } from './escape.js';
-import { listWithin } from './gate-lines.js';
-import { slackDate, usergroupMention, userMention } from './mentions.js';
+import { approverName, listWithin } from './gate-lines.js';
+import { slackDate, userMention } from './mentions.js';
 
 /**
  * Ephemeral replies to a click that changes nothing: one sentence saying why, with no tool
@@ -30,17 +30,6 @@ export type Refusal =
   /** The run could not start its thread in this channel; `code` is Slack's error. */
   | { kind: 'cannot_post_here'; code: string };
 
-function approverName(approver: Approver): string {
-  switch (approver.kind) {
-    case 'user':
-      return userMention(approver.id);
-    case 'usergroup':
-      return usergroupMention(approver.id);
-    case 'channel':
-      return 'members of the card’s channel';
-  }
-}
-
 function decidedLine(state: GateState, decision: GateDecision): string {
   const when = slackDate(decision.at);
   const by = decision.by === SYSTEM_ACTOR ? '' : ` by ${userMention(decision.by)}`;
@@ -65,7 +54,10 @@ function line(refusal: Refusal): string {
     case 'not_approver':
       return refusal.approvers.length === 0
         ? 'You cannot approve this: under the current policy nobody may.'
-        : `You are not among those who may approve this: ${listWithin(refusal.approvers.map(approverName), 1_500)}.`;
+        : `You are not among those who may approve this: ${listWithin(
+            refusal.approvers.map((approver) => approverName(approver, 'the card’s channel')),
+            1_500,
+          )}.`;
     case 'self_approval':
       return 'You started this run, and the policy does not let you approve it yourself.';
     case 'already_decided':

@@ -1,4 +1,3 @@
-import type { JsonValue } from '../../adk/gate.js';
 import type { Log } from '../../log.js';
 import type { Refusal } from '../../slack/notices.js';
 import {
@@ -10,17 +9,11 @@ import {
 } from '../policy.js';
 import type { Clock } from '../ports.js';
 import type { GatePolicy, GateRecord, PauseView } from '../records.js';
-import type { ConfirmationStore } from '../store.js';
+import type { ConfirmationStore, VoteInput } from '../store.js';
 import type { ApprovalCards } from './cards.js';
 
-export interface VoteRequest {
-  pauseId: string;
-  callId: string;
-  voter: string;
-  choice: 'approve' | 'reject';
-  payload?: JsonValue;
-  reason?: string;
-}
+/** A vote as a person casts it; the store adds the time. */
+export type VoteRequest = Omit<VoteInput, 'now'>;
 
 /** What the voter hears back: nothing (the card shows it), or a private message saying why not. */
 export type DecisionReply = { kind: 'done' } | { kind: 'refused'; refusal: Refusal };
