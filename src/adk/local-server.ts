@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { packageRoot } from '../package-root.js';
 import { ServerOutput } from './server-output.js';
@@ -180,7 +181,7 @@ async function startOnce(
     );
   } catch (error) {
     await stop();
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new LocalAdkServerError(reason, output.text());
   }
   const startupMs = Math.round(performance.now() - started);
@@ -242,7 +243,7 @@ async function waitUntilReady(
       last = `/list-apps answered HTTP ${response.status}`;
     } catch (error) {
       if (error instanceof StartupFailure) throw error;
-      last = error instanceof Error ? error.message : String(error);
+      last = errorMessage(error);
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

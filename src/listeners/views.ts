@@ -1,5 +1,5 @@
-import type { AckFn, App, ViewResponseAction } from '@slack/bolt';
-import type { DecisionReply, VoterCheck } from '../approvals/workflow/decider.js';
+import type { App, ViewResponseAction } from '@slack/bolt';
+import type { DecisionReply } from '../approvals/workflow/decider.js';
 import { errorMessage } from '../error-message.js';
 import { CALLBACK_IDS } from '../slack/action-ids.js';
 import { parseEditMetadata, parseRejectMetadata } from '../slack/modal-metadata.js';
@@ -8,101 +8,108 @@ import { renderRefusal } from '../slack/notices.js';
 import type { ListenerDeps } from './index.js';
 import { viewSubmissionSchema } from './payloads.js';
 
+/** What a submission comes to, checked before the ack. */
+type SubmissionOutcome =
+  /** Shown in the modal, which stays open; nothing is decided. */
+  | { kind: 'invalid'; errors: Record<string, string> }
+  /** The modal closes and the person is told why not. */
+  | { kind: 'refused'; reply: DecisionReply }
+  /** The modal closes, then the decision is made. */
+  | { kind: 'valid'; decide: () => Promise<DecisionReply> };
+
+interface Submission<M> {
+  metadata: M;
+  voter: string;
+  values: unknown;
+}
+
 /**
  * The modals' submissions. The input is checked before the ack, so that mistakes are shown in
  * the modal (`response_action: errors`) and nothing is decided until the input is valid.
  */
 export function registerApprovalViews(app: App, deps: ListenerDeps): void {
-  const { workflow, log } = deps;
+  const { workflow } = deps;
 
-  app.view(CALLBACK_IDS.editModal, async ({ ack, body }) => {
-    const submission = viewSubmissionSchema.safeParse(body);
-    const metadata = submission.success
-      ? parseEditMetadata(submission.data.view.private_metadata)
-      : undefined;
-    if (!submission.success || metadata === undefined) {
-      await ack();
-      log.warn('unreadable edit-and-approve submission');
-      return;
-    }
-    const voter = submission.data.user.id;
-    const report = reporter(deps, voter, metadata.channelId);
-    try {
-      const check = await workflow.check(metadata.pauseId, [metadata.callId], voter);
-      const gate = check.kind === 'allowed' ? check.gates[0] : undefined;
-      if (check.kind === 'refused' || gate === undefined) {
-        await ack();
-        await report(refusalOf(check));
-        return;
-      }
-      const form = parseEditSubmission(gate.payloadTemplate, submission.data.view.state.values);
-      if (!form.ok) {
-        await ack(errorsResponse(form.errors));
-        return;
-      }
-      await ack();
-      await report(
-        await workflow.vote({
+  onSubmission(app, deps, CALLBACK_IDS.editModal, parseEditMetadata, async (submission) => {
+    const { metadata, voter } = submission;
+    const check = await workflow.check(metadata.pauseId, [metadata.callId], voter);
+    if (check.kind === 'refused') return { kind: 'refused', reply: check };
+    const [gate] = check.gates;
+    if (gate === undefined) return notFound();
+    const form = parseEditSubmission(gate.payloadTemplate, submission.values);
+    if (!form.ok) return { kind: 'invalid', errors: form.errors };
+    return {
+      kind: 'valid',
+      decide: () =>
+        workflow.vote({
           pauseId: metadata.pauseId,
           callId: metadata.callId,
           voter,
           choice: 'approve',
           payload: form.payload,
         }),
-      );
-    } catch (error) {
-      await failed(deps, ack, report, error);
-    }
+    };
   });
 
-  app.view(CALLBACK_IDS.rejectModal, async ({ ack, body }) => {
-    const submission = viewSubmissionSchema.safeParse(body);
-    const metadata = submission.success
-      ? parseRejectMetadata(submission.data.view.private_metadata)
-      : undefined;
-    if (!submission.success || metadata === undefined) {
-      await ack();
-      log.warn('unreadable reject submission');
-      return;
-    }
-    const voter = submission.data.user.id;
-    const report = reporter(deps, voter, metadata.channelId);
+  onSubmission(app, deps, CALLBACK_IDS.rejectModal, parseRejectMetadata, async (submission) => {
+    const { metadata, voter } = submission;
     // Without call ids (too many to fit the metadata) the rejection covers every pending gate.
     const callIds = metadata.callIds ?? [];
+    const check = await workflow.check(metadata.pauseId, callIds, voter);
+    if (check.kind === 'refused') return { kind: 'refused', reply: check };
+    const reasonRequired = check.policies.some((policy) => policy.reasonRequired);
+    const form = parseRejectSubmission(submission.values, { reasonRequired });
+    if (!form.ok) return { kind: 'invalid', errors: form.errors };
+    const vote = {
+      pauseId: metadata.pauseId,
+      voter,
+      choice: 'reject' as const,
+      ...(form.reason === undefined ? {} : { reason: form.reason }),
+    };
+    const [only] = callIds;
+    return {
+      kind: 'valid',
+      decide: () =>
+        callIds.length === 1 && only !== undefined
+          ? workflow.vote({ ...vote, callId: only })
+          : workflow.voteAll(vote),
+    };
+  });
+}
+
+/** The ack protocol of every approval modal, around what each modal checks. */
+function onSubmission<M extends { channelId?: string | undefined }>(
+  app: App,
+  deps: ListenerDeps,
+  callbackId: string,
+  parseMetadata: (text: unknown) => M | undefined,
+  check: (submission: Submission<M>) => Promise<SubmissionOutcome>,
+): void {
+  app.view(callbackId, async ({ ack, body }) => {
+    const parsed = viewSubmissionSchema.safeParse(body);
+    const metadata = parsed.success ? parseMetadata(parsed.data.view.private_metadata) : undefined;
+    if (!parsed.success || metadata === undefined) {
+      await ack();
+      deps.log.warn('unreadable modal submission', { callbackId });
+      return;
+    }
+    const voter = parsed.data.user.id;
+    const report = reporter(deps, voter, metadata.channelId);
     try {
-      const check = await workflow.check(metadata.pauseId, callIds, voter);
-      if (check.kind === 'refused') {
-        await ack();
-        await report(refusalOf(check));
-        return;
-      }
-      const reasonRequired = check.policies.some((policy) => policy.reasonRequired);
-      const form = parseRejectSubmission(submission.data.view.state.values, { reasonRequired });
-      if (!form.ok) {
-        await ack(errorsResponse(form.errors));
+      const outcome = await check({ metadata, voter, values: parsed.data.view.state.values });
+      if (outcome.kind === 'invalid') {
+        await ack(errorsResponse(outcome.errors));
         return;
       }
       await ack();
-      const reason = form.reason === undefined ? {} : { reason: form.reason };
-      const [only] = callIds;
-      await report(
-        callIds.length === 1 && only !== undefined
-          ? await workflow.vote({
-              pauseId: metadata.pauseId,
-              callId: only,
-              voter,
-              choice: 'reject',
-              ...reason,
-            })
-          : await workflow.voteAll({
-              pauseId: metadata.pauseId,
-              voter,
-              choice: 'reject',
-              ...reason,
-            }),
-      );
+      await report(outcome.kind === 'refused' ? outcome.reply : await outcome.decide());
     } catch (error) {
-      await failed(deps, ack, report, error);
+      deps.log.error('handling a modal submission failed', {
+        callbackId,
+        error: errorMessage(error),
+      });
+      await ack().catch(() => {});
+      await report({ kind: 'refused', refusal: { kind: 'decision_failed' } });
     }
   });
 }
@@ -111,8 +118,8 @@ function errorsResponse(errors: Record<string, string>): ViewResponseAction {
   return { response_action: 'errors', errors };
 }
 
-function refusalOf(check: VoterCheck): DecisionReply {
-  return check.kind === 'refused' ? check : { kind: 'refused', refusal: { kind: 'not_found' } };
+function notFound(): SubmissionOutcome {
+  return { kind: 'refused', reply: { kind: 'refused', refusal: { kind: 'not_found' } } };
 }
 
 /**
@@ -140,15 +147,4 @@ function reporter(
       log.warn('could not tell the person why', { user, error: errorMessage(error) });
     }
   };
-}
-
-async function failed(
-  { log }: ListenerDeps,
-  ack: AckFn<ViewResponseAction> | AckFn<void>,
-  report: (reply: DecisionReply) => Promise<void>,
-  error: unknown,
-): Promise<void> {
-  log.error('handling a modal submission failed', { error: errorMessage(error) });
-  await ack().catch(() => {});
-  await report({ kind: 'refused', refusal: { kind: 'decision_failed' } });
 }

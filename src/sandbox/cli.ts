@@ -1,5 +1,7 @@
 #!/usr/bin/env node
+
 import { parseArgs } from 'node:util';
+import { errorMessage } from '../error-message.js';
 import { createLog } from '../log.js';
 import { startSandbox } from './server.js';
 
@@ -65,6 +67,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${usage}\n`);
+  process.stderr.write(`${errorMessage(error)}\n${usage}\n`);
   process.exit(1);
 });

@@ -182,6 +182,23 @@ describe('approvals in Slack, end to end', () => {
     expect(answer.text).toContain('"to":"Carol"');
   });
 
+  it('a reject submitted after someone else approved closes the modal and says who decided', async () => {
+    const { card } = await startRun('payments transfer 33');
+    await click(bob.id, card, ACTION_IDS.reject);
+    await harness.sandbox.waitFor(() => harness.sandbox.views(bob.id)[0]);
+    await click(carol.id, card, ACTION_IDS.approve);
+    await waitForCard(card, /Approved by/);
+
+    const submitted = await harness.sandbox.submitView({ user: bob.id, values: { reason: 'no' } });
+    expect(submitted).toMatchObject({ answered: true, status: 200 });
+    expect(harness.sandbox.views(bob.id)).toEqual([]);
+    const told = await harness.sandbox.waitFor(() =>
+      ephemeralTexts(bob.id).find((text) => text.includes('already approved')),
+    );
+    expect(told).toContain(`<@${carol.id}>`);
+    expect((await harness.pauseOf(card)).gates[0]?.state).toBe('approved');
+  });
+
   it('two gates in one pause are decided separately and resumed in one message', async () => {
     const { root, card } = await startRun('payments transfer 100 and memo: quarterly report');
     const approvals = buttons(card).filter((button) => button.action_id === ACTION_IDS.approve);

@@ -1,4 +1,5 @@
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { errorMessage } from '../../error-message.js';
 import { StoreError } from '../store.js';
 
 /** A standalone Redis or a Redis Cluster: the store works the same on both. */
@@ -90,7 +91,7 @@ async function connectAndPing(
   } catch (error) {
     client.disconnect();
     const cause = lastError ?? error;
-    const reason = cause instanceof Error ? cause.message : String(cause);
+    const reason = errorMessage(cause);
     throw new StoreError('unavailable', `Redis at ${where} is unreachable: ${reason}`, { cause });
   } finally {
     clearTimeout(timer);
@@ -137,7 +138,7 @@ const OUTAGE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|BUSY|READONLY|MASTERDOWN|OO
  */
 export function toStoreError(error: unknown, doing: string): StoreError {
   if (error instanceof StoreError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const isReply = error instanceof Error && error.name === 'ReplyError';
   if (isReply && message.startsWith('WRONGTYPE')) {
     return new StoreError('corrupt_record', `${doing}: a key holds the wrong type (${message})`, {

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../error-message.js';
 import type { Log } from '../../log.js';
 import type { ConfirmationStore, ExpiredGate } from '../store.js';
 
@@ -58,7 +59,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     try {
       await work();
     } catch (error) {
-      log.error(`sweeper: ${doing} failed`, { error: messageOf(error) });
+      log.error(`sweeper: ${doing} failed`, { error: errorMessage(error) });
     }
   };
 
@@ -87,8 +88,4 @@ export function startSweeper(options: SweeperOptions): Sweeper {
       await inFlight;
     },
   };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
