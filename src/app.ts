@@ -37,7 +37,7 @@ export interface RunningApp {
 const DRAIN_TIMEOUT_MS = 10_000;
 
 /**
- * Builds and starts the app: store → policy → ADK client → Slack (Bolt) → workflow → listeners
+ * Builds and starts the app: policy → store → ADK client → Slack (Bolt) → workflow → listeners
  * → sweeper. Only this function and `main.ts` construct concrete clients.
  */
 export async function startApp(
@@ -46,8 +46,9 @@ export async function startApp(
   log: LineLogger,
 ): Promise<RunningApp> {
   const clock = systemClock;
-  const store = await openStore(config, log);
+  // The policy first: a mistake in it stops the start before anything is connected.
   const policy = await loadPolicy(config, log);
+  const store = await openStore(config, log);
 
   const adk = new AdkClient({
     baseUrl: targets.adkBaseUrl,
