@@ -61,7 +61,8 @@ function slug(name: string): string {
 /** Opens #ops as a person (the page's person switch is driven by `?as=`). */
 async function openAs(person: keyof typeof PEOPLE): Promise<void> {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.setDefaultTimeout(20_000);
+  // Below the test's own limit, so that a stuck wait names its locator.
+  page.setDefaultTimeout(15_000);
   await page.goto(`${stack.sandboxUrl}/?as=${person}#C0OPS000001`);
   await page.getByTestId('conversation-title').filter({ hasText: '#ops' }).waitFor();
 }
@@ -88,10 +89,10 @@ async function openThread(rootTs: string): Promise<Locator> {
  * with the thread root's ts.
  */
 async function runAgent(prompt: string): Promise<string> {
-  const before = await page.getByTestId('message').count();
   await page.getByTestId('composer-input').fill(`/agent ${prompt}`);
   await page.getByTestId('composer-input').press('Enter');
-  const root = page.getByTestId('message').nth(before);
+  // Each test's prompt is its own, so the newest root showing it is this run's.
+  const root = page.getByTestId('message').filter({ hasText: prompt }).last();
   await root.getByTestId('thread-summary').waitFor();
   const ts = await root.getAttribute('data-ts');
   if (ts === null) throw new Error('the run has no thread root');

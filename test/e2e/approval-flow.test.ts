@@ -70,7 +70,7 @@ function waitForCard(card: SandboxMessage, needle: string | RegExp): Promise<San
       const text = cardText(now);
       return (typeof needle === 'string' ? text.includes(needle) : needle.test(text)) && now;
     },
-    { timeoutMs: 30_000 },
+    { timeoutMs: 15_000 },
   );
 }
 

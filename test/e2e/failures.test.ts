@@ -31,7 +31,9 @@ function cardNow(threadTs: string, ts: string) {
 }
 
 describe('when things fail', () => {
-  it('a resume the agent never received is retried, then shown on the card with Retry, which works once the agent is back', async () => {
+  it('a resume the agent never received is retried, then shown on the card with Retry, which works once the agent is back', {
+    timeout: 45_000,
+  }, async () => {
     const proxy = harness.adkProxy;
     if (proxy === undefined) throw new Error('the harness has no ADK proxy');
     const root = await harness.runAgent(alice.id, OPS, 'payments transfer 300');
@@ -74,7 +76,9 @@ describe('when things fail', () => {
     });
   });
 
-  it("Slack's rate limits are waited out: the card is still updated", async () => {
+  it("Slack's rate limits are waited out: the card is still updated", {
+    timeout: 45_000,
+  }, async () => {
     const root = await harness.runAgent(alice.id, OPS, 'payments transfer 12');
     const card = await harness.card(OPS, root.ts);
     harness.sandbox.rateLimit('chat.update', 2, 1);

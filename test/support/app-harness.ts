@@ -110,7 +110,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
           sandbox
             .messages(channel)
             .find((message) => message.botId !== undefined && !before.has(message.ts)),
-        { timeoutMs: 30_000 },
+        { timeoutMs: 15_000 },
       );
     },
     card(channel, threadTs) {
@@ -119,7 +119,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
           sandbox
             .replies(channel, threadTs)
             .find((message) => JSON.stringify(message.blocks).includes(ACTION_IDS.approve)),
-        { timeoutMs: 30_000 },
+        { timeoutMs: 15_000 },
       );
     },
     reply(channel, threadTs, needle) {
@@ -128,7 +128,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
           sandbox
             .replies(channel, threadTs)
             .find((message) => JSON.stringify(message).includes(needle)),
-        { timeoutMs: 30_000 },
+        { timeoutMs: 15_000 },
       );
     },
     async pauseOf(card) {
