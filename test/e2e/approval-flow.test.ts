@@ -213,6 +213,31 @@ describe('approvals in Slack, end to end', () => {
     expect(answer.text).toContain('Tool transfer_money returned');
   });
 
+  it('Approve all decides every gate of the card with one click', async () => {
+    const { root, card } = await startRun('payments transfer 5 and memo: all at once');
+    expect(buttons(card).map((button) => button.action_id)).toContain(ACTION_IDS.approveAll);
+    await click(carol.id, card, ACTION_IDS.approveAll);
+    const answer = await harness.reply(OPS, root.ts, 'Tool send_memo returned');
+    expect(answer.text).toContain('Tool transfer_money returned');
+    const view = await harness.pauseOf(card);
+    expect(view.gates.map((gate) => [gate.state, gate.decision?.by])).toEqual([
+      ['approved', carol.id],
+      ['approved', carol.id],
+    ]);
+  });
+
+  it('Reject all asks one reason and refuses every gate with it', async () => {
+    const { root, card } = await startRun('payments transfer 6 and memo: not today');
+    await click(bob.id, card, ACTION_IDS.rejectAll);
+    await harness.sandbox.waitFor(() => harness.sandbox.views(bob.id)[0]);
+    await harness.sandbox.submitView({ user: bob.id, values: { reason: 'month-end freeze' } });
+    const told = await harness.reply(OPS, root.ts, 'Noted: Feedback from the human approvers');
+    expect(told.text).toContain('transfer_money: month-end freeze');
+    expect(told.text).toContain('send_memo: month-end freeze');
+    const view = await harness.pauseOf(card);
+    expect(view.gates.map((gate) => gate.state)).toEqual(['rejected', 'rejected']);
+  });
+
   it('a quorum of two needs two different approvers', async () => {
     const { root, card } = await startRun('payments pay invoice 900');
     await click(bob.id, card, ACTION_IDS.approve);

@@ -102,13 +102,15 @@ export class Decider {
     if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
     let reply = DONE;
     for (const gate of check.gates) {
-      const result = await this.apply({ ...request, callId: gate.confirmationCallId });
+      const result = await this.apply({ ...request, callId: gate.confirmationCallId }, false);
       if (result.kind === 'refused' && reply.kind === 'done') reply = result;
     }
+    // One card update for the lot: Slack allows about one chat.update a second per message.
+    await this.deps.cards.refresh(request.pauseId);
     return reply;
   }
 
-  private async apply(request: VoteRequest): Promise<DecisionReply> {
+  private async apply(request: VoteRequest, refreshCard = true): Promise<DecisionReply> {
     const { store, cards, log } = this.deps;
     const result = await store.vote({ ...request, now: this.deps.clock() });
     switch (result.kind) {
@@ -131,7 +133,7 @@ export class Decider {
           approvals: result.approvals,
           quorum: result.quorum,
         });
-        await cards.refresh(request.pauseId);
+        if (refreshCard) await cards.refresh(request.pauseId);
         return DONE;
       case 'decided':
         log.info('gate decided', {
@@ -140,11 +142,11 @@ export class Decider {
           state: result.state,
           by: request.voter,
         });
-        await cards.refresh(request.pauseId);
+        if (refreshCard) await cards.refresh(request.pauseId);
         if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
         return DONE;
       case 'expired': {
-        await cards.refresh(request.pauseId);
+        if (refreshCard) await cards.refresh(request.pauseId);
         if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
         const gate = gateOf(result.view, request.callId);
         return refuse({
