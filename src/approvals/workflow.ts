@@ -19,7 +19,7 @@ import { KeyedWorkQueue } from './workflow/work-queue.js';
 
 export interface WorkflowDeps {
   store: ConfirmationStore;
-  adk: Pick<AdkClient, 'listApps' | 'createSession' | 'runSse'>;
+  adk: Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'>;
   slack: SlackPort;
   directory: ApproverDirectory;
   /** The policy as it is now; read on every decision. */
@@ -95,6 +95,7 @@ export class ApprovalWorkflow {
     this.resumer = new Resumer({
       store,
       cards: this.cards,
+      adk: deps.adk,
       streamer,
       post,
       clock,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { AdkError } from '../../adk/errors.js';
-import { buildResume } from '../../adk/wire.js';
+import type { AdkClient } from '../../adk/client.js';
+import { AdkError } from '../../adk/errors.js';
+import { answeredConfirmationIds, buildResume } from '../../adk/wire.js';
 import type { Log } from '../../log.js';
 import { renderResumeFailed, renderRunError } from '../../slack/thread.js';
 import type { Clock, SlackMessage } from '../ports.js';
@@ -33,6 +34,7 @@ export class Resumer {
     private readonly deps: {
       store: ConfirmationStore;
       cards: ApprovalCards;
+      adk: Pick<AdkClient, 'getSession'>;
       streamer: RunStreamer;
       post: (thread: RunContext['thread'], message: SlackMessage) => Promise<void>;
       clock: Clock;
@@ -62,6 +64,12 @@ export class Resumer {
     await cards.refresh(pauseId);
 
     const context = runContextOf(view);
+    if (claim.attempt > 1 && (await this.alreadyAnswered(view))) {
+      log.info('the agent already has these decisions; not sending them again', { pauseId });
+      await store.markResumed({ pauseId, owner, now: this.deps.clock() });
+      await cards.refresh(pauseId);
+      return;
+    }
     const outcome = await this.sendWithRetries(view, context);
     const now = this.deps.clock();
     if (outcome.kind === 'failed' && !outcome.delivered) {
@@ -93,6 +101,27 @@ export class Resumer {
       return;
     }
     await this.sendRejectionFollowUp(view, context);
+  }
+
+  /**
+   * A resume taken over from a replica that died, or retried after a failure, may have reached
+   * the agent already. Answering again runs nothing but costs a model turn, so the session is
+   * read first; if it cannot be read, the answers are sent (ADK would not run a tool twice).
+   */
+  private async alreadyAnswered(view: PauseView): Promise<boolean> {
+    const { appName, userId, sessionId } = view.pause.adk;
+    try {
+      const session = await this.deps.adk.getSession(appName, userId, sessionId);
+      const answered = answeredConfirmationIds(session.events);
+      return view.gates.every((gate) => answered.has(gate.confirmationCallId));
+    } catch (error) {
+      if (!(error instanceof AdkError)) throw error;
+      this.deps.log.warn('could not read the session to look for earlier answers', {
+        pauseId: view.pause.id,
+        error: error.message,
+      });
+      return false;
+    }
   }
 
   private async sendWithRetries(view: PauseView, context: RunContext): Promise<StreamOutcome> {

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildResume } from '../../src/adk/wire.js';
+import { decisionsFor } from '../../src/approvals/workflow/resume-decisions.js';
+import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+
+const { alice, bob } = PEOPLE;
+const OPS = CHANNELS.ops.id;
+const POLICY = `
+defaults:
+  approvers: [${bob.id}]
+rules: []
+`;
+
+let harness: Harness;
+
+beforeAll(async () => {
+  // A slow sweep, so that the test's own "replica" wins the first claim (see below).
+  harness = await startHarness({ policy: POLICY, sweepIntervalMs: 1_000 });
+});
+afterAll(async () => {
+  await harness?.stop();
+});
+
+describe('a resume whose replica died', () => {
+  it('is taken over once its lease lapses, and answers the agent already has are not sent again', {
+    timeout: 45_000,
+  }, async () => {
+    // Another replica records the vote and claims the resume, delivers it to ADK, then dies
+    // before it can say so. (It is this test, through a second connection to the same Redis; its
+    // lease is long enough to deliver the answer before the app may take over.)
+    let pauseId: string | undefined;
+    let root: { ts: string } | undefined;
+    for (let attempt = 0; attempt < 3 && pauseId === undefined; attempt++) {
+      const run = await harness.runAgent(alice.id, OPS, `payments transfer ${70 + attempt}`);
+      const card = await harness.card(OPS, run.ts);
+      const view = await harness.pauseOf(card);
+      const [gate] = view.gates;
+      if (gate === undefined) throw new Error('no gate');
+      const id = view.pause.id;
+      const callId = gate.confirmationCallId;
+      await harness.store.vote({
+        pauseId: id,
+        callId,
+        voter: bob.id,
+        choice: 'approve',
+        now: Date.now(),
+      });
+      const claim = await harness.store.claimResume({
+        pauseId: id,
+        owner: 'replica-that-dies',
+        now: Date.now(),
+        leaseMs: 5_000,
+      });
+      // The app's sweeper may have claimed first; then try again with a new run.
+      if (claim.kind === 'claimed') {
+        pauseId = id;
+        root = run;
+      }
+    }
+    if (pauseId === undefined || root === undefined) throw new Error('never won the first claim');
+
+    const claimed = await harness.store.getPause(pauseId);
+    if (claimed === undefined) throw new Error('the pause vanished');
+    const { newMessage } = buildResume(claimed.gates, decisionsFor(claimed), { resumable: false });
+    for await (const _ of harness.adk.runSse({ ...claimed.pause.adk, newMessage })) {
+      // Read to the end: that is when the agent has finished with the answer.
+    }
+
+    const id = pauseId;
+    await expect
+      .poll(async () => (await harness.store.getPause(id))?.pause.resume, { timeout: 20_000 })
+      .toMatchObject({ state: 'resumed', attempts: 2 });
+    expect(harness.logs.some((line) => line.includes('already has these decisions'))).toBe(true);
+
+    const { appName, userId, sessionId } = claimed.pause.adk;
+    const session = await harness.adk.getSession(appName, userId, sessionId);
+    const answers = session.events.filter((event) =>
+      (event.content?.parts ?? []).some(
+        (part) => part.functionResponse?.name === 'adk_request_confirmation',
+      ),
+    );
+    expect(answers).toHaveLength(1);
+    const card = harness.sandbox
+      .replies(OPS, root.ts)
+      .find((m) => cardText(m).includes('transfer_money'));
+    expect(card && cardText(card)).toContain('Agent resumed');
+  });
+});
