@@ -35,12 +35,7 @@ export interface ConfirmationStore {
   expireDue(now: number, limit?: number): Promise<ExpiredGate[]>;
 
   /** Claims the resume of a fully decided pause, with a lease another replica may take over once it lapses. */
-  claimResume(input: {
-    pauseId: string;
-    owner: string;
-    now: number;
-    leaseMs: number;
-  }): Promise<ClaimResult>;
+  claimResume(input: ClaimResumeInput): Promise<ClaimResult>;
   /** Pauses whose resume is due: decided but never claimed, or whose lease lapsed. */
   dueResumes(now: number, limit?: number): Promise<string[]>;
   markResumed(input: { pauseId: string; owner: string; now: number }): Promise<FinishResult>;
@@ -113,8 +108,19 @@ export interface ExpiredGate {
   pauseDecided: boolean;
 }
 
+export interface ClaimResumeInput {
+  pauseId: string;
+  owner: string;
+  now: number;
+  leaseMs: number;
+  /** A person pressed Retry: a failed resume may be claimed again. Without it, it may not. */
+  retryFailed?: boolean;
+}
+
 export type ClaimResult =
   | { kind: 'claimed'; view: PauseView; attempt: number }
+  /** The last resume failed; only a Retry (`retryFailed`) claims it again. */
+  | { kind: 'awaiting_retry'; view: PauseView }
   /** Some gates are still pending. */
   | { kind: 'not_decided'; view: PauseView }
   /** Another owner holds a live lease. */

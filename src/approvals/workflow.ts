@@ -142,7 +142,7 @@ export class ApprovalWorkflow {
   retryResume(pauseId: string, user: string): Promise<DecisionReply> {
     return this.decide(pauseId, async () => {
       const check = await this.decider.checkRetry(pauseId, user);
-      if (check.kind === 'done') this.scheduleResume(pauseId);
+      if (check.kind === 'done') this.scheduleResume(pauseId, { retry: true });
       return check;
     });
   }
@@ -178,8 +178,8 @@ export class ApprovalWorkflow {
     return decisions && runs;
   }
 
-  private scheduleResume(pauseId: string): void {
-    void this.runs.enqueue(pauseId, 'resume', () => this.resumer.resume(pauseId));
+  private scheduleResume(pauseId: string, options: { retry?: boolean } = {}): void {
+    void this.runs.enqueue(pauseId, 'resume', () => this.resumer.resume(pauseId, options));
   }
 
   private async decide(

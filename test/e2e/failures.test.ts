@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import {
   buttons,
@@ -21,6 +21,10 @@ let harness: Harness;
 
 beforeAll(async () => {
   harness = await startHarness({ policy: POLICY, adkProxy: true });
+});
+afterEach(() => {
+  // A test that failed half-way must not leave the agent out of reach for the next one.
+  harness?.adkProxy?.setDown(false);
 });
 afterAll(async () => {
   await harness?.stop();

@@ -11,6 +11,7 @@ import type {
   AuditEntry,
   CancelResult,
   ClaimResult,
+  ClaimResumeInput,
   ConfirmationStore,
   CreatePauseResult,
   ExpiredGate,
@@ -250,12 +251,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return expired;
   }
 
-  async claimResume(input: {
-    pauseId: string;
-    owner: string;
-    now: number;
-    leaseMs: number;
-  }): Promise<ClaimResult> {
+  async claimResume(input: ClaimResumeInput): Promise<ClaimResult> {
     const { pauseId, owner, now, leaseMs } = input;
     this.purge(now);
     const entry = this.pauses.get(pauseId);
@@ -265,6 +261,9 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       return { kind: 'finished', view: view(entry) };
     }
     if (!isDecided(entry)) return { kind: 'not_decided', view: view(entry) };
+    if (resume.state === 'failed' && !input.retryFailed) {
+      return { kind: 'awaiting_retry', view: view(entry) };
+    }
     if (resume.state === 'resuming' && resume.leaseUntil !== undefined && resume.leaseUntil > now) {
       return { kind: 'leased', view: view(entry), leaseUntil: resume.leaseUntil };
     }

@@ -4,6 +4,7 @@ import {
   type AuditEntry,
   type CancelResult,
   type ClaimResult,
+  type ClaimResumeInput,
   type ConfirmationStore,
   type CreatePauseResult,
   type ExpiredGate,
@@ -254,12 +255,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     return expired;
   }
 
-  async claimResume(input: {
-    pauseId: string;
-    owner: string;
-    now: number;
-    leaseMs: number;
-  }): Promise<ClaimResult> {
+  async claimResume(input: ClaimResumeInput): Promise<ClaimResult> {
     const { pauseId, owner, now, leaseMs } = input;
     const leaseUntil = now + leaseMs;
     const outcome = await this.onPause(SCRIPTS.claimResume, pauseId, () => [
@@ -267,6 +263,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
       owner,
       leaseUntil,
       leaseMs,
+      input.retryFailed ? '1' : '0',
     ]);
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
@@ -283,6 +280,8 @@ export class RedisConfirmationStore implements ConfirmationStore {
         return { kind: 'leased', view, leaseUntil: Number(outcome.info[0]) };
       case 'FINISHED':
         return { kind: 'finished', view };
+      case 'AWAITING_RETRY':
+        return { kind: 'awaiting_retry', view };
       default:
         throw unexpected(SCRIPTS.claimResume, outcome.code);
     }

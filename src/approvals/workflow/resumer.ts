@@ -44,7 +44,8 @@ export class Resumer {
     },
   ) {}
 
-  async resume(pauseId: string): Promise<void> {
+  /** `retry`: a person pressed Retry, so a failed resume may be claimed again. */
+  async resume(pauseId: string, { retry = false }: { retry?: boolean } = {}): Promise<void> {
     const { store, cards, log, options } = this.deps;
     // A lease is never shared, not even by one replica's click handler and its sweeper: each
     // attempt has an owner of its own.
@@ -54,6 +55,7 @@ export class Resumer {
       owner,
       now: this.deps.clock(),
       leaseMs: options.leaseMs,
+      retryFailed: retry,
     });
     if (claim.kind !== 'claimed') {
       log.debug('resume not claimed', { pauseId, outcome: claim.kind });

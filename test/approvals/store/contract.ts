@@ -545,7 +545,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(after.kind).toBe('finished');
       });
 
-      it('a failed resume waits for a Retry, which may claim it again', async () => {
+      it('a failed resume is claimed again only by a Retry', async () => {
         const pauseId = await decidedPause();
         await store.claimResume({ pauseId, owner: 'r1', now: T0 + 10, leaseMs: LEASE_MS });
         const failed = await store.markResumeFailed({
@@ -559,11 +559,19 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
           lastError: 'ADK 503',
         });
         expect(await store.dueResumes(T0 + 10 * LEASE_MS)).toEqual([]);
+        const automatic = await store.claimResume({
+          pauseId,
+          owner: 'r3',
+          now: T0 + 25,
+          leaseMs: LEASE_MS,
+        });
+        expect(automatic.kind).toBe('awaiting_retry');
         const retry = await store.claimResume({
           pauseId,
           owner: 'r2',
           now: T0 + 30,
           leaseMs: LEASE_MS,
+          retryFailed: true,
         });
         expect(retry).toMatchObject({ kind: 'claimed', attempt: 2 });
         expect((await store.markResumed({ pauseId, owner: 'r2', now: T0 + 40 })).kind).toBe('ok');
@@ -658,7 +666,13 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
           now: T0 + 4,
           error: 'ERROR-SECRET',
         });
-        await store.claimResume({ pauseId: input.id, owner: 'r2', now: T0 + 5, leaseMs: LEASE_MS });
+        await store.claimResume({
+          pauseId: input.id,
+          owner: 'r2',
+          now: T0 + 5,
+          leaseMs: LEASE_MS,
+          retryFailed: true,
+        });
         await store.markResumed({ pauseId: input.id, owner: 'r2', now: T0 + 6 });
 
         const trail = await store.readAudit({ pauseId: input.id });

@@ -178,7 +178,13 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     await store.claimResume({ pauseId: failed.id, owner: 'r1', now: T0, leaseMs: 1_000 });
     await store.markResumeFailed({ pauseId: failed.id, owner: 'r1', now: T0, error: 'x' });
     expect(await redis.pttl(keys.pause(failed.id))).toBeGreaterThan(0);
-    await store.claimResume({ pauseId: failed.id, owner: 'r2', now: T0 + 1, leaseMs: 1_000 });
+    await store.claimResume({
+      pauseId: failed.id,
+      owner: 'r2',
+      now: T0 + 1,
+      leaseMs: 1_000,
+      retryFailed: true,
+    });
     expect(await redis.pttl(keys.pause(failed.id))).toBe(-1);
     expect(await redis.pttl(keys.call(firstCallId(failed)))).toBe(-1);
     await store.cancel({ pauseId: abandoned.id, by: 'U9', now: T0 });

@@ -2,12 +2,13 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
 
 /**
  * claim_resume: takes the lease to resume a fully decided pause. A lapsed lease may be taken
- * over by anyone (a crashed replica's resume is recovered); a failed resume may be claimed again
- * (the Retry button). A live lease is never shared, not even with its own owner.
+ * over by anyone (a crashed replica's resume is recovered); a failed resume is claimed again only
+ * by a Retry (ARGV[5]). A live lease is never shared, not even with its own owner.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: [1] now, [2] owner, [3] lease until (ms), [4] lease length (ms, for the audit)
- * Returns CLAIMED {attempt, the resume state before} | NOT_DECIDED | LEASED {leaseUntil} | FINISHED | NOT_FOUND | CORRUPT |
- *   KEYS_MISMATCH
+ * ARGV: [1] now, [2] owner, [3] lease until (ms), [4] lease length (ms, for the audit),
+ *   [5] '1' when a person asked to retry a failed resume, else '0'
+ * Returns CLAIMED {attempt, the resume state before} | NOT_DECIDED | LEASED {leaseUntil} | FINISHED |
+ *   AWAITING_RETRY | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
 export const CLAIM_RESUME_LUA = `${PAUSE_PRELUDE}
 local pause, gates = load()
@@ -15,6 +16,7 @@ if not pause then return gates end
 local state = pause.resume_state
 if state == 'resumed' or state == 'abandoned' then return reply(CODE.FINISHED) end
 if pause.pending > 0 then return reply(CODE.NOT_DECIDED) end
+if state == 'failed' and ARGV[5] ~= '1' then return reply(CODE.AWAITING_RETRY) end
 if state == 'resuming' and pause.lease_until and pause.lease_until > NOW_MS then
   return reply(CODE.LEASED, {tostring(pause.lease_until)})
 end

@@ -20,6 +20,7 @@ export const ScriptCode = {
   NOT_DECIDED: 41,
   LEASED: 42,
   FINISHED: 43,
+  AWAITING_RETRY: 44,
   LOST_LEASE: 50,
   UNCHANGED: 60,
   /** The pause does not exist (never created, or removed after its retention). */
