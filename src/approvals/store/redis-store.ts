@@ -45,8 +45,8 @@ import { VOTE_LUA } from './scripts/vote.lua.js';
  *
  * Retention: a pause is finished when it is resumed, abandoned (a gate cancelled) or its resume
  * failed; its keys then expire after `retentionMs` (default 7 days). A failed resume waits for a
- * human Retry (`claimResume` with `retryFailed`), which lifts the expiry; it is never retried automatically
- * and `dueResumes` does not list it.
+ * human Retry (`claimResume` with `retryFailed`), which lifts the expiry; it is never retried
+ * automatically and `dueResumes` does not list it.
  *
  * Call ids: adk-rs call ids are chosen by the model and may repeat across sessions. The call-id
  * index answers for the newest pause holding one; clicks carry the pause id, so they never
