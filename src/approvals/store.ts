@@ -25,12 +25,7 @@ export interface ConfirmationStore {
   /** One vote. One reject decides; approvals decide at the quorum; a voter counts once. */
   vote(input: VoteInput): Promise<VoteResult>;
   /** Cancels every pending gate of the pause; the pause will not be resumed. */
-  cancel(input: {
-    pauseId: string;
-    by: string;
-    reason?: string;
-    now: number;
-  }): Promise<CancelResult>;
+  cancel(input: CancelInput): Promise<CancelResult>;
   /** Applies expiry to gates due at `now`; safe for any number of replicas at once. */
   expireDue(now: number, limit?: number): Promise<ExpiredGate[]>;
 
@@ -38,13 +33,8 @@ export interface ConfirmationStore {
   claimResume(input: ClaimResumeInput): Promise<ClaimResult>;
   /** Pauses whose resume is due: decided but never claimed, or whose lease lapsed. */
   dueResumes(now: number, limit?: number): Promise<string[]>;
-  markResumed(input: { pauseId: string; owner: string; now: number }): Promise<FinishResult>;
-  markResumeFailed(input: {
-    pauseId: string;
-    owner: string;
-    now: number;
-    error: string;
-  }): Promise<FinishResult>;
+  markResumed(input: FinishResumeInput): Promise<FinishResult>;
+  markResumeFailed(input: ResumeFailedInput): Promise<FinishResult>;
 
   listPendingByChannel(channelId: string, limit?: number): Promise<GateRef[]>;
   listPendingByApprover(userId: string, limit?: number): Promise<GateRef[]>;
@@ -95,6 +85,13 @@ export type VoteResult =
   | { kind: 'expired'; view: PauseView; state: GateState; pauseDecided: boolean }
   | { kind: 'not_found' };
 
+export interface CancelInput {
+  pauseId: string;
+  by: string;
+  reason?: string;
+  now: number;
+}
+
 export type CancelResult =
   | { kind: 'cancelled'; view: PauseView; callIds: string[] }
   | { kind: 'nothing_pending'; view: PauseView }
@@ -127,6 +124,18 @@ export type ClaimResult =
   | { kind: 'leased'; view: PauseView; leaseUntil: number }
   | { kind: 'finished'; view: PauseView }
   | { kind: 'not_found' };
+
+/** Only the current lease owner's outcome is recorded. */
+export interface FinishResumeInput {
+  pauseId: string;
+  owner: string;
+  now: number;
+}
+
+export interface ResumeFailedInput extends FinishResumeInput {
+  /** Shown on the card; no arguments or payloads. */
+  error: string;
+}
 
 export type FinishResult =
   | { kind: 'ok'; view: PauseView }

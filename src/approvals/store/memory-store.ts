@@ -9,6 +9,7 @@ import {
 } from '../records.js';
 import type {
   AuditEntry,
+  CancelInput,
   CancelResult,
   ClaimResult,
   ClaimResumeInput,
@@ -16,8 +17,10 @@ import type {
   CreatePauseResult,
   ExpiredGate,
   FinishResult,
+  FinishResumeInput,
   GateRef,
   NewPause,
+  ResumeFailedInput,
   VoteInput,
   VoteResult,
 } from '../store.js';
@@ -208,12 +211,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     };
   }
 
-  async cancel(input: {
-    pauseId: string;
-    by: string;
-    reason?: string;
-    now: number;
-  }): Promise<CancelResult> {
+  async cancel(input: CancelInput): Promise<CancelResult> {
     const { pauseId, by, reason, now } = input;
     this.purge(now);
     const entry = this.pauses.get(pauseId);
@@ -308,16 +306,11 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       .map((item) => item.pauseId);
   }
 
-  markResumed(input: { pauseId: string; owner: string; now: number }): Promise<FinishResult> {
+  markResumed(input: FinishResumeInput): Promise<FinishResult> {
     return Promise.resolve(this.finish(input, 'resumed', undefined));
   }
 
-  markResumeFailed(input: {
-    pauseId: string;
-    owner: string;
-    now: number;
-    error: string;
-  }): Promise<FinishResult> {
+  markResumeFailed(input: ResumeFailedInput): Promise<FinishResult> {
     return Promise.resolve(this.finish(input, 'failed', input.error));
   }
 

@@ -2,6 +2,7 @@ import type { Log } from '../../log.js';
 import { type GateDecision, gateStateSchema, type PauseView, SYSTEM_ACTOR } from '../records.js';
 import {
   type AuditEntry,
+  type CancelInput,
   type CancelResult,
   type ClaimResult,
   type ClaimResumeInput,
@@ -9,8 +10,10 @@ import {
   type CreatePauseResult,
   type ExpiredGate,
   type FinishResult,
+  type FinishResumeInput,
   type GateRef,
   type NewPause,
+  type ResumeFailedInput,
   StoreError,
   type VoteInput,
   type VoteResult,
@@ -213,12 +216,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     }
   }
 
-  async cancel(input: {
-    pauseId: string;
-    by: string;
-    reason?: string;
-    now: number;
-  }): Promise<CancelResult> {
+  async cancel(input: CancelInput): Promise<CancelResult> {
     const { pauseId, by, reason, now } = input;
     const decision = withReason({ by, at: now }, reason);
     const outcome = await this.onPause(SCRIPTS.cancel, pauseId, () => [
@@ -292,16 +290,11 @@ export class RedisConfirmationStore implements ConfirmationStore {
     return this.indexes.dueResumes(now, limit);
   }
 
-  markResumed(input: { pauseId: string; owner: string; now: number }): Promise<FinishResult> {
+  markResumed(input: FinishResumeInput): Promise<FinishResult> {
     return this.finish(input, 'resumed', '', '');
   }
 
-  markResumeFailed(input: {
-    pauseId: string;
-    owner: string;
-    now: number;
-    error: string;
-  }): Promise<FinishResult> {
+  markResumeFailed(input: ResumeFailedInput): Promise<FinishResult> {
     return this.finish(input, 'failed', input.error, resumeFailedDetail(input.error));
   }
 
