@@ -332,7 +332,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   async close(): Promise<void> {}
 
   private finish(
-    input: { pauseId: string; owner: string; now: number },
+    input: FinishResumeInput,
     outcome: 'resumed' | 'failed',
     error: string | undefined,
   ): FinishResult {

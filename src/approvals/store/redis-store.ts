@@ -354,7 +354,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   }
 
   private async finish(
-    input: { pauseId: string; owner: string; now: number },
+    input: FinishResumeInput,
     outcome: 'resumed' | 'failed',
     error: string,
     detail: string,
