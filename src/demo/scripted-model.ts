@@ -1,5 +1,6 @@
 import { BaseLlm, type BaseLlmConnection, type LlmRequest, type LlmResponse } from '@google/adk';
 import { z } from 'zod';
+import { llmResponses, type ScriptedReply, type ToolCall } from './scripted-reply.js';
 
 /**
  * The demo agents' offline model: deterministic, no network, just enough language to show the
@@ -83,25 +84,7 @@ export class ScriptedDemoModel extends BaseLlm {
     request: LlmRequest,
     stream = false,
   ): AsyncGenerator<LlmResponse, void> {
-    const reply = replyTo(request.contents, this.script);
-    if (reply.kind === 'calls') {
-      yield {
-        content: {
-          role: 'model',
-          parts: reply.calls.map((call) => ({ functionCall: call })),
-        },
-        turnComplete: true,
-      };
-      return;
-    }
-    if (stream) {
-      // Streaming mode delivers text as partial chunks and then the whole text once more.
-      const half = Math.ceil(reply.text.length / 2);
-      for (const chunk of [reply.text.slice(0, half), reply.text.slice(half)]) {
-        yield { content: { role: 'model', parts: [{ text: chunk }] }, partial: true };
-      }
-    }
-    yield { content: { role: 'model', parts: [{ text: reply.text }] }, turnComplete: true };
+    yield* llmResponses(replyTo(request.contents, this.script), stream);
   }
 
   override async connect(): Promise<BaseLlmConnection> {
@@ -109,14 +92,7 @@ export class ScriptedDemoModel extends BaseLlm {
   }
 }
 
-interface ToolCall {
-  name: string;
-  args: ToolArgs;
-}
-
-type Reply = { kind: 'calls'; calls: ToolCall[] } | { kind: 'text'; text: string };
-
-function replyTo(contents: readonly Content[], script: DemoScript): Reply {
+function replyTo(contents: readonly Content[], script: DemoScript): ScriptedReply {
   const lastUserIndex = contents.findLastIndex((content) => content.role === 'user');
   const parts = contents[lastUserIndex]?.parts ?? [];
   const responses = parts.flatMap((part) => (part.functionResponse ? [part.functionResponse] : []));

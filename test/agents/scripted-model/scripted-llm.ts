@@ -1,4 +1,9 @@
 import { BaseLlm, type BaseLlmConnection, type LlmRequest, type LlmResponse } from '@google/adk';
+import {
+  llmResponses,
+  type ScriptedReply,
+  type ToolCall,
+} from '../../../src/demo/scripted-reply.js';
 
 /**
  * A deterministic stand-in for Gemini, so the real `adk api_server` can run agents in tests
@@ -16,11 +21,6 @@ import { BaseLlm, type BaseLlmConnection, type LlmRequest, type LlmResponse } fr
 
 type Content = LlmRequest['contents'][number];
 type Part = NonNullable<Content['parts']>[number];
-
-export interface ToolCall {
-  name: string;
-  args: Record<string, unknown>;
-}
 
 /** A prompt pattern (must have the `g` flag) and the tool call each match of it asks for. */
 export interface Trigger {
@@ -42,36 +42,14 @@ export class ScriptedLlm extends BaseLlm {
     request: LlmRequest,
     stream = false,
   ): AsyncGenerator<LlmResponse, void> {
-    const reply = this.replyTo(request.contents);
-    if (reply.kind === 'calls') {
-      yield {
-        content: {
-          role: 'model',
-          parts: reply.calls.map((call) => ({
-            functionCall: { name: call.name, args: call.args },
-          })),
-        },
-        turnComplete: true,
-      };
-      return;
-    }
-    if (stream) {
-      // Streaming mode delivers text as partial chunks and then the whole text once more.
-      const half = Math.ceil(reply.text.length / 2);
-      for (const chunk of [reply.text.slice(0, half), reply.text.slice(half)]) {
-        yield { content: { role: 'model', parts: [{ text: chunk }] }, partial: true };
-      }
-    }
-    yield { content: { role: 'model', parts: [{ text: reply.text }] }, turnComplete: true };
+    yield* llmResponses(this.replyTo(request.contents), stream);
   }
 
   override async connect(): Promise<BaseLlmConnection> {
     throw new Error('ScriptedLlm does not support live connections');
   }
 
-  private replyTo(
-    contents: readonly Content[],
-  ): { kind: 'calls'; calls: ToolCall[] } | { kind: 'text'; text: string } {
+  private replyTo(contents: readonly Content[]): ScriptedReply {
     const lastUser = contents.findLast((content) => content.role === 'user');
     const parts: Part[] = lastUser?.parts ?? [];
     const responses = parts.flatMap((part) =>
