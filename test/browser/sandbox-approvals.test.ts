@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type RunningStack, startStack } from '../../src/local-stack.js';
 import { createLog } from '../../src/log.js';
 import { PEOPLE } from '../../src/sandbox/index.js';
+import { launchChromium } from '../support/chromium.js';
 
 /**
  * What a newcomer does after `npm start`, in a real browser: the whole stack as `npm start`
@@ -27,18 +28,7 @@ beforeAll(async () => {
     config,
     createLog('debug', 'app', (line) => logs.push(line)),
   );
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-background-networking',
-      '--disable-gpu',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 }, 240_000);
 
 afterAll(async () => {

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import type { BlockAction, ButtonAction } from '@slack/bolt';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNELS, PEOPLE, type Sandbox, USERGROUPS } from '../../src/sandbox/index.js';
+import { launchChromium } from '../support/chromium.js';
 import { type RunningBoltApp, startBoltApp } from './bolt-fixture.js';
 import { startTestSandbox, webClient } from './sandbox-fixture.js';
 
@@ -221,18 +222,7 @@ describe('the sandbox page in a real browser', () => {
         await ack();
       });
     });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-gpu',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
