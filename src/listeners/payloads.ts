@@ -36,4 +36,3 @@ export const viewSubmissionSchema = z.object({
     state: z.object({ values: z.unknown() }),
   }),
 });
-export type ViewSubmission = z.infer<typeof viewSubmissionSchema>;

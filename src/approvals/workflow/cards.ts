@@ -61,6 +61,6 @@ export class ApprovalCards {
 }
 
 /** Changes whenever the pause or any of its gates changes. */
-export function viewVersion(view: PauseView): number {
+function viewVersion(view: PauseView): number {
   return view.gates.reduce((sum, gate) => sum + gate.version, view.pause.version);
 }

@@ -52,11 +52,6 @@ export class KeyedWorkQueue {
     });
   }
 
-  /** Tasks queued or running. */
-  get size(): number {
-    return this.queue.size + this.queue.pending + this.tails.size;
-  }
-
   /**
    * Stops taking new work and waits for what was taken, up to `timeoutMs`.
    * Resolves true when everything finished in time.
