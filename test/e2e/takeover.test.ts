@@ -80,9 +80,14 @@ describe('a resume whose replica died', () => {
       ),
     );
     expect(answers).toHaveLength(1);
-    const card = harness.sandbox
-      .replies(OPS, root.ts)
-      .find((m) => cardText(m).includes('transfer_money'));
-    expect(card && cardText(card)).toContain('Agent resumed');
+    // The card is updated right after the records: wait for it rather than read it at once.
+    const thread = root.ts;
+    await harness.sandbox.waitFor(() =>
+      harness.sandbox
+        .replies(OPS, thread)
+        .find(
+          (m) => cardText(m).includes('transfer_money') && cardText(m).includes('Agent resumed'),
+        ),
+    );
   });
 });
