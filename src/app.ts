@@ -13,7 +13,7 @@ import { connectRedis } from './approvals/store/redis-connection.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
-import { ApprovalWorkflow } from './approvals/workflow.js';
+import { ApprovalWorkflow } from './workflow/approval-workflow.js';
 import type { Config } from './config.js';
 import { registerListeners } from './listeners/index.js';
 import type { LineLogger } from './log.js';

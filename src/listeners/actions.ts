@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { SlackMessage } from '../approvals/ports.js';
-import type { DecisionReply } from '../approvals/workflow/decider.js';
+import type { DecisionReply } from '../workflow/decider.js';
 import { errorMessage } from '../error-message.js';
 import {
   ACTION_IDS,

@@ -1,6 +1,6 @@
 import type { App } from '@slack/bolt';
 import type { SlackPort } from '../approvals/ports.js';
-import type { ApprovalWorkflow } from '../approvals/workflow.js';
+import type { ApprovalWorkflow } from '../workflow/approval-workflow.js';
 import type { Log } from '../log.js';
 import { registerApprovalActions } from './actions.js';
 import { registerAgentCommand } from './commands.js';

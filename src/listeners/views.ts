@@ -1,5 +1,5 @@
 import type { App, ViewResponseAction } from '@slack/bolt';
-import type { DecisionReply } from '../approvals/workflow/decider.js';
+import type { DecisionReply } from '../workflow/decider.js';
 import { errorMessage } from '../error-message.js';
 import { CALLBACK_IDS } from '../slack/action-ids.js';
 import { parseEditMetadata, parseRejectMetadata } from '../slack/modal-metadata.js';

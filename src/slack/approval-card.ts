@@ -15,7 +15,7 @@ import {
   type SectionBlock,
   type StaticSelect,
 } from './block-kit.js';
-import { LIMITS } from './block-kit-limits.js';
+import { LIMITS } from '../block-kit/limits.js';
 import {
   BUTTON_LABELS,
   compactGateRow,
@@ -27,7 +27,7 @@ import {
 } from './card-gate.js';
 import { codeBlock, escapeLine, fitEscaped, inlineCode } from './escape.js';
 import { approversText, listWithin, toolName } from './gate-lines.js';
-import { blocksTextLength } from './limits.js';
+import { blocksTextLength } from '../block-kit/validate.js';
 import { slackDate, userMention } from './mentions.js';
 
 /**

@@ -8,7 +8,7 @@ import {
   type PlainTextOption,
   plain,
 } from './block-kit.js';
-import { LIMITS } from './block-kit-limits.js';
+import { LIMITS } from '../block-kit/limits.js';
 import { escapeLine, fitEscaped } from './escape.js';
 import { jsonTypeOf, shapeMismatch } from './json-shape.js';
 import { INPUT_ACTION_ID, type StateValue, type ViewStateValues } from './view-state.js';

@@ -1,5 +1,5 @@
 import { type KnownBlock, mrkdwn, type SlackMessage } from './block-kit.js';
-import { LIMITS } from './block-kit-limits.js';
+import { LIMITS } from '../block-kit/limits.js';
 import {
   codeBlock,
   codePoints,

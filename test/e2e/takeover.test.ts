@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildResume } from '../../src/adk/wire.js';
-import { decisionsFor } from '../../src/approvals/workflow/resume-decisions.js';
+import { decisionsFor } from '../../src/workflow/resume-decisions.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 
 const { alice, bob } = PEOPLE;

@@ -6,7 +6,7 @@ import {
   parseButtonValue,
   parseGateChoice,
 } from '../../src/slack/action-ids.js';
-import { checkMessage, checkView } from '../../src/slack/limits.js';
+import { checkMessage, checkView } from '../../src/block-kit/validate.js';
 
 /** Walking rendered Block Kit in tests: its texts, its buttons, its menu options. */
 

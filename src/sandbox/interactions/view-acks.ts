@@ -1,4 +1,4 @@
-import { checkView } from '../../slack/limits.js';
+import { checkView } from '../../block-kit/validate.js';
 import { inputBlocks } from '../blocks.js';
 import { parseJsonObject } from '../http/bodies.js';
 import { isJsonObject, type Json } from '../json.js';

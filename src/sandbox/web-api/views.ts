@@ -1,4 +1,4 @@
-import { checkView, VIEW_TOO_LARGE } from '../../slack/limits.js';
+import { checkView, VIEW_TOO_LARGE } from '../../block-kit/validate.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { toSlackView } from '../modals.js';
 import { type Arguments, jsonArg, stringArg } from './arguments.js';

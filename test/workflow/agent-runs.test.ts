@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unescapeSlackText } from '../../../src/approvals/workflow/agent-runs.js';
+import { unescapeSlackText } from '../../src/workflow/agent-runs.js';
 
 describe('unescapeSlackText', () => {
   it('gives the agent the characters the person typed', () => {

@@ -3,8 +3,8 @@ import {
   decisionFor,
   decisionsFor,
   rejectionFollowUp,
-} from '../../../src/approvals/workflow/resume-decisions.js';
-import { gateRecord, NOW, pauseView, vacationGate } from '../../support/records.js';
+} from '../../src/workflow/resume-decisions.js';
+import { gateRecord, NOW, pauseView, vacationGate } from '../support/records.js';
 
 const by = { by: 'UAPPROVER1', at: NOW };
 

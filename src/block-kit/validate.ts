@@ -1,4 +1,4 @@
-import { LIMITS } from './block-kit-limits.js';
+import { LIMITS } from './limits.js';
 import { checkBlocks } from './checks/blocks.js';
 import { readTextObject } from './checks/composition.js';
 import {

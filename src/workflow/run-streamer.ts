@@ -1,16 +1,16 @@
-import type { AdkClient, RunRequest } from '../../adk/client.js';
-import { AdkError } from '../../adk/errors.js';
-import type { Gate } from '../../adk/gate.js';
-import { eventText, parseGates, toolResults } from '../../adk/wire.js';
-import { errorMessage } from '../../error-message.js';
-import type { Log } from '../../log.js';
+import type { AdkClient, RunRequest } from '../adk/client.js';
+import { AdkError } from '../adk/errors.js';
+import type { Gate } from '../adk/gate.js';
+import { eventText, parseGates, toolResults } from '../adk/wire.js';
+import { errorMessage } from '../error-message.js';
+import type { Log } from '../log.js';
 import {
   renderAgentReply,
   renderStreamWarning,
   renderToolSummary,
   type ToolRun,
-} from '../../slack/thread.js';
-import type { SlackMessage } from '../ports.js';
+} from '../slack/thread.js';
+import type { SlackMessage } from '../approvals/ports.js';
 
 /** Where a run's output goes, and whose run it is. */
 export interface RunContext {

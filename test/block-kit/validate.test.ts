@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMessage, checkView, MSG_BLOCKS_TOO_LONG } from '../../src/slack/limits.js';
+import { checkMessage, checkView, MSG_BLOCKS_TOO_LONG } from '../../src/block-kit/validate.js';
 
 const plain = (text: string) => ({ type: 'plain_text', text });
 const mrkdwn = (text: string) => ({ type: 'mrkdwn', text });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   agentCommandHelp,
   parseAgentCommand,
-} from '../../../src/approvals/workflow/agent-command.js';
+} from '../../src/workflow/agent-command.js';
 
 const apps = ['ops', 'payments'];
 

@@ -1,5 +1,5 @@
-import type { Decision, JsonValue } from '../../adk/gate.js';
-import type { GateRecord, PauseView } from '../records.js';
+import type { Decision, JsonValue } from '../adk/gate.js';
+import type { GateRecord, PauseView } from '../approvals/records.js';
 
 /**
  * Turns decided gates into the answers ADK receives. Pure.

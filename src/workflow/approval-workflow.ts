@@ -1,21 +1,21 @@
 import type { AdkClient } from '../adk/client.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { ApproverDirectory, Policy } from './policy.js';
-import type { Clock, SlackMessage, SlackPort } from './ports.js';
-import type { ConfirmationStore, ExpiredGate } from './store.js';
-import { type AgentCommandInput, AgentRuns } from './workflow/agent-runs.js';
-import { ApprovalCards } from './workflow/cards.js';
+import type { ApproverDirectory, Policy } from '../approvals/policy.js';
+import type { Clock, SlackMessage, SlackPort } from '../approvals/ports.js';
+import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
+import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
+import { ApprovalCards } from './cards.js';
 import {
   Decider,
   type DecisionReply,
   type VoteRequest,
   type VoterCheck,
-} from './workflow/decider.js';
-import { PauseRecorder } from './workflow/pause-recorder.js';
-import { Resumer, type ResumerOptions } from './workflow/resumer.js';
-import { type RunContext, RunStreamer } from './workflow/run-streamer.js';
-import { KeyedWorkQueue } from './workflow/work-queue.js';
+} from './decider.js';
+import { PauseRecorder } from './pause-recorder.js';
+import { Resumer, type ResumerOptions } from './resumer.js';
+import { type RunContext, RunStreamer } from './run-streamer.js';
+import { KeyedWorkQueue } from './work-queue.js';
 
 export interface WorkflowDeps {
   store: ConfirmationStore;

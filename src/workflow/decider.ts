@@ -1,15 +1,15 @@
-import type { Log } from '../../log.js';
-import type { Refusal } from '../../slack/notices.js';
+import type { Log } from '../log.js';
+import type { Refusal } from '../slack/notices.js';
 import {
   type ApproverDirectory,
   ApproverDirectoryError,
   authorize,
   type Policy,
   resolveGatePolicy,
-} from '../policy.js';
-import type { Clock } from '../ports.js';
-import type { GatePolicy, GateRecord, PauseView } from '../records.js';
-import type { ConfirmationStore, VoteInput } from '../store.js';
+} from '../approvals/policy.js';
+import type { Clock } from '../approvals/ports.js';
+import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
+import type { ConfirmationStore, VoteInput } from '../approvals/store.js';
 import type { ApprovalCards } from './cards.js';
 
 /** A vote as a person casts it; the store adds the time. */

@@ -1,10 +1,10 @@
-import type { Gate } from '../../adk/gate.js';
-import type { Log } from '../../log.js';
-import { renderCardElsewhere } from '../../slack/thread.js';
-import { type Policy, resolveGatePolicy } from '../policy.js';
-import type { Clock, SlackPort } from '../ports.js';
-import { pauseIdFor } from '../records.js';
-import type { ConfirmationStore, NewGate } from '../store.js';
+import type { Gate } from '../adk/gate.js';
+import type { Log } from '../log.js';
+import { renderCardElsewhere } from '../slack/thread.js';
+import { type Policy, resolveGatePolicy } from '../approvals/policy.js';
+import type { Clock, SlackPort } from '../approvals/ports.js';
+import { pauseIdFor } from '../approvals/records.js';
+import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import type { ApprovalCards } from './cards.js';
 import type { RunContext } from './run-streamer.js';
 

@@ -1,9 +1,9 @@
-import type { AdkClient } from '../../adk/client.js';
-import { AdkError } from '../../adk/errors.js';
-import type { Log } from '../../log.js';
-import { renderRefusal } from '../../slack/notices.js';
-import { renderRunError, renderThreadRoot } from '../../slack/thread.js';
-import { type Clock, SlackCallError, type SlackMessage, type SlackPort } from '../ports.js';
+import type { AdkClient } from '../adk/client.js';
+import { AdkError } from '../adk/errors.js';
+import type { Log } from '../log.js';
+import { renderRefusal } from '../slack/notices.js';
+import { renderRunError, renderThreadRoot } from '../slack/thread.js';
+import { type Clock, SlackCallError, type SlackMessage, type SlackPort } from '../approvals/ports.js';
 import { agentCommandHelp, parseAgentCommand } from './agent-command.js';
 import { runErrorOf } from './run-errors.js';
 import type { RunContext, RunStreamer } from './run-streamer.js';

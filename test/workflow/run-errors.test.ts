@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AdkError } from '../../../src/adk/errors.js';
-import { runErrorOf } from '../../../src/approvals/workflow/run-errors.js';
+import { AdkError } from '../../src/adk/errors.js';
+import { runErrorOf } from '../../src/workflow/run-errors.js';
 
 describe('runErrorOf', () => {
   it('says what the person can act on for each kind of ADK failure', () => {

@@ -1,4 +1,4 @@
-import { LIMITS } from '../block-kit-limits.js';
+import { LIMITS } from '../limits.js';
 import { checkTextObject, readTextObject } from './composition.js';
 import {
   ACCESSORY_ELEMENTS,

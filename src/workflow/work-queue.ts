@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
-import { errorMessage } from '../../error-message.js';
-import type { Log } from '../../log.js';
+import { errorMessage } from '../error-message.js';
+import type { Log } from '../log.js';
 
 /**
  * Work done after Slack has been acknowledged: bounded concurrency overall, strict order per key
