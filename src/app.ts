@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AdkClient } from './adk/client.js';
+import { systemClock } from './approvals/clock.js';
 import {
   emptyPolicy,
   loadPolicyFile,
   type Policy,
   SlackApproverDirectory,
 } from './approvals/policy.js';
-import { systemClock } from './approvals/ports.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
 import { connectRedis } from './approvals/store/redis-connection.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
-import { ApprovalWorkflow } from './workflow/approval-workflow.js';
 import type { Config } from './config.js';
 import { registerListeners } from './listeners/index.js';
 import type { LineLogger } from './log.js';
 import { createSlackApp, type ReadinessCheck, type SlackTransport } from './slack/bolt-app.js';
 import { WebApiSlackPort } from './slack/web-api-port.js';
+import { ApprovalWorkflow } from './workflow/approval-workflow.js';
 
 /** What the app needs beyond the configuration: where ADK and Slack actually are. */
 export interface AppTargets {

@@ -1,4 +1,3 @@
-import { LIMITS } from './limits.js';
 import { checkBlocks } from './checks/blocks.js';
 import { readTextObject } from './checks/composition.js';
 import {
@@ -9,6 +8,7 @@ import {
   readEnum,
   readString,
 } from './checks/report.js';
+import { LIMITS } from './limits.js';
 
 /**
  * Slack's Block Kit limits, checked locally (Slack itself answers `invalid_blocks`).

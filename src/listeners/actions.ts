@@ -1,6 +1,4 @@
 import type { App } from '@slack/bolt';
-import type { SlackMessage } from '../approvals/ports.js';
-import type { DecisionReply } from '../workflow/decider.js';
 import { errorMessage } from '../error-message.js';
 import {
   ACTION_IDS,
@@ -9,9 +7,11 @@ import {
   parseButtonValue,
   parseGateChoice,
 } from '../slack/action-ids.js';
+import type { SlackMessage } from '../slack/block-kit.js';
 import { renderEditModal, renderRejectModal } from '../slack/modals.js';
 import { renderRefusal } from '../slack/notices.js';
-import type { ListenerDeps } from './index.js';
+import type { DecisionReply } from '../workflow/decider.js';
+import type { ListenerDeps } from './deps.js';
 import { type BlockAction, blockActionSchema } from './payloads.js';
 import { privateReply } from './replies.js';
 

@@ -1,5 +1,5 @@
 import type { App } from '@slack/bolt';
-import type { ListenerDeps } from './index.js';
+import type { ListenerDeps } from './deps.js';
 import { agentCommandSchema } from './payloads.js';
 import { privateReply } from './replies.js';
 

@@ -1,11 +1,11 @@
 import type { App, ViewResponseAction } from '@slack/bolt';
-import type { DecisionReply } from '../workflow/decider.js';
 import { errorMessage } from '../error-message.js';
 import { CALLBACK_IDS } from '../slack/action-ids.js';
 import { parseEditMetadata, parseRejectMetadata } from '../slack/modal-metadata.js';
 import { parseEditSubmission, parseRejectSubmission } from '../slack/modals.js';
 import { renderRefusal } from '../slack/notices.js';
-import type { ListenerDeps } from './index.js';
+import type { DecisionReply } from '../workflow/decider.js';
+import type { ListenerDeps } from './deps.js';
 import { viewSubmissionSchema } from './payloads.js';
 
 /** What a submission comes to, checked before the ack. */

@@ -1,4 +1,6 @@
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
+import { LIMITS } from '../block-kit/limits.js';
+import { blocksTextLength } from '../block-kit/validate.js';
 import {
   ACTION_IDS,
   encodeButtonValue,
@@ -15,7 +17,6 @@ import {
   type SectionBlock,
   type StaticSelect,
 } from './block-kit.js';
-import { LIMITS } from '../block-kit/limits.js';
 import {
   BUTTON_LABELS,
   compactGateRow,
@@ -27,7 +28,6 @@ import {
 } from './card-gate.js';
 import { codeBlock, escapeLine, fitEscaped, inlineCode } from './escape.js';
 import { approversText, listWithin, toolName } from './gate-lines.js';
-import { blocksTextLength } from '../block-kit/validate.js';
 import { slackDate, userMention } from './mentions.js';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseJsonWith } from './action-ids.js';
 import { LIMITS } from '../block-kit/limits.js';
+import { parseJsonWith } from './action-ids.js';
 
 /**
  * What a modal remembers between opening and submission, in `private_metadata` (at most 3,000

@@ -1,4 +1,5 @@
-import type { Approver, GateDecision, GateState } from '../approvals/records.js';
+import type { Refusal } from '../approvals/outcomes.js';
+import type { GateDecision, GateState } from '../approvals/records.js';
 import { SYSTEM_ACTOR } from '../approvals/records.js';
 import type { SlackMessage } from './block-kit.js';
 import { inlineCode } from './escape.js';
@@ -10,25 +11,6 @@ import { slackDate, userMention } from './mentions.js';
  * arguments. The workflow's tagged results map onto `Refusal`; `renderRefusal` words each.
  * Mentions in an ephemeral message notify no one (only the clicker sees it).
  */
-
-export type Refusal =
-  /** The clicker is not among the approvers; `approvers` says who is. */
-  | { kind: 'not_approver'; approvers: readonly Approver[] }
-  /** The clicker started the run and the policy does not allow self-approval. */
-  | { kind: 'self_approval' }
-  | { kind: 'already_decided'; state: GateState; decision: GateDecision }
-  | { kind: 'already_voted'; approvals?: number; quorum?: number }
-  | { kind: 'expired'; expiresAt?: number; onExpiry?: 'reject' | 'cancel' }
-  /** No such gate, or no longer pending (a stale card, a pause already resumed). */
-  | { kind: 'not_found' }
-  | { kind: 'nobody_may_approve'; rule: string }
-  | { kind: 'reason_required' }
-  /** Slack could not tell who may approve (a user group or channel lookup failed): fail closed. */
-  | { kind: 'permission_check_failed' }
-  /** The app could not record the decision (Redis unreachable, …): nothing changed. */
-  | { kind: 'decision_failed' }
-  /** The run could not start its thread in this channel; `code` is Slack's error. */
-  | { kind: 'cannot_post_here'; code: string };
 
 function decidedLine(state: GateState, decision: GateDecision): string {
   const when = slackDate(decision.at);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type JsonValue, jsonValueSchema } from '../adk/gate.js';
+import { LIMITS } from '../block-kit/limits.js';
 import {
   type ContextBlock,
   type InputBlock,
@@ -8,7 +9,6 @@ import {
   type PlainTextOption,
   plain,
 } from './block-kit.js';
-import { LIMITS } from '../block-kit/limits.js';
 import { escapeLine, fitEscaped } from './escape.js';
 import { jsonTypeOf, shapeMismatch } from './json-shape.js';
 import { INPUT_ACTION_ID, type StateValue, type ViewStateValues } from './view-state.js';

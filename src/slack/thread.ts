@@ -1,5 +1,6 @@
-import { type KnownBlock, mrkdwn, type SlackMessage } from './block-kit.js';
+import type { RunError } from '../approvals/outcomes.js';
 import { LIMITS } from '../block-kit/limits.js';
+import { type KnownBlock, mrkdwn, type SlackMessage } from './block-kit.js';
 import {
   codeBlock,
   codePoints,
@@ -148,17 +149,6 @@ export function renderToolSummary(runs: readonly ToolRun[]): SlackMessage {
     blocks: [context(line)],
   };
 }
-
-/** Why a run ended without an answer. Messages come from ADK and are shown escaped. */
-export type RunError =
-  | { kind: 'unreachable' }
-  | { kind: 'http'; status: number; message?: string }
-  | { kind: 'error_frame'; message: string }
-  /** ADK refused to apply a decision (IntentMismatchError); `reason` is ADK's word for why. */
-  | { kind: 'not_applied'; reason: string }
-  | { kind: 'timeout' }
-  /** The server answered something this app cannot read. */
-  | { kind: 'unreadable'; message: string };
 
 function runErrorLine(error: RunError): string {
   switch (error.kind) {

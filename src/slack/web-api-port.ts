@@ -1,7 +1,8 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import { SlackCallError, type SlackMessage, type SlackPort } from '../approvals/ports.js';
 import { errorMessage } from '../error-message.js';
+import type { SlackMessage } from './block-kit.js';
+import { SlackCallError, type SlackPort } from './port.js';
 
 const postedSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
 

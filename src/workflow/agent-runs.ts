@@ -1,12 +1,14 @@
 import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
+import type { Clock } from '../approvals/clock.js';
 import type { Log } from '../log.js';
+import type { SlackMessage } from '../slack/block-kit.js';
 import { renderRefusal } from '../slack/notices.js';
 import { renderRunError, renderThreadRoot } from '../slack/thread.js';
-import { type Clock, SlackCallError, type SlackMessage, type SlackPort } from '../approvals/ports.js';
 import { agentCommandHelp, parseAgentCommand } from './agent-command.js';
 import { runErrorOf } from './run-errors.js';
 import type { RunContext, RunStreamer } from './run-streamer.js';
+import type { RunThreads } from './run-thread.js';
 
 export interface AgentCommandInput {
   teamId: string | undefined;
@@ -29,7 +31,7 @@ export class AgentRuns {
   constructor(
     private readonly deps: {
       adk: Pick<AdkClient, 'listApps' | 'createSession'>;
-      slack: SlackPort;
+      threads: RunThreads;
       streamer: RunStreamer;
       defaultApp: string | undefined;
       clock: Clock;
@@ -45,7 +47,7 @@ export class AgentRuns {
     input: AgentCommandInput,
     reply: (message: SlackMessage) => Promise<void>,
   ): Promise<void> {
-    const { slack, log } = this.deps;
+    const { threads, log } = this.deps;
     let apps: string[];
     try {
       apps = await this.listApps();
@@ -65,32 +67,26 @@ export class AgentRuns {
       return;
     }
 
-    let root: { channel: string; ts: string };
-    try {
-      root = await slack.postMessage({
-        channel: input.channelId,
-        ...renderThreadRoot({ userId: input.userId, appName: command.app, prompt: command.prompt }),
-      });
-    } catch (error) {
-      if (!(error instanceof SlackCallError)) throw error;
-      log.warn('could not start the run thread', { channel: input.channelId, error: error.code });
-      await reply(renderRefusal({ kind: 'cannot_post_here', code: error.code }));
+    const started = await threads.start(
+      input.channelId,
+      renderThreadRoot({ userId: input.userId, appName: command.app, prompt: command.prompt }),
+    );
+    if (started.kind === 'refused') {
+      await reply(renderRefusal({ kind: 'cannot_post_here', code: started.code }));
       return;
     }
-    const thread = { channelId: root.channel, threadTs: root.ts };
-    const post = (message: SlackMessage) =>
-      slack.postMessage({ channel: root.channel, threadTs: root.ts, ...message });
+    const { thread } = started;
 
     let sessionId: string;
     try {
       const session = await this.deps.adk.createSession(command.app, input.userId, {
-        state: { slack: { channel: root.channel, thread: root.ts } },
+        state: { slack: { channel: thread.channelId, thread: thread.threadTs } },
       });
       sessionId = session.id;
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not create an ADK session', { app: command.app, error: error.message });
-      await post(renderRunError(runErrorOf(error)));
+      await threads.post(thread, renderRunError(runErrorOf(error)));
       return;
     }
 
@@ -109,7 +105,9 @@ export class AgentRuns {
       sessionId,
       newMessage: { role: 'user', parts: [{ text: command.prompt }] },
     });
-    if (outcome.kind === 'failed') await post(renderRunError(runErrorOf(outcome.error)));
+    if (outcome.kind === 'failed') {
+      await threads.post(thread, renderRunError(runErrorOf(outcome.error)));
+    }
   }
 
   private async listApps(): Promise<string[]> {

@@ -1,20 +1,18 @@
 import type { AdkClient } from '../adk/client.js';
+import type { Clock } from '../approvals/clock.js';
+import type { ApproverDirectory, Policy } from '../approvals/policy.js';
+import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { ApproverDirectory, Policy } from '../approvals/policy.js';
-import type { Clock, SlackMessage, SlackPort } from '../approvals/ports.js';
-import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
+import type { SlackMessage } from '../slack/block-kit.js';
+import type { SlackPort } from '../slack/port.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
 import { ApprovalCards } from './cards.js';
-import {
-  Decider,
-  type DecisionReply,
-  type VoteRequest,
-  type VoterCheck,
-} from './decider.js';
+import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from './decider.js';
 import { PauseRecorder } from './pause-recorder.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
-import { type RunContext, RunStreamer } from './run-streamer.js';
+import { RunStreamer } from './run-streamer.js';
+import { RunThreads } from './run-thread.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
 export interface WorkflowDeps {
@@ -51,13 +49,11 @@ export class ApprovalWorkflow {
   private readonly resumer: Resumer;
   private readonly agentRuns: AgentRuns;
   private readonly store: ConfirmationStore;
-  private readonly slack: SlackPort;
   private readonly log: Log;
 
   constructor(deps: WorkflowDeps) {
     const { store, slack, clock, options } = deps;
     this.store = store;
-    this.slack = slack;
     this.log = deps.log;
     const log = deps.log;
     this.decisions = new KeyedWorkQueue(log.child('decisions'), {
@@ -67,19 +63,18 @@ export class ApprovalWorkflow {
       concurrency: options.runConcurrency ?? 64,
     });
     this.cards = new ApprovalCards({ store, slack, clock, log: log.child('cards') });
-    const post = (thread: RunContext['thread'], message: SlackMessage) =>
-      this.postToThread(thread, message);
+    const threads = new RunThreads({ slack, log: log.child('thread') });
     const recorder = new PauseRecorder({
       store,
       cards: this.cards,
-      slack,
+      threads,
       policy: deps.policy,
       clock,
       log: log.child('pauses'),
     });
     const streamer = new RunStreamer({
       adk: deps.adk,
-      post,
+      threads,
       onPause: (context, gates, invocationId) => recorder.record(context, gates, invocationId),
       log: log.child('stream'),
     });
@@ -97,14 +92,14 @@ export class ApprovalWorkflow {
       cards: this.cards,
       adk: deps.adk,
       streamer,
-      post,
+      threads,
       clock,
       log: log.child('resume'),
       options,
     });
     this.agentRuns = new AgentRuns({
       adk: deps.adk,
-      slack,
+      threads,
       streamer,
       defaultApp: options.defaultApp,
       clock,
@@ -191,26 +186,6 @@ export class ApprovalWorkflow {
     } catch (error) {
       this.log.error('decision failed', { pauseId, error: errorMessage(error) });
       return { kind: 'refused', refusal: { kind: 'decision_failed' } };
-    }
-  }
-
-  /**
-   * Thread output never throws: a Slack outage must not break off the agent's stream (closing it
-   * aborts the run on the ADK server). The failure is logged without the content.
-   */
-  private async postToThread(thread: RunContext['thread'], message: SlackMessage): Promise<void> {
-    try {
-      await this.slack.postMessage({
-        channel: thread.channelId,
-        ...(thread.threadTs === undefined ? {} : { threadTs: thread.threadTs }),
-        ...message,
-      });
-    } catch (error) {
-      this.log.error('could not post to the run thread', {
-        channel: thread.channelId,
-        thread: thread.threadTs,
-        error: errorMessage(error),
-      });
     }
   }
 }

@@ -1,9 +1,10 @@
+import type { Clock } from '../approvals/clock.js';
+import type { PauseView } from '../approvals/records.js';
+import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { renderApprovalCard } from '../slack/approval-card.js';
-import type { Clock, SlackPort } from '../approvals/ports.js';
-import type { PauseView } from '../approvals/records.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { SlackPort } from '../slack/port.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
 const MAX_REFRESH_ROUNDS = 3;

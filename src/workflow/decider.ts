@@ -1,5 +1,5 @@
-import type { Log } from '../log.js';
-import type { Refusal } from '../slack/notices.js';
+import type { Clock } from '../approvals/clock.js';
+import type { Refusal } from '../approvals/outcomes.js';
 import {
   type ApproverDirectory,
   ApproverDirectoryError,
@@ -7,9 +7,9 @@ import {
   type Policy,
   resolveGatePolicy,
 } from '../approvals/policy.js';
-import type { Clock } from '../approvals/ports.js';
 import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, VoteInput } from '../approvals/store.js';
+import type { Log } from '../log.js';
 import type { ApprovalCards } from './cards.js';
 
 /** A vote as a person casts it; the store adds the time. */

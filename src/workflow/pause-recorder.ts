@@ -1,12 +1,13 @@
 import type { Gate } from '../adk/gate.js';
-import type { Log } from '../log.js';
-import { renderCardElsewhere } from '../slack/thread.js';
+import type { Clock } from '../approvals/clock.js';
 import { type Policy, resolveGatePolicy } from '../approvals/policy.js';
-import type { Clock, SlackPort } from '../approvals/ports.js';
 import { pauseIdFor } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
+import type { Log } from '../log.js';
+import { renderCardElsewhere } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
 import type { RunContext } from './run-streamer.js';
+import type { RunThreads } from './run-thread.js';
 
 /**
  * Step 3 and 4 of the flow: records a pause with the policy that applies to each gate, then posts
@@ -18,7 +19,7 @@ export class PauseRecorder {
     private readonly deps: {
       store: ConfirmationStore;
       cards: ApprovalCards;
-      slack: SlackPort;
+      threads: RunThreads;
       policy: () => Policy;
       clock: Clock;
       log: Log;
@@ -80,11 +81,10 @@ export class PauseRecorder {
     });
     const posted = await cards.post(view);
     if (elsewhere && posted.pause.card.ts !== undefined) {
-      await this.deps.slack.postMessage({
-        channel: context.thread.channelId,
-        threadTs: context.thread.threadTs,
-        ...renderCardElsewhere({ channelId: posted.pause.card.channelId }),
-      });
+      await this.deps.threads.post(
+        context.thread,
+        renderCardElsewhere({ channelId: posted.pause.card.channelId }),
+      );
     }
   }
 }

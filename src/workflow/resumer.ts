@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import { answeredConfirmationIds, buildResume } from '../adk/wire.js';
-import type { Log } from '../log.js';
-import { renderResumeFailed, renderRunError } from '../slack/thread.js';
-import type { Clock, SlackMessage } from '../approvals/ports.js';
+import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
+import type { Log } from '../log.js';
+import { renderResumeFailed, renderRunError } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
 import type { RunContext, RunStreamer, StreamOutcome } from './run-streamer.js';
+import type { RunThreads } from './run-thread.js';
 
 export interface ResumerOptions {
   /** This replica's name; each resume attempt adds a suffix of its own for its lease. */
@@ -36,7 +37,7 @@ export class Resumer {
       cards: ApprovalCards;
       adk: Pick<AdkClient, 'getSession'>;
       streamer: RunStreamer;
-      post: (thread: RunContext['thread'], message: SlackMessage) => Promise<void>;
+      threads: RunThreads;
       clock: Clock;
       log: Log;
       options: ResumerOptions;
@@ -88,7 +89,7 @@ export class Resumer {
         recorded: finish.kind,
       });
       await cards.refresh(pauseId);
-      await this.deps.post(context.thread, renderResumeFailed(runErrorOf(outcome.error)));
+      await this.deps.threads.post(context.thread, renderResumeFailed(runErrorOf(outcome.error)));
       return;
     }
 
@@ -99,7 +100,7 @@ export class Resumer {
     }
     await cards.refresh(pauseId);
     if (outcome.kind === 'failed') {
-      await this.deps.post(context.thread, renderRunError(runErrorOf(outcome.error)));
+      await this.deps.threads.post(context.thread, renderRunError(runErrorOf(outcome.error)));
       return;
     }
     await this.sendRejectionFollowUp(view, context);
@@ -162,7 +163,7 @@ export class Resumer {
       newMessage: { role: 'user', parts: [{ text }] },
     });
     if (outcome.kind === 'failed') {
-      await this.deps.post(context.thread, renderRunError(runErrorOf(outcome.error)));
+      await this.deps.threads.post(context.thread, renderRunError(runErrorOf(outcome.error)));
     }
   }
 }

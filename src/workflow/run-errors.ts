@@ -1,5 +1,5 @@
 import type { AdkError } from '../adk/errors.js';
-import type { RunError } from '../slack/thread.js';
+import type { RunError } from '../approvals/outcomes.js';
 
 /** What the thread says about a failed ADK call. */
 export function runErrorOf(error: AdkError): RunError {

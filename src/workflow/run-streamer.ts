@@ -10,7 +10,7 @@ import {
   renderToolSummary,
   type ToolRun,
 } from '../slack/thread.js';
-import type { SlackMessage } from '../approvals/ports.js';
+import type { RunThreads, ThreadRef } from './run-thread.js';
 
 /** Where a run's output goes, and whose run it is. */
 export interface RunContext {
@@ -21,8 +21,7 @@ export interface RunContext {
   /** The Slack user who started the run. */
   requester: string;
   teamId: string | undefined;
-  /** Without `threadTs`, output goes to the channel itself. */
-  thread: { channelId: string; threadTs?: string };
+  thread: ThreadRef;
 }
 
 export type StreamOutcome =
@@ -32,7 +31,7 @@ export type StreamOutcome =
 
 export interface RunStreamerDeps {
   adk: Pick<AdkClient, 'runSse'>;
-  post: (thread: RunContext['thread'], message: SlackMessage) => Promise<void>;
+  threads: RunThreads;
   /** Records a pause and posts its card. */
   onPause: (context: RunContext, gates: Gate[], invocationId: string | undefined) => Promise<void>;
   log: Log;
@@ -56,7 +55,7 @@ export class RunStreamer {
       if (ranTools.length === 0) return;
       const summary = renderToolSummary(ranTools);
       ranTools = [];
-      await this.deps.post(context.thread, summary);
+      await this.deps.threads.post(context.thread, summary);
     };
 
     try {
@@ -67,7 +66,7 @@ export class RunStreamer {
             app: context.appName,
             error: item.error.message,
           });
-          await this.deps.post(context.thread, renderStreamWarning(item.error.message));
+          await this.deps.threads.post(context.thread, renderStreamWarning(item.error.message));
           continue;
         }
         const { event } = item;
@@ -87,7 +86,7 @@ export class RunStreamer {
             problems: found.problems.join('; '),
           });
           await flushToolSummary();
-          await this.deps.post(
+          await this.deps.threads.post(
             context.thread,
             renderStreamWarning(
               `The agent asked for a confirmation that could not be read (${found.problems.join('; ')}). It cannot be approved from Slack.`,
@@ -102,7 +101,7 @@ export class RunStreamer {
         const text = eventText(event);
         if (text !== undefined) {
           await flushToolSummary();
-          await this.deps.post(context.thread, renderAgentReply({ text }));
+          await this.deps.threads.post(context.thread, renderAgentReply({ text }));
         }
       }
       await flushToolSummary();
@@ -136,7 +135,7 @@ export class RunStreamer {
         sessionId: context.sessionId,
         error: errorMessage(error),
       });
-      await this.deps.post(
+      await this.deps.threads.post(
         context.thread,
         renderStreamWarning(
           'The agent is waiting for an approval, but its card could not be recorded or posted. Ask an administrator to check the app.',

@@ -1,12 +1,12 @@
 import { expect } from 'vitest';
 import type { PauseView } from '../../src/approvals/records.js';
+import { checkMessage, checkView } from '../../src/block-kit/validate.js';
 import {
   ACTION_IDS,
   callIdOfChoice,
   parseButtonValue,
   parseGateChoice,
 } from '../../src/slack/action-ids.js';
-import { checkMessage, checkView } from '../../src/block-kit/validate.js';
 
 /** Walking rendered Block Kit in tests: its texts, its buttons, its menu options. */
 

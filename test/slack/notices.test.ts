@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Refusal, renderRefusal } from '../../src/slack/notices.js';
+import type { Refusal } from '../../src/approvals/outcomes.js';
+import { renderRefusal } from '../../src/slack/notices.js';
 import { expectInert, expectValidMessage } from './blocks.js';
 
 const AT = Date.UTC(2026, 10, 22, 5, 47, 37);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SlackMessage } from '../../src/slack/block-kit.js';
 import { blocksTextLength } from '../../src/block-kit/validate.js';
+import type { SlackMessage } from '../../src/slack/block-kit.js';
 import {
   markdownToMrkdwn,
   renderAgentReply,

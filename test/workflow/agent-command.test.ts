@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  agentCommandHelp,
-  parseAgentCommand,
-} from '../../src/workflow/agent-command.js';
+import { agentCommandHelp, parseAgentCommand } from '../../src/workflow/agent-command.js';
 
 const apps = ['ops', 'payments'];
 

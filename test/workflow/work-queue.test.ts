@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KeyedWorkQueue } from '../../src/workflow/work-queue.js';
 import { createLog } from '../../src/log.js';
+import { KeyedWorkQueue } from '../../src/workflow/work-queue.js';
 
 function quietLog() {
   const lines: string[] = [];

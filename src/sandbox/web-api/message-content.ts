@@ -1,4 +1,9 @@
-import { checkMessage, MSG_BLOCKS_TOO_LONG, MSG_TOO_LONG, NO_TEXT } from '../../block-kit/validate.js';
+import {
+  checkMessage,
+  MSG_BLOCKS_TOO_LONG,
+  MSG_TOO_LONG,
+  NO_TEXT,
+} from '../../block-kit/validate.js';
 import type { Json } from '../json.js';
 import { type Arguments, jsonArg, stringArg } from './arguments.js';
 import { blockFailure, failure, type MethodResult } from './results.js';

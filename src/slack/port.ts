@@ -1,17 +1,10 @@
-import type { KnownBlock, View } from '@slack/types';
+import type { View } from '@slack/types';
+import type { SlackMessage } from './block-kit.js';
 
 /**
- * The few things the approval workflow needs from the outside world. Only `main.ts` builds the
- * concrete clients; tests hand in the real ones pointed at local servers.
+ * The handful of Slack Web API calls the workflow makes. Only the app's wiring builds the
+ * concrete client (`web-api-port.ts`); tests hand in the real one pointed at a local server.
  */
-
-export interface SlackMessage {
-  /** Notification and accessibility fallback; always set. */
-  text: string;
-  blocks?: KnownBlock[];
-}
-
-/** The handful of Slack Web API calls the workflow makes. */
 export interface SlackPort {
   postMessage(
     input: SlackMessage & { channel: string; threadTs?: string },
@@ -22,11 +15,6 @@ export interface SlackPort {
   ): Promise<void>;
   openView(input: { triggerId: string; view: View }): Promise<void>;
 }
-
-/** Milliseconds since the epoch; injected so that tests can move time. */
-export type Clock = () => number;
-
-export const systemClock: Clock = () => Date.now();
 
 /** A Slack Web API call that failed after the client's own retries; `code` is Slack's error. */
 export class SlackCallError extends Error {

@@ -1,0 +1,37 @@
+import type { Approver, GateDecision, GateState } from './records.js';
+
+/**
+ * Outcomes the workflow returns as values rather than throws: why a click changed nothing, why a
+ * run ended without an answer. Renderers in `slack/` word them; nothing here knows about Slack.
+ */
+
+/** Why a click (a vote, a modal, a Retry, a command) changed nothing. */
+export type Refusal =
+  /** The clicker is not among the approvers; `approvers` says who is. */
+  | { kind: 'not_approver'; approvers: readonly Approver[] }
+  /** The clicker started the run and the policy does not allow self-approval. */
+  | { kind: 'self_approval' }
+  | { kind: 'already_decided'; state: GateState; decision: GateDecision }
+  | { kind: 'already_voted'; approvals?: number; quorum?: number }
+  | { kind: 'expired'; expiresAt?: number; onExpiry?: 'reject' | 'cancel' }
+  /** No such gate, or no longer pending (a stale card, a pause already resumed). */
+  | { kind: 'not_found' }
+  | { kind: 'nobody_may_approve'; rule: string }
+  | { kind: 'reason_required' }
+  /** Slack could not tell who may approve (a user group or channel lookup failed): fail closed. */
+  | { kind: 'permission_check_failed' }
+  /** The app could not record the decision (Redis unreachable, …): nothing changed. */
+  | { kind: 'decision_failed' }
+  /** The run could not start its thread in this channel; `code` is Slack's error. */
+  | { kind: 'cannot_post_here'; code: string };
+
+/** Why a run ended without an answer. Messages come from ADK and are shown escaped. */
+export type RunError =
+  | { kind: 'unreachable' }
+  | { kind: 'http'; status: number; message?: string }
+  | { kind: 'error_frame'; message: string }
+  /** ADK refused to apply a decision (IntentMismatchError); `reason` is ADK's word for why. */
+  | { kind: 'not_applied'; reason: string }
+  | { kind: 'timeout' }
+  /** The server answered something this app cannot read. */
+  | { kind: 'unreadable'; message: string };

@@ -1,0 +1,10 @@
+import type { Log } from '../log.js';
+import type { SlackPort } from '../slack/port.js';
+import type { ApprovalWorkflow } from '../workflow/approval-workflow.js';
+
+/** What every listener is given. */
+export interface ListenerDeps {
+  workflow: ApprovalWorkflow;
+  slack: SlackPort;
+  log: Log;
+}
