@@ -4,7 +4,7 @@ import type { LogLevel as ConfiguredLevel } from './config.js';
 
 /**
  * One line per entry: time, level, component, message, then `key=value` fields.
- * Tool arguments and payloads are only ever passed at debug level (DEVELOPERS.md).
+ * Tool arguments and payloads are only ever passed at debug level: they may hold secrets.
  */
 export type Fields = Record<string, string | number | boolean | undefined | null>;
 

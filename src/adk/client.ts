@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { type JsonObject, parseJsonText } from '../json.js';
 import { CallScope } from './call-scope.js';
 import { AdkError, truncateServerMessage } from './errors.js';
-import type { JsonObject } from './gate.js';
 import { readSseFrames, type SseFrame } from './sse.js';
 import {
   type AdkEvent,
@@ -178,12 +178,9 @@ export class AdkClient {
       scope.limit(this.requestTimeoutMs, `took longer than ${this.requestTimeoutMs} ms`);
       const response = await this.send(method, path, body, scope);
       if (!response.ok) throw await httpError(response, what, scope);
-      const text = await response.text();
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw new AdkError('protocol', `${what} did not return JSON`);
-      }
+      const json = parseJsonText(await response.text());
+      if (!json.ok) throw new AdkError('protocol', `${what} did not return JSON`);
+      return json.value;
     } catch (error) {
       throw scope.toError(error);
     } finally {
@@ -261,10 +258,8 @@ async function* resettingOnEachChunk(
 function runItem(frame: SseFrame, index: number): RunItem | undefined {
   // An empty `data:` line carries nothing (some servers use it as a keep-alive).
   if (frame.data.trim() === '') return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(frame.data);
-  } catch {
+  const json = parseJsonText(frame.data);
+  if (!json.ok) {
     return {
       type: 'malformed',
       error: new AdkError(
@@ -273,7 +268,7 @@ function runItem(frame: SseFrame, index: number): RunItem | undefined {
       ),
     };
   }
-  const failure = errorFrameMessage(json);
+  const failure = errorFrameMessage(json.value);
   if (failure !== undefined) {
     const serverMessage = truncateServerMessage(failure);
     const intentMismatch = parseIntentMismatch(failure.trim());
@@ -282,7 +277,7 @@ function runItem(frame: SseFrame, index: number): RunItem | undefined {
       ...(intentMismatch ? { intentMismatch } : {}),
     });
   }
-  const event = parseEvent(json);
+  const event = parseEvent(json.value);
   if (!event.success) {
     return {
       type: 'malformed',
@@ -323,14 +318,10 @@ async function httpError(response: Response, what: string, scope: CallScope): Pr
 }
 
 function serverMessageOf(text: string): string {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return text;
-  }
-  const body = httpErrorBodySchema.safeParse(json);
-  if (!body.success) return typeof json === 'string' ? json : text;
+  const json = parseJsonText(text);
+  if (!json.ok) return text;
+  const body = httpErrorBodySchema.safeParse(json.value);
+  if (!body.success) return typeof json.value === 'string' ? json.value : text;
   if ('error' in body.data) return body.data.error;
   if (typeof body.data.detail === 'string') return body.data.detail;
   return body.data.detail

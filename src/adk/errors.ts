@@ -23,7 +23,10 @@ export type AdkErrorReason =
 
 /** ADK's refusal to apply a confirmation: `Tool confirmation rejected for function call '<id>': <reason>.` */
 export interface IntentMismatch {
-  /** The confirmation call id or the original call id, depending on `reason` (see adk-wire.md §2.6). */
+  /**
+   * The confirmation call id or the original call id, depending on `reason`: ADK JS 2.0 names
+   * the gate for `untrusted_request` and `malformed_request`, the original call otherwise.
+   */
   callId: string;
   /** e.g. `confirmation_not_required`, `unknown_original_call`, `arguments_mismatch`. */
   reason: string;
@@ -55,10 +58,6 @@ export class AdkError extends Error {
     if (options.serverMessage !== undefined) this.serverMessage = options.serverMessage;
     if (options.intentMismatch !== undefined) this.intentMismatch = options.intentMismatch;
   }
-}
-
-export function isAdkError(error: unknown): error is AdkError {
-  return error instanceof AdkError;
 }
 
 const MAX_SERVER_MESSAGE = 500;

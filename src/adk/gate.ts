@@ -1,26 +1,5 @@
 import { z } from 'zod';
-
-/** Any JSON value: what tool arguments and confirmation payloads are made of. */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | JsonValue[]
-  | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
-
-export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.null(),
-    z.boolean(),
-    z.number(),
-    z.string(),
-    z.array(jsonValueSchema),
-    z.record(z.string(), jsonValueSchema),
-  ]),
-);
-export const jsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), jsonValueSchema);
+import { type JsonValue, jsonObjectSchema, jsonValueSchema } from '../json.js';
 
 /**
  * One pending confirmation: a gated tool call waiting for a human decision. Several gates raised

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { gateSchema, jsonValueSchema } from '../adk/gate.js';
+import { gateSchema } from '../adk/gate.js';
+import { jsonValueSchema } from '../json.js';
 
 /**
  * What the store keeps for each pause and each of its gates: everything needed to render the

@@ -1,4 +1,5 @@
-import type { Gate, JsonValue } from '../adk/gate.js';
+import type { Gate } from '../adk/gate.js';
+import type { JsonValue } from '../json.js';
 import type {
   AdkCoordinates,
   CardLocation,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from '../block-kit/limits.js';
+import { parseJsonText } from '../json.js';
 
 /**
  * Every id the app puts on interactive elements, and the encodings it reads back. Buttons and
@@ -38,13 +39,9 @@ export const CALLBACK_IDS = {
 /** Reads JSON text with a schema; anything else (not JSON, wrong shape) is `undefined`. */
 export function parseJsonWith<T>(schema: z.ZodType<T>, text: unknown): T | undefined {
   if (typeof text !== 'string') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const parsed = schema.safeParse(value);
+  const json = parseJsonText(text);
+  if (!json.ok) return undefined;
+  const parsed = schema.safeParse(json.value);
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -106,9 +103,4 @@ export function parseGateChoice(value: unknown): GateChoice | undefined {
 export function fitsGateChoice(pauseId: string, gateCount: number): boolean {
   const longest = encodeGateChoice({ pauseId, gateIndex: gateCount, decision: 'approve' });
   return longest.length <= LIMITS.optionValue;
-}
-
-/** The call id a menu choice refers to, given the pause's `callIds`. */
-export function callIdOfChoice(choice: GateChoice, callIds: readonly string[]): string | undefined {
-  return callIds[choice.gateIndex];
 }

@@ -1,5 +1,5 @@
-import type { JsonValue } from '../adk/gate.js';
 import type { GateRecord } from '../approvals/records.js';
+import type { JsonValue } from '../json.js';
 import {
   ACTION_IDS,
   encodeButtonValue,

@@ -1,5 +1,5 @@
-import type { JsonValue } from '../adk/gate.js';
 import type { GateRecord } from '../approvals/records.js';
+import type { JsonValue } from '../json.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
 import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';

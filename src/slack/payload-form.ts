@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type JsonValue, jsonValueSchema } from '../adk/gate.js';
 import { LIMITS } from '../block-kit/limits.js';
+import { type JsonValue, jsonValueSchema, parseJsonText } from '../json.js';
 import {
   type ContextBlock,
   type InputBlock,
@@ -269,13 +269,11 @@ function readList(field: FormField, state: StateValue | undefined): FieldResult 
 function readJson(field: FormField, state: StateValue | undefined): FieldResult {
   const text = state?.value?.trim() ?? '';
   if (text === '') return { ok: false, error: 'Enter a JSON value.' };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
+  const raw = parseJsonText(text);
+  if (!raw.ok) {
     return { ok: false, error: 'This is not valid JSON: check the quotes, commas and brackets.' };
   }
-  const parsed = jsonValueSchema.safeParse(raw);
+  const parsed = jsonValueSchema.safeParse(raw.value);
   if (!parsed.success) return { ok: false, error: 'This is not valid JSON.' };
   if (field.template !== undefined) {
     const mismatch = shapeMismatch(field.template, parsed.data);

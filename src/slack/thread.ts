@@ -16,7 +16,7 @@ import { channelMention, userMention } from './mentions.js';
 
 /**
  * The messages of a run's thread: who asked what, the agent's reply, which tools ran, what went
- * wrong, where the approval card is, and a reject reason passed on. Everything from the agent
+ * wrong, and where the approval card is. Everything from the agent
  * or a user is escaped; the `text` fallbacks mention nobody.
  */
 
@@ -27,7 +27,6 @@ const REPLY_SECTION_MAX = 2_900;
 const REPLY_MAX = LIMITS.messageBlocksText - 1_000;
 const FALLBACK_MAX = 200;
 const ERROR_MAX = 1_000;
-const REASON_MAX = 2_500;
 
 function section(text: string): KnownBlock {
   return { type: 'section', text: mrkdwn(text) };
@@ -216,37 +215,6 @@ export function renderCardElsewhere({ channelId, permalink }: CardElsewhereInput
       section(
         `:raised_hand: Approval needed: the request was posted in ${channel} for its approvers.${link}`,
       ),
-    ],
-  };
-}
-
-export interface RejectReasonInput {
-  userId: string;
-  toolNames: readonly string[];
-  reason: string;
-}
-
-/** A reject reason, said in the thread as it is passed on to the agent. */
-export function renderRejectReasonNote({
-  userId,
-  toolNames,
-  reason,
-}: RejectReasonInput): SlackMessage {
-  const names = listWithin(
-    toolNames.map((name) => inlineCode(name, 60)),
-    600,
-  );
-  const quoted = escapeWithin(reason.trim(), REASON_MAX, '\n')
-    .split('\n')
-    .map((line) => `> ${line}`)
-    .join('\n');
-  return {
-    text: `Rejected with a reason: ${escapeLine(reason, FALLBACK_MAX)}`,
-    blocks: [
-      section(
-        `:speech_balloon: ${userMention(userId)} rejected ${names || 'the request'} and said:\n${quoted}`,
-      ),
-      context('The agent is told this reason when it resumes.'),
     ],
   };
 }

@@ -1,5 +1,6 @@
-import type { Decision, JsonValue } from '../adk/gate.js';
+import type { Decision } from '../adk/gate.js';
 import type { GateRecord, PauseView } from '../approvals/records.js';
+import type { JsonValue } from '../json.js';
 
 /**
  * Turns decided gates into the answers ADK receives. Pure.

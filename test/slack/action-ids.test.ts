@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  callIdOfChoice,
   encodeButtonValue,
   encodeGateChoice,
   fitsGateChoice,
@@ -40,12 +39,6 @@ describe('values on buttons and menus', () => {
     const value = encodeGateChoice(choice);
     expect(value.length).toBeLessThanOrEqual(75);
     expect(parseGateChoice(value)).toEqual(choice);
-    expect(
-      callIdOfChoice(
-        choice,
-        Array.from({ length: 50 }, (_, i) => `c${i}`),
-      ),
-    ).toBe('c49');
     expect(parseGateChoice('{"p":"p1","i":-1,"a":"approve"}')).toBeUndefined();
     expect(parseGateChoice('{"p":"p1","i":1,"a":"delete"}')).toBeUndefined();
     expect(fitsGateChoice('p'.repeat(60), 50)).toBe(false);

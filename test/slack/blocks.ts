@@ -1,12 +1,7 @@
 import { expect } from 'vitest';
 import type { PauseView } from '../../src/approvals/records.js';
 import { checkMessage, checkView } from '../../src/block-kit/validate.js';
-import {
-  ACTION_IDS,
-  callIdOfChoice,
-  parseButtonValue,
-  parseGateChoice,
-} from '../../src/slack/action-ids.js';
+import { ACTION_IDS, parseButtonValue, parseGateChoice } from '../../src/slack/action-ids.js';
 
 /** Walking rendered Block Kit in tests: its texts, its buttons, its menu options. */
 
@@ -118,7 +113,7 @@ export function decisionPaths(view: PauseView, blocks: Json): Map<string, string
   for (const value of menuValues(blocks)) {
     const choice = parseGateChoice(value);
     if (choice?.pauseId !== view.pause.id || choice.decision !== 'approve') continue;
-    add(callIdOfChoice(choice, view.pause.callIds), 'menu');
+    add(view.pause.callIds[choice.gateIndex], 'menu');
   }
   return paths;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../../src/adk/gate.js';
+import type { JsonValue } from '../../src/json.js';
 import { CALLBACK_IDS } from '../../src/slack/action-ids.js';
 import type { Modal } from '../../src/slack/block-kit.js';
 import { parseEditMetadata, parseRejectMetadata } from '../../src/slack/modal-metadata.js';

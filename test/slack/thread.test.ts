@@ -5,7 +5,6 @@ import {
   markdownToMrkdwn,
   renderAgentReply,
   renderCardElsewhere,
-  renderRejectReasonNote,
   renderResumeFailed,
   renderRunError,
   renderStreamWarning,
@@ -147,19 +146,5 @@ describe('tool summaries, errors and notes', () => {
     expect(allText(odd.blocks)).toBe(
       ':raised_hand: Approval needed: the request was posted in another channel for its approvers.',
     );
-  });
-
-  it('quotes a reject reason, escaped, and says the agent will be told', () => {
-    const note = valid(
-      renderRejectReasonNote({
-        userId: 'U9',
-        toolNames: ['transfer_money'],
-        reason: `no\n${HOSTILE}`,
-      }),
-    );
-    expect(allText(note.blocks)).toContain(
-      '<@U9> rejected `transfer_money` and said:\n> no\n> &lt;!channel&gt;',
-    );
-    expect(allText(note.blocks)).toContain('The agent is told this reason when it resumes.');
   });
 });

@@ -1,4 +1,3 @@
-import type { JsonValue } from '../../src/adk/gate.js';
 import {
   type GatePolicy,
   type GateRecord,
@@ -6,6 +5,7 @@ import {
   type PauseView,
   pauseIdFor,
 } from '../../src/approvals/records.js';
+import type { JsonValue } from '../../src/json.js';
 
 /**
  * Records as the store hands them to the card builders. Names, ids, arguments and hints are

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type JsonObject, type JsonValue, jsonObjectSchema, jsonValueSchema } from '../gate.js';
+import { type JsonObject, type JsonValue, jsonObjectSchema, jsonValueSchema } from '../../json.js';
 import { absentable, epochMsSchema, formatIssues, withAliases } from './tolerant-schema.js';
 
 /**

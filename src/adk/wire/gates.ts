@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Gate, JsonObject, JsonValue } from '../gate.js';
+import type { JsonObject, JsonValue } from '../../json.js';
+import type { Gate } from '../gate.js';
 import { type AdkEvent, type Part, REQUEST_CONFIRMATION, USER_AUTHOR } from './events.js';
 import { absentable, formatIssues, withAliases } from './tolerant-schema.js';
 

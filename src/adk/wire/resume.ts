@@ -1,5 +1,6 @@
+import type { JsonObject } from '../../json.js';
 import { AdkError } from '../errors.js';
-import type { Decision, Gate, JsonObject } from '../gate.js';
+import type { Decision, Gate } from '../gate.js';
 import { type Content, type Part, REQUEST_CONFIRMATION } from './events.js';
 
 export interface ResumeMessage {

@@ -1,5 +1,5 @@
+import type { JsonValue } from '../../json.js';
 import type { IntentMismatch } from '../errors.js';
-import type { JsonValue } from '../gate.js';
 import { type AdkEvent, RESERVED_FUNCTION_NAMES, USER_AUTHOR } from './events.js';
 
 /** What a run's events mean for the people watching it: text to post, tools that ran. */

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../adk/gate.js';
+import type { JsonValue } from '../../json.js';
 
 /**
  * The `detail` of audit entries, the same for both stores: facts about a transition, never the

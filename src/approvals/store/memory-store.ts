@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../adk/gate.js';
+import type { JsonValue } from '../../json.js';
 import {
   type GateDecision,
   type GateRecord,

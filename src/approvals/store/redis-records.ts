@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonValueSchema } from '../../adk/gate.js';
+import { jsonValueSchema } from '../../json.js';
 import {
   type GateRecord,
   gateDecisionSchema,

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type Gate, jsonObjectSchema } from '../../../src/adk/gate.js';
+import type { Gate } from '../../../src/adk/gate.js';
 import { type GatePolicy, pauseIdFor } from '../../../src/approvals/records.js';
 import type { NewPause } from '../../../src/approvals/store.js';
+import { jsonObjectSchema } from '../../../src/json.js';
 
 /**
  * Test data: the two gates of a real ADK JS 2.0 capture (transfer_money and pay_invoice raised
