@@ -137,12 +137,12 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return pauseId !== undefined && this.pauses.has(pauseId) ? pauseId : undefined;
   }
 
-  async setCardTs(pauseId: string, ts: string): Promise<PauseView | undefined> {
+  async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
     const entry = this.pauses.get(pauseId);
     if (!entry) return undefined;
     entry.pause.card.ts = ts;
     entry.pause.version += 1;
-    this.record(entry, Date.now(), 'card_posted', SYSTEM_ACTOR, '', '');
+    this.record(entry, now, 'card_posted', SYSTEM_ACTOR, '', '');
     return view(entry);
   }
 

@@ -158,8 +158,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     return this.indexes.pauseIdOfCall(callId);
   }
 
-  async setCardTs(pauseId: string, ts: string): Promise<PauseView | undefined> {
-    const now = Date.now();
+  async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
     const outcome = await this.onPause(SCRIPTS.setCardTs, pauseId, () => [now, ts]);
     await this.indexes.apply(outcome.view, outcome.audit, now, []);
     return outcome.view;
