@@ -24,7 +24,7 @@ import type {
   VoteInput,
   VoteResult,
 } from '../store.js';
-import { cancelDetail, claimDetail, resumeFailedDetail, voteDetail } from './audit-detail.js';
+import { cancelDetail, claimDetail, resumeFailedDetail, voteDetail } from './rules.js';
 
 /**
  * The confirmation store in this process's memory: the same contract as the Redis store (one

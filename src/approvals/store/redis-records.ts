@@ -13,6 +13,7 @@ import {
   voteSchema,
 } from '../records.js';
 import { type NewGate, type NewPause, StoreError } from '../store.js';
+import { gateExpiresAt } from './rules.js';
 import { GATE_FIELDS, PAUSE_FIELDS } from './scripts/fields.js';
 
 /**
@@ -49,7 +50,7 @@ export function encodePause(input: NewPause, callIds: readonly string[]) {
 export function encodeGate(pauseId: string, gate: NewGate, now: number) {
   const { policy, ...fields } = gate;
   const record: StoredGate = { ...fields, pauseId, createdAt: now };
-  const expiresAt = policy.expiresInMs === undefined ? undefined : now + policy.expiresInMs;
+  const expiresAt = gateExpiresAt(policy, now);
   return {
     callId: gate.confirmationCallId,
     record: JSON.stringify(record),

@@ -2,6 +2,7 @@ import { errorMessage } from '../../error-message.js';
 import type { Log } from '../../log.js';
 import type { Clock } from '../clock.js';
 import type { ConfirmationStore, ExpiredGate } from '../store.js';
+import { DEFAULT_LIMIT } from './rules.js';
 
 export interface SweeperOptions {
   store: ConfirmationStore;
@@ -34,7 +35,7 @@ const MAX_BATCHES_PER_TICK = 20;
  */
 export function startSweeper(options: SweeperOptions): Sweeper {
   const { store, intervalMs, now, onExpired, onResumeDue, log } = options;
-  const batchSize = options.batchSize ?? 100;
+  const batchSize = options.batchSize ?? DEFAULT_LIMIT;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
