@@ -20,8 +20,8 @@ export interface ConfirmationStore {
   getPause(pauseId: string): Promise<PauseView | undefined>;
   /** O(1): which pause holds the gate answered with this call id. */
   findPauseIdByCallId(callId: string): Promise<string | undefined>;
-  /** Remembers where the card was posted (its `ts`), once Slack answered. */
-  setCardTs(pauseId: string, ts: string): Promise<PauseView | undefined>;
+  /** Remembers where the card was posted (its `ts`), once Slack answered; `now` dates the audit entry. */
+  setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined>;
 
   /** One vote. One reject decides; approvals decide at the quorum; a voter counts once. */
   vote(input: VoteInput): Promise<VoteResult>;

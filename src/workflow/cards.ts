@@ -28,7 +28,7 @@ export class ApprovalCards {
       ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
       ...message,
     });
-    const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts);
+    const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     return updated ?? view;
   }
 

@@ -1,12 +1,4 @@
-import type { JsonValue } from '../../json.js';
-import {
-  type GateDecision,
-  type GateRecord,
-  type GateState,
-  type PauseRecord,
-  type PauseView,
-  SYSTEM_ACTOR,
-} from '../records.js';
+import type { PauseView } from '../records.js';
 import type {
   AuditEntry,
   CancelInput,
@@ -24,13 +16,41 @@ import type {
   VoteInput,
   VoteResult,
 } from '../store.js';
-import { cancelDetail, claimDetail, resumeFailedDetail, voteDetail } from './audit-detail.js';
+import { cancel } from './memory/cancel.js';
+import { claimResume } from './memory/claim-resume.js';
+import { createPause } from './memory/create-pause.js';
+import { expireGate } from './memory/expire-gate.js';
+import { finishResume } from './memory/finish-resume.js';
+import { gateOf, type MemoryPause, PauseRun, viewOf } from './memory/prelude.js';
+import { setCardTs } from './memory/set-card-ts.js';
+import { vote } from './memory/vote.js';
+import {
+  assertSamePause,
+  cancelDetail,
+  checkNewPause,
+  createdDetail,
+  DEFAULT_AUDIT_MAXLEN,
+  DEFAULT_LIMIT,
+  DEFAULT_RETENTION_MS,
+  type FinishOutcome,
+  isDue,
+  isLiveResume,
+  newVote,
+  personDecision,
+  resumeFailedDetail,
+  systemDecision,
+  voteDetail,
+} from './rules.js';
 
 /**
  * The confirmation store in this process's memory: the same contract as the Redis store (one
- * test suite proves both), for a single instance that may lose everything on restart. Each call
- * runs to completion synchronously, which is what makes its transitions atomic. Finished pauses
- * are dropped `retentionMs` after they finished, checked against the `now` of later calls.
+ * test suite proves both), for a single instance that may lose everything on restart.
+ *
+ * Laid out as the twin of the Redis store: each transition is the twin of one Lua script
+ * (memory/, same names, same order of checks), and this class does what redis-store.ts and
+ * redis-indexes.ts do around the scripts: the call-id and pending indexes, the store-wide
+ * audit, due expiries and resumes. Finished pauses are dropped `retentionMs` after they
+ * finished, checked against the `now` of later calls.
  */
 export interface MemoryStoreOptions {
   /** How long a finished pause (resumed, failed, abandoned) is kept. Default 7 days. */
@@ -39,33 +59,13 @@ export interface MemoryStoreOptions {
   auditMaxLen?: number;
 }
 
-interface GateEntry {
-  record: GateRecord;
-  voters: Set<string>;
-  approvals: number;
-  lastPayload?: JsonValue;
-}
-
-interface PauseEntry {
-  pause: PauseRecord;
-  /** In `callIds` order. */
-  gates: Map<string, GateEntry>;
-  audit: AuditEntry[];
-  /** When its resume is due: set when it became decided, moved to the lease's end on a claim. */
-  resumeDueAt?: number;
-}
-
-const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-const DEFAULT_AUDIT_MAXLEN = 100_000;
-const PER_PAUSE_AUDIT_MAX = 1000;
-
 export class MemoryConfirmationStore implements ConfirmationStore {
-  private readonly pauses = new Map<string, PauseEntry>();
+  private readonly pauses = new Map<string, MemoryPause>();
+  /** The newest pause holding each call id. */
   private readonly byCallId = new Map<string, string>();
+  /** Gates pending when recorded, by card channel and by user approver; stale ones drop when listed. */
   private readonly pendingByChannel = new Map<string, Map<string, GateRef>>();
   private readonly pendingByUser = new Map<string, Map<string, GateRef>>();
-  /** Finished pauses by when they are dropped; in finishing order, so oldest first. */
-  private readonly removals = new Map<string, number>();
   private readonly audit: AuditEntry[] = [];
   private auditSequence = 0;
   private readonly retentionMs: number;
@@ -77,59 +77,25 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   async createPause(input: NewPause): Promise<CreatePauseResult> {
+    const callIds = checkNewPause(input);
     const { id, now } = input;
     this.purge(now);
-    const callIds = input.gates.map((gate) => gate.confirmationCallId);
-    if (id === '') throw new Error('A pause id must not be empty');
-    if (callIds.length === 0) throw new Error(`Pause ${id} has no gates`);
-    if (new Set(callIds).size !== callIds.length) {
-      throw new Error(`Pause ${id} has the same confirmation call id twice`);
-    }
-    const existing = this.pauses.get(id);
-    if (existing) {
-      if (!sameSet(existing.pause.callIds, callIds)) {
-        throw new Error(`pause ${id} exists with other call ids`);
-      }
-      for (const callId of callIds) if (!this.byCallId.has(callId)) this.byCallId.set(callId, id);
-      return { kind: 'existed', view: view(existing) };
-    }
-    // Every field of the new pause but its gates is kept (fields added to both types carry over).
-    const { gates, now: _, ...fields } = input;
-    const entry: PauseEntry = {
-      pause: structuredClone({
-        ...fields,
-        callIds,
-        resume: { state: 'idle', attempts: 0 },
-        createdAt: now,
-        version: 1,
-      }),
-      gates: new Map(),
-      audit: [],
-    };
-    for (const { policy, ...gate } of gates) {
-      const record: GateRecord = structuredClone({
-        ...gate,
-        pauseId: id,
-        policy,
-        state: 'pending',
-        votes: [],
-        createdAt: now,
-        ...(policy.expiresInMs === undefined ? {} : { expiresAt: now + policy.expiresInMs }),
-        version: 1,
-      });
-      entry.gates.set(record.confirmationCallId, { record, voters: new Set(), approvals: 0 });
-      this.indexPending(entry, record, true);
-    }
-    this.pauses.set(id, entry);
-    // The newest pause wins a call id that repeats (adk-rs ids are chosen by the model).
-    for (const callId of callIds) this.byCallId.set(callId, id);
-    this.record(entry, now, 'created', input.requester, '', `gates=${callIds.length}`);
-    return { kind: 'created', view: view(entry) };
+    const { created, run } = createPause(
+      this.pauses,
+      input,
+      callIds,
+      createdDetail(callIds.length),
+    );
+    const view = run.view();
+    assertSamePause(id, view, callIds);
+    this.afterCreate(view, created);
+    this.mirror(run);
+    return { kind: created ? 'created' : 'existed', view };
   }
 
   async getPause(pauseId: string): Promise<PauseView | undefined> {
     const entry = this.pauses.get(pauseId);
-    return entry && view(entry);
+    return entry && viewOf(entry);
   }
 
   async findPauseIdByCallId(callId: string): Promise<string | undefined> {
@@ -137,168 +103,87 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return pauseId !== undefined && this.pauses.has(pauseId) ? pauseId : undefined;
   }
 
-  async setCardTs(pauseId: string, ts: string): Promise<PauseView | undefined> {
-    const entry = this.pauses.get(pauseId);
-    if (!entry) return undefined;
-    entry.pause.card.ts = ts;
-    entry.pause.version += 1;
-    this.record(entry, Date.now(), 'card_posted', SYSTEM_ACTOR, '', '');
-    return view(entry);
+  async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
+    const run = this.load(pauseId, now);
+    if (!run) return undefined;
+    setCardTs(run, ts);
+    this.mirror(run);
+    return run.view();
   }
 
   async vote(input: VoteInput): Promise<VoteResult> {
-    const { pauseId, callId, voter, choice, payload, reason, now } = input;
-    this.purge(now);
-    const entry = this.pauses.get(pauseId);
-    const gate = entry?.gates.get(callId);
-    if (!entry || !gate) return { kind: 'not_found' };
-    const record = gate.record;
-    if (record.state !== 'pending') {
-      if (record.decision === undefined) throw new Error(`gate ${callId} decided without decision`);
-      return {
-        kind: 'already_decided',
-        view: view(entry),
-        state: record.state,
-        decision: structuredClone(record.decision),
-      };
-    }
-    if (isDue(record, now)) {
-      const state = this.expire(entry, gate, now);
-      return { kind: 'expired', view: view(entry), state, pauseDecided: isDecided(entry) };
-    }
-    if (gate.voters.has(voter)) return { kind: 'already_voted', view: view(entry) };
-    gate.voters.add(voter);
-    record.votes.push(
-      structuredClone({
-        voter,
-        choice,
-        at: now,
-        ...(payload === undefined ? {} : { payload }),
-        ...(reason === undefined ? {} : { reason }),
-      }),
-    );
-    record.version += 1;
-    this.record(entry, now, 'voted', voter, callId, voteDetail(input));
-    const decision: GateDecision = {
-      by: voter,
-      at: now,
-      ...(reason === undefined ? {} : { reason }),
-    };
-    if (choice === 'reject') {
-      this.decide(entry, gate, 'rejected', withPayload(decision, payload), now);
-      this.record(entry, now, 'rejected', voter, callId, '');
-      return {
-        kind: 'decided',
-        view: view(entry),
-        state: 'rejected',
-        pauseDecided: isDecided(entry),
-      };
-    }
-    gate.approvals += 1;
-    if (payload !== undefined) gate.lastPayload = structuredClone(payload);
-    const quorum = record.policy.quorum;
-    if (gate.approvals < quorum) {
-      return { kind: 'counted', view: view(entry), approvals: gate.approvals, quorum };
-    }
-    // This vote's payload if it has one, else the latest earlier approve vote's.
-    this.decide(entry, gate, 'approved', withPayload(decision, gate.lastPayload), now);
-    this.record(entry, now, 'approved', voter, callId, `approvals=${gate.approvals}/${quorum}`);
-    return {
-      kind: 'decided',
-      view: view(entry),
-      state: 'approved',
-      pauseDecided: isDecided(entry),
-    };
+    const { pauseId, callId, voter, payload, reason, now } = input;
+    const run = this.load(pauseId, now);
+    const gate = run?.gate(callId);
+    if (!run || !gate) return { kind: 'not_found' };
+    const result = vote(run, gate, {
+      vote: newVote(input),
+      payload,
+      decision: personDecision(voter, now, reason),
+      expiry: systemDecision(now),
+      retentionMs: this.retentionMs,
+      detail: voteDetail(input),
+    });
+    this.mirror(run);
+    return result;
   }
 
   async cancel(input: CancelInput): Promise<CancelResult> {
     const { pauseId, by, reason, now } = input;
-    this.purge(now);
-    const entry = this.pauses.get(pauseId);
-    if (!entry) return { kind: 'not_found' };
-    if (isDecided(entry)) return { kind: 'nothing_pending', view: view(entry) };
-    const decision: GateDecision = { by, at: now, ...(reason === undefined ? {} : { reason }) };
-    const callIds = this.abandon(entry, by, decision, cancelDetail(reason), now);
-    return { kind: 'cancelled', view: view(entry), callIds };
+    const run = this.load(pauseId, now);
+    if (!run) return { kind: 'not_found' };
+    const decision = personDecision(by, now, reason);
+    const result = cancel(run, by, decision, this.retentionMs, cancelDetail(reason));
+    this.mirror(run);
+    return result;
   }
 
-  async expireDue(now: number, limit = 100): Promise<ExpiredGate[]> {
+  /** Pending gates due at `now`, earliest first, each through the twin of expire_gate. */
+  async expireDue(now: number, limit = DEFAULT_LIMIT): Promise<ExpiredGate[]> {
     this.purge(now);
-    const due: { entry: PauseEntry; gate: GateEntry; at: number }[] = [];
+    const due: { pauseId: string; callId: string; at: number }[] = [];
     for (const entry of this.pauses.values()) {
-      for (const gate of entry.gates.values()) {
-        const { state, expiresAt } = gate.record;
-        if (state === 'pending' && expiresAt !== undefined && expiresAt <= now) {
-          due.push({ entry, gate, at: expiresAt });
+      for (const { record } of entry.gates) {
+        const { state, expiresAt } = record;
+        if (state === 'pending' && expiresAt !== undefined && isDue(expiresAt, now)) {
+          due.push({ pauseId: entry.pause.id, callId: record.confirmationCallId, at: expiresAt });
         }
       }
     }
     due.sort((a, b) => a.at - b.at);
     const expired: ExpiredGate[] = [];
-    for (const { entry, gate } of due.slice(0, limit)) {
-      // An earlier gate's `cancel` outcome may have cancelled this one already.
-      if (gate.record.state !== 'pending') continue;
-      const state = this.expire(entry, gate, now);
-      expired.push({
-        view: view(entry),
-        callId: gate.record.confirmationCallId,
-        state,
-        pauseDecided: isDecided(entry),
-      });
+    for (const { pauseId, callId } of due.slice(0, limit)) {
+      const run = this.load(pauseId, now);
+      const gate = run?.gate(callId);
+      if (!run || !gate) continue;
+      // An earlier gate's `cancel` outcome may have cancelled this one already: then undefined.
+      const gone = expireGate(run, gate, systemDecision(now), this.retentionMs);
+      this.mirror(run);
+      if (gone) expired.push(gone);
     }
     return expired;
   }
 
   async claimResume(input: ClaimResumeInput): Promise<ClaimResult> {
     const { pauseId, owner, now, leaseMs } = input;
-    this.purge(now);
-    const entry = this.pauses.get(pauseId);
-    if (!entry) return { kind: 'not_found' };
-    const resume = entry.pause.resume;
-    if (resume.state === 'resumed' || resume.state === 'abandoned') {
-      return { kind: 'finished', view: view(entry) };
-    }
-    if (!isDecided(entry)) return { kind: 'not_decided', view: view(entry) };
-    if (resume.state === 'failed' && !input.retryFailed) {
-      return { kind: 'awaiting_retry', view: view(entry) };
-    }
-    if (resume.state === 'resuming' && resume.leaseUntil !== undefined && resume.leaseUntil > now) {
-      return { kind: 'leased', view: view(entry), leaseUntil: resume.leaseUntil };
-    }
-    const attempt = resume.attempts + 1;
-    const tookOverFrom = resume.state === 'resuming' ? resume.leaseOwner : undefined;
-    // A retry of a failed resume makes the pause live again.
-    if (resume.state === 'failed') this.removals.delete(pauseId);
-    entry.pause.resume = {
-      ...resume,
-      state: 'resuming',
-      attempts: attempt,
-      leaseOwner: owner,
-      leaseUntil: now + leaseMs,
-      at: now,
-    };
-    entry.pause.version += 1;
-    entry.resumeDueAt = now + leaseMs;
-    this.record(
-      entry,
-      now,
-      'resume_claimed',
-      owner,
-      '',
-      claimDetail({ attempt, leaseMs, tookOverFrom }),
-    );
-    return { kind: 'claimed', view: view(entry), attempt };
+    const run = this.load(pauseId, now);
+    if (!run) return { kind: 'not_found' };
+    const retryFailed = input.retryFailed ?? false;
+    const result = claimResume(run, { owner, leaseUntil: now + leaseMs, leaseMs, retryFailed });
+    this.mirror(run);
+    return result;
   }
 
-  async dueResumes(now: number, limit = 100): Promise<string[]> {
+  /**
+   * Decided pauses never claimed (due since their last decision) and lapsed leases (due at the
+   * lease's end), earliest first; failed ones wait for a human Retry.
+   */
+  async dueResumes(now: number, limit = DEFAULT_LIMIT): Promise<string[]> {
     this.purge(now);
     const due: { pauseId: string; at: number }[] = [];
     for (const entry of this.pauses.values()) {
-      const { state } = entry.pause.resume;
-      const at = entry.resumeDueAt;
-      if ((state === 'idle' || state === 'resuming') && at !== undefined && at <= now) {
-        due.push({ pauseId: entry.pause.id, at });
-      }
+      const at = resumeDueAt(entry);
+      if (at !== undefined && at <= now) due.push({ pauseId: entry.pause.id, at });
     }
     return due
       .sort((a, b) => a.at - b.at)
@@ -307,191 +192,136 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   markResumed(input: FinishResumeInput): Promise<FinishResult> {
-    return Promise.resolve(this.finish(input, 'resumed', undefined));
+    return Promise.resolve(this.finish(input, 'resumed', '', ''));
   }
 
   markResumeFailed(input: ResumeFailedInput): Promise<FinishResult> {
-    return Promise.resolve(this.finish(input, 'failed', input.error));
+    const detail = resumeFailedDetail(input.error);
+    return Promise.resolve(this.finish(input, 'failed', input.error, detail));
   }
 
   /** Explicit user approvers only: user groups and channel members are known only to Slack. */
-  async listPendingByApprover(userId: string, limit = 100): Promise<GateRef[]> {
-    return [...(this.pendingByUser.get(userId)?.values() ?? [])].slice(0, limit);
+  async listPendingByApprover(userId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
+    return this.listPending(this.pendingByUser, userId, limit);
   }
 
-  async listPendingByChannel(channelId: string, limit = 100): Promise<GateRef[]> {
-    return [...(this.pendingByChannel.get(channelId)?.values() ?? [])].slice(0, limit);
+  async listPendingByChannel(channelId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
+    return this.listPending(this.pendingByChannel, channelId, limit);
   }
 
+  /**
+   * With a pause id: that pause's trail (ids are positions in it), kept as long as the pause.
+   * Without: the store-wide audit, capped at `auditMaxLen`.
+   */
   async readAudit(options: { pauseId?: string; count?: number } = {}): Promise<AuditEntry[]> {
-    const { pauseId, count = 100 } = options;
-    const entries = pauseId === undefined ? this.audit : (this.pauses.get(pauseId)?.audit ?? []);
-    return structuredClone(entries.slice(0, count));
+    const { pauseId, count = DEFAULT_LIMIT } = options;
+    if (pauseId === undefined) return structuredClone(this.audit.slice(0, count));
+    const trail = this.pauses.get(pauseId)?.trail ?? [];
+    return structuredClone(
+      trail.slice(0, count).map((item, i) => ({ id: String(i + 1), ...item })),
+    );
   }
 
   async close(): Promise<void> {}
 
   private finish(
     input: FinishResumeInput,
-    outcome: 'resumed' | 'failed',
-    error: string | undefined,
+    outcome: FinishOutcome,
+    error: string,
+    detail: string,
   ): FinishResult {
     const { pauseId, owner, now } = input;
+    const run = this.load(pauseId, now);
+    if (!run) return { kind: 'not_found' };
+    const retentionMs = this.retentionMs;
+    const result = finishResume(run, { owner, outcome, retentionMs, error, detail });
+    this.mirror(run);
+    return result;
+  }
+
+  /** The pause to run a script twin on, once pauses whose retention ended by `now` are gone. */
+  private load(pauseId: string, now: number): PauseRun | undefined {
     this.purge(now);
     const entry = this.pauses.get(pauseId);
-    if (!entry) return { kind: 'not_found' };
-    const resume = entry.pause.resume;
-    if (resume.leaseOwner !== owner) return { kind: 'lost_lease', view: view(entry) };
-    // The same owner repeating its call (a retried request) gets the same answer.
-    if (resume.state === outcome) return { kind: 'ok', view: view(entry) };
-    if (resume.state !== 'resuming') return { kind: 'lost_lease', view: view(entry) };
-    entry.pause.resume = {
-      ...resume,
-      state: outcome,
-      at: now,
-      ...(error === undefined ? {} : { lastError: error }),
-    };
-    entry.pause.version += 1;
-    entry.resumeDueAt = undefined;
-    const detail = error === undefined ? '' : resumeFailedDetail(error);
-    this.record(entry, now, outcome === 'resumed' ? 'resumed' : 'resume_failed', owner, '', detail);
-    this.retain(entry, now);
-    return { kind: 'ok', view: view(entry) };
+    return entry && new PauseRun(entry, now);
   }
 
-  private decide(
-    entry: PauseEntry,
-    gate: GateEntry,
-    state: GateState,
-    decision: GateDecision,
-    now: number,
-  ): void {
-    gate.record.state = state;
-    gate.record.decision = structuredClone(decision);
-    gate.record.version += 1;
-    this.indexPending(entry, gate.record, false);
-    if (isDecided(entry) && entry.pause.resume.state === 'idle') entry.resumeDueAt = now;
-  }
-
-  /** The gate's policy outcome for when its time runs out (the sweeper's and a late vote's). */
-  private expire(entry: PauseEntry, gate: GateEntry, now: number): GateState {
-    const decision: GateDecision = { by: SYSTEM_ACTOR, at: now };
-    const callId = gate.record.confirmationCallId;
-    if (gate.record.policy.onExpiry === 'cancel') {
-      this.decide(entry, gate, 'cancelled', decision, now);
-      this.record(entry, now, 'expired', SYSTEM_ACTOR, callId, 'outcome=cancelled');
-      this.abandon(entry, SYSTEM_ACTOR, decision, 'cause=expiry', now);
-      return 'cancelled';
+  /** As on Redis: the newest pause wins a call id; recording again fills only missing ones. */
+  private afterCreate(view: PauseView, created: boolean): void {
+    const { id, callIds, resume } = view.pause;
+    if (isLiveResume(resume.state)) {
+      for (const callId of callIds) {
+        if (created || !this.byCallId.has(callId)) this.byCallId.set(callId, id);
+      }
     }
-    this.decide(entry, gate, 'expired', decision, now);
-    this.record(entry, now, 'expired', SYSTEM_ACTOR, callId, 'outcome=expired');
-    return 'expired';
-  }
-
-  /** Cancels every pending gate; the pause will never be resumed. Returns the gates cancelled. */
-  private abandon(
-    entry: PauseEntry,
-    actor: string,
-    decision: GateDecision,
-    detail: string,
-    now: number,
-  ): string[] {
-    const cancelled: string[] = [];
-    for (const gate of entry.gates.values()) {
-      if (gate.record.state !== 'pending') continue;
-      this.decide(entry, gate, 'cancelled', decision, now);
-      this.record(entry, now, 'cancelled', actor, gate.record.confirmationCallId, detail);
-      cancelled.push(gate.record.confirmationCallId);
-    }
-    entry.pause.resume = { ...entry.pause.resume, state: 'abandoned', at: now };
-    entry.pause.version += 1;
-    entry.resumeDueAt = undefined;
-    this.record(entry, now, 'abandoned', actor, '', '');
-    this.retain(entry, now);
-    return cancelled;
-  }
-
-  private indexPending(entry: PauseEntry, gate: GateRecord, pending: boolean): void {
-    const ref: GateRef = { pauseId: entry.pause.id, callId: gate.confirmationCallId };
-    const key = JSON.stringify([ref.pauseId, ref.callId]);
-    const update = (index: Map<string, Map<string, GateRef>>, id: string) => {
-      const refs = index.get(id) ?? new Map<string, GateRef>();
-      if (pending) refs.set(key, ref);
-      else refs.delete(key);
-      if (refs.size === 0) index.delete(id);
-      else index.set(id, refs);
-    };
-    update(this.pendingByChannel, entry.pause.card.channelId);
-    for (const approver of gate.policy.approvers) {
-      if (approver.kind === 'user') update(this.pendingByUser, approver.id);
-    }
-  }
-
-  private retain(entry: PauseEntry, now: number): void {
-    this.removals.delete(entry.pause.id);
-    this.removals.set(entry.pause.id, now + this.retentionMs);
-  }
-
-  /** Drops pauses whose retention ended by `now`. */
-  private purge(now: number): void {
-    for (const [pauseId, removeAt] of this.removals) {
-      if (removeAt > now) break;
-      this.removals.delete(pauseId);
-      const entry = this.pauses.get(pauseId);
-      this.pauses.delete(pauseId);
-      for (const callId of entry?.pause.callIds ?? []) {
-        if (this.byCallId.get(callId) === pauseId) this.byCallId.delete(callId);
+    for (const gate of view.gates) {
+      if (gate.state !== 'pending') continue;
+      const ref: GateRef = { pauseId: id, callId: gate.confirmationCallId };
+      addRef(this.pendingByChannel, view.pause.card.channelId, ref);
+      for (const approver of gate.policy.approvers) {
+        if (approver.kind === 'user') addRef(this.pendingByUser, approver.id, ref);
       }
     }
   }
 
-  private record(
-    entry: PauseEntry,
-    at: number,
-    event: string,
-    actor: string,
-    callId: string,
-    detail: string,
-  ): void {
-    this.auditSequence += 1;
-    const item: AuditEntry = {
-      id: `${this.auditSequence}-0`,
-      at,
-      pauseId: entry.pause.id,
-      event,
-      actor,
-      ...(callId === '' ? {} : { callId }),
-      ...(detail === '' ? {} : { detail }),
-    };
-    entry.audit.push(item);
-    if (entry.audit.length > PER_PAUSE_AUDIT_MAX) entry.audit.shift();
-    this.audit.push(item);
-    if (this.audit.length > this.auditMaxLen)
+  /** Copies a run's trail entries to the store-wide audit. */
+  private mirror(run: PauseRun): void {
+    for (const item of run.audited) {
+      this.auditSequence += 1;
+      this.audit.push({ id: `${this.auditSequence}-0`, ...item });
+    }
+    if (this.audit.length > this.auditMaxLen) {
       this.audit.splice(0, this.audit.length - this.auditMaxLen);
+    }
+  }
+
+  /** Oldest first; refs of gates no longer pending (or pauses gone) are dropped as they are met. */
+  private listPending(
+    index: Map<string, Map<string, GateRef>>,
+    id: string,
+    limit: number,
+  ): GateRef[] {
+    const refs = index.get(id);
+    if (!refs) return [];
+    const found: GateRef[] = [];
+    for (const [key, ref] of refs) {
+      if (found.length >= limit) break;
+      const entry = this.pauses.get(ref.pauseId);
+      const gate = entry && gateOf(entry, ref.callId);
+      if (gate?.record.state === 'pending') found.push({ ...ref });
+      else refs.delete(key);
+    }
+    if (refs.size === 0) index.delete(id);
+    return found;
+  }
+
+  /** The twin of Redis expiring a finished pause's keys: drops pauses whose retention ended. */
+  private purge(now: number): void {
+    for (const [pauseId, entry] of this.pauses) {
+      if (entry.removeAt === undefined || entry.removeAt > now) continue;
+      this.pauses.delete(pauseId);
+      for (const callId of entry.pause.callIds) {
+        if (this.byCallId.get(callId) === pauseId) this.byCallId.delete(callId);
+      }
+    }
   }
 }
 
-function view(entry: PauseEntry): PauseView {
-  const gates = entry.pause.callIds.flatMap((callId) => {
-    const gate = entry.gates.get(callId);
-    return gate ? [gate.record] : [];
-  });
-  return structuredClone({ pause: entry.pause, gates });
+/** When a pause's resume is due, if it may be resumed without a person. */
+function resumeDueAt(entry: MemoryPause): number | undefined {
+  const { resume } = entry.pause;
+  if (resume.state === 'resuming') return resume.leaseUntil;
+  if (resume.state !== 'idle') return undefined;
+  let decidedAt = 0;
+  for (const { record } of entry.gates) {
+    if (record.decision === undefined) return undefined;
+    decidedAt = Math.max(decidedAt, record.decision.at);
+  }
+  return decidedAt;
 }
 
-function isDecided(entry: PauseEntry): boolean {
-  for (const gate of entry.gates.values()) if (gate.record.state === 'pending') return false;
-  return true;
-}
-
-function isDue(gate: GateRecord, now: number): boolean {
-  return gate.expiresAt !== undefined && now >= gate.expiresAt;
-}
-
-function withPayload(decision: GateDecision, payload: JsonValue | undefined): GateDecision {
-  return payload === undefined ? decision : { ...decision, payload: structuredClone(payload) };
-}
-
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((item) => b.includes(item));
+function addRef(index: Map<string, Map<string, GateRef>>, id: string, ref: GateRef): void {
+  const refs = index.get(id) ?? new Map<string, GateRef>();
+  refs.set(JSON.stringify([ref.pauseId, ref.callId]), ref);
+  index.set(id, refs);
 }

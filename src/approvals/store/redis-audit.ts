@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { parseJsonText } from '../../json.js';
 import { type AuditEntry, StoreError } from '../store.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-connection.js';
-import { parseJson } from './redis-records.js';
 
 /**
  * Reading the Redis store's audit: a pause's own trail (a list of JSON entries written by the
@@ -28,7 +28,10 @@ export async function readPauseTrail(
   count: number,
 ): Promise<AuditEntry[]> {
   const texts = await redisCall(`read ${key}`, () => redis.lrange(key, 0, count - 1));
-  return texts.map((text, i) => auditEntry(key, String(i + 1), pauseId, parseJson(text)));
+  return texts.map((text, i) => {
+    const json = parseJsonText(text);
+    return auditEntry(key, String(i + 1), pauseId, json.ok ? json.value : undefined);
+  });
 }
 
 /** The global audit stream, oldest first; ids are stream ids. */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { parseJsonText } from '../../json.js';
 import type { Log } from '../../log.js';
 import type { PauseView } from '../records.js';
 import { type GateRef, StoreError } from '../store.js';
 import type { StoreKeys } from './keys.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
-import { parseJson } from './redis-records.js';
+import { isLiveResume } from './rules.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
@@ -89,7 +90,7 @@ export class RedisIndexes {
    */
   afterCreate(view: PauseView, created: boolean): Promise<unknown>[] {
     const { id, callIds, resume } = view.pause;
-    const live = resume.state === 'idle' || resume.state === 'resuming';
+    const live = isLiveResume(resume.state);
     return [
       ...(live ? callIds : []).map((callId) =>
         created
@@ -349,7 +350,8 @@ export class RedisIndexes {
 }
 
 function parseMember(key: string, member: string): GateRef {
-  const parsed = gateMemberSchema.safeParse(parseJson(member));
+  const json = parseJsonText(member);
+  const parsed = gateMemberSchema.safeParse(json.ok ? json.value : undefined);
   if (!parsed.success) {
     throw new StoreError('corrupt_record', `${key} holds an entry that is not [pauseId, callId]`);
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonValueSchema } from '../../json.js';
+import { jsonValueSchema, parseJsonText } from '../../json.js';
 import {
   type GateRecord,
   gateDecisionSchema,
@@ -13,6 +13,7 @@ import {
   voteSchema,
 } from '../records.js';
 import { type NewGate, type NewPause, StoreError } from '../store.js';
+import { gateExpiresAt } from './rules.js';
 import { GATE_FIELDS, PAUSE_FIELDS } from './scripts/fields.js';
 
 /**
@@ -49,7 +50,7 @@ export function encodePause(input: NewPause, callIds: readonly string[]) {
 export function encodeGate(pauseId: string, gate: NewGate, now: number) {
   const { policy, ...fields } = gate;
   const record: StoredGate = { ...fields, pauseId, createdAt: now };
-  const expiresAt = policy.expiresInMs === undefined ? undefined : now + policy.expiresInMs;
+  const expiresAt = gateExpiresAt(policy, now);
   return {
     callId: gate.confirmationCallId,
     record: JSON.stringify(record),
@@ -59,13 +60,10 @@ export function encodeGate(pauseId: string, gate: NewGate, now: number) {
 }
 
 const jsonText = z.string().transform((text, ctx): unknown => {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value;
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'not JSON' });
-    return z.NEVER;
-  }
+  const json = parseJsonText(text);
+  if (json.ok) return json.value;
+  ctx.addIssue({ code: 'custom', message: 'not JSON' });
+  return z.NEVER;
 });
 const numberText = z
   .string()
@@ -160,16 +158,6 @@ export function decodeView(
 /** The call ids of a pause from its `record` field alone (to build its script keys). */
 export function decodeCallIds(key: string, record: string): string[] {
   return parseOrThrow(key, jsonText.pipe(storedPauseSchema), record).callIds;
-}
-
-/** JSON text to a value to parse with zod; `undefined` when it is not JSON. */
-export function parseJson(text: string): unknown {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value;
-  } catch {
-    return undefined;
-  }
 }
 
 function parseOrThrow<T extends z.ZodType>(key: string, schema: T, input: unknown): z.output<T> {

@@ -1,5 +1,5 @@
 import type { Log } from '../../log.js';
-import { type GateDecision, gateStateSchema, type PauseView, SYSTEM_ACTOR } from '../records.js';
+import { gateStateSchema, type PauseView } from '../records.js';
 import {
   type AuditEntry,
   type CancelInput,
@@ -18,12 +18,26 @@ import {
   type VoteInput,
   type VoteResult,
 } from '../store.js';
-import { cancelDetail, resumeFailedDetail, voteDetail } from './audit-detail.js';
 import { assertNoHashTag, type StoreKeys, storeKeys } from './keys.js';
 import { readAuditStream, readPauseTrail } from './redis-audit.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { decodeCallIds, decodeView, encodeGate, encodePause } from './redis-records.js';
+import {
+  assertSamePause,
+  cancelDetail,
+  checkNewPause,
+  createdDetail,
+  DEFAULT_AUDIT_MAXLEN,
+  DEFAULT_LIMIT,
+  DEFAULT_RETENTION_MS,
+  type FinishOutcome,
+  newVote,
+  personDecision,
+  resumeFailedDetail,
+  systemDecision,
+  voteDetail,
+} from './rules.js';
 import { CANCEL_LUA } from './scripts/cancel.lua.js';
 import { CLAIM_RESUME_LUA } from './scripts/claim-resume.lua.js';
 import type { ScriptCodeName } from './scripts/codes.js';
@@ -72,8 +86,6 @@ export interface RedisStoreOptions {
   log?: Pick<Log, 'warn'>;
 }
 
-const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-const DEFAULT_AUDIT_MAXLEN = 100_000;
 const DEFAULT_RECHECK_MS = 5 * 60 * 1000;
 /** Call ids of a pause never change: a replica keeps the latest ones to build script keys. */
 const CALL_ID_CACHE_SIZE = 10_000;
@@ -129,20 +141,25 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   async createPause(input: NewPause): Promise<CreatePauseResult> {
     const callIds = checkNewPause(input);
+    assertNoHashTag('A pause id', input.id);
     const { id, now } = input;
     const gates = input.gates.map((gate) => encodeGate(id, gate, now));
     await this.indexes.beforeCreate(id, gates, now);
     const pause = encodePause(input, callIds);
-    const args: (string | number)[] = [now, pause.record, pause.cardTs, input.requester];
+    const args: (string | number)[] = [
+      now,
+      pause.record,
+      pause.cardTs,
+      input.requester,
+      createdDetail(callIds.length),
+    ];
     for (const gate of gates) {
       args.push(gate.callId, gate.record, gate.policy, gate.expiresAt ?? '');
     }
     const outcome = await this.runScript(SCRIPTS.createPause, id, callIds, args);
     // Recorded before with the same call ids in another order: that is the same pause.
     const view = outcome.view ?? (await this.getPause(id));
-    if (view === undefined || !sameSet(view.pause.callIds, callIds)) {
-      throw new Error(`Pause ${id} exists with other call ids`);
-    }
+    assertSamePause(id, view, callIds);
     this.remember(id, view.pause.callIds);
     const created = outcome.code === 'CREATED';
     await this.indexes.apply(view, outcome.audit, now, this.indexes.afterCreate(view, created));
@@ -150,7 +167,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   }
 
   async getPause(pauseId: string): Promise<PauseView | undefined> {
-    const outcome = await this.onPause(SCRIPTS.readPause, pauseId, () => [Date.now()]);
+    const outcome = await this.onPause(SCRIPTS.readPause, pauseId, () => ['']);
     return outcome.view;
   }
 
@@ -158,8 +175,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     return this.indexes.pauseIdOfCall(callId);
   }
 
-  async setCardTs(pauseId: string, ts: string): Promise<PauseView | undefined> {
-    const now = Date.now();
+  async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
     const outcome = await this.onPause(SCRIPTS.setCardTs, pauseId, () => [now, ts]);
     await this.indexes.apply(outcome.view, outcome.audit, now, []);
     return outcome.view;
@@ -167,7 +183,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   async vote(input: VoteInput): Promise<VoteResult> {
     const { pauseId, callId, voter, choice, payload, reason, now } = input;
-    const decision: GateDecision = withReason({ by: voter, at: now }, reason);
+    const decision = personDecision(voter, now, reason);
     const outcome = await this.onPause(SCRIPTS.vote, pauseId, (callIds) => {
       const index = callIds.indexOf(callId);
       if (index < 0) return undefined;
@@ -176,10 +192,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
         index + 1,
         voter,
         choice,
-        JSON.stringify({ voter, choice, at: now, payload, reason }),
+        JSON.stringify(newVote(input)),
         payload === undefined ? '' : JSON.stringify(payload),
         JSON.stringify(decision),
-        systemDecision(now),
+        JSON.stringify(systemDecision(now)),
         this.retentionMs,
         voteDetail(input),
       ];
@@ -218,7 +234,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   async cancel(input: CancelInput): Promise<CancelResult> {
     const { pauseId, by, reason, now } = input;
-    const decision = withReason({ by, at: now }, reason);
+    const decision = personDecision(by, now, reason);
     const outcome = await this.onPause(SCRIPTS.cancel, pauseId, () => [
       now,
       by,
@@ -239,7 +255,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
    * One read of the global expiry set, then one per-pause script per entry (Cluster-safe): the
    * script's state check makes each gate expire once, whichever replica gets there first.
    */
-  async expireDue(now: number, limit = 100): Promise<ExpiredGate[]> {
+  async expireDue(now: number, limit = DEFAULT_LIMIT): Promise<ExpiredGate[]> {
     const entries = await this.indexes.dueExpiries(now, limit);
     const results = await Promise.allSettled(entries.map((entry) => this.expireEntry(entry, now)));
     const expired: ExpiredGate[] = [];
@@ -286,7 +302,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   }
 
   /** Decided pauses never claimed, or whose lease lapsed; failed ones wait for a human Retry. */
-  dueResumes(now: number, limit = 100): Promise<string[]> {
+  dueResumes(now: number, limit = DEFAULT_LIMIT): Promise<string[]> {
     return this.indexes.dueResumes(now, limit);
   }
 
@@ -299,11 +315,11 @@ export class RedisConfirmationStore implements ConfirmationStore {
   }
 
   /** Explicit user approvers only: user groups and channel members are known only to Slack. */
-  listPendingByApprover(userId: string, limit = 100): Promise<GateRef[]> {
+  listPendingByApprover(userId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     return this.indexes.pendingForUser(userId, limit);
   }
 
-  listPendingByChannel(channelId: string, limit = 100): Promise<GateRef[]> {
+  listPendingByChannel(channelId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     return this.indexes.pendingInChannel(channelId, limit);
   }
 
@@ -312,7 +328,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
    * pause. Without: the global stream (ids are stream ids), capped at about `auditMaxLen`.
    */
   readAudit(options: { pauseId?: string; count?: number } = {}): Promise<AuditEntry[]> {
-    const { pauseId, count = 100 } = options;
+    const { pauseId, count = DEFAULT_LIMIT } = options;
     return pauseId === undefined
       ? readAuditStream(this.redis, this.keys.audit, count)
       : readPauseTrail(this.redis, this.keys.pauseAudit(pauseId), pauseId, count);
@@ -331,7 +347,8 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const { pauseId, callId } = entry;
     const outcome = await this.onPause(SCRIPTS.expireGate, pauseId, (callIds) => {
       const index = callIds.indexOf(callId);
-      return index < 0 ? undefined : [now, index + 1, systemDecision(now), this.retentionMs];
+      if (index < 0) return undefined;
+      return [now, index + 1, JSON.stringify(systemDecision(now)), this.retentionMs];
     });
     const { code, info, view } = outcome;
     if (code === 'NOT_FOUND') {
@@ -355,7 +372,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   private async finish(
     input: FinishResumeInput,
-    outcome: 'resumed' | 'failed',
+    outcome: FinishOutcome,
     error: string,
     detail: string,
   ): Promise<FinishResult> {
@@ -446,31 +463,6 @@ export class RedisConfirmationStore implements ConfirmationStore {
       if (!oldest.done) this.callIdCache.delete(oldest.value);
     }
   }
-}
-
-/** Checks what the store relies on and returns the call ids, in the order ADK raised them. */
-function checkNewPause(input: NewPause): string[] {
-  if (input.id === '') throw new Error('A pause id must not be empty');
-  assertNoHashTag('A pause id', input.id);
-  const callIds = input.gates.map((gate) => gate.confirmationCallId);
-  if (callIds.length === 0) throw new Error(`Pause ${input.id} has no gates`);
-  if (new Set(callIds).size !== callIds.length) {
-    throw new Error(`Pause ${input.id} has the same confirmation call id twice`);
-  }
-  return callIds;
-}
-
-function withReason(decision: GateDecision, reason: string | undefined): GateDecision {
-  return reason === undefined ? decision : { ...decision, reason };
-}
-
-function systemDecision(now: number): string {
-  const decision: GateDecision = { by: SYSTEM_ACTOR, at: now };
-  return JSON.stringify(decision);
-}
-
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((item) => b.includes(item));
 }
 
 function unexpected(script: LuaScript, code: ScriptCodeName): StoreError {

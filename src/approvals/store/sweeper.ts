@@ -1,13 +1,15 @@
 import { errorMessage } from '../../error-message.js';
 import type { Log } from '../../log.js';
+import type { Clock } from '../clock.js';
 import type { ConfirmationStore, ExpiredGate } from '../store.js';
+import { DEFAULT_LIMIT } from './rules.js';
 
 export interface SweeperOptions {
   store: ConfirmationStore;
   /** Pause between the end of one tick and the start of the next. */
   intervalMs: number;
-  /** The clock; default `Date.now`. */
-  now?: () => number;
+  /** The clock every store call is given. */
+  now: Clock;
   /** Told of the gates this replica expired (to update their cards). */
   onExpired: (gates: ExpiredGate[]) => Promise<void>;
   /** Told of pauses whose resume is due (to claim and resume them). */
@@ -32,9 +34,8 @@ const MAX_BATCHES_PER_TICK = 20;
  * scheduled when one ends), and an error in a tick is logged without stopping the next.
  */
 export function startSweeper(options: SweeperOptions): Sweeper {
-  const { store, intervalMs, onExpired, onResumeDue, log } = options;
-  const now = options.now ?? Date.now;
-  const batchSize = options.batchSize ?? 100;
+  const { store, intervalMs, now, onExpired, onResumeDue, log } = options;
+  const batchSize = options.batchSize ?? DEFAULT_LIMIT;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;

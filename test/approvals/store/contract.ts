@@ -108,10 +108,10 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       it('remembers where the card was posted', async () => {
         const input = newPause();
         await store.createPause(input);
-        const view = await store.setCardTs(input.id, '1795326458.000200');
+        const view = await store.setCardTs(input.id, '1795326458.000200', T0 + 1);
         expect(view?.pause.card.ts).toBe('1795326458.000200');
         expect((await store.getPause(input.id))?.pause.card.ts).toBe('1795326458.000200');
-        expect(await store.setCardTs('p-missing', '1.2')).toBeUndefined();
+        expect(await store.setCardTs('p-missing', '1.2', T0 + 1)).toBeUndefined();
       });
 
       it('answers not_found for an unknown pause or gate', async () => {

@@ -14,22 +14,23 @@ export const CLAIM_RESUME_LUA = `${PAUSE_PRELUDE}
 local pause, gates = load()
 if not pause then return gates end
 local state = pause.resume_state
-if state == 'resumed' or state == 'abandoned' then return reply(CODE.FINISHED) end
+if RESUME_FINISHED[state] then return reply(CODE.FINISHED) end
 if pause.pending > 0 then return reply(CODE.NOT_DECIDED) end
-if state == 'failed' and ARGV[5] ~= '1' then return reply(CODE.AWAITING_RETRY) end
-if state == 'resuming' and pause.lease_until and pause.lease_until > NOW_MS then
+if state == RESUME.failed and ARGV[5] ~= '1' then return reply(CODE.AWAITING_RETRY) end
+if state == RESUME.resuming and pause.lease_until and pause.lease_until > NOW_MS then
   return reply(CODE.LEASED, {tostring(pause.lease_until)})
 end
 local attempt = pause.attempts + 1
-local detail = 'attempt=' .. attempt .. ' lease_ms=' .. ARGV[4]
-if state == 'resuming' then detail = detail .. ' took_over_from=' .. tostring(pause.lease_owner) end
+local took_over_from = nil
+if state == RESUME.resuming then took_over_from = pause.lease_owner end
 -- A failed pause was set to expire with the retention; a retry makes it live again.
-if state == 'failed' then
+if state == RESUME.failed then
   for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
 end
-redis.call('HSET', PAUSE, 'resumeState', 'resuming', 'resumeAt', NOW, 'leaseOwner', ARGV[2],
+redis.call('HSET', PAUSE, 'resumeState', RESUME.resuming, 'resumeAt', NOW, 'leaseOwner', ARGV[2],
   'leaseUntil', ARGV[3], 'attempts', attempt)
 bump(PAUSE)
-audit('resume_claimed', ARGV[2], '', detail)
+audit(EVENT.resume_claimed, ARGV[2], '',
+  detail(FACT.attempt, attempt, FACT.lease_ms, ARGV[4], FACT.took_over_from, took_over_from))
 return reply(CODE.CLAIMED, {attempt, state})
 `;

@@ -12,7 +12,7 @@ export const EXPIRE_GATE_LUA = `${PAUSE_PRELUDE}
 local pause, gates = load()
 if not pause then return gates end
 local gate = gates[tonumber(ARGV[2])]
-if gate.state ~= 'pending' or gate.expires_at == nil then return reply(CODE.NOT_PENDING) end
+if gate.state ~= STATE.pending or gate.expires_at == nil then return reply(CODE.NOT_PENDING) end
 if not is_due(gate) then return reply(CODE.NOT_DUE, {tostring(gate.expires_at)}) end
 local state = expire(pause, gates, gate, ARGV[3], ARGV[4])
 return reply(CODE.EXPIRED, {state, pause_decided(pause)})

@@ -4,7 +4,8 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
  * finish_resume: records how a resume ended, only for the current lease owner. The same call
  * repeated by that owner is answered OK again (a retried request), without a second entry.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: [1] now, [2] owner, [3] 'resumed' | 'failed', [4] retention ms, [5] error text or '',
+ * ARGV: [1] now, [2] owner, [3] 'resumed' | 'failed' (FINISH_EVENT's keys), [4] retention ms,
+ *       [5] error text or '',
  *       [6] audit detail
  * Returns OK {the lease's leaseUntil} | LOST_LEASE | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
@@ -15,15 +16,11 @@ local owner, outcome = ARGV[2], ARGV[3]
 local lease_until = tostring(pause.lease_until or '')
 if pause.lease_owner ~= owner then return reply(CODE.LOST_LEASE) end
 if pause.resume_state == outcome then return reply(CODE.OK, {lease_until}) end
-if pause.resume_state ~= 'resuming' then return reply(CODE.LOST_LEASE) end
+if pause.resume_state ~= RESUME.resuming then return reply(CODE.LOST_LEASE) end
 redis.call('HSET', PAUSE, 'resumeState', outcome, 'resumeAt', NOW)
-if outcome == 'failed' then redis.call('HSET', PAUSE, 'lastError', ARGV[5]) end
+if outcome == RESUME.failed then redis.call('HSET', PAUSE, 'lastError', ARGV[5]) end
 bump(PAUSE)
-if outcome == 'resumed' then
-  audit('resumed', owner, '', ARGV[6])
-else
-  audit('resume_failed', owner, '', ARGV[6])
-end
+audit(FINISH_EVENT[outcome], owner, '', ARGV[6])
 retain(ARGV[4])
 return reply(CODE.OK, {lease_until})
 `;

@@ -1,21 +1,19 @@
 import { luaCodeTable } from './codes.js';
 import { GATE_FIELDS, luaFieldList, PAUSE_FIELDS } from './fields.js';
+import { luaRules } from './rules.lua.js';
 
 /**
  * Helpers prepended to every per-pause script. Every such script takes the same KEYS:
  * [1] the pause hash, [2] the pause's audit list, [3..] its gate hashes in `callIds` order
- * (all `{<pauseId>}`-tagged: one slot); and ARGV[1] is always the caller's clock in ms.
+ * (all `{<pauseId>}`-tagged: one slot); and ARGV[1] is always the caller's clock in ms (empty
+ * for read_pause, which reads no clock). The store's rules come in as Lua tables (rules.lua.ts).
  * Each returns `{code, info, audit entries it wrote, pause fields, gate fields}`.
  */
 export const PAUSE_PRELUDE = `
 ${luaCodeTable()}
 ${luaFieldList('PAUSE_FIELDS', PAUSE_FIELDS)}
 ${luaFieldList('GATE_FIELDS', GATE_FIELDS)}
-local SYSTEM = 'system'
--- A pause has a handful of transitions; the cap only bounds a pathological vote storm.
-local PER_PAUSE_AUDIT_MAX = 1000
-local GATE_STATES = {pending = true, approved = true, rejected = true, expired = true, cancelled = true}
-local RESUME_STATES = {idle = true, resuming = true, resumed = true, failed = true, abandoned = true}
+${luaRules()}
 local NOW = ARGV[1]
 local NOW_MS = tonumber(NOW)
 local PAUSE, AUDIT = KEYS[1], KEYS[2]
@@ -59,7 +57,7 @@ local function load()
   if not pause.gate_count then return nil, corrupt(1, 'field gateCount') end
   if pause.gate_count ~= #KEYS - 2 then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}} end
   if not pause.pending then return nil, corrupt(1, 'field pending') end
-  if not RESUME_STATES[pause.resume_state] then return nil, corrupt(1, 'field resumeState') end
+  if not rawget(RESUME, pause.resume_state or '') then return nil, corrupt(1, 'field resumeState') end
   if not pause.attempts then return nil, corrupt(1, 'field attempts') end
   if f[6] and not pause.lease_until then return nil, corrupt(1, 'field leaseUntil') end
   local gates = {}
@@ -70,12 +68,12 @@ local function load()
     local g = redis.call('HMGET', KEYS[i], 'callId', 'state', 'version', 'expiresAt', 'policy')
     local gate = {key = KEYS[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
     if not g[1] then return nil, corrupt(i, 'field callId') end
-    if not GATE_STATES[gate.state] then return nil, corrupt(i, 'field state') end
+    if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
     if not tonumber(g[3] or '') then return nil, corrupt(i, 'field version') end
     if g[4] and not gate.expires_at then return nil, corrupt(i, 'field expiresAt') end
     local ok, policy = pcall(cjson.decode, g[5] or '')
     if not ok or type(policy) ~= 'table' or type(policy.quorum) ~= 'number'
-      or (policy.onExpiry ~= 'reject' and policy.onExpiry ~= 'cancel') then
+      or type(policy.onExpiry) ~= 'string' or not rawget(EXPIRY_OUTCOME, policy.onExpiry) then
       return nil, corrupt(i, 'field policy')
     end
     gate.quorum, gate.on_expiry = policy.quorum, policy.onExpiry
@@ -131,29 +129,27 @@ end
 local function abandon(pause, gates, actor, decision, detail, retention_ms)
   local cancelled = {}
   for _, gate in ipairs(gates) do
-    if gate.state == 'pending' then
-      decide(pause, gate, 'cancelled', decision, false)
-      audit('cancelled', actor, gate.call_id, detail)
+    if gate.state == STATE.pending then
+      decide(pause, gate, STATE.cancelled, decision, false)
+      audit(EVENT.cancelled, actor, gate.call_id, detail)
       cancelled[#cancelled + 1] = gate.call_id
     end
   end
-  set_resume('abandoned')
-  audit('abandoned', actor, '', '')
+  set_resume(RESUME.abandoned)
+  audit(EVENT.abandoned, actor, '', '')
   retain(retention_ms)
   return cancelled
 end
 
--- The outcome the gate's policy names for when its time runs out: 'expired' (answered as a
--- rejection) or 'cancelled' (and with it the whole pause). Used by the sweeper and a late vote.
+-- The outcome the gate's policy names for when its time runs out (EXPIRY_OUTCOME); a cancel
+-- abandons the whole pause. Used by the sweeper and a late vote.
 local function expire(pause, gates, gate, decision, retention_ms)
-  if gate.on_expiry == 'cancel' then
-    decide(pause, gate, 'cancelled', decision, false)
-    audit('expired', SYSTEM, gate.call_id, 'outcome=cancelled')
-    abandon(pause, gates, SYSTEM, decision, 'cause=expiry', retention_ms)
-    return 'cancelled'
+  local state = EXPIRY_OUTCOME[gate.on_expiry]
+  decide(pause, gate, state, decision, false)
+  audit(EVENT.expired, SYSTEM, gate.call_id, EXPIRED_DETAIL[state])
+  if state == STATE.cancelled then
+    abandon(pause, gates, SYSTEM, decision, EXPIRY_CANCEL_DETAIL, retention_ms)
   end
-  decide(pause, gate, 'expired', decision, false)
-  audit('expired', SYSTEM, gate.call_id, 'outcome=expired')
-  return 'expired'
+  return state
 end
 `;

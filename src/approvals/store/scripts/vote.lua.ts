@@ -14,7 +14,7 @@ export const VOTE_LUA = `${PAUSE_PRELUDE}
 local pause, gates = load()
 if not pause then return gates end
 local gate = gates[tonumber(ARGV[2])]
-if gate.state ~= 'pending' then return reply(CODE.ALREADY_DECIDED, {gate.state}) end
+if gate.state ~= STATE.pending then return reply(CODE.ALREADY_DECIDED, {gate.state}) end
 if is_due(gate) then
   local state = expire(pause, gates, gate, ARGV[8], ARGV[9])
   return reply(CODE.EXPIRED, {state, pause_decided(pause)})
@@ -28,17 +28,17 @@ local votes = redis.call('HGET', gate.key, 'votes')
 if votes == '[]' then votes = '[' .. ARGV[5] .. ']' else votes = string.sub(votes, 1, -2) .. ',' .. ARGV[5] .. ']' end
 redis.call('HSET', gate.key, 'votes', votes)
 bump(gate.key)
-audit('voted', voter, gate.call_id, ARGV[10])
-if choice == 'reject' then
-  decide(pause, gate, 'rejected', ARGV[7], ARGV[6])
-  audit('rejected', voter, gate.call_id, '')
-  return reply(CODE.DECIDED, {'rejected', pause_decided(pause)})
+audit(EVENT.voted, voter, gate.call_id, ARGV[10])
+if choice == CHOICE.reject then
+  decide(pause, gate, VOTE_OUTCOME.reject, ARGV[7], ARGV[6])
+  audit(EVENT.rejected, voter, gate.call_id, '')
+  return reply(CODE.DECIDED, {VOTE_OUTCOME.reject, pause_decided(pause)})
 end
 local approvals = redis.call('HINCRBY', gate.key, 'approvals', 1)
 if ARGV[6] ~= '' then redis.call('HSET', gate.key, 'lastPayload', ARGV[6]) end
 if approvals < gate.quorum then return reply(CODE.COUNTED, {approvals, gate.quorum}) end
 -- This vote's payload if it has one, else the latest earlier approve vote's.
-decide(pause, gate, 'approved', ARGV[7], redis.call('HGET', gate.key, 'lastPayload'))
-audit('approved', voter, gate.call_id, 'approvals=' .. approvals .. '/' .. gate.quorum)
-return reply(CODE.DECIDED, {'approved', pause_decided(pause)})
+decide(pause, gate, VOTE_OUTCOME.approve, ARGV[7], redis.call('HGET', gate.key, 'lastPayload'))
+audit(EVENT.approved, voter, gate.call_id, detail(FACT.approvals, {approvals, gate.quorum}))
+return reply(CODE.DECIDED, {VOTE_OUTCOME.approve, pause_decided(pause)})
 `;

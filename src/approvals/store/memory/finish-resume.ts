@@ -1,0 +1,31 @@
+import type { FinishResult } from '../../store.js';
+import { FINISH_EVENT, type FinishOutcome } from '../rules.js';
+import type { PauseRun } from './prelude.js';
+
+/** What the finish script gets as ARGV, beyond the clock. */
+export interface FinishArgs {
+  owner: string;
+  outcome: FinishOutcome;
+  retentionMs: number;
+  /** The error text of a failed resume, else ''. */
+  error: string;
+  detail: string;
+}
+
+/**
+ * Twin of scripts/finish-resume.lua.ts: records how a resume ended, only for the current lease
+ * owner. The same call repeated by that owner is answered `ok` again, without a second entry.
+ */
+export function finishResume(run: PauseRun, args: FinishArgs): FinishResult {
+  const pause = run.entry.pause;
+  const { owner, outcome } = args;
+  if (pause.resume.leaseOwner !== owner) return { kind: 'lost_lease', view: run.view() };
+  if (pause.resume.state === outcome) return { kind: 'ok', view: run.view() };
+  if (pause.resume.state !== 'resuming') return { kind: 'lost_lease', view: run.view() };
+  pause.resume = { ...pause.resume, state: outcome, at: run.now };
+  if (outcome === 'failed') pause.resume.lastError = args.error;
+  pause.version += 1;
+  run.audit(FINISH_EVENT[outcome], owner, '', args.detail);
+  run.retain(args.retentionMs);
+  return { kind: 'ok', view: run.view() };
+}

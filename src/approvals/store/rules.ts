@@ -1,0 +1,231 @@
+import type { JsonValue } from '../../json.js';
+import {
+  type GateDecision,
+  type GatePolicy,
+  type GateState,
+  type PauseView,
+  type ResumeStatus,
+  SYSTEM_ACTOR,
+  type Vote,
+} from '../records.js';
+import type { NewPause, VoteInput } from '../store.js';
+
+/**
+ * The rules both stores follow, whatever they store in: defaults, what a state means, what a
+ * vote or an expiry leads to, the checks of a new pause, and the audit vocabulary. The Redis
+ * scripts receive the data parts as Lua tables (scripts/rules.lua.ts), so each is written once.
+ */
+
+// --- defaults ----------------------------------------------------------------------------------
+
+/** How long a finished pause (resumed, failed, abandoned) is kept: 7 days. */
+export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** How many entries the store-wide audit keeps (approximately, on Redis). */
+export const DEFAULT_AUDIT_MAXLEN = 100_000;
+/** Items per listing, expiry batch or audit read when the caller names no limit. */
+export const DEFAULT_LIMIT = 100;
+/** A pause has a handful of transitions; the cap only bounds a pathological vote storm. */
+export const PER_PAUSE_AUDIT_MAX = 1000;
+
+// --- states ------------------------------------------------------------------------------------
+
+type ResumeState = ResumeStatus['state'];
+type VoteChoice = Vote['choice'];
+type OnExpiry = GatePolicy['onExpiry'];
+
+/** Resumes that are over: a claim answers `finished`. */
+export const FINISHED_RESUME_STATES = [
+  'resumed',
+  'abandoned',
+] as const satisfies readonly ResumeState[];
+
+/** Resumes that still happen without a person: due once decided, or once a lease lapses. */
+export const LIVE_RESUME_STATES = ['idle', 'resuming'] as const satisfies readonly ResumeState[];
+
+export function isLiveResume(state: ResumeState): boolean {
+  return LIVE_RESUME_STATES.some((live) => live === state);
+}
+
+/** The state a deciding vote leaves its gate in (one reject decides; approvals at the quorum). */
+export const VOTE_OUTCOME = {
+  approve: 'approved',
+  reject: 'rejected',
+} as const satisfies Record<VoteChoice, GateState>;
+
+/**
+ * The state an expired gate is left in, per its policy: `expired` (answered as a rejection) or
+ * `cancelled`, which abandons the whole pause.
+ */
+export const EXPIRY_OUTCOME = {
+  reject: 'expired',
+  cancel: 'cancelled',
+} as const satisfies Record<OnExpiry, GateState>;
+
+/** A gate is due at its `expiresAt` exactly: a vote at that instant applies the expiry. */
+export function isDue(expiresAt: number | undefined, now: number): boolean {
+  return expiresAt !== undefined && now >= expiresAt;
+}
+
+// --- a new pause -------------------------------------------------------------------------------
+
+/** Checks what both stores rely on and returns the call ids, in the order ADK raised them. */
+export function checkNewPause(input: NewPause): string[] {
+  if (input.id === '') throw new Error('A pause id must not be empty');
+  const callIds = input.gates.map((gate) => gate.confirmationCallId);
+  if (callIds.length === 0) throw new Error(`Pause ${input.id} has no gates`);
+  if (new Set(callIds).size !== callIds.length) {
+    throw new Error(`Pause ${input.id} has the same confirmation call id twice`);
+  }
+  return callIds;
+}
+
+/**
+ * The pause found under a new pause's id must hold the same call ids, in any order: then it is
+ * the same pause recorded again. Anything else (or nothing found) is an error.
+ */
+export function assertSamePause(
+  pauseId: string,
+  found: PauseView | undefined,
+  callIds: readonly string[],
+): asserts found is PauseView {
+  const stored = found?.pause.callIds ?? [];
+  const same = stored.length === callIds.length && stored.every((id) => callIds.includes(id));
+  if (!same) throw new Error(`Pause ${pauseId} exists with other call ids`);
+}
+
+/** Absent: the gate never expires. */
+export function gateExpiresAt(policy: GatePolicy, createdAt: number): number | undefined {
+  return policy.expiresInMs === undefined ? undefined : createdAt + policy.expiresInMs;
+}
+
+// --- votes and decisions -----------------------------------------------------------------------
+
+/** The vote as the gate records it: no clock but the caller's, no empty fields. */
+export function newVote(input: VoteInput): Vote {
+  const { voter, choice, payload, reason, now } = input;
+  return {
+    voter,
+    choice,
+    at: now,
+    ...(payload === undefined ? {} : { payload }),
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+/** What a person's vote or cancel records as the decision; a payload comes from the votes. */
+export function personDecision(by: string, at: number, reason: string | undefined): GateDecision {
+  return reason === undefined ? { by, at } : { by, at, reason };
+}
+
+/** An expiry's decision. */
+export function systemDecision(at: number): GateDecision {
+  return { by: SYSTEM_ACTOR, at };
+}
+
+// --- audit vocabulary --------------------------------------------------------------------------
+
+export const AUDIT_EVENTS = [
+  'created',
+  'card_posted',
+  'voted',
+  'approved',
+  'rejected',
+  'expired',
+  'cancelled',
+  'abandoned',
+  'resume_claimed',
+  'resumed',
+  'resume_failed',
+] as const;
+export type AuditEvent = (typeof AUDIT_EVENTS)[number];
+
+/** How a resume ended, as the lease owner reports it, and the audit event that records it. */
+export const FINISH_EVENT = {
+  resumed: 'resumed',
+  failed: 'resume_failed',
+} as const satisfies Record<'resumed' | 'failed', AuditEvent>;
+export type FinishOutcome = keyof typeof FINISH_EVENT;
+
+/**
+ * The facts an entry's `detail` may state, as `name=value` separated by spaces: counts and
+ * lengths, never argument, payload, reason or error values.
+ */
+export const AUDIT_FACTS = [
+  'gates',
+  'choice',
+  'payload',
+  'reason_length',
+  'approvals',
+  'outcome',
+  'cause',
+  'attempt',
+  'lease_ms',
+  'took_over_from',
+  'error_length',
+] as const;
+export type AuditFact = (typeof AUDIT_FACTS)[number];
+export const FACT_JOIN = '=';
+export const FACT_SEPARATOR = ' ';
+/** A fact of several numbers, e.g. `approvals=2/3`. */
+export const FACT_PARTS = '/';
+
+type FactValue = string | number | readonly number[] | undefined;
+
+/** `name=value` for each fact with a value, in the order given. */
+export function auditDetail(facts: readonly (readonly [AuditFact, FactValue])[]): string {
+  return facts
+    .flatMap(([name, value]) => {
+      if (value === undefined) return [];
+      const text = typeof value === 'object' ? value.join(FACT_PARTS) : String(value);
+      return [`${name}${FACT_JOIN}${text}`];
+    })
+    .join(FACT_SEPARATOR);
+}
+
+export function createdDetail(gateCount: number): string {
+  return auditDetail([['gates', gateCount]]);
+}
+
+export function voteDetail(vote: {
+  choice: VoteChoice;
+  payload?: JsonValue;
+  reason?: string;
+}): string {
+  return auditDetail([
+    ['choice', vote.choice],
+    ['payload', vote.payload === undefined ? undefined : 'yes'],
+    ['reason_length', vote.reason?.length],
+  ]);
+}
+
+export function approvedDetail(approvals: number, quorum: number): string {
+  return auditDetail([['approvals', [approvals, quorum]]]);
+}
+
+/** The `expired` entry's detail: which outcome the gate's policy chose. */
+export function expiredDetail(state: GateState): string {
+  return auditDetail([['outcome', state]]);
+}
+
+/** The detail of the gates cancelled because another gate's expiry abandoned the pause. */
+export const EXPIRY_CANCEL_DETAIL = auditDetail([['cause', 'expiry']]);
+
+export function cancelDetail(reason: string | undefined): string {
+  return auditDetail([['reason_length', reason?.length]]);
+}
+
+export function claimDetail(claim: {
+  attempt: number;
+  leaseMs: number;
+  tookOverFrom: string | undefined;
+}): string {
+  return auditDetail([
+    ['attempt', claim.attempt],
+    ['lease_ms', claim.leaseMs],
+    ['took_over_from', claim.tookOverFrom],
+  ]);
+}
+
+export function resumeFailedDetail(error: string): string {
+  return auditDetail([['error_length', error.length]]);
+}
