@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxMessage } from '../../src/sandbox/index.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import {
-  buttons,
   CHANNELS,
   cardText,
   type Harness,
