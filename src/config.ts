@@ -43,13 +43,6 @@ const wholeNumber = (what: string, fallback: number, range: { min: number; max: 
       .transform((value) => value ?? fallback),
   );
 
-const flag = optionalString.pipe(
-  z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'expected true or false' })
-    .optional()
-    .transform((value) => value === 'true' || value === '1' || value === 'yes'),
-);
-
 const slackToken = (prefix: string) =>
   optionalString.pipe(
     z.string().startsWith(prefix, `expected a token starting with "${prefix}"`).optional(),
@@ -68,7 +61,9 @@ const environmentSchema = z
     ADK_BASE_URL: httpUrl('such as http://127.0.0.1:8000'),
     ADK_APP: optionalString,
     ADK_TOKEN: optionalString,
-    ADK_RESUMABLE: flag,
+    ADK_RESUMABLE: optionalString.pipe(
+      z.enum(['auto', 'true', 'false'], { error: 'expected auto, true or false' }).default('auto'),
+    ),
     ADK_TIMEOUT_MS: wholeNumber('milliseconds', 300_000, { min: 1, max: 86_400_000 }),
     POLICY_FILE: optionalString,
     SWEEP_INTERVAL_MS: wholeNumber('milliseconds', 1_000, { min: 50, max: 3_600_000 }),
@@ -104,14 +99,20 @@ export interface Config {
     baseUrl: string | undefined;
     defaultApp: string | undefined;
     token: string | undefined;
-    /** Send `invocationId` when resuming (Python ADK apps configured as resumable). */
-    resumable: boolean;
+    /**
+     * Whether a resume sends the paused `invocationId`: `auto` sends it and, when an app refuses it
+     * (Python non-resumable apps, Go's unknown field), resends without it and remembers; `true`
+     * does the same but warns, since the setting is wrong; `false` never sends it.
+     */
+    resumable: ResumableSetting;
     runTimeoutMs: number;
   };
   policyFile: string | undefined;
   sweepIntervalMs: number;
   logLevel: LogLevel;
 }
+
+export type ResumableSetting = 'auto' | 'true' | 'false';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

@@ -22,7 +22,7 @@ describe('loadConfig', () => {
       baseUrl: undefined,
       defaultApp: undefined,
       token: undefined,
-      resumable: false,
+      resumable: 'auto',
       runTimeoutMs: 300_000,
     });
     expect(config.logLevel).toBe('info');
@@ -65,7 +65,7 @@ describe('loadConfig', () => {
     expect(config.redis).toEqual({ url: 'redis://127.0.0.1:6379/2', keyPrefix: 'x:' });
     expect(config.adk.baseUrl).toBe('http://127.0.0.1:8000');
     expect(config.adk.defaultApp).toBe('ops');
-    expect(config.adk.resumable).toBe(true);
+    expect(config.adk.resumable).toBe('true');
     expect(config.port).toBe(0);
     expect(config.logLevel).toBe('debug');
   });
@@ -79,7 +79,7 @@ describe('loadConfig', () => {
     );
     expect(configError({ LOG_LEVEL: 'loud' })).toContain('LOG_LEVEL: expected one of debug, info');
     expect(configError({ ADK_RESUMABLE: 'maybe' })).toContain(
-      'ADK_RESUMABLE: expected true or false',
+      'ADK_RESUMABLE: expected auto, true or false',
     );
     expect(configError({ SLACK_BOT_TOKEN: 'xoxp-1' })).toContain(
       'SLACK_BOT_TOKEN: expected a token starting with "xoxb-"',

@@ -6,5 +6,6 @@
 
 export * from './wire/events.js';
 export * from './wire/gates.js';
+export * from './wire/requests.js';
 export * from './wire/resume.js';
 export * from './wire/run-output.js';

@@ -131,11 +131,21 @@ export interface PauseView {
 }
 
 /**
- * A pause's id: derived from where it lives and which calls it holds, so that recording the same
- * pause twice (a retried stream, a second replica) lands on the same records.
+ * A pause's id: derived from where it lives, which invocation raised it and which calls it holds,
+ * so that recording the same pause twice (a retried stream, a second replica) lands on the same
+ * records, while a later invocation that reuses a call id (adk-rs asks again with the original
+ * call's id) is a new pause.
  */
 export function pauseIdFor(adk: AdkCoordinates, callIds: readonly string[]): string {
   const hash = createHash('sha256');
-  hash.update(JSON.stringify([adk.appName, adk.userId, adk.sessionId, [...callIds].sort()]));
+  hash.update(
+    JSON.stringify([
+      adk.appName,
+      adk.userId,
+      adk.sessionId,
+      adk.invocationId ?? null,
+      [...callIds].sort(),
+    ]),
+  );
   return `p${hash.digest('base64url').slice(0, 21)}`;
 }

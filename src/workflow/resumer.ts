@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
+import { isResumabilityRefusal } from '../adk/resumability.js';
 import { answeredConfirmationIds, buildResume } from '../adk/wire.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
@@ -18,8 +19,12 @@ export interface ResumerOptions {
   owner: string;
   /** How long a claim holds: long enough for the continuation to stream. */
   leaseMs: number;
-  /** Send `invocationId` (Python ADK resumable apps). */
-  resumable: boolean;
+  /**
+   * Whether to send `invocationId` (needed by Python apps with resumability): `auto` sends it and
+   * learns per app from a refusal; `true` the same, warning that the setting is wrong when
+   * refused; `false` never sends it.
+   */
+  resumable: 'auto' | 'true' | 'false';
   /** Waits between attempts; one attempt more than there are entries. */
   retryDelaysMs: readonly number[];
 }
@@ -31,6 +36,9 @@ export interface ResumerOptions {
  * the card with a Retry button; it is never dropped.
  */
 export class Resumer {
+  /** Apps of this ADK target that refused `invocationId`: never sent to them again. */
+  private readonly notResumable = new Set<string>();
+
   constructor(
     private readonly deps: {
       store: ConfirmationStore;
@@ -128,13 +136,63 @@ export class Resumer {
   }
 
   private async sendWithRetries(view: PauseView, context: RunContext): Promise<StreamOutcome> {
+    const { appName } = view.pause.adk;
+    const withInvocation = this.sendsInvocationId(view);
+    let outcome = await this.sendWithRetriesAs(view, context, withInvocation);
+    if (withInvocation && outcome.kind === 'failed' && isResumabilityRefusal(outcome.error)) {
+      // Refused before the message was stored: resending without it answers nothing twice.
+      this.notResumable.add(appName);
+      const fields = { pauseId: view.pause.id, app: appName };
+      if (this.deps.options.resumable === 'true') {
+        this.deps.log.warn(
+          'ADK_RESUMABLE=true, but the ADK app refused invocationId; resending without it',
+          fields,
+        );
+      } else {
+        this.deps.log.info('the ADK app refused invocationId; resending without it', fields);
+      }
+      outcome = await this.sendWithRetriesAs(view, context, false);
+    }
+    return outcome;
+  }
+
+  private sendsInvocationId(view: PauseView): boolean {
+    const { options } = this.deps;
+    if (options.resumable === 'false' || this.notResumable.has(view.pause.adk.appName)) {
+      return false;
+    }
+    const invocations = new Set(view.gates.map((gate) => gate.invocationId));
+    const shared = invocations.size === 1 && !invocations.has(undefined);
+    if (!shared && options.resumable === 'true') {
+      this.deps.log.warn('ADK_RESUMABLE=true, but the gates share no invocation id to send', {
+        pauseId: view.pause.id,
+      });
+    }
+    return shared;
+  }
+
+  private async sendWithRetriesAs(
+    view: PauseView,
+    context: RunContext,
+    resumable: boolean,
+  ): Promise<StreamOutcome> {
     const { options, streamer } = this.deps;
     const sleep = this.deps.sleep ?? defaultSleep;
-    const { newMessage, invocationId } = buildResume(view.gates, decisionsFor(view), {
-      resumable: options.resumable,
-    });
+    let message: ReturnType<typeof buildResume>;
+    try {
+      message = buildResume(view.gates, decisionsFor(view), { resumable });
+    } catch (error) {
+      // Nothing was sent: a failure the card shows, never a resume stuck in "resuming".
+      if (!(error instanceof AdkError)) throw error;
+      return { kind: 'failed', error, delivered: false };
+    }
+    const { newMessage, invocationId } = message;
+    // Not `...view.pause.adk`: that holds the invocation id whether or not it may be sent.
+    const { appName, userId, sessionId } = view.pause.adk;
     const request = {
-      ...view.pause.adk,
+      appName,
+      userId,
+      sessionId,
       newMessage,
       ...(invocationId === undefined ? {} : { invocationId }),
     };

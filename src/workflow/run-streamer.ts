@@ -1,9 +1,14 @@
 import type { AdkClient, RunRequest } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Gate } from '../adk/gate.js';
-import { eventText, parseGates, toolResults } from '../adk/wire.js';
+import { eventText, toolResults } from '../adk/wire.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import {
+  renderCredentialRequest,
+  renderInputRequest,
+  renderUnraisedConfirmation,
+} from '../slack/request-notices.js';
 import {
   renderAgentReply,
   renderStreamWarning,
@@ -11,6 +16,7 @@ import {
   type ToolRun,
 } from '../slack/thread.js';
 import type { RunThreads, ThreadRef } from './run-thread.js';
+import { StreamRequests } from './stream-requests.js';
 
 /** Where a run's output goes, and whose run it is. */
 export interface RunContext {
@@ -49,8 +55,8 @@ export class RunStreamer {
   async stream(context: RunContext, request: RunRequest): Promise<StreamOutcome> {
     const { log } = this.deps;
     let delivered = false;
-    let pauses = 0;
     let ranTools: ToolRun[] = [];
+    const requests = new StreamRequests();
     const flushToolSummary = async () => {
       if (ranTools.length === 0) return;
       const summary = renderToolSummary(ranTools);
@@ -78,24 +84,20 @@ export class RunStreamer {
           }
         }
 
-        const found = parseGates(event);
-        if (found.kind === 'invalid') {
+        const unreadable = requests.add(event);
+        if (unreadable !== undefined) {
           log.error('the agent asked for a confirmation this app cannot read', {
             app: context.appName,
-            event: found.eventId,
-            problems: found.problems.join('; '),
+            event: unreadable.eventId,
+            problems: unreadable.problems.join('; '),
           });
           await flushToolSummary();
           await this.deps.threads.post(
             context.thread,
             renderStreamWarning(
-              `The agent asked for a confirmation that could not be read (${found.problems.join('; ')}). It cannot be approved from Slack.`,
+              `The agent asked for a confirmation that could not be read (${unreadable.problems.join('; ')}). It cannot be approved from Slack.`,
             ),
           );
-        } else if (found.kind === 'pause') {
-          await flushToolSummary();
-          pauses += 1;
-          await this.recordPause(context, found.gates, event.invocationId);
         }
 
         const text = eventText(event);
@@ -105,6 +107,7 @@ export class RunStreamer {
         }
       }
       await flushToolSummary();
+      const pauses = await this.askPeople(context, requests);
       return { kind: 'completed', pauses };
     } catch (error) {
       await flushToolSummary().catch(() => {});
@@ -114,8 +117,35 @@ export class RunStreamer {
         reason: error.reason,
         error: error.message,
       });
+      // Whatever the stream raised before it broke off is still waiting on the ADK server.
+      await this.askPeople(context, requests);
       return { kind: 'failed', error, delivered };
     }
+  }
+
+  /**
+   * Once the stream has ended: one pause for all its gates, and a notice for each request that
+   * gets no card. Returns how many pauses were recorded (0 or 1).
+   */
+  private async askPeople(context: RunContext, requests: StreamRequests): Promise<number> {
+    const summary = requests.summary();
+    const { threads } = this.deps;
+    if (summary.credentialTools.length > 0) {
+      await threads.post(context.thread, renderCredentialRequest(summary.credentialTools));
+    }
+    for (const unraised of summary.unraisedConfirmations) {
+      this.deps.log.warn('a tool asked for a confirmation the agent server did not raise', {
+        app: context.appName,
+        tool: unraised.tool,
+      });
+      await threads.post(context.thread, renderUnraisedConfirmation(unraised));
+    }
+    for (const input of summary.inputs) {
+      await threads.post(context.thread, renderInputRequest(input));
+    }
+    if (summary.gates.length === 0) return 0;
+    await this.recordPause(context, summary.gates, summary.invocationId);
+    return 1;
   }
 
   /**

@@ -29,6 +29,8 @@ export interface HarnessOptions {
   sweepIntervalMs?: number;
   /** Put a proxy the test can take down between the app and the ADK server. */
   adkProxy?: boolean;
+  /** `ADK_RESUMABLE`; default unset (`auto`). */
+  resumable?: 'auto' | 'true' | 'false';
 }
 
 export interface Harness {
@@ -78,6 +80,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 100),
     ADK_TIMEOUT_MS: '60000',
     LOG_LEVEL: 'debug',
+    ...(options.resumable === undefined ? {} : { ADK_RESUMABLE: options.resumable }),
   });
   const app = await startApp(
     config,

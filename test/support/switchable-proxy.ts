@@ -4,8 +4,15 @@ export interface SwitchableProxy {
   url: string;
   /** While down, every connection is cut before an answer: the client sees a network failure. */
   setDown(down: boolean): void;
+  /**
+   * Answers a `/run_sse` request carrying `invocationId` the way a non-resumable server refuses
+   * it, before anything reaches the target: Python streams an error frame, Go answers HTTP 400.
+   */
+  refuseInvocationId(server: 'python' | 'go' | undefined): void;
   /** Requests that reached the target, by path. */
   forwarded: string[];
+  /** Every `/run_sse` request, refused or forwarded: did it carry `invocationId`? */
+  runs: { invocationId: boolean; refused: boolean }[];
   stop(): Promise<void>;
 }
 
@@ -13,11 +20,35 @@ export interface SwitchableProxy {
 export async function startSwitchableProxy(target: string): Promise<SwitchableProxy> {
   const upstream = new URL(target);
   let down = false;
+  let refusing: 'python' | 'go' | undefined;
   const forwarded: string[] = [];
-  const server: Server = createServer((incoming, outgoing) => {
+  const runs: { invocationId: boolean; refused: boolean }[] = [];
+  const server: Server = createServer(async (incoming, outgoing) => {
     if (down) {
       incoming.socket.destroy();
       return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(Buffer.from(chunk));
+    const body = Buffer.concat(chunks);
+    if (incoming.url === '/run_sse') {
+      const invocationId = /"invocationId"\s*:/.test(body.toString('utf8'));
+      const refused = invocationId && refusing !== undefined;
+      runs.push({ invocationId, refused });
+      if (refused && refusing === 'python') {
+        // The recorded shape of Python ADK's ValueError, after the stream started.
+        outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
+        outgoing.end(
+          `data: ${JSON.stringify({ error: 'invocation_id: e-1 is provided but the app is not resumable.' })}\n\n`,
+        );
+        return;
+      }
+      if (refused) {
+        // What Go's strict JSON decoding of the request answers.
+        outgoing.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+        outgoing.end('json: unknown field "invocationId"\n');
+        return;
+      }
     }
     forwarded.push(incoming.url ?? '');
     const proxied = request(
@@ -34,7 +65,7 @@ export async function startSwitchableProxy(target: string): Promise<SwitchablePr
       },
     );
     proxied.on('error', () => outgoing.destroy());
-    incoming.pipe(proxied);
+    proxied.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -45,7 +76,11 @@ export async function startSwitchableProxy(target: string): Promise<SwitchablePr
     setDown(value) {
       down = value;
     },
+    refuseInvocationId(value) {
+      refusing = value;
+    },
     forwarded,
+    runs,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -36,16 +36,43 @@ const functionResponseSchema = withAliases(
   }),
 );
 
-/** Parts of kinds this app does not use (inline data, code execution…) parse as `{}`. */
-const partSchema = withAliases(
-  { function_call: 'functionCall', function_response: 'functionResponse' },
-  z.object({
-    text: absentable(z.string()),
-    thought: absentable(z.boolean()),
-    functionCall: absentable(functionCallSchema),
-    functionResponse: absentable(functionResponseSchema),
-  }),
+/**
+ * Parts of kinds this app does not use (inline data, code execution…) parse as `{}`. adk-rs may
+ * serialise a part as an externally tagged enum (`{"FunctionResponse": {…}}`, `{"Text": "…"}`):
+ * read as the same part, so that a pause it raises is never missed.
+ */
+const partSchema = z.preprocess(
+  untagPart,
+  withAliases(
+    { function_call: 'functionCall', function_response: 'functionResponse' },
+    z.object({
+      text: absentable(z.string()),
+      thought: absentable(z.boolean()),
+      functionCall: absentable(functionCallSchema),
+      functionResponse: absentable(functionResponseSchema),
+    }),
+  ),
 );
+
+const TAGGED_PARTS: Readonly<Record<string, string>> = {
+  FunctionCall: 'functionCall',
+  FunctionResponse: 'functionResponse',
+  Text: 'text',
+};
+
+/** `{"FunctionCall": x}` → `{"functionCall": x}`; `{"Text": {"text": t}}` → `{"text": t}`. */
+function untagPart(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  const keys = Object.keys(input);
+  const [tag] = keys;
+  const key = tag === undefined || keys.length !== 1 ? undefined : TAGGED_PARTS[tag];
+  if (key === undefined || tag === undefined) return input;
+  const value: unknown = Reflect.get(input, tag);
+  if (key === 'text' && typeof value === 'object' && value !== null && 'text' in value) {
+    return { text: Reflect.get(value, 'text') };
+  }
+  return { [key]: value };
+}
 
 const contentSchema = z.object({
   role: absentable(z.string()),
@@ -56,13 +83,20 @@ const actionsSchema = withAliases(
   {
     state_delta: 'stateDelta',
     requested_tool_confirmations: 'requestedToolConfirmations',
+    requested_auth_configs: 'requestedAuthConfigs',
     skip_summarization: 'skipSummarization',
     transfer_to_agent: 'transferToAgent',
   },
   z.object({
     stateDelta: absentable(jsonObjectSchema),
-    /** Keyed by the original call id. For display only: gates are read from the parts. */
+    /**
+     * Keyed by the original call id. Gates are read from the parts; an entry without a matching
+     * `adk_request_confirmation` part is a confirmation ADK asked for but did not raise (ADK JS's
+     * second confirmation of a resumed tool): see `pendingRequests`.
+     */
     requestedToolConfirmations: absentable(z.record(z.string(), jsonValueSchema)),
+    /** Keyed by the original call id: the tool asked for credentials; its response is a placeholder. */
+    requestedAuthConfigs: absentable(z.record(z.string(), jsonValueSchema)),
     skipSummarization: absentable(z.boolean()),
     transferToAgent: absentable(z.string()),
     escalate: absentable(z.boolean()),

@@ -7,10 +7,15 @@ import { type AdkEvent, RESERVED_FUNCTION_NAMES, USER_AUTHOR } from './events.js
 /** Python ADK also emits this placeholder response for a gated call; it is not a tool result. */
 const CONFIRMATION_PLACEHOLDER_ERROR =
   'This tool call requires confirmation, please approve or reject.';
+/** ADK Go's placeholder: `error tool "<name>" requires confirmation, please approve or reject`. */
+const GO_CONFIRMATION_PLACEHOLDER =
+  /^error tool ".*" requires confirmation, please approve or reject\.?$/s;
 const REJECTION_ERRORS: ReadonlySet<string> = new Set([
   'This tool call is rejected.', // JS and Python ADK
   'tool call was rejected by the user', // adk-rs
 ]);
+/** ADK Go's rejection: `error tool "<name>" call is rejected`. */
+const GO_REJECTION = /^error tool ".*" call is rejected\.?$/s;
 
 export function isPartial(event: AdkEvent): boolean {
   return event.partial === true;
@@ -40,20 +45,28 @@ export interface ToolResult {
 
 /**
  * The tool calls that ran (or were refused) in this event: its function responses, leaving out
- * the framework's reserved ones and Python's "requires confirmation" placeholder.
+ * the framework's reserved ones and every placeholder a tool answers while it waits for a person:
+ * Python's and Go's "requires confirmation" errors, and any response whose call the same event
+ * marks as waiting for a confirmation or a credential (`requestedToolConfirmations`,
+ * `requestedAuthConfigs`): that tool has not run.
  */
 export function toolResults(event: AdkEvent): ToolResult[] {
   if (isPartial(event) || event.author === USER_AUTHOR) return [];
+  const waiting = new Set([
+    ...Object.keys(event.actions?.requestedToolConfirmations ?? {}),
+    ...Object.keys(event.actions?.requestedAuthConfigs ?? {}),
+  ]);
   const results: ToolResult[] = [];
   for (const part of event.content?.parts ?? []) {
     const response = part.functionResponse;
     if (response === undefined || RESERVED_FUNCTION_NAMES.has(response.name)) continue;
+    if (response.id !== undefined && waiting.has(response.id)) continue;
     const error = errorOf(response.response);
-    if (error === CONFIRMATION_PLACEHOLDER_ERROR) continue;
+    if (typeof error === 'string' && isConfirmationPlaceholder(error)) continue;
     const status =
       error === undefined
         ? 'ok'
-        : typeof error === 'string' && REJECTION_ERRORS.has(error)
+        : typeof error === 'string' && isRejection(error)
           ? 'rejected'
           : 'failed';
     results.push(
@@ -63,6 +76,14 @@ export function toolResults(event: AdkEvent): ToolResult[] {
     );
   }
   return results;
+}
+
+function isConfirmationPlaceholder(error: string): boolean {
+  return error === CONFIRMATION_PLACEHOLDER_ERROR || GO_CONFIRMATION_PLACEHOLDER.test(error);
+}
+
+function isRejection(error: string): boolean {
+  return REJECTION_ERRORS.has(error) || GO_REJECTION.test(error);
 }
 
 function errorOf(response: JsonValue | undefined): JsonValue | undefined {

@@ -1,0 +1,51 @@
+import type { SlackMessage } from './block-kit.js';
+import { escapeWithin, inlineCode } from './escape.js';
+
+/**
+ * Thread notices for what an agent asks of people that this app does not turn into a card:
+ * credentials (never collected in Slack), confirmations ADK raised no answerable request for, and
+ * input requests. Each names the tool or agent, escaped, and none reads as a tool that ran.
+ */
+
+const HINT_MAX = 500;
+const MESSAGE_MAX = 1_000;
+
+function notice(line: string, fallback: string): SlackMessage {
+  return { text: fallback, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: line } }] };
+}
+
+function toolList(tools: readonly string[]): string {
+  return tools.map((tool) => inlineCode(tool, 60)).join(', ');
+}
+
+/** The agent asked for credentials; this app never collects secrets in Slack. */
+export function renderCredentialRequest(tools: readonly string[]): SlackMessage {
+  return notice(
+    `:closed_lock_with_key: The agent asked for credentials for ${toolList(tools)}. This app never collects credentials in Slack, so the tool has not run: give the agent its credentials where it runs, then ask again.`,
+    'The agent asked for credentials, which this app does not collect in Slack',
+  );
+}
+
+/** A tool asked for a confirmation, but the agent server raised no request that can be answered. */
+export function renderUnraisedConfirmation(input: { tool: string; hint?: string }): SlackMessage {
+  const hint =
+    input.hint === undefined
+      ? ''
+      : `\n>${escapeWithin(input.hint, HINT_MAX).replace(/\n/g, '\n>')}`;
+  return notice(
+    `:warning: ${inlineCode(input.tool, 60)} asked for another confirmation, but the agent server raised no request that can be answered, so it cannot be approved from Slack. The tool has not run.${hint}`,
+    'A tool asked for a confirmation that cannot be answered from Slack',
+  );
+}
+
+/** An input request this app cannot answer (see the issue's input forms). */
+export function renderInputRequest(input: { author: string; message?: string }): SlackMessage {
+  const message =
+    input.message === undefined
+      ? ''
+      : `\n>${escapeWithin(input.message, MESSAGE_MAX).replace(/\n/g, '\n>')}`;
+  return notice(
+    `:warning: ${inlineCode(input.author, 60)} asked for input, which this app cannot answer from Slack yet; the run waits for it.${message}`,
+    'The agent asked for input that cannot be answered from Slack yet',
+  );
+}

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxMessage } from '../../src/sandbox/index.js';
+import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import {
+  CHANNELS,
+  cardText,
+  type Harness,
+  PEOPLE,
+  startHarness,
+} from '../support/app-harness.js';
+
+/**
+ * Agent topologies and pause kinds beyond one LlmAgent's confirmations, through the whole app
+ * against the real ADK api_server: a ParallelAgent whose branches both pause, a tool that asks
+ * for credentials, and a tool that asks a second time once resumed.
+ */
+
+const { alice, bob } = PEOPLE;
+const OPS = CHANNELS.ops.id;
+const POLICY = `
+defaults:
+  approvers: [${bob.id}]
+rules: []
+`;
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({ policy: POLICY });
+});
+afterAll(async () => {
+  await harness?.stop();
+});
+
+function thread(root: SandboxMessage): SandboxMessage[] {
+  return harness.sandbox.replies(OPS, root.ts).filter((message) => message.ts !== root.ts);
+}
+
+function cardsIn(root: SandboxMessage): SandboxMessage[] {
+  return thread(root).filter((message) =>
+    JSON.stringify(message.blocks).includes(ACTION_IDS.approve),
+  );
+}
+
+/** How many responses of `tool` the ADK session holds whose body contains `marker`. */
+async function toolRuns(card: SandboxMessage, tool: string, marker: string): Promise<number> {
+  const { pause } = await harness.pauseOf(card);
+  const session = await harness.adk.getSession(
+    pause.adk.appName,
+    pause.adk.userId,
+    pause.adk.sessionId,
+  );
+  return session.events.filter((event) =>
+    (event.content?.parts ?? []).some(
+      (part) =>
+        part.functionResponse?.name === tool &&
+        JSON.stringify(part.functionResponse.response).includes(marker),
+    ),
+  ).length;
+}
+
+describe('agent topologies, end to end', () => {
+  it('a ParallelAgent whose two branches pause gets one card and one resume, and each tool runs once', async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'parallel_ops restart billing');
+    const card = await harness.card(OPS, root.ts);
+    expect(cardText(card)).toContain('restart_service');
+    expect(cardText(card)).toContain('notify_team');
+    expect((await harness.pauseOf(card)).gates).toHaveLength(2);
+
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approveAll,
+    });
+    await harness.reply(OPS, root.ts, 'Tool restart_service returned');
+    await harness.reply(OPS, root.ts, 'Tool notify_team returned');
+    await harness.sandbox.waitFor(() => {
+      const now = thread(root).find((message) => message.ts === card.ts);
+      return now !== undefined && cardText(now).includes('Agent resumed');
+    });
+
+    // Resuming one branch at a time made the other branch ask again on a new card.
+    expect(cardsIn(root)).toEqual([]);
+    expect((await harness.pauseOf(card)).pause.resume).toMatchObject({
+      state: 'resumed',
+      attempts: 1,
+    });
+    expect(await toolRuns(card, 'restart_service', 'restarted')).toBe(1);
+    expect(await toolRuns(card, 'notify_team', 'notified')).toBe(1);
+  });
+
+  it('a credential request is a notice naming the tool: no card, no success line', async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'calendar calendar monday');
+    // Notices follow the end of the stream: everything the run posted is in by now.
+    const notice = await harness.reply(OPS, root.ts, 'asked for credentials');
+    expect(JSON.stringify(notice.blocks)).toContain('read_calendar');
+    expect(cardsIn(root)).toEqual([]);
+    expect(thread(root).filter((message) => message.text.startsWith('Ran '))).toEqual([]);
+  });
+
+  it('a tool that asks again once resumed: the first approval is asked and given, the second is reported, never "ran"', async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'two_stage deploy api');
+    const card = await harness.card(OPS, root.ts);
+    expect(cardText(card)).toContain('deploy_service');
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+    });
+    const notice = await harness.reply(OPS, root.ts, 'asked for another confirmation');
+    expect(JSON.stringify(notice.blocks)).toContain('Change board: sign off');
+    expect(thread(root).filter((message) => message.text.startsWith('Ran '))).toEqual([]);
+    expect(await toolRuns(card, 'deploy_service', 'deployed')).toBe(0);
+  });
+});

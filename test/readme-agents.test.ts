@@ -1,0 +1,29 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../src/package-root.js';
+
+/** The README's "Which ADK agents work" table may only claim what a named test proves. */
+
+const ROW = /^\| [^|]+\|[^|]+\| `(test\/[^`]+\.test\.ts)`: ([^|]+?)\s*\|$/;
+
+async function rows(): Promise<{ file: string; title: string }[]> {
+  const readme = await readFile(join(packageRoot(), 'README.md'), 'utf8');
+  const start = readme.indexOf('## Which ADK agents work');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  return section.split('\n').flatMap((line) => {
+    const match = ROW.exec(line);
+    return match?.[1] && match[2] ? [{ file: match[1], title: match[2] }] : [];
+  });
+}
+
+describe('README: which ADK agents work', () => {
+  it('every row names a test that exists', async () => {
+    const found = await rows();
+    expect(found.length).toBeGreaterThanOrEqual(9);
+    for (const { file, title } of found) {
+      const source = await readFile(join(packageRoot(), file), 'utf8');
+      expect(source, `${file} has no test "${title}"`).toContain(title);
+    }
+  });
+});
