@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { gateSchema } from '../adk/gate.js';
 import { jsonValueSchema } from '../json.js';
+import { payloadSchemaSchema } from './policy/payload-schema.js';
 
 /**
  * What the store keeps for each pause and each of its gates: everything needed to render the
@@ -29,6 +30,10 @@ export const gatePolicySchema = z.object({
   expiresInMs: z.number().int().positive().optional(),
   onExpiry: z.enum(['reject', 'cancel']),
   reasonRequired: z.boolean(),
+  /** Approving asks "are you sure?" first (money, deletions). Absent: false. */
+  confirm: z.boolean().optional(),
+  /** What the edit form enforces on the payload before an approval is spent. */
+  payloadSchema: payloadSchemaSchema.optional(),
 });
 export type GatePolicy = z.infer<typeof gatePolicySchema>;
 

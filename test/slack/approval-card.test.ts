@@ -125,9 +125,9 @@ describe('buttons follow the state of the gates', () => {
       decision: { by: 'UDECIDER', at: NOW, payload: { approved_days: 2, note: '<!here>' } },
     };
     const text = allText(render(pauseView([approved])).blocks);
-    expect(text).toContain(
-      'Approved payload:\n```\n{\n  "approved_days": 2,\n  "note": "&lt;!here&gt;"\n}\n```',
-    );
+    expect(text).toContain('*Sent, edited by the approver:*');
+    expect(text).toContain('• note: ~(none)~ → *"&lt;!here&gt;"*');
+    expect(text).toContain('```\n{\n  "approved_days": 2,\n  "note": "&lt;!here&gt;"\n}\n```');
   });
 
   it('tells expiry that rejected, expiry that cancelled and a person’s cancel apart', () => {
@@ -217,7 +217,7 @@ describe('the pause’s resume status', () => {
 
   it('shows a failed resume’s error, escaped, with a Retry button only then', () => {
     const failed = allDecided({ state: 'failed', attempts: 2, lastError: `ADK said ${HOSTILE}` });
-    expect(allText(failed.blocks)).toContain('Resuming the agent failed after 2 attempts.');
+    expect(allText(failed.blocks)).toContain('Resuming the agent failed (retried 1 time).');
     expect(allText(failed.blocks)).toContain('ADK said &lt;!channel&gt;');
     const retry = buttons(failed.blocks).filter(
       ({ actionId }) => actionId === ACTION_IDS.retryResume,

@@ -140,7 +140,7 @@ describe('the edit modal builds a form from the payload template', () => {
     });
     setValue(values, id('nested'), { type: 'plain_text_input', value: '{"a": 7}' });
     setValue(values, id('nothing'), { type: 'plain_text_input', value: '"anything"' });
-    setValue(values, id('note'), { type: 'plain_text_input', value: null });
+    setValue(values, id('note'), { type: 'plain_text_input', value: 'longer' });
     const result = parseEditSubmission(template, values);
     expect(result).toEqual({
       ok: true,
@@ -151,7 +151,7 @@ describe('the edit modal builds a form from the payload template', () => {
         tags: ['a', 'c'],
         nested: { a: 7 },
         nothing: 'anything',
-        note: '',
+        note: 'longer',
       },
     });
   });
@@ -297,7 +297,7 @@ describe('the reject modal', () => {
     const view = renderRejectModal({
       pauseId: 'p1',
       callIds: ['c1'],
-      toolNames: ['transfer_money<!channel>'],
+      calls: [{ name: 'transfer_money<!channel>', args: { amount: 250 } }],
       reasonRequired: true,
     });
     expectValidView(view);
@@ -331,7 +331,7 @@ describe('the reject modal', () => {
     const view = renderRejectModal({
       pauseId: 'p1',
       callIds,
-      toolNames: callIds.map((_, i) => `tool_${i}`),
+      calls: callIds.map((_, i) => ({ name: `tool_${i}`, args: {} })),
       reasonRequired: false,
       channelId: 'C1',
       messageTs: '1.2',
@@ -350,7 +350,7 @@ describe('the reject modal', () => {
     const view = renderRejectModal({
       pauseId: 'p1',
       callIds: ['c1'],
-      toolNames: ['an_extremely_long_tool_name_that_goes_on_and_on'.repeat(10)],
+      calls: [{ name: 'an_extremely_long_tool_name_that_goes_on_and_on'.repeat(10), args: {} }],
       reasonRequired: false,
     });
     expectValidView(view);

@@ -112,8 +112,9 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
   const entries: CheckedEntry[] = [
     { path: ['defaults'], own: ownDefaults, policy: defaults.policy },
   ];
-  const rules: PolicyRule[] = (file.rules ?? []).map(({ match, ...own }, index) => {
+  const rules: PolicyRule[] = (file.rules ?? []).map(({ match, payloadSchema, ...own }, index) => {
     const resolved = resolveEntry(`rules[${index}]`, own, ownDefaults);
+    if (payloadSchema !== undefined) resolved.policy.payloadSchema = payloadSchema;
     entries.push({ path: ['rules', index], own, policy: resolved.policy, match });
     return { match, resolved };
   });
@@ -147,6 +148,8 @@ function resolveEntry(
     onExpiry: own.onExpiry ?? inherited.onExpiry ?? 'reject',
     reasonRequired: own.reasonRequired ?? inherited.reasonRequired ?? false,
   };
+  const confirm = own.confirm ?? inherited.confirm;
+  if (confirm) policy.confirm = true;
   // `null` is `expiresIn: never`: no expiry, whatever the defaults say.
   if (expiresIn != null) policy.expiresInMs = expiresIn;
   const channel = own.channel ?? inherited.channel;

@@ -75,6 +75,9 @@ function copy(resolved: ResolvedGatePolicy): ResolvedGatePolicy {
   const policy = {
     ...resolved.policy,
     approvers: resolved.policy.approvers.map((a) => ({ ...a })),
+    ...(resolved.policy.payloadSchema === undefined
+      ? {}
+      : { payloadSchema: structuredClone(resolved.policy.payloadSchema) }),
   };
   return resolved.channel === undefined ? { policy } : { policy, channel: resolved.channel };
 }
