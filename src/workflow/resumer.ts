@@ -73,14 +73,15 @@ export class Resumer {
       await cards.refresh(pauseId);
       return;
     }
-    const outcome = await this.sendWithRetries(view, context);
+    const { outcome, tries } = await this.sendWithRetries(view, context);
     const now = this.deps.clock();
     if (outcome.kind === 'failed' && !outcome.delivered) {
       const finish = await store.markResumeFailed({
         pauseId,
         owner,
         now,
-        error: outcome.error.message,
+        // The card counts claims (Retry presses); the tries within this one are said here.
+        error: tries > 1 ? `${tries} tries: ${outcome.error.message}` : outcome.error.message,
       });
       log.error('resume failed', {
         pauseId,
@@ -89,7 +90,10 @@ export class Resumer {
         recorded: finish.kind,
       });
       await cards.refresh(pauseId);
-      await this.deps.threads.post(context.thread, renderResumeFailed(runErrorOf(outcome.error)));
+      // Said once in the thread; a failed Retry only updates the card, which shows the error.
+      if (claim.attempt === 1) {
+        await this.deps.threads.post(context.thread, renderResumeFailed(runErrorOf(outcome.error)));
+      }
       return;
     }
 
@@ -98,7 +102,10 @@ export class Resumer {
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
-    await cards.refresh(pauseId);
+    await cards.refresh(
+      pauseId,
+      outcome.kind === 'completed' ? { toolOutcomes: outcome.toolOutcomes } : {},
+    );
     if (outcome.kind === 'failed') {
       await this.deps.threads.post(context.thread, renderRunError(runErrorOf(outcome.error)));
       return;
@@ -127,7 +134,10 @@ export class Resumer {
     }
   }
 
-  private async sendWithRetries(view: PauseView, context: RunContext): Promise<StreamOutcome> {
+  private async sendWithRetries(
+    view: PauseView,
+    context: RunContext,
+  ): Promise<{ outcome: StreamOutcome; tries: number }> {
     const { options, streamer } = this.deps;
     const sleep = this.deps.sleep ?? defaultSleep;
     const { newMessage, invocationId } = buildResume(view.gates, decisionsFor(view), {
@@ -139,6 +149,7 @@ export class Resumer {
       ...(invocationId === undefined ? {} : { invocationId }),
     };
     let outcome = await streamer.stream(context, request);
+    let tries = 1;
     for (const delay of options.retryDelaysMs) {
       if (outcome.kind !== 'failed' || outcome.delivered || !isRetryable(outcome.error)) break;
       this.deps.log.warn('resume attempt failed; retrying', {
@@ -148,8 +159,9 @@ export class Resumer {
       });
       await sleep(delay);
       outcome = await streamer.stream(context, request);
+      tries += 1;
     }
-    return outcome;
+    return { outcome, tries };
   }
 
   /** ADK drops text sent beside the function responses, so the reasons follow as a message. */

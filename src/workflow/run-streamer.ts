@@ -4,6 +4,7 @@ import type { Gate } from '../adk/gate.js';
 import { eventText, parseGates, toolResults } from '../adk/wire.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import type { ToolOutcome } from '../slack/card-gate.js';
 import {
   renderAgentReply,
   renderStreamWarning,
@@ -25,7 +26,8 @@ export interface RunContext {
 }
 
 export type StreamOutcome =
-  | { kind: 'completed'; pauses: number }
+  /** `toolOutcomes`: what each call that answered did, by call id (a resume's approved calls). */
+  | { kind: 'completed'; pauses: number; toolOutcomes: Map<string, ToolOutcome> }
   /** `delivered`: the server had started answering, so the request itself reached the agent. */
   | { kind: 'failed'; error: AdkError; delivered: boolean };
 
@@ -50,6 +52,7 @@ export class RunStreamer {
     const { log } = this.deps;
     let delivered = false;
     let pauses = 0;
+    const toolOutcomes = new Map<string, ToolOutcome>();
     let ranTools: ToolRun[] = [];
     const flushToolSummary = async () => {
       if (ranTools.length === 0) return;
@@ -75,6 +78,9 @@ export class RunStreamer {
         for (const result of toolResults(event)) {
           if (result.status !== 'rejected') {
             ranTools.push({ name: result.name, ok: result.status === 'ok' });
+            if (result.callId !== undefined) {
+              toolOutcomes.set(result.callId, result.status === 'ok' ? 'ran' : 'failed');
+            }
           }
         }
 
@@ -105,7 +111,7 @@ export class RunStreamer {
         }
       }
       await flushToolSummary();
-      return { kind: 'completed', pauses };
+      return { kind: 'completed', pauses, toolOutcomes };
     } catch (error) {
       await flushToolSummary().catch(() => {});
       if (!(error instanceof AdkError)) throw error;
