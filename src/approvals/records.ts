@@ -121,6 +121,11 @@ export const pauseRecordSchema = z.object({
    * the card when the policy sends cards to another channel.
    */
   runThread: z.object({ channelId: z.string().min(1), threadTs: z.string().min(1) }).optional(),
+  /**
+   * For a card posted away from its run: what was asked and a link to the run, so approvers see
+   * the request in context.
+   */
+  origin: z.object({ prompt: z.string().optional(), permalink: z.string().optional() }).optional(),
   /** The gates' confirmation call ids, in the order ADK raised them. */
   callIds: z.array(z.string().min(1)).min(1),
   resume: resumeSchema,

@@ -29,7 +29,7 @@ import {
 } from './card-gate.js';
 import { codeBlock, escapeLine, fitEscaped, inlineCode } from './escape.js';
 import { approversText, expiryText, listWithin, toolName } from './gate-lines.js';
-import { slackDate, userMention } from './mentions.js';
+import { channelMention, permalinkTo, slackDate, userMention } from './mentions.js';
 
 /**
  * The approval card: one message per pause, rendered from the stored records, again after every
@@ -54,6 +54,8 @@ const MIN_DETAILED_CODE = 300;
 const ROW_MAX = 600;
 const MIN_ROW = 90;
 const SUMMARY_MAX = 2_000;
+/** The run's prompt on a card away from its run: a line to know what it is about. */
+const PROMPT_MAX = 300;
 /** Slack: at most 100 options per group in a select. */
 const SELECT_GROUP_MAX = LIMITS.selectOptions;
 
@@ -140,8 +142,10 @@ class CardParts {
         ? ':raised_hand: *Approval needed*'
         : ':clipboard: *Approval request*';
     const lines = [
-      `${head} · requested by ${userMention(pause.requester)} · agent ${inlineCode(pause.adk.appName, 80)}`,
+      `${head} · requested by ${userMention(pause.requester)}${this.where()} · agent ${inlineCode(pause.adk.appName, 80)}`,
     ];
+    const prompt = pause.origin?.prompt?.trim();
+    if (pause.runThread !== undefined && prompt) lines.push(`> ${escapeLine(prompt, PROMPT_MAX)}`);
     if (gates.length === 0) lines.push('No tool calls are recorded for this request.');
     else if (waiting === 0) lines.push(`Every call is decided: ${tally(gates)}.`);
     else if (gates.length > 1)
@@ -150,6 +154,15 @@ class CardParts {
       type: 'section',
       text: mrkdwn(lines.join('\n')),
     });
+  }
+
+  /** " in #ops (open the run)" for a card away from its run; nothing on a card in the run's thread. */
+  private where(): string {
+    const { runThread, origin } = this.view.pause;
+    if (runThread === undefined) return '';
+    const channel = channelMention(runThread.channelId) ?? 'another conversation';
+    const link = permalinkTo(origin?.permalink, 'open the run');
+    return ` in ${channel}${link === undefined ? '' : ` (${link})`}`;
   }
 
   /** Who may approve, said once when every pending gate has the same policy. */

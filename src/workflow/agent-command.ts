@@ -4,7 +4,8 @@
  */
 export type AgentCommand =
   | { kind: 'help' }
-  | { kind: 'run'; app: string; prompt: string }
+  /** `defaulted`: no app was named, so the default runs; the first word, which was not an app. */
+  | { kind: 'run'; app: string; prompt: string; defaulted?: { firstWord: string } }
   | { kind: 'invalid'; problem: string };
 
 export function parseAgentCommand(
@@ -36,7 +37,7 @@ export function parseAgentCommand(
           : `Start with the app to run: \`/agent <app> <prompt>\`. Apps: ${apps.join(', ')}.`,
     };
   }
-  return { kind: 'run', app: fallback, prompt: trimmed };
+  return { kind: 'run', app: fallback, prompt: trimmed, defaulted: { firstWord: first } };
 }
 
 export function agentCommandHelp(apps: readonly string[], defaultApp: string | undefined): string {

@@ -6,7 +6,7 @@ import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
-import { renderResumeFailed, renderRunError } from '../slack/thread.js';
+import { renderDecisionsElsewhere, renderResumeFailed, renderRunError } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
@@ -67,6 +67,10 @@ export class Resumer {
     await cards.refresh(pauseId);
 
     const context = runContextOf(view);
+    // A card in another channel: the run's thread learns the decisions there, once.
+    if (claim.attempt === 1 && view.pause.runThread !== undefined) {
+      await this.deps.threads.post(context.thread, renderDecisionsElsewhere(view));
+    }
     if (claim.attempt > 1 && (await this.alreadyAnswered(view))) {
       log.info('the agent already has these decisions; not sending them again', { pauseId });
       await store.markResumed({ pauseId, owner, now: this.deps.clock() });
@@ -196,6 +200,7 @@ export function runContextOf(view: PauseView): RunContext {
     requester: pause.requester,
     teamId: pause.card.teamId,
     thread,
+    ...(pause.origin?.prompt === undefined ? {} : { prompt: pause.origin.prompt }),
   };
 }
 

@@ -23,6 +23,8 @@ export interface RunContext {
   requester: string;
   teamId: string | undefined;
   thread: ThreadRef;
+  /** What the person asked, for cards posted away from the run. */
+  prompt?: string;
 }
 
 export type StreamOutcome =

@@ -126,7 +126,14 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
   const errors = inFileOrder(findings.filter((f) => f.severity === 'error'));
   if (errors.length > 0) return { ok: false, errors };
   const warnings = inFileOrder(findings.filter((f) => f.severity === 'warning'));
-  return { ok: true, policy: { source, defaults, rules, warnings }, warnings };
+  const policy = {
+    source,
+    defaults,
+    rules,
+    warnings,
+    ...(file.approvalsChannel === undefined ? {} : { approvalsChannel: file.approvalsChannel }),
+  };
+  return { ok: true, policy, warnings };
 }
 
 /** A rule's settings over the defaults' settings over the documented defaults. */

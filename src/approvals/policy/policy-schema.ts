@@ -169,6 +169,7 @@ export const ruleSchema = z.strictObject(
 
 export const policyFileSchema = z.strictObject(
   {
+    approvalsChannel: channelId.optional(),
     defaults: settingsSchema.optional(),
     rules: z.array(ruleSchema, { error: expected('a list of rules') }).optional(),
   },
