@@ -1,3 +1,4 @@
+import { isDirectMessage } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
 import { LIMITS } from '../block-kit/limits.js';
 import { blocksTextLength } from '../block-kit/validate.js';
@@ -160,7 +161,9 @@ class CardParts {
   private where(): string {
     const { runThread, origin } = this.view.pause;
     if (runThread === undefined) return '';
-    const channel = channelMention(runThread.channelId) ?? 'another conversation';
+    const channel = isDirectMessage(runThread.channelId)
+      ? 'a direct message'
+      : (channelMention(runThread.channelId) ?? 'another conversation');
     const link = permalinkTo(origin?.permalink, 'open the run');
     return ` in ${channel}${link === undefined ? '' : ` (${link})`}`;
   }

@@ -43,7 +43,7 @@ export interface ThreadRootInput {
   appName: string;
   prompt: string;
   /** No app was named, so the default ran: said, so that a typo in an app name shows. */
-  defaulted?: { firstWord: string };
+  defaulted?: boolean;
 }
 
 /** "<@U1> asked *ops*: restart payments-api" */
@@ -52,11 +52,9 @@ export function renderThreadRoot(input: ThreadRootInput): SlackMessage {
   const app = escapeLine(appName, 80);
   const asked = prompt.trim() === '' ? '_(no prompt)_' : escapeWithin(prompt.trim(), PROMPT_MAX);
   const blocks = [section(`${userMention(userId)} asked *${app}*:\n${asked}`)];
-  if (defaulted !== undefined) {
+  if (defaulted) {
     blocks.push(
-      context(
-        `No app is named ${inlineCode(defaulted.firstWord, 60)}, so the default agent *${app}* ran. Name the app first to run another: \`/agent <app> <prompt>\`.`,
-      ),
+      context(`Default agent *${app}* (no app named first) · another: \`/agent <app> <prompt>\``),
     );
   }
   return { text: `Agent run (${app}): ${escapeLine(prompt, FALLBACK_MAX)}`, blocks };

@@ -4,8 +4,8 @@
  */
 export type AgentCommand =
   | { kind: 'help' }
-  /** `defaulted`: no app was named, so the default runs; the first word, which was not an app. */
-  | { kind: 'run'; app: string; prompt: string; defaulted?: { firstWord: string } }
+  /** `defaulted`: the first word names no app, so the default app runs. */
+  | { kind: 'run'; app: string; prompt: string; defaulted?: true }
   | { kind: 'invalid'; problem: string };
 
 export function parseAgentCommand(
@@ -37,7 +37,7 @@ export function parseAgentCommand(
           : `Start with the app to run: \`/agent <app> <prompt>\`. Apps: ${apps.join(', ')}.`,
     };
   }
-  return { kind: 'run', app: fallback, prompt: trimmed, defaulted: { firstWord: first } };
+  return { kind: 'run', app: fallback, prompt: trimmed, defaulted: true };
 }
 
 export function agentCommandHelp(apps: readonly string[], defaultApp: string | undefined): string {

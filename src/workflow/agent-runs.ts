@@ -81,7 +81,7 @@ export class AgentRuns {
         userId: input.userId,
         appName: command.app,
         prompt: command.prompt,
-        ...(command.defaulted === undefined ? {} : { defaulted: command.defaulted }),
+        ...(command.defaulted ? { defaulted: true } : {}),
       }),
     );
     if (started.kind === 'refused') {

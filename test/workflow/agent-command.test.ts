@@ -17,7 +17,7 @@ describe('parseAgentCommand', () => {
       kind: 'run',
       app: 'ops',
       prompt: 'nosuchapp restart payments-api',
-      defaulted: { firstWord: 'nosuchapp' },
+      defaulted: true,
     });
   });
 
