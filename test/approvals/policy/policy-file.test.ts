@@ -545,7 +545,15 @@ describe('examples/policy.yml', () => {
 
     expect(resolve('payments', 'refund_charge')).toMatchObject({
       channel: 'C05PAYMENTS',
-      policy: { approvers: [{ kind: 'usergroup', id: 'S05PAYMENTS' }], reasonRequired: true },
+      policy: {
+        approvers: [{ kind: 'usergroup', id: 'S05PAYMENTS' }],
+        reasonRequired: true,
+        confirm: true,
+      },
+    });
+    expect(policy.approvalsChannel).toBe('C05APPROVALS');
+    expect(resolve('ops', 'schedule_maintenance').policy.payloadSchema).toMatchObject({
+      properties: { durationMinutes: { minimum: 5, maximum: 480 } },
     });
     expect(resolve('ops', 'restart_service').policy).toMatchObject({
       approvers: [{ kind: 'usergroup', id: 'S05ONCALL' }],
