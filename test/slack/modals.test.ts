@@ -428,7 +428,7 @@ describe('the edit form refuses what the tool would refuse (#12)', () => {
   });
 
   it("puts the schema's errors on their fields before anything is decided", () => {
-    const values = {
+    const values: StateValues = {
       [id('start')]: { value: { type: 'datetimepicker', selected_date_time: null } },
       [id('durationMinutes')]: { value: { type: 'number_input', value: '1000' } },
       [id('notifyCustomers')]: { value: { type: 'checkboxes', selected_options: [] } },
