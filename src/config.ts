@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import * as util from 'node:util';
 import { z } from 'zod';
 
 /**
@@ -116,6 +118,41 @@ export type ResumableSetting = 'auto' | 'true' | 'false';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+}
+
+export interface EnvironmentWithFile {
+  env: Record<string, string | undefined>;
+  /** The file that was read; absent when there is none. */
+  file: string | undefined;
+}
+
+/**
+ * The environment with a `.env` file under it: values from the file fill in what the real
+ * environment leaves unset (the real environment wins, as with `node --env-file`). No file is
+ * fine; a file that cannot be read is an error, not a silent fall back to the sandbox.
+ */
+export function withEnvFile(
+  env: Record<string, string | undefined>,
+  path: string,
+): EnvironmentWithFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = z.object({ code: z.string() }).safeParse(error);
+    if (code.success && code.data.code === 'ENOENT') return { env, file: undefined };
+    throw new ConfigError(`Cannot read ${path} (${code.success ? code.data.code : 'unreadable'})`);
+  }
+  // `util.parseEnv` is Node's own .env parser (Node ≥ 20.12); `engines` allows older 20s.
+  const parseEnv: unknown = Reflect.get(util, 'parseEnv');
+  if (typeof parseEnv !== 'function') {
+    throw new ConfigError(`${path} exists, but reading it needs Node 20.12 or newer`);
+  }
+  const parsed = z.record(z.string(), z.string()).safeParse(parseEnv(text));
+  if (!parsed.success) throw new ConfigError(`Cannot parse ${path}`);
+  const merged: Record<string, string | undefined> = { ...parsed.data };
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) merged[name] = value;
+  return { env: merged, file: path };
 }
 
 export function loadConfig(env: Record<string, string | undefined>): Config {

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, withEnvFile } from './config.js';
 import { errorMessage } from './error-message.js';
 import { startStack } from './local-stack.js';
 import { createLog } from './log.js';
@@ -6,14 +6,22 @@ import { createLog } from './log.js';
 /** Wiring only: configuration → the stack → signals. */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
+  let envFile: string | undefined;
   try {
-    config = loadConfig(process.env);
+    const environment = withEnvFile(process.env, '.env');
+    envFile = environment.file;
+    config = loadConfig(environment.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\nSee .env.example for every variable.\n`);
     process.exit(1);
   }
   const log = createLog(config.logLevel);
+  log.info(
+    envFile === undefined
+      ? 'no .env file here: configured from the environment only'
+      : `configured from ${envFile} and the environment (the environment wins)`,
+  );
   const stack = await startStack(config, log);
   if (stack.sandboxUrl !== undefined) {
     process.stdout.write(

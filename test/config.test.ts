@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, withEnvFile } from '../src/config.js';
 
 function configError(env: Record<string, string>): string {
   try {
@@ -95,5 +98,62 @@ describe('loadConfig', () => {
     const message = configError({ PORT: 'x', LOG_LEVEL: 'y' });
     expect(message).toContain('PORT:');
     expect(message).toContain('LOG_LEVEL:');
+  });
+});
+
+describe('a .env file', () => {
+  function inDirectory(text: string | undefined, test: (path: string) => void): void {
+    const directory = mkdtempSync(join(tmpdir(), 'env-file-'));
+    try {
+      const path = join(directory, '.env');
+      if (text !== undefined) writeFileSync(path, text);
+      test(path);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }
+
+  it('configures the app: a bot token in .env means Slack, not the sandbox', () => {
+    const file = [
+      '# copied from .env.example',
+      'SLACK_BOT_TOKEN=xoxb-from-the-file',
+      'SLACK_SIGNING_SECRET="a secret with spaces"',
+      'PORT=4010',
+      'REDIS_URL=',
+    ].join('\n');
+    inDirectory(file, (path) => {
+      const { env, file: read } = withEnvFile({}, path);
+      expect(read).toBe(path);
+      const config = loadConfig(env);
+      expect(config.slack).toEqual({
+        mode: 'http',
+        botToken: 'xoxb-from-the-file',
+        signingSecret: 'a secret with spaces',
+        apiUrl: undefined,
+      });
+      expect(config.port).toBe(4010);
+      expect(config.redis).toBeUndefined();
+    });
+  });
+
+  it('loses to the real environment, value by value', () => {
+    inDirectory('PORT=4010\nLOG_LEVEL=debug\n', (path) => {
+      const config = loadConfig(withEnvFile({ PORT: '5020' }, path).env);
+      expect(config.port).toBe(5020);
+      expect(config.logLevel).toBe('debug');
+    });
+  });
+
+  it('is optional: without one the environment is used as it is', () => {
+    inDirectory(undefined, (path) => {
+      const environment = { PORT: '5020' };
+      expect(withEnvFile(environment, path)).toEqual({ env: environment, file: undefined });
+    });
+  });
+
+  it('with a bad value stops the app naming the variable', () => {
+    inDirectory('LOG_LEVEL=loud\n', (path) => {
+      expect(() => loadConfig(withEnvFile({}, path).env)).toThrow(/LOG_LEVEL: expected one of/);
+    });
   });
 });

@@ -12,8 +12,16 @@ export {
 export { type AuthorizeInput, type AuthorizeResult, authorize } from './policy/authorize.js';
 export type { Glob } from './policy/glob.js';
 export {
+  objectProblems,
+  type PayloadSchema,
+  payloadProblem,
+} from './policy/payload-schema.js';
+export {
+  canRouteCards,
+  cardChannel,
   emptyPolicy,
   type GateSubject,
+  isDirectMessage,
   type Policy,
   type PolicyRule,
   type ResolvedGatePolicy,

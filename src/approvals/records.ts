@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { gateSchema } from '../adk/gate.js';
 import { jsonValueSchema } from '../json.js';
+import { payloadSchemaSchema } from './policy/payload-schema.js';
 
 /**
  * What the store keeps for each pause and each of its gates: everything needed to render the
@@ -29,6 +30,10 @@ export const gatePolicySchema = z.object({
   expiresInMs: z.number().int().positive().optional(),
   onExpiry: z.enum(['reject', 'cancel']),
   reasonRequired: z.boolean(),
+  /** Approving asks "are you sure?" first (money, deletions). Absent: false. */
+  confirm: z.boolean().optional(),
+  /** What the edit form enforces on the payload before an approval is spent. */
+  payloadSchema: payloadSchemaSchema.optional(),
 });
 export type GatePolicy = z.infer<typeof gatePolicySchema>;
 
@@ -116,6 +121,11 @@ export const pauseRecordSchema = z.object({
    * the card when the policy sends cards to another channel.
    */
   runThread: z.object({ channelId: z.string().min(1), threadTs: z.string().min(1) }).optional(),
+  /**
+   * For a card posted away from its run: what was asked and a link to the run, so approvers see
+   * the request in context.
+   */
+  origin: z.object({ prompt: z.string().optional(), permalink: z.string().optional() }).optional(),
   /** The gates' confirmation call ids, in the order ADK raised them. */
   callIds: z.array(z.string().min(1)).min(1),
   resume: resumeSchema,

@@ -56,6 +56,7 @@ export interface NewPause {
   requester: string;
   card: CardLocation;
   runThread?: { channelId: string; threadTs: string };
+  origin?: { prompt?: string; permalink?: string };
   gates: NewGate[];
   now: number;
 }

@@ -158,7 +158,7 @@ async function openRejectModal(
     view: renderRejectModal({
       pauseId,
       callIds: check.gates.map((gate) => gate.confirmationCallId),
-      toolNames: check.gates.map((gate) => gate.originalCall.name),
+      calls: check.gates.map((gate) => gate.originalCall),
       reasonRequired: check.policies.some((policy) => policy.reasonRequired),
       ...cardOf(context),
     }),

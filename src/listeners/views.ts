@@ -36,7 +36,12 @@ export function registerApprovalViews(app: App, deps: ListenerDeps): void {
     if (check.kind === 'refused') return { kind: 'refused', reply: check };
     const [gate] = check.gates;
     if (gate === undefined) return notFound();
-    const form = parseEditSubmission(gate.payloadTemplate, submission.values);
+    // The schema as recorded with the gate: the form that was shown enforced the same one.
+    const form = parseEditSubmission(
+      gate.payloadTemplate,
+      submission.values,
+      gate.policy.payloadSchema,
+    );
     if (!form.ok) return { kind: 'invalid', errors: form.errors };
     return {
       kind: 'valid',

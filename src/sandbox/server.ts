@@ -35,6 +35,11 @@ export interface SandboxOptions {
   triggerTtlMs?: number;
   /** How long the sandbox waits for the app's ack. Slack: 3 s. */
   ackTimeoutMs?: number;
+  /**
+   * The slash command's `should_escape`. Default false, as Slack's default and this app's
+   * manifest.yml: mentions reach the app as typed (`@bob`), not as `<@U…|bob>`.
+   */
+  escapeCommandText?: boolean;
   log?: Log;
 }
 
@@ -121,6 +126,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     baseUrl: () => baseUrl,
     appEventsUrl: () => appEventsUrl,
     ackTimeoutMs: options.ackTimeoutMs ?? 3000,
+    escapeCommandText: options.escapeCommandText ?? false,
     log,
   });
   const live = new LiveUpdates(state);

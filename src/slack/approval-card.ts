@@ -1,3 +1,4 @@
+import { isDirectMessage } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
 import { LIMITS } from '../block-kit/limits.js';
 import { blocksTextLength } from '../block-kit/validate.js';
@@ -25,10 +26,11 @@ import {
   gateDecisions,
   gateOption,
   hasGateButtons,
+  type ToolOutcome,
 } from './card-gate.js';
 import { codeBlock, escapeLine, fitEscaped, inlineCode } from './escape.js';
-import { approversText, listWithin, toolName } from './gate-lines.js';
-import { slackDate, userMention } from './mentions.js';
+import { approversText, expiryText, listWithin, toolName } from './gate-lines.js';
+import { channelMention, permalinkTo, slackDate, userMention } from './mentions.js';
 
 /**
  * The approval card: one message per pause, rendered from the stored records, again after every
@@ -53,12 +55,16 @@ const MIN_DETAILED_CODE = 300;
 const ROW_MAX = 600;
 const MIN_ROW = 90;
 const SUMMARY_MAX = 2_000;
+/** The run's prompt on a card away from its run: a line to know what it is about. */
+const PROMPT_MAX = 300;
 /** Slack: at most 100 options per group in a select. */
 const SELECT_GROUP_MAX = LIMITS.selectOptions;
 
 export interface ApprovalCardOptions {
   /** Milliseconds since the epoch: decides whether a pending gate is past its expiry. */
   now: number;
+  /** What each approved call did after the resume, by original call id (from the stream). */
+  toolOutcomes?: ReadonlyMap<string, ToolOutcome>;
 }
 
 export interface ApprovalCard {
@@ -67,8 +73,11 @@ export interface ApprovalCard {
   blocks: KnownBlock[];
 }
 
-export function renderApprovalCard(view: PauseView, { now }: ApprovalCardOptions): ApprovalCard {
-  const card = new CardParts(view, now);
+export function renderApprovalCard(
+  view: PauseView,
+  { now, toolOutcomes }: ApprovalCardOptions,
+): ApprovalCard {
+  const card = new CardParts(view, now, toolOutcomes ?? new Map());
   const blocks = detailedLayout(card) ?? compactLayout(card) ?? rowlessLayout(card);
   return { text: fallbackText(view), blocks };
 }
@@ -79,17 +88,28 @@ class CardParts {
   /** Menus name a gate by its index in `callIds`: only gates found there can be reached so. */
   readonly menuReady: boolean;
 
+  /** Two or more pending gates under one policy and one expiry: said once, above them. */
+  readonly factsShared: boolean;
+
   constructor(
     readonly view: PauseView,
     readonly now: number,
+    readonly toolOutcomes: ReadonlyMap<string, ToolOutcome>,
   ) {
     const { pause, gates } = view;
     const count = gates.length;
     const indexes = gates.map((gate) => pause.callIds.indexOf(gate.confirmationCallId));
     this.menuReady =
       indexes.every((index) => index >= 0) && fitsGateChoice(pause.id, pause.callIds.length);
+    const pendingGates = gates.filter((gate) => gate.state === 'pending');
+    const [firstPending] = pendingGates;
+    this.factsShared =
+      pendingGates.length >= 2 &&
+      sharedPolicy(pendingGates.map((gate) => gate.policy)) !== undefined &&
+      pendingGates.every((gate) => gate.expiresAt === firstPending?.expiresAt);
     this.contexts = gates.map((gate, position) => {
       const menuIndex = indexes[position];
+      const toolOutcome = toolOutcomes.get(gate.originalCall.id);
       return {
         gate,
         position,
@@ -97,9 +117,22 @@ class CardParts {
         count,
         pauseId: pause.id,
         now,
+        ...(toolOutcome === undefined ? {} : { toolOutcome }),
+        ...(this.factsShared ? { sharedFacts: true } : {}),
       };
     });
     this.pending = this.contexts.filter(({ gate }) => gate.state === 'pending');
+  }
+
+  /** Who may approve and when it expires, once for every pending gate (see `factsShared`). */
+  sharedFacts(): KnownBlock | undefined {
+    const [first] = this.pending;
+    if (!this.factsShared || first === undefined) return undefined;
+    const lines = [approversText(first.gate.policy, 1_500), expiryText(first.gate, this.now)];
+    return withBlockId(`facts.v${this.view.pause.version}`, {
+      type: 'context',
+      elements: [mrkdwn(lines.filter((line) => line !== undefined).join('\n'))],
+    });
   }
 
   intro(): SectionBlock {
@@ -110,8 +143,10 @@ class CardParts {
         ? ':raised_hand: *Approval needed*'
         : ':clipboard: *Approval request*';
     const lines = [
-      `${head} · requested by ${userMention(pause.requester)} · agent ${inlineCode(pause.adk.appName, 80)}`,
+      `${head} · requested by ${userMention(pause.requester)}${this.where()} · agent ${inlineCode(pause.adk.appName, 80)}`,
     ];
+    const prompt = pause.origin?.prompt?.trim();
+    if (pause.runThread !== undefined && prompt) lines.push(`> ${escapeLine(prompt, PROMPT_MAX)}`);
     if (gates.length === 0) lines.push('No tool calls are recorded for this request.');
     else if (waiting === 0) lines.push(`Every call is decided: ${tally(gates)}.`);
     else if (gates.length > 1)
@@ -120,6 +155,17 @@ class CardParts {
       type: 'section',
       text: mrkdwn(lines.join('\n')),
     });
+  }
+
+  /** " in #ops (open the run)" for a card away from its run; nothing on a card in the run's thread. */
+  private where(): string {
+    const { runThread, origin } = this.view.pause;
+    if (runThread === undefined) return '';
+    const channel = isDirectMessage(runThread.channelId)
+      ? 'a direct message'
+      : (channelMention(runThread.channelId) ?? 'another conversation');
+    const link = permalinkTo(origin?.permalink, 'open the run');
+    return ` in ${channel}${link === undefined ? '' : ` (${link})`}`;
   }
 
   /** Who may approve, said once when every pending gate has the same policy. */
@@ -198,18 +244,15 @@ class CardParts {
         });
       case 'resumed': {
         const when = resume.at === undefined ? '' : ` ${slackDate(resume.at)}`;
-        return withBlockId(key, {
-          type: 'section',
-          text: mrkdwn(`:white_check_mark: Agent resumed${when}`),
-        });
+        return withBlockId(key, { type: 'section', text: mrkdwn(`${this.resumedLine()}${when}`) });
       }
       case 'failed': {
-        const attempts =
-          resume.attempts > 0
-            ? ` after ${resume.attempts} attempt${resume.attempts === 1 ? '' : 's'}`
-            : '';
+        // `attempts` counts claims (the first, then each Retry); the tries within one are in
+        // the error text the resumer records.
+        const retries = resume.attempts - 1;
+        const retried = retries > 0 ? ` (retried ${retries} time${retries === 1 ? '' : 's'})` : '';
         const error = resume.lastError?.trim();
-        const text = `:warning: Resuming the agent failed${attempts}.${error ? `\n${codeBlock(error, 600)}` : ''}`;
+        const text = `:warning: Resuming the agent failed${retried}.${error ? `\n${codeBlock(error, 600)}` : ''}`;
         return withBlockId(key, {
           type: 'section',
           text: mrkdwn(text),
@@ -231,6 +274,27 @@ class CardParts {
         });
     }
   }
+
+  /**
+   * Told (every call rejected: the agent only hears no), ran, or failed: an approved call that
+   * then failed is never shown as a success.
+   */
+  private resumedLine(): string {
+    const approved = this.contexts.filter(({ gate }) => gate.state === 'approved');
+    const failed = approved.filter(({ toolOutcome }) => toolOutcome === 'failed');
+    if (failed.length > 0) {
+      const names = listWithin(
+        failed.map(({ gate }) => toolName(gate, 60)),
+        300,
+      );
+      return `:red_circle: Agent resumed, but ${names} *failed*: see the thread`;
+    }
+    if (approved.length === 0) return ':speech_balloon: Agent told: nothing was approved';
+    const ran = approved.every(({ toolOutcome }) => toolOutcome === 'ran');
+    return ran
+      ? ':white_check_mark: Agent resumed: approved calls ran'
+      : ':arrow_forward: Agent resumed';
+  }
 }
 
 function compact<T>(items: (T | undefined)[]): T[] {
@@ -245,13 +309,15 @@ function detailedLayout(card: CardParts): KnownBlock[] | undefined {
   const count = card.contexts.length;
   if (count === 0) return compact([card.intro(), card.resumeStatus()]);
   const unreachable = card.pending.filter((context) => !hasGateButtons(context));
-  // At least: the intro, a section and a context per gate, a buttons block per pending gate.
-  const least = 1 + 2 * count + card.pending.length - unreachable.length;
+  // At least: the intro, the shared facts, a section and a context per gate, a buttons block
+  // per pending gate.
+  const least = 2 + 2 * count + card.pending.length - unreachable.length;
   if (least > LIMITS.messageBlocks) return undefined;
   let codeMax = Math.min(CODE_MAX, Math.floor(TEXT_BUDGET / count));
   while (codeMax >= MIN_DETAILED_CODE) {
     const blocks = compact([
       card.intro(),
+      card.sharedFacts(),
       ...card.contexts.flatMap((context) => detailedGateBlocks(context, codeMax)),
       card.pauseWideActions(unreachable, 40),
       card.resumeStatus(),

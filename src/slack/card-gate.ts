@@ -19,7 +19,7 @@ import {
   plain,
   type SectionBlock,
 } from './block-kit.js';
-import { codeBlock, escapeWithin, inlineCode } from './escape.js';
+import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';
 import {
   approversText,
   decisionText,
@@ -30,6 +30,7 @@ import {
   toolName,
 } from './gate-lines.js';
 import { displayHint } from './hint.js';
+import { changeLines, payloadChanges } from './payload-diff.js';
 
 /** The blocks of one gate on the approval card: detailed (a section per gate) or a compact row. */
 
@@ -46,7 +47,14 @@ export interface GateContext {
   count: number;
   pauseId: string;
   now: number;
+  /** What the tool did once the agent resumed, when known: an approved call can still fail. */
+  toolOutcome?: ToolOutcome;
+  /** The card states who may approve and the expiry once, for every gate: leave them out here. */
+  sharedFacts?: boolean;
 }
+
+/** An approved call's fate after the resume: it ran, or the tool answered with an error. */
+export type ToolOutcome = 'ran' | 'failed';
 
 const HINT_MAX = 500;
 const REASON_MAX = 500;
@@ -59,9 +67,17 @@ export const BUTTON_LABELS = {
   edit: 'Edit & approve',
 } as const;
 
-function title({ gate, position, count }: GateContext): string {
+function title({ gate, position, count, toolOutcome }: GateContext): string {
   const number = count > 1 ? `*${position + 1}.* ` : '';
-  return `${number}${toolName(gate)} · ${stateBadge(gate)}`;
+  return `${number}${toolName(gate)} · ${outcomeBadge(gate, toolOutcome)}`;
+}
+
+/** The state, and for an approved call what came of it: a failure is never shown as ✅. */
+function outcomeBadge(gate: GateRecord, outcome: ToolOutcome | undefined): string {
+  if (gate.state !== 'approved' || outcome === undefined) return stateBadge(gate);
+  return outcome === 'ran'
+    ? ':white_check_mark: Approved · ran'
+    : ':red_circle: Approved, but the call *failed*';
 }
 
 /**
@@ -93,14 +109,16 @@ export function hasGateButtons({ gate, pauseId }: GateContext): boolean {
 function gateButtons(context: GateContext): Button[] {
   const { gate, pauseId } = context;
   const value = encodeButtonValue({ pauseId, callId: gate.confirmationCallId });
+  const approve: Button = {
+    type: 'button',
+    action_id: ACTION_IDS.approve,
+    text: plain(BUTTON_LABELS.approve),
+    style: 'primary',
+    value,
+  };
+  if (gate.policy.confirm) approve.confirm = approveConfirm(gate);
   const buttons: Button[] = [
-    {
-      type: 'button',
-      action_id: ACTION_IDS.approve,
-      text: plain(BUTTON_LABELS.approve),
-      style: 'primary',
-      value,
-    },
+    approve,
     {
       type: 'button',
       action_id: ACTION_IDS.reject,
@@ -120,47 +138,73 @@ function gateButtons(context: GateContext): Button[] {
   return buttons;
 }
 
+/** Slack's confirm dialog: title ≤ 100, text ≤ 300, buttons ≤ 30 characters. */
+function approveConfirm(gate: GateRecord): NonNullable<Button['confirm']> {
+  return {
+    title: plain('Approve this call?'),
+    text: plain(`Approve ${escapeLine(gate.originalCall.name, 60)}? The agent runs it at once.`),
+    confirm: plain('Approve'),
+    deny: plain('Back'),
+  };
+}
+
 /**
- * Section (tool, hint, arguments, approved payload), context (who may approve, votes, expiry or
- * the decision) and, while pending, the gate's buttons. `codeMax` bounds the arguments and
- * payload code blocks together.
+ * What a decision sends with the call: while pending, the payload the tool proposed (plain
+ * Approve approves exactly that); once approved, the payload sent, with what an approver changed.
+ */
+function payloadParts(gate: GateRecord, max: number): string[] {
+  const proposed = gate.payloadTemplate;
+  if (gate.state === 'pending') {
+    if (proposed === undefined) return [];
+    return [`*Approve will send:*\n${codeBlock(json(proposed, 2), max)}`];
+  }
+  const sent = gate.state === 'approved' ? gate.decision?.payload : undefined;
+  if (sent === undefined) return [];
+  const changes = payloadChanges(proposed, sent);
+  if (changes.length === 0 || proposed === undefined) {
+    return [`*Sent:*\n${codeBlock(json(sent, 2), max)}`];
+  }
+  const lines = changeLines(changes.slice(0, 10), 80);
+  if (changes.length > 10) lines.push(`• and ${changes.length - 10} more`);
+  return [
+    `*Sent, edited by the approver:*\n${lines.join('\n')}`,
+    codeBlock(json(sent, 2), Math.max(100, max - lines.join('\n').length)),
+  ];
+}
+
+/**
+ * Section (tool, hint, arguments, the payload a decision sends), context (who may approve,
+ * votes, expiry or the decision) and, while pending, the gate's buttons. `codeMax` bounds the
+ * arguments and payload code blocks together.
  */
 export function detailedGateBlocks(context: GateContext, codeMax: number): KnownBlock[] {
   const { gate, position, now } = context;
   const key = `g${position}.v${gate.version}`;
-  const approvedPayload =
-    gate.state === 'approved' && gate.decision?.payload !== undefined
-      ? gate.decision.payload
-      : undefined;
   const parts = [title(context)];
   const hint = displayHint(gate.hint);
   if (hint) parts.push(escapeWithin(hint, HINT_MAX));
-  if (approvedPayload === undefined) {
-    parts.push(codeBlock(json(gate.originalCall.args, 2), codeMax));
-  } else {
-    const half = Math.floor(codeMax / 2);
-    parts.push(codeBlock(json(gate.originalCall.args, 2), half));
-    parts.push(`Approved payload:\n${codeBlock(json(approvedPayload, 2), half)}`);
-  }
+  const hasPayload =
+    (gate.state === 'pending' && gate.payloadTemplate !== undefined) ||
+    (gate.state === 'approved' && gate.decision?.payload !== undefined);
+  const argsMax = hasPayload ? Math.floor(codeMax / 2) : codeMax;
+  parts.push(`*Arguments:*\n${codeBlock(json(gate.originalCall.args, 2), argsMax)}`);
+  if (hasPayload) parts.push(...payloadParts(gate, codeMax - argsMax));
   const section: SectionBlock = { type: 'section', text: mrkdwn(parts.join('\n')) };
 
   const facts =
     gate.state === 'pending'
       ? [
-          approversText(gate.policy, APPROVERS_MAX),
+          context.sharedFacts ? undefined : approversText(gate.policy, APPROVERS_MAX),
           progressText(gate, PROGRESS_MAX),
-          expiryText(gate, now),
+          context.sharedFacts ? undefined : expiryText(gate, now),
         ]
       : [decisionText(gate, REASON_MAX) ?? stateBadge(gate), progressText(gate, PROGRESS_MAX)];
-  const factsBlock: ContextBlock = {
-    type: 'context',
-    elements: [mrkdwn(facts.filter((fact) => fact !== undefined).join('\n'))],
-  };
-
-  const blocks: KnownBlock[] = [
-    withBlockId(`${key}.s`, section),
-    withBlockId(`${key}.c`, factsBlock),
-  ];
+  const shownFacts = facts.filter((fact) => fact !== undefined);
+  const blocks: KnownBlock[] = [withBlockId(`${key}.s`, section)];
+  if (shownFacts.length > 0) {
+    const factsBlock: ContextBlock = { type: 'context', elements: [mrkdwn(shownFacts.join('\n'))] };
+    blocks.push(withBlockId(`${key}.c`, factsBlock));
+  }
   if (gate.state === 'pending' && hasGateButtons(context)) {
     const actions: ActionsBlock = { type: 'actions', elements: gateButtons(context) };
     blocks.push(withBlockId(`${key}.a`, actions));
@@ -191,7 +235,10 @@ function rowAccessory(context: GateContext): Overflow | Button | undefined {
     const options = gateDecisions(gate).map((decision) =>
       gateOption(pauseId, menuIndex, decision, BUTTON_LABELS[decision]),
     );
-    return { type: 'overflow', action_id: ACTION_IDS.gateMenu, options };
+    const menu: Overflow = { type: 'overflow', action_id: ACTION_IDS.gateMenu, options };
+    // A menu has one confirm dialog for all its options: asked before any decision, then.
+    if (gate.policy.confirm) menu.confirm = approveConfirm(gate);
+    return menu;
   }
   // No menus on this card: approve here, reject with Reject all below.
   return hasGateButtons(context) ? gateButtons(context)[0] : undefined;
@@ -221,6 +268,9 @@ export function compactGateRow(
     if (expiry) facts.push(expiry);
   } else {
     facts.push(decisionText(gate, 150) ?? stateBadge(gate));
+  }
+  if (gate.state === 'pending' && gate.payloadTemplate !== undefined) {
+    facts.push('Approve sends the payload the tool proposed (Edit & approve shows it)');
   }
   for (const fact of facts) {
     if (text.length + 3 + fact.length > max) break;

@@ -1,6 +1,7 @@
 import type { Approver, GatePolicy, GateRecord, Vote } from '../approvals/records.js';
 import { SYSTEM_ACTOR } from '../approvals/records.js';
-import { escapeWithin, inlineCode } from './escape.js';
+import type { JsonValue } from '../json.js';
+import { escapeLine, escapeWithin, inlineCode } from './escape.js';
 import { slackDate, usergroupMention, userMention } from './mentions.js';
 
 /**
@@ -88,6 +89,12 @@ export function expiryText(gate: GateRecord, now: number): string | undefined {
     : `Due since ${slackDate(gate.expiresAt)} — being ${outcome}`;
 }
 
+/** "a, b and c" */
+function andList(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
 function actor(by: string): string {
   return by === SYSTEM_ACTOR ? 'the system' : userMention(by);
 }
@@ -118,9 +125,13 @@ export function decisionText(gate: GateRecord, maxReason: number): string | unde
   const byWhom = actor(decision.by);
   let line: string;
   switch (gate.state) {
-    case 'approved':
-      line = `Approved by ${byWhom} ${when}`;
+    case 'approved': {
+      // With a quorum every approver is named, not only the one whose vote completed it.
+      const voters = approvalsOf(gate).map((vote) => actor(vote.voter));
+      const names = voters.length > 1 ? andList(voters) : byWhom;
+      line = `Approved by ${names} ${when}`;
       break;
+    }
     case 'rejected':
       line = `Rejected by ${byWhom} ${when}`;
       break;
@@ -137,4 +148,20 @@ export function decisionText(gate: GateRecord, maxReason: number): string | unde
   const reason = decision.reason?.trim();
   if (reason && maxReason > 20) line += `\nReason: ${escapeWithin(reason, maxReason - 8)}`;
   return line;
+}
+
+/**
+ * "service: ledger, replicas: 20" within `max` characters (escaped): enough to tell two calls of
+ * one tool apart. Not an object: its compact JSON, cut.
+ */
+export function argumentSummary(args: JsonValue, max: number): string {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    return escapeLine(JSON.stringify(args) ?? '', max);
+  }
+  const parts = Object.entries(args).map(([key, value]) => {
+    const shown = typeof value === 'string' ? value : JSON.stringify(value);
+    return `${key}: ${shown.replace(/\s+/g, ' ')}`;
+  });
+  if (parts.length === 0) return '';
+  return escapeLine(parts.join(', '), max);
 }

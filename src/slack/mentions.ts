@@ -18,6 +18,18 @@ export function channelMention(id: string): string | undefined {
   return SLACK_ID.test(id) ? `<#${id}>` : undefined;
 }
 
+/** Slack's own links (`chat.getPermalink`): http(s), no spaces, nothing that ends a link early. */
+const PERMALINK = /^https?:\/\/[^\s|<>]+$/;
+const URL_MAX = 3_000;
+
+/** `<url|label>` for a link Slack gave us; nothing for anything else. `label` is escaped here. */
+export function permalinkTo(permalink: string | undefined, label: string): string | undefined {
+  if (permalink === undefined || permalink.length > URL_MAX || !PERMALINK.test(permalink)) {
+    return undefined;
+  }
+  return `<${permalink}|${escapeMrkdwn(label)}>`;
+}
+
 export function usergroupMention(id: string): string {
   return SLACK_ID.test(id) ? `<!subteam^${id}>` : `@${escapeMrkdwn(id.slice(0, 64))}`;
 }

@@ -1,8 +1,10 @@
+import type { PayloadSchema } from '../approvals/policy/payload-schema.js';
 import type { GateRecord } from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
 import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';
+import { argumentSummary } from './gate-lines.js';
 import { displayHint } from './hint.js';
 import { encodeEditMetadata, encodeRejectMetadata } from './modal-metadata.js';
 import { type FormResult, formBlocks, parseForm, payloadForm } from './payload-form.js';
@@ -35,7 +37,8 @@ export function renderEditModal({ pauseId, gate, channelId, messageTs }: EditMod
     ...(channelId === undefined ? {} : { channelId }),
     ...(messageTs === undefined ? {} : { messageTs }),
   });
-  const lines = [`*Approve ${inlineCode(gate.originalCall.name, 80)} with the payload below.*`];
+  const call = callName(gate.originalCall);
+  const lines = [`*Approve ${call} with the payload below.*`];
   const hint = displayHint(gate.hint);
   if (hint) lines.push(escapeWithin(hint, HINT_MAX));
   const summary: KnownBlock[] = [
@@ -70,8 +73,18 @@ export function renderEditModal({ pauseId, gate, channelId, messageTs }: EditMod
     ...base,
     submit: plain('Approve'),
     private_metadata: metadata,
-    blocks: [...summary, { type: 'divider' }, ...formBlocks(payloadForm(gate.payloadTemplate))],
+    blocks: [
+      ...summary,
+      { type: 'divider' },
+      ...formBlocks(payloadForm(gate.payloadTemplate, gate.policy.payloadSchema)),
+    ],
   };
+}
+
+/** "`restart_service` (service: ledger)": which call a modal is about, when two share a tool. */
+function callName({ name, args }: { name: string; args: JsonValue }): string {
+  const summary = argumentSummary(args, 120);
+  return `${inlineCode(name, 80)}${summary === '' ? '' : ` (${summary})`}`;
 }
 
 const UNREADABLE = 'The form could not be read. Please close it and try again.';
@@ -81,48 +94,53 @@ const UNREADABLE = 'The form could not be read. Please close it and try again.';
  * input's block id for `ack({ response_action: 'errors', errors })`. `values` is
  * `view.state.values`, untrusted.
  */
-export function parseEditSubmission(template: JsonValue | undefined, values: unknown): FormResult {
-  const form = payloadForm(template);
+export function parseEditSubmission(
+  template: JsonValue | undefined,
+  values: unknown,
+  schema?: PayloadSchema,
+): FormResult {
+  const form = payloadForm(template, schema);
   const parsed = viewStateValuesSchema.safeParse(values);
   if (!parsed.success) {
     const first = form.find((field) => field.kind !== 'fixed');
     return { ok: false, errors: first ? { [first.blockId]: UNREADABLE } : {} };
   }
-  return parseForm(form, parsed.data);
+  return parseForm(form, parsed.data, schema);
 }
 
 export interface RejectModalInput {
   pauseId: string;
   /** The gates to reject (one, or every pending gate for Reject all). */
   callIds: string[];
-  toolNames: string[];
+  /** The calls, to name them (tool and a short argument summary). */
+  calls: { name: string; args: JsonValue }[];
   reasonRequired: boolean;
   channelId?: string;
   messageTs?: string;
 }
 
 export function renderRejectModal(input: RejectModalInput): Modal {
-  const { pauseId, callIds, toolNames, reasonRequired, channelId, messageTs } = input;
+  const { pauseId, callIds, calls, reasonRequired, channelId, messageTs } = input;
   const metadata = encodeRejectMetadata({
     pauseId,
     ...(callIds.length > 0 ? { callIds } : {}),
     ...(channelId === undefined ? {} : { channelId }),
     ...(messageTs === undefined ? {} : { messageTs }),
   });
-  const names = toolNames.slice(0, 10).map((name) => inlineCode(name, 60));
-  const more =
-    toolNames.length > names.length ? ` and ${toolNames.length - names.length} more` : '';
+  const names = calls.slice(0, 10).map((call) => inlineCode(call.name, 60));
+  const more = calls.length > names.length ? ` and ${calls.length - names.length} more` : '';
+  const [only] = calls;
   const what =
-    toolNames.length <= 1
-      ? `Reject ${names[0] ?? 'this call'}?`
-      : `Reject these ${toolNames.length} calls: ${names.join(', ')}${more}?`;
+    calls.length <= 1
+      ? `Reject ${only === undefined ? 'this call' : callName(only)}?`
+      : `Reject these ${calls.length} calls: ${names.join(', ')}${more}?`;
   const why = reasonRequired
     ? 'The policy asks for a reason. The agent is told it after it resumes.'
     : 'A reason is optional. If you give one, the agent is told it after it resumes.';
   const base = {
     type: 'modal' as const,
     callback_id: CALLBACK_IDS.rejectModal,
-    title: plain(toolNames.length > 1 ? 'Reject calls' : 'Reject call'),
+    title: plain(calls.length > 1 ? 'Reject calls' : 'Reject call'),
     close: plain('Cancel'),
   };
   const intro: KnownBlock = { type: 'section', text: mrkdwn(`*${what}*\n${why}`) };

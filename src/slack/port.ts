@@ -14,6 +14,8 @@ export interface SlackPort {
     input: SlackMessage & { channel: string; user: string; threadTs?: string },
   ): Promise<void>;
   openView(input: { triggerId: string; view: View }): Promise<void>;
+  /** A link to a message (`chat.getPermalink`). */
+  getPermalink(input: { channel: string; ts: string }): Promise<string>;
 }
 
 /** A Slack Web API call that failed after the client's own retries; `code` is Slack's error. */

@@ -1,4 +1,5 @@
 import type { RunError } from '../approvals/outcomes.js';
+import type { PauseView } from '../approvals/records.js';
 import { LIMITS } from '../block-kit/limits.js';
 import { type KnownBlock, mrkdwn, type SlackMessage } from './block-kit.js';
 import {
@@ -11,8 +12,8 @@ import {
   fitEscaped,
   inlineCode,
 } from './escape.js';
-import { listWithin } from './gate-lines.js';
-import { channelMention, userMention } from './mentions.js';
+import { decisionText, listWithin, stateBadge, toolName } from './gate-lines.js';
+import { channelMention, permalinkTo, userMention } from './mentions.js';
 
 /**
  * The messages of a run's thread: who asked what, the agent's reply, which tools ran, what went
@@ -41,16 +42,22 @@ export interface ThreadRootInput {
   userId: string;
   appName: string;
   prompt: string;
+  /** No app was named, so the default ran: said, so that a typo in an app name shows. */
+  defaulted?: boolean;
 }
 
 /** "<@U1> asked *ops*: restart payments-api" */
-export function renderThreadRoot({ userId, appName, prompt }: ThreadRootInput): SlackMessage {
+export function renderThreadRoot(input: ThreadRootInput): SlackMessage {
+  const { userId, appName, prompt, defaulted } = input;
   const app = escapeLine(appName, 80);
   const asked = prompt.trim() === '' ? '_(no prompt)_' : escapeWithin(prompt.trim(), PROMPT_MAX);
-  return {
-    text: `Agent run (${app}): ${escapeLine(prompt, FALLBACK_MAX)}`,
-    blocks: [section(`${userMention(userId)} asked *${app}*:\n${asked}`)],
-  };
+  const blocks = [section(`${userMention(userId)} asked *${app}*:\n${asked}`)];
+  if (defaulted) {
+    blocks.push(
+      context(`Default agent *${app}* (no app named first) · another: \`/agent <app> <prompt>\``),
+    );
+  }
+  return { text: `Agent run (${app}): ${escapeLine(prompt, FALLBACK_MAX)}`, blocks };
 }
 
 /**
@@ -194,8 +201,6 @@ function messageOf(line: string): SlackMessage {
   return { text: first.replace(/^:\w+: /, ''), blocks: [section(line)] };
 }
 
-const PERMALINK = /^https:\/\/[^\s|<>]+$/;
-
 export interface CardElsewhereInput {
   channelId: string;
   /** From `chat.getPermalink`; linked only when it is a plain https URL. */
@@ -205,16 +210,34 @@ export interface CardElsewhereInput {
 /** In the run's thread, when the policy posted the card in another channel. */
 export function renderCardElsewhere({ channelId, permalink }: CardElsewhereInput): SlackMessage {
   const channel = channelMention(channelId) ?? 'another channel';
-  const link =
-    permalink !== undefined && permalink.length <= LIMITS.url && PERMALINK.test(permalink)
-      ? ` <${permalink}|Open the request>`
-      : '';
+  const linked = permalinkTo(permalink, 'Open the request');
+  const link = linked === undefined ? '' : ` ${linked}`;
   return {
     text: 'Approval needed: the request was posted for its approvers in another channel.',
     blocks: [
       section(
         `:raised_hand: Approval needed: the request was posted in ${channel} for its approvers.${link}`,
       ),
+    ],
+  };
+}
+
+/**
+ * In the run's thread, when its card lives in another channel: how each call was decided, by
+ * whom and why, once every call is decided (the card itself is where the votes happen).
+ */
+export function renderDecisionsElsewhere({ pause, gates }: PauseView): SlackMessage {
+  const channel = channelMention(pause.card.channelId) ?? 'another channel';
+  const lines = gates.slice(0, 20).map((gate) => {
+    const how = decisionText(gate, 400) ?? stateBadge(gate);
+    return `${toolName(gate, 60)} · ${stateBadge(gate)}\n${how}`;
+  });
+  if (gates.length > 20) lines.push(`and ${gates.length - 20} more, on the card`);
+  return {
+    text: 'The approvers decided: the agent resumes.',
+    blocks: [
+      section(`:ballot_box_with_check: Decided in ${channel}; the agent resumes.`),
+      ...lines.map((line) => context(line)),
     ],
   };
 }

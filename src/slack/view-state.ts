@@ -12,6 +12,8 @@ export const viewStateValueSchema = z.looseObject({
   value: z.string().nullish(),
   selected_option: selectedOptionSchema.nullish(),
   selected_options: z.array(selectedOptionSchema).nullish(),
+  /** `datetimepicker`: Unix seconds. */
+  selected_date_time: z.number().int().nullish(),
 });
 export type StateValue = z.infer<typeof viewStateValueSchema>;
 

@@ -5,6 +5,7 @@ import type { SlackMessage } from './block-kit.js';
 import { SlackCallError, type SlackPort } from './port.js';
 
 const postedSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
+const permalinkSchema = z.object({ permalink: z.url({ protocol: /^https?$/ }) });
 
 /** Slack's error code from a Web API client error (`data.error` on platform errors). */
 const platformErrorSchema = z.object({ data: z.object({ error: z.string() }) });
@@ -61,6 +62,15 @@ export class WebApiSlackPort implements SlackPort {
     await this.call('views.open', () =>
       this.client.views.open({ trigger_id: input.triggerId, view: input.view }),
     );
+  }
+
+  async getPermalink(input: { channel: string; ts: string }): Promise<string> {
+    const response = await this.call('chat.getPermalink', () =>
+      this.client.chat.getPermalink({ channel: input.channel, message_ts: input.ts }),
+    );
+    const parsed = permalinkSchema.safeParse(response);
+    if (!parsed.success) throw new SlackCallError('chat.getPermalink', 'unexpected_response');
+    return parsed.data.permalink;
   }
 
   private async call<T>(method: string, request: () => Promise<T>): Promise<T> {

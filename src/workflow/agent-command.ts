@@ -4,7 +4,8 @@
  */
 export type AgentCommand =
   | { kind: 'help' }
-  | { kind: 'run'; app: string; prompt: string }
+  /** `defaulted`: the first word names no app, so the default app runs. */
+  | { kind: 'run'; app: string; prompt: string; defaulted?: true }
   | { kind: 'invalid'; problem: string };
 
 export function parseAgentCommand(
@@ -36,7 +37,7 @@ export function parseAgentCommand(
           : `Start with the app to run: \`/agent <app> <prompt>\`. Apps: ${apps.join(', ')}.`,
     };
   }
-  return { kind: 'run', app: fallback, prompt: trimmed };
+  return { kind: 'run', app: fallback, prompt: trimmed, defaulted: true };
 }
 
 export function agentCommandHelp(apps: readonly string[], defaultApp: string | undefined): string {

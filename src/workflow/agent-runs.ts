@@ -1,6 +1,7 @@
 import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Clock } from '../approvals/clock.js';
+import { canRouteCards, type Policy } from '../approvals/policy.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import { renderRefusal } from '../slack/notices.js';
@@ -34,6 +35,8 @@ export class AgentRuns {
       threads: RunThreads;
       streamer: RunStreamer;
       defaultApp: string | undefined;
+      /** The policy as it is now: where this run's cards could go. */
+      policy: () => Policy;
       clock: Clock;
       log: Log;
     },
@@ -67,9 +70,19 @@ export class AgentRuns {
       return;
     }
 
+    if (!canRouteCards(this.deps.policy(), command.app, input.channelId)) {
+      await reply({ text: NO_CARD_CHANNEL });
+      return;
+    }
+
     const started = await threads.start(
       input.channelId,
-      renderThreadRoot({ userId: input.userId, appName: command.app, prompt: command.prompt }),
+      renderThreadRoot({
+        userId: input.userId,
+        appName: command.app,
+        prompt: command.prompt,
+        ...(command.defaulted ? { defaulted: true } : {}),
+      }),
     );
     if (started.kind === 'refused') {
       await reply(renderRefusal({ kind: 'cannot_post_here', code: started.code }));
@@ -98,6 +111,7 @@ export class AgentRuns {
       requester: input.userId,
       teamId: input.teamId,
       thread,
+      prompt: command.prompt,
     };
     const outcome = await this.deps.streamer.stream(context, {
       appName: command.app,
@@ -118,6 +132,10 @@ export class AgentRuns {
     return names;
   }
 }
+
+/** Why a run from a direct message is refused when the policy has nowhere to put its cards. */
+export const NO_CARD_CHANNEL =
+  'Approvers cannot see this conversation, and the approval policy names no channel for requests from it, so a card could not reach anyone. Run `/agent` in a channel with the approvers, or ask an admin to set `approvalsChannel` in the policy file.';
 
 /** Slack escapes `&`, `<` and `>` in command text; the agent should see what the person typed. */
 export function unescapeSlackText(text: string): string {

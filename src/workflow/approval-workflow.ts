@@ -102,6 +102,7 @@ export class ApprovalWorkflow {
       threads,
       streamer,
       defaultApp: options.defaultApp,
+      policy: deps.policy,
       clock,
       log: log.child('runs'),
     });

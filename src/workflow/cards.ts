@@ -4,6 +4,7 @@ import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { renderApprovalCard } from '../slack/approval-card.js';
+import type { ToolOutcome } from '../slack/card-gate.js';
 import type { SlackPort } from '../slack/port.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
@@ -36,7 +37,10 @@ export class ApprovalCards {
    * Re-renders the card from the store. Failures are logged, not thrown: the decision is already
    * recorded, and the next change renders the card again.
    */
-  async refresh(pauseId: string): Promise<void> {
+  async refresh(
+    pauseId: string,
+    { toolOutcomes }: { toolOutcomes?: ReadonlyMap<string, ToolOutcome> } = {},
+  ): Promise<void> {
     try {
       let rendered: number | undefined;
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
@@ -48,7 +52,10 @@ export class ApprovalCards {
         await this.deps.slack.updateMessage({
           channel: view.pause.card.channelId,
           ts,
-          ...renderApprovalCard(view, { now: this.deps.clock() }),
+          ...renderApprovalCard(view, {
+            now: this.deps.clock(),
+            ...(toolOutcomes === undefined ? {} : { toolOutcomes }),
+          }),
         });
         rendered = version;
       }

@@ -1,6 +1,6 @@
 import type { Gate } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
-import { type Policy, resolveGatePolicy } from '../approvals/policy.js';
+import { cardChannel, type Policy, resolveGatePolicy } from '../approvals/policy.js';
 import { pauseIdFor } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import type { Log } from '../log.js';
@@ -37,9 +37,18 @@ export class PauseRecorder {
       gate,
       ...resolveGatePolicy(policy, { app: context.appName, tool: gate.originalCall.name }),
     }));
-    // One card per pause: it goes where the first gate's rule sends it, else into the run's thread.
-    const channel = resolved.find((entry) => entry.channel !== undefined)?.channel;
-    const elsewhere = channel !== undefined && channel !== context.thread.channelId;
+    // One card per pause: it goes where the first gate's rule sends it, else into the run's
+    // thread (or, for a run in a direct message, the policy's approvals channel).
+    const runChannel = context.thread.channelId;
+    const channel =
+      resolved
+        .map((entry) => cardChannel(policy, entry, runChannel))
+        .find((c) => c !== runChannel) ?? runChannel;
+    const elsewhere = channel !== runChannel;
+    const runPermalink =
+      elsewhere && context.thread.threadTs !== undefined
+        ? await this.deps.threads.permalink(runChannel, context.thread.threadTs)
+        : undefined;
     const adk = {
       appName: context.appName,
       userId: context.userId,
@@ -65,6 +74,14 @@ export class PauseRecorder {
       ...(elsewhere && context.thread.threadTs !== undefined
         ? { runThread: { channelId: context.thread.channelId, threadTs: context.thread.threadTs } }
         : {}),
+      ...(elsewhere
+        ? {
+            origin: {
+              ...(context.prompt === undefined ? {} : { prompt: context.prompt }),
+              ...(runPermalink === undefined ? {} : { permalink: runPermalink }),
+            },
+          }
+        : {}),
       gates: newGates,
       now: this.deps.clock(),
     });
@@ -80,10 +97,15 @@ export class PauseRecorder {
       tools: gates.map((gate) => gate.originalCall.name).join(','),
     });
     const posted = await cards.post(view);
-    if (elsewhere && posted.pause.card.ts !== undefined) {
+    const cardTs = posted.pause.card.ts;
+    if (elsewhere && cardTs !== undefined) {
+      const permalink = await this.deps.threads.permalink(posted.pause.card.channelId, cardTs);
       await this.deps.threads.post(
         context.thread,
-        renderCardElsewhere({ channelId: posted.pause.card.channelId }),
+        renderCardElsewhere({
+          channelId: posted.pause.card.channelId,
+          ...(permalink === undefined ? {} : { permalink }),
+        }),
       );
     }
   }

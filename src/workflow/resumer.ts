@@ -7,7 +7,7 @@ import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
-import { renderResumeFailed, renderRunError } from '../slack/thread.js';
+import { renderDecisionsElsewhere, renderResumeFailed, renderRunError } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
@@ -75,20 +75,25 @@ export class Resumer {
     await cards.refresh(pauseId);
 
     const context = runContextOf(view);
+    // A card in another channel: the run's thread learns the decisions there, once.
+    if (claim.attempt === 1 && view.pause.runThread !== undefined) {
+      await this.deps.threads.post(context.thread, renderDecisionsElsewhere(view));
+    }
     if (claim.attempt > 1 && (await this.alreadyAnswered(view))) {
       log.info('the agent already has these decisions; not sending them again', { pauseId });
       await store.markResumed({ pauseId, owner, now: this.deps.clock() });
       await cards.refresh(pauseId);
       return;
     }
-    const outcome = await this.sendWithRetries(view, context);
+    const { outcome, tries } = await this.sendWithRetries(view, context);
     const now = this.deps.clock();
     if (outcome.kind === 'failed' && !outcome.delivered) {
       const finish = await store.markResumeFailed({
         pauseId,
         owner,
         now,
-        error: outcome.error.message,
+        // The card counts claims (Retry presses); the tries within this one are said here.
+        error: tries > 1 ? `${tries} tries: ${outcome.error.message}` : outcome.error.message,
       });
       log.error('resume failed', {
         pauseId,
@@ -97,7 +102,10 @@ export class Resumer {
         recorded: finish.kind,
       });
       await cards.refresh(pauseId);
-      await this.deps.threads.post(context.thread, renderResumeFailed(runErrorOf(outcome.error)));
+      // Said once in the thread; a failed Retry only updates the card, which shows the error.
+      if (claim.attempt === 1) {
+        await this.deps.threads.post(context.thread, renderResumeFailed(runErrorOf(outcome.error)));
+      }
       return;
     }
 
@@ -106,7 +114,10 @@ export class Resumer {
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
-    await cards.refresh(pauseId);
+    await cards.refresh(
+      pauseId,
+      outcome.kind === 'completed' ? { toolOutcomes: outcome.toolOutcomes } : {},
+    );
     if (outcome.kind === 'failed') {
       await this.deps.threads.post(context.thread, renderRunError(runErrorOf(outcome.error)));
       return;
@@ -135,10 +146,11 @@ export class Resumer {
     }
   }
 
-  private async sendWithRetries(view: PauseView, context: RunContext): Promise<StreamOutcome> {
+  private async sendWithRetries(view: PauseView, context: RunContext): Promise<SentResume> {
     const { appName } = view.pause.adk;
     const withInvocation = this.sendsInvocationId(view);
-    let outcome = await this.sendWithRetriesAs(view, context, withInvocation);
+    const first = await this.sendWithRetriesAs(view, context, withInvocation);
+    const { outcome } = first;
     if (withInvocation && outcome.kind === 'failed' && isResumabilityRefusal(outcome.error)) {
       // Refused before the message was stored: resending without it answers nothing twice.
       this.notResumable.add(appName);
@@ -151,9 +163,10 @@ export class Resumer {
       } else {
         this.deps.log.info('the ADK app refused invocationId; resending without it', fields);
       }
-      outcome = await this.sendWithRetriesAs(view, context, false);
+      const again = await this.sendWithRetriesAs(view, context, false);
+      return { outcome: again.outcome, tries: first.tries + again.tries };
     }
-    return outcome;
+    return first;
   }
 
   private sendsInvocationId(view: PauseView): boolean {
@@ -175,7 +188,7 @@ export class Resumer {
     view: PauseView,
     context: RunContext,
     resumable: boolean,
-  ): Promise<StreamOutcome> {
+  ): Promise<SentResume> {
     const { options, streamer } = this.deps;
     const sleep = this.deps.sleep ?? defaultSleep;
     let message: ReturnType<typeof buildResume>;
@@ -184,7 +197,7 @@ export class Resumer {
     } catch (error) {
       // Nothing was sent: a failure the card shows, never a resume stuck in "resuming".
       if (!(error instanceof AdkError)) throw error;
-      return { kind: 'failed', error, delivered: false };
+      return { outcome: { kind: 'failed', error, delivered: false }, tries: 0 };
     }
     const { newMessage, invocationId } = message;
     // Not `...view.pause.adk`: that holds the invocation id whether or not it may be sent.
@@ -197,6 +210,7 @@ export class Resumer {
       ...(invocationId === undefined ? {} : { invocationId }),
     };
     let outcome = await streamer.stream(context, request);
+    let tries = 1;
     for (const delay of options.retryDelaysMs) {
       if (outcome.kind !== 'failed' || outcome.delivered || !isRetryable(outcome.error)) break;
       this.deps.log.warn('resume attempt failed; retrying', {
@@ -206,8 +220,9 @@ export class Resumer {
       });
       await sleep(delay);
       outcome = await streamer.stream(context, request);
+      tries += 1;
     }
-    return outcome;
+    return { outcome, tries };
   }
 
   /** ADK drops text sent beside the function responses, so the reasons follow as a message. */
@@ -226,6 +241,12 @@ export class Resumer {
   }
 }
 
+/** A resume's last outcome, and how many times it was sent (retries and a resend included). */
+interface SentResume {
+  outcome: StreamOutcome;
+  tries: number;
+}
+
 /** Where the continuation of a pause is streamed. */
 export function runContextOf(view: PauseView): RunContext {
   const { pause } = view;
@@ -242,6 +263,7 @@ export function runContextOf(view: PauseView): RunContext {
     requester: pause.requester,
     teamId: pause.card.teamId,
     thread,
+    ...(pause.origin?.prompt === undefined ? {} : { prompt: pause.origin.prompt }),
   };
 }
 

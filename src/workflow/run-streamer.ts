@@ -4,6 +4,7 @@ import type { Gate } from '../adk/gate.js';
 import { eventText, toolResults } from '../adk/wire.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import type { ToolOutcome } from '../slack/card-gate.js';
 import {
   renderCredentialRequest,
   renderInputRequest,
@@ -28,10 +29,13 @@ export interface RunContext {
   requester: string;
   teamId: string | undefined;
   thread: ThreadRef;
+  /** What the person asked, for cards posted away from the run. */
+  prompt?: string;
 }
 
 export type StreamOutcome =
-  | { kind: 'completed'; pauses: number }
+  /** `toolOutcomes`: what each call that answered did, by call id (a resume's approved calls). */
+  | { kind: 'completed'; pauses: number; toolOutcomes: Map<string, ToolOutcome> }
   /** `delivered`: the server had started answering, so the request itself reached the agent. */
   | { kind: 'failed'; error: AdkError; delivered: boolean };
 
@@ -55,6 +59,7 @@ export class RunStreamer {
   async stream(context: RunContext, request: RunRequest): Promise<StreamOutcome> {
     const { log } = this.deps;
     let delivered = false;
+    const toolOutcomes = new Map<string, ToolOutcome>();
     let ranTools: ToolRun[] = [];
     const requests = new StreamRequests();
     const flushToolSummary = async () => {
@@ -81,6 +86,9 @@ export class RunStreamer {
         for (const result of toolResults(event)) {
           if (result.status !== 'rejected') {
             ranTools.push({ name: result.name, ok: result.status === 'ok' });
+            if (result.callId !== undefined) {
+              toolOutcomes.set(result.callId, result.status === 'ok' ? 'ran' : 'failed');
+            }
           }
         }
 
@@ -108,7 +116,7 @@ export class RunStreamer {
       }
       await flushToolSummary();
       const pauses = await this.askPeople(context, requests);
-      return { kind: 'completed', pauses };
+      return { kind: 'completed', pauses, toolOutcomes };
     } catch (error) {
       await flushToolSummary().catch(() => {});
       if (!(error instanceof AdkError)) throw error;

@@ -37,6 +37,19 @@ export class RunThreads {
     }
   }
 
+  /** A link to a message, or nothing when Slack will not give one (a link is a courtesy). */
+  async permalink(channelId: string, ts: string): Promise<string | undefined> {
+    try {
+      return await this.deps.slack.getPermalink({ channel: channelId, ts });
+    } catch (error) {
+      this.deps.log.warn('could not get a permalink', {
+        channel: channelId,
+        error: errorMessage(error),
+      });
+      return undefined;
+    }
+  }
+
   async post(thread: ThreadRef, message: SlackMessage): Promise<void> {
     try {
       await this.deps.slack.postMessage({

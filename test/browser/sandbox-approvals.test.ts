@@ -48,45 +48,57 @@ function slug(name: string): string {
   return name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
 }
 
-/** Opens #ops as a person (the page's person switch is driven by `?as=`). */
-async function openAs(person: keyof typeof PEOPLE): Promise<void> {
+/** Opens a conversation (#ops unless told) as a person (the page's person switch is `?as=`). */
+async function openAs(person: keyof typeof PEOPLE, conversation = 'C0OPS000001'): Promise<void> {
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   // Below the test's own limit, so that a stuck wait names its locator.
   page.setDefaultTimeout(15_000);
-  await page.goto(`${stack.sandboxUrl}/?as=${person}#C0OPS000001`);
-  await page.getByTestId('conversation-title').filter({ hasText: '#ops' }).waitFor();
+  await page.goto(`${stack.sandboxUrl}/?as=${person}#${conversation}`);
+  await page.getByTestId('conversation-title').first().waitFor();
 }
 
 /** Acts as another person, and reopens the run's thread (switching closes it). */
-async function switchTo(person: keyof typeof PEOPLE, rootTs: string): Promise<Locator> {
+async function switchTo(
+  person: keyof typeof PEOPLE,
+  rootTs: string,
+  channel = '#ops',
+): Promise<Locator> {
   await page.getByTestId('person-switch').selectOption(PEOPLE[person].id);
-  await page.getByTestId('conversation-title').filter({ hasText: '#ops' }).waitFor();
+  await page.getByTestId('conversation-title').filter({ hasText: channel }).waitFor();
   return openThread(rootTs);
 }
 
-async function openThread(rootTs: string): Promise<Locator> {
+async function openThread(rootTs: string, waitForCard = true): Promise<Locator> {
   await page
     .locator(`[data-testid="message"][data-ts="${rootTs}"]`)
     .getByTestId('thread-summary')
     .click();
   const thread = page.getByTestId('thread-pane');
-  await thread.getByRole('button', { name: 'Approve' }).first().waitFor();
+  if (waitForCard) await thread.getByRole('button', { name: 'Approve' }).first().waitFor();
   return thread;
+}
+
+/** Saves a screenshot for the docs (copied into docs/ by hand when they change). */
+async function shoot(name: string): Promise<void> {
+  await page.screenshot({ path: `${ARTIFACTS}/${name}.png` });
 }
 
 /**
  * Types a slash command in #ops, waits for the card in the run's thread and opens it; resolves
  * with the thread root's ts.
  */
-async function runAgent(prompt: string): Promise<string> {
+async function runAgent(
+  prompt: string,
+  { cardHere = true, rootText = prompt } = {},
+): Promise<string> {
   await page.getByTestId('composer-input').fill(`/agent ${prompt}`);
   await page.getByTestId('composer-input').press('Enter');
   // Each test's prompt is its own, so the newest root showing it is this run's.
-  const root = page.getByTestId('message').filter({ hasText: prompt }).last();
+  const root = page.getByTestId('message').filter({ hasText: rootText }).last();
   await root.getByTestId('thread-summary').waitFor();
   const ts = await root.getAttribute('data-ts');
   if (ts === null) throw new Error('the run has no thread root');
-  await openThread(ts);
+  await openThread(ts, cardHere);
   return ts;
 }
 
@@ -126,7 +138,7 @@ describe('the approval loop in the browser', () => {
     );
     await thread.getByRole('button', { name: 'Edit & approve' }).click();
     const modal = page.getByTestId('modal');
-    const duration = modal.getByLabel('durationMinutes');
+    const duration = modal.getByLabel('Duration (minutes)');
     await duration.fill('1.5');
     await modal.getByTestId('modal-submit').click();
     await modal.getByTestId('input-error').first().waitFor();
@@ -148,5 +160,112 @@ describe('the approval loop in the browser', () => {
     expect(await ephemeral.textContent()).toContain('@oncall');
     expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(1);
     await page.screenshot({ path: `${ARTIFACTS}/7-outsider.png` });
+  });
+});
+
+describe('cards that show what Approve approves (#12)', () => {
+  it('the card shows the payload Approve will send, before any edit', async () => {
+    await openAs('alice');
+    await runAgent('schedule maintenance for search tonight');
+    const thread = page.getByTestId('thread-pane');
+    const card = thread.getByTestId('message').filter({ hasText: 'Approve will send' });
+    await card.waitFor();
+    const text = (await card.textContent()) ?? '';
+    expect(text).toContain('"durationMinutes": 60');
+    expect(text).toContain('"notifyCustomers": true');
+    expect(text).toMatch(/"start": "\d{4}-\d{2}-\d{2}T22:00:00Z"/);
+    await shoot('card-payload');
+  });
+
+  it('an invalid edit is refused on its field and the gate stays pending; a valid one is diffed on the card', async () => {
+    await openAs('alice');
+    const thread = await switchTo('bob', await runAgent('schedule maintenance for web tonight'));
+    await thread.getByRole('button', { name: 'Edit & approve' }).click();
+    const modal = page.getByTestId('modal');
+    // A date-time picker, labelled in words; the raw key is not shown as a label.
+    expect(await modal.getByLabel('Start').getAttribute('type')).toBe('datetime-local');
+    expect(await modal.getByLabel('durationMinutes').count()).toBe(0);
+    const duration = modal.getByLabel('Duration (minutes)');
+    await duration.fill('1000');
+    await modal.getByTestId('modal-submit').click();
+    const error = modal.getByTestId('input-error').first();
+    await error.waitFor();
+    expect(await error.textContent()).toContain('480');
+    await shoot('edit-refused');
+    await modal.getByTestId('modal-close').click();
+    await modal.waitFor({ state: 'detached' });
+    // Nothing was decided: the card still offers every decision.
+    expect(await thread.getByRole('button', { name: 'Edit & approve' }).count()).toBe(1);
+    expect(await thread.getByText('Pending').count()).toBeGreaterThan(0);
+
+    await thread.getByRole('button', { name: 'Edit & approve' }).click();
+    await modal.getByLabel('Duration (minutes)').fill('90');
+    await modal.getByTestId('modal-submit').click();
+    await modal.waitFor({ state: 'detached' });
+    await thread.getByText('edited by the approver').waitFor();
+    expect(await thread.getByText(/durationMinutes: 60 → 90/).count()).toBe(1);
+    await shoot('edit-diff');
+  });
+
+  it('a quorum card names both approvers', async () => {
+    await openAs('alice');
+    const root = await runAgent('scale web to 20');
+    let thread = await switchTo('bob', root);
+    await thread.getByRole('button', { name: 'Approve' }).click();
+    await thread.getByText('1 of 2 approvals').waitFor();
+    thread = await switchTo('carol', root);
+    await thread.getByRole('button', { name: 'Approve' }).click();
+    const decided = thread.getByText(/Approved by @bob and @carol/i);
+    await decided.first().waitFor();
+    await shoot('quorum-both-approvers');
+  });
+
+  it('a run from a direct message is re-routed to the approvals channel, with links both ways', async () => {
+    await openAs('alice', 'D0ALICE0001');
+    const root = await runAgent('restart notifications', { cardHere: false });
+    const dmThread = page.getByTestId('thread-pane');
+    const notice = dmThread.getByText('for its approvers');
+    await notice.waitFor();
+    expect(await dmThread.getByRole('link', { name: 'Open the request' }).count()).toBe(1);
+    expect(root).not.toBe('');
+    await shoot('dm-rerouted');
+
+    const href = await dmThread
+      .getByRole('link', { name: 'Open the request' })
+      .getAttribute('href');
+    expect(href).toContain('/archives/C0OPS000001/p');
+    await page.goto(`${stack.sandboxUrl}/?as=alice#C0OPS000001`);
+    await page.getByTestId('conversation-title').filter({ hasText: '#ops' }).waitFor();
+    const card = page.getByTestId('message').filter({ hasText: 'in a direct message' }).last();
+    await card.waitFor();
+    expect(await card.textContent()).toContain('restart notifications');
+  });
+
+  it('a cross-channel card carries the prompt and a link to the run; the run thread hears the decision', async () => {
+    await openAs('alice');
+    const root = await runAgent('payments transfer 250 to savings', {
+      cardHere: false,
+      rootText: 'transfer 250 to savings',
+    });
+    const runThread = page.getByTestId('thread-pane');
+    await runThread.getByRole('link', { name: 'Open the request' }).waitFor();
+
+    await page.goto(`${stack.sandboxUrl}/?as=bob#C0PAYMENTS1`);
+    await page.getByTestId('conversation-title').filter({ hasText: '#payments' }).waitFor();
+    const card = page.getByTestId('message').filter({ hasText: 'transfer 250 to savings' }).last();
+    await card.getByRole('link', { name: 'open the run' }).waitFor();
+    expect(await card.textContent()).toMatch(/requested by @alice\s+in\s+#\s*ops/i);
+    await shoot('cross-channel-card');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    // confirm: true in the policy: Approve asks first.
+    await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Approve' }).click();
+    await card.getByText('Approved by').first().waitFor();
+
+    await page.goto(`${stack.sandboxUrl}/?as=alice#C0OPS000001`);
+    await page.getByTestId('conversation-title').filter({ hasText: '#ops' }).waitFor();
+    const thread = await openThread(root, false);
+    await thread.getByText('Decided in').waitFor();
+    expect(await thread.getByText(/Approved by @bob/i).count()).toBeGreaterThan(0);
+    await shoot('cross-channel-run-thread');
   });
 });

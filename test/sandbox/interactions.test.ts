@@ -129,18 +129,18 @@ describe('interactions with a real Bolt app over HTTP', () => {
     clicks.length = 0;
   });
 
-  it('a slash command reaches app.command with the person, channel and escaped text; the ack text is an ephemeral reply', async () => {
+  it('a slash command reaches app.command with the person, channel and text as typed (should_escape: false, as manifest.yml); the ack text is an ephemeral reply', async () => {
     const result = await sandbox.slashCommand({
       user: 'alice',
       channel: '#ops',
       command: '/agent',
-      text: 'restart @bob',
+      text: 'restart @bob <web> & #ops',
     });
     expect(result).toMatchObject({ answered: true, status: 200 });
     expect(commands).toHaveLength(1);
     expect(commands[0]).toMatchObject({
       command: '/agent',
-      text: `restart <@${PEOPLE.bob.id}|bob>`,
+      text: 'restart @bob &lt;web&gt; &amp; #ops',
       user_id: PEOPLE.alice.id,
       user_name: 'alice',
       channel_id: ops,
@@ -151,7 +151,7 @@ describe('interactions with a real Bolt app over HTTP', () => {
       response_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/response\//),
     });
     expect(sandbox.ephemerals('alice')).toMatchObject([
-      { channel: ops, from: BOT.userId, text: `Starting: restart <@${PEOPLE.bob.id}|bob>` },
+      { channel: ops, from: BOT.userId, text: 'Starting: restart @bob &lt;web&gt; &amp; #ops' },
     ]);
     expect(sandbox.messages(ops)).toEqual([]);
   });

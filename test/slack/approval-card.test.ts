@@ -125,9 +125,9 @@ describe('buttons follow the state of the gates', () => {
       decision: { by: 'UDECIDER', at: NOW, payload: { approved_days: 2, note: '<!here>' } },
     };
     const text = allText(render(pauseView([approved])).blocks);
-    expect(text).toContain(
-      'Approved payload:\n```\n{\n  "approved_days": 2,\n  "note": "&lt;!here&gt;"\n}\n```',
-    );
+    expect(text).toContain('*Sent, edited by the approver:*');
+    expect(text).toContain('• note: ~(none)~ → *"&lt;!here&gt;"*');
+    expect(text).toContain('```\n{\n  "approved_days": 2,\n  "note": "&lt;!here&gt;"\n}\n```');
   });
 
   it('tells expiry that rejected, expiry that cancelled and a person’s cancel apart', () => {
@@ -217,7 +217,7 @@ describe('the pause’s resume status', () => {
 
   it('shows a failed resume’s error, escaped, with a Retry button only then', () => {
     const failed = allDecided({ state: 'failed', attempts: 2, lastError: `ADK said ${HOSTILE}` });
-    expect(allText(failed.blocks)).toContain('Resuming the agent failed after 2 attempts.');
+    expect(allText(failed.blocks)).toContain('Resuming the agent failed (retried 1 time).');
     expect(allText(failed.blocks)).toContain('ADK said &lt;!channel&gt;');
     const retry = buttons(failed.blocks).filter(
       ({ actionId }) => actionId === ACTION_IDS.retryResume,
@@ -389,5 +389,94 @@ describe('size: arguments and gate counts beyond what Slack holds', () => {
       );
       expect(approveAll, `round ${round}`).toBe(pending.size >= 2);
     }
+  });
+});
+
+describe('what a decision sends, and what came of it (#12)', () => {
+  const window = { start: '2026-11-23T22:00:00Z', durationMinutes: 60, notifyCustomers: true };
+
+  it('shows the payload plain Approve sends, before anyone edits', () => {
+    const text = allText(render(pauseView([vacationGate(0, window)])).blocks);
+    expect(text).toContain('*Approve will send:*\n```\n{\n  "start": "2026-11-23T22:00:00Z"');
+    expect(text).toContain('"durationMinutes": 60');
+  });
+
+  it('shows what the approver changed, value by value', () => {
+    const gate = vacationGate(0, window);
+    const edited: GateRecord = {
+      ...decided(gate, 'approved'),
+      decision: { by: 'UDECIDER', at: NOW, payload: { ...window, durationMinutes: 90 } },
+    };
+    const text = allText(render(pauseView([edited])).blocks);
+    expect(text).toContain('• durationMinutes: ~60~ → *90*');
+    expect(text).not.toContain('• start');
+  });
+
+  it('names every approver of a quorum', () => {
+    const gate = gateRecord({ policy: { ...POLICY, quorum: 2 } });
+    const approved: GateRecord = {
+      ...decided(gate, 'approved', 'UCAROL'),
+      votes: [
+        { voter: 'UBOB', choice: 'approve', at: NOW - 9_000 },
+        { voter: 'UCAROL', choice: 'approve', at: NOW - 5_000 },
+      ],
+    };
+    expect(allText(render(pauseView([approved])).blocks)).toMatch(
+      /Approved by <@UBOB> and <@UCAROL>/,
+    );
+  });
+
+  it('shows an approved call that then failed in red, never as ✅', () => {
+    const gate = decided(gateRecord(), 'approved');
+    const view = pauseView([gate], { resume: { state: 'resumed', attempts: 1, at: NOW } });
+    const card = renderApprovalCard(view, {
+      now: NOW,
+      toolOutcomes: new Map([[gate.originalCall.id, 'failed']]),
+    });
+    expectValidMessage(card);
+    const text = allText(card.blocks);
+    expect(text).toContain(':red_circle: Approved, but the call *failed*');
+    expect(text).toContain(':red_circle: Agent resumed, but');
+    expect(text).not.toContain(':white_check_mark:');
+  });
+
+  it('says the agent was told, not resumed with a ✅, when everything was rejected', () => {
+    const view = pauseView([decided(gateRecord(), 'rejected')], {
+      resume: { state: 'resumed', attempts: 1, at: NOW },
+    });
+    const text = allText(render(view).blocks);
+    expect(text).toContain(':speech_balloon: Agent told: nothing was approved');
+    expect(text).not.toContain(':white_check_mark:');
+  });
+
+  it('says who may approve and the expiry once when every pending gate shares them', () => {
+    const text = allText(
+      render(pauseView([gateRecord({ index: 0 }), gateRecord({ index: 1 })])).blocks,
+    );
+    expect(text.split('Who may approve').length - 1).toBe(1);
+    expect(text.split('Expires').length - 1).toBe(1);
+  });
+
+  it('asks before Approve when the rule says confirm: true', () => {
+    const gate = gateRecord({ policy: { ...POLICY, confirm: true } });
+    const card = render(pauseView([gate]));
+    const approve = JSON.stringify(card.blocks);
+    expect(approve).toContain(
+      '"confirm":{"title":{"type":"plain_text","text":"Approve this call?"',
+    );
+    const plainCard = JSON.stringify(render(pauseView([gateRecord()])).blocks);
+    expect(plainCard).not.toContain('Approve this call?');
+  });
+
+  it('away from its run: the prompt, where it was asked and a link to the run', () => {
+    const view = pauseView([gateRecord()], {
+      runThread: { channelId: 'C0OPS', threadTs: '1.2' },
+      origin: { prompt: 'pay <!channel> now', permalink: 'https://x.slack.com/archives/C0OPS/p12' },
+    });
+    const text = allText(render(view).blocks);
+    expect(text).toContain(
+      'requested by <@UREQUESTER> in <#C0OPS> (<https://x.slack.com/archives/C0OPS/p12|open the run>)',
+    );
+    expect(text).toContain('> pay &lt;!channel&gt; now');
   });
 });

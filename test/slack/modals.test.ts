@@ -140,7 +140,7 @@ describe('the edit modal builds a form from the payload template', () => {
     });
     setValue(values, id('nested'), { type: 'plain_text_input', value: '{"a": 7}' });
     setValue(values, id('nothing'), { type: 'plain_text_input', value: '"anything"' });
-    setValue(values, id('note'), { type: 'plain_text_input', value: null });
+    setValue(values, id('note'), { type: 'plain_text_input', value: 'longer' });
     const result = parseEditSubmission(template, values);
     expect(result).toEqual({
       ok: true,
@@ -151,7 +151,7 @@ describe('the edit modal builds a form from the payload template', () => {
         tags: ['a', 'c'],
         nested: { a: 7 },
         nothing: 'anything',
-        note: '',
+        note: 'longer',
       },
     });
   });
@@ -297,7 +297,7 @@ describe('the reject modal', () => {
     const view = renderRejectModal({
       pauseId: 'p1',
       callIds: ['c1'],
-      toolNames: ['transfer_money<!channel>'],
+      calls: [{ name: 'transfer_money<!channel>', args: { amount: 250 } }],
       reasonRequired: true,
     });
     expectValidView(view);
@@ -331,7 +331,7 @@ describe('the reject modal', () => {
     const view = renderRejectModal({
       pauseId: 'p1',
       callIds,
-      toolNames: callIds.map((_, i) => `tool_${i}`),
+      calls: callIds.map((_, i) => ({ name: `tool_${i}`, args: {} })),
       reasonRequired: false,
       channelId: 'C1',
       messageTs: '1.2',
@@ -350,9 +350,121 @@ describe('the reject modal', () => {
     const view = renderRejectModal({
       pauseId: 'p1',
       callIds: ['c1'],
-      toolNames: ['an_extremely_long_tool_name_that_goes_on_and_on'.repeat(10)],
+      calls: [{ name: 'an_extremely_long_tool_name_that_goes_on_and_on'.repeat(10), args: {} }],
       reasonRequired: false,
     });
     expectValidView(view);
+  });
+});
+
+describe('the edit form refuses what the tool would refuse (#12)', () => {
+  const template = {
+    start: '2026-11-23T22:00:00Z',
+    durationMinutes: 60,
+    notifyCustomers: true,
+    services: ['payments-api'],
+    region: 'eu',
+    note: '',
+  };
+  const schema = {
+    type: 'object' as const,
+    required: ['start', 'durationMinutes'],
+    properties: {
+      durationMinutes: { type: 'integer' as const, minimum: 5, maximum: 480 },
+      region: { type: 'string' as const, enum: ['eu', 'us'] },
+      note: { type: 'string' as const, maxLength: 10 },
+    },
+  };
+  const gate = vacationGate(0, template);
+  const withSchema = { ...gate, policy: { ...gate.policy, payloadSchema: schema } };
+  const view = renderEditModal({ pauseId: 'p1', gate: withSchema, channelId: 'C1' });
+  const id = (key: string) => fieldBlockId(key, Object.keys(template).indexOf(key));
+  const field = (key: string) => inputs(view).find((block) => block.block_id === id(key));
+
+  it('labels fields in words and requires what the tool proposed a value for', () => {
+    expectValidView(view);
+    expect(field('durationMinutes')).toMatchObject({
+      label: { text: 'Duration (minutes)' },
+      optional: false,
+      element: { type: 'number_input', min_value: '5', max_value: '480' },
+    });
+    expect(field('notifyCustomers')).toMatchObject({ label: { text: 'Notify customers' } });
+    expect(field('services')).toMatchObject({ optional: false });
+    expect(field('note')).toMatchObject({ optional: true });
+  });
+
+  it('offers a date-time picker for an ISO date-time and a select for an enum', () => {
+    expect(field('start')).toMatchObject({
+      optional: false,
+      element: { type: 'datetimepicker', initial_date_time: Date.parse(template.start) / 1000 },
+    });
+    expect(field('region')).toMatchObject({
+      element: { type: 'static_select', initial_option: { value: 'eu' } },
+    });
+  });
+
+  it('reads the picker back as ISO 8601 UTC', () => {
+    const values = {
+      [id('start')]: { value: { type: 'datetimepicker', selected_date_time: 1_795_600_800 } },
+      [id('durationMinutes')]: { value: { type: 'number_input', value: '90' } },
+      [id('notifyCustomers')]: { value: { type: 'checkboxes', selected_options: [] } },
+      [id('services')]: {
+        value: { type: 'multi_static_select', selected_options: [{ value: '0' }] },
+      },
+      [id('region')]: { value: { type: 'static_select', selected_option: { value: 'us' } } },
+      [id('note')]: { value: { type: 'plain_text_input', value: null } },
+    };
+    expect(parseEditSubmission(template, values, schema)).toEqual({
+      ok: true,
+      payload: {
+        start: '2026-11-25T10:00:00Z',
+        durationMinutes: 90,
+        notifyCustomers: false,
+        services: ['payments-api'],
+        region: 'us',
+        note: '',
+      },
+    });
+  });
+
+  it("puts the schema's errors on their fields before anything is decided", () => {
+    const values: StateValues = {
+      [id('start')]: { value: { type: 'datetimepicker', selected_date_time: null } },
+      [id('durationMinutes')]: { value: { type: 'number_input', value: '1000' } },
+      [id('notifyCustomers')]: { value: { type: 'checkboxes', selected_options: [] } },
+      [id('services')]: { value: { type: 'multi_static_select', selected_options: [] } },
+      [id('region')]: { value: { type: 'static_select', selected_option: { value: 'eu' } } },
+      [id('note')]: { value: { type: 'plain_text_input', value: 'far too long a note' } },
+    };
+    const first = parseEditSubmission(template, values, schema);
+    // The fields' own checks first: a required picker and list left empty.
+    expect(first).toEqual({
+      ok: false,
+      errors: {
+        [id('start')]: 'Choose a date and time.',
+        [id('services')]: 'Choose at least one.',
+      },
+    });
+    values[id('start')] = { value: { type: 'datetimepicker', selected_date_time: 1_795_600_800 } };
+    values[id('services')] = {
+      value: { type: 'multi_static_select', selected_options: [{ value: '0' }] },
+    };
+    expect(parseEditSubmission(template, values, schema)).toEqual({
+      ok: false,
+      errors: {
+        [id('durationMinutes')]: 'Enter a number from 5 to 480.',
+        [id('note')]: 'Enter at most 10 characters.',
+      },
+    });
+  });
+
+  it('names the call in the reject modal, so two calls of one tool are told apart', () => {
+    const modal = renderRejectModal({
+      pauseId: 'p1',
+      callIds: ['c2'],
+      calls: [{ name: 'restart_service', args: { service: 'ledger' } }],
+      reasonRequired: false,
+    });
+    expect(JSON.stringify(modal.blocks)).toContain('Reject `restart_service` (service: ledger)?');
   });
 });

@@ -12,11 +12,12 @@ describe('parseAgentCommand', () => {
     });
   });
 
-  it('runs the default app with the whole text when the first word names no app', () => {
-    expect(parseAgentCommand('restart payments-api', apps, 'ops')).toEqual({
+  it('runs the default app with the whole text when the first word names no app, and says so', () => {
+    expect(parseAgentCommand('nosuchapp restart payments-api', apps, 'ops')).toEqual({
       kind: 'run',
       app: 'ops',
-      prompt: 'restart payments-api',
+      prompt: 'nosuchapp restart payments-api',
+      defaulted: true,
     });
   });
 

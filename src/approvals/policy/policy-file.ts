@@ -112,8 +112,9 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
   const entries: CheckedEntry[] = [
     { path: ['defaults'], own: ownDefaults, policy: defaults.policy },
   ];
-  const rules: PolicyRule[] = (file.rules ?? []).map(({ match, ...own }, index) => {
+  const rules: PolicyRule[] = (file.rules ?? []).map(({ match, payloadSchema, ...own }, index) => {
     const resolved = resolveEntry(`rules[${index}]`, own, ownDefaults);
+    if (payloadSchema !== undefined) resolved.policy.payloadSchema = payloadSchema;
     entries.push({ path: ['rules', index], own, policy: resolved.policy, match });
     return { match, resolved };
   });
@@ -125,7 +126,14 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
   const errors = inFileOrder(findings.filter((f) => f.severity === 'error'));
   if (errors.length > 0) return { ok: false, errors };
   const warnings = inFileOrder(findings.filter((f) => f.severity === 'warning'));
-  return { ok: true, policy: { source, defaults, rules, warnings }, warnings };
+  const policy = {
+    source,
+    defaults,
+    rules,
+    warnings,
+    ...(file.approvalsChannel === undefined ? {} : { approvalsChannel: file.approvalsChannel }),
+  };
+  return { ok: true, policy, warnings };
 }
 
 /** A rule's settings over the defaults' settings over the documented defaults. */
@@ -147,6 +155,8 @@ function resolveEntry(
     onExpiry: own.onExpiry ?? inherited.onExpiry ?? 'reject',
     reasonRequired: own.reasonRequired ?? inherited.reasonRequired ?? false,
   };
+  const confirm = own.confirm ?? inherited.confirm;
+  if (confirm) policy.confirm = true;
   // `null` is `expiresIn: never`: no expiry, whatever the defaults say.
   if (expiresIn != null) policy.expiresInMs = expiresIn;
   const channel = own.channel ?? inherited.channel;

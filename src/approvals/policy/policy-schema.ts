@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Approver } from '../records.js';
 import { DURATION_EXAMPLES, parseDuration } from './duration.js';
 import { compileGlob, type Glob } from './glob.js';
+import { payloadSchemaSchema } from './payload-schema.js';
 
 /**
  * The policy file's shape. Every object is strict: a misspelt key (`approver:`) is an error, not
@@ -129,6 +130,7 @@ const settingsShape = {
   expiresIn: expiry.optional(),
   onExpiry: onExpiry.optional(),
   reasonRequired: flag.optional(),
+  confirm: flag.optional(),
 };
 
 export const settingsSchema = z.strictObject(settingsShape, {
@@ -140,13 +142,34 @@ export const matchSchema = z.strictObject(
   { error: expected('a mapping with app and/or tool patterns (use {} to match every tool)') },
 );
 
+/** Rules only: a schema is about one tool's payload, so `defaults` has none to pass on. */
+const payloadSchema = z.unknown().transform((value, ctx) => {
+  const parsed = payloadSchemaSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) {
+    ctx.addIssue({
+      code: 'custom',
+      path: issue.path,
+      message:
+        issue.code === 'unrecognized_keys'
+          ? `unsupported keyword ${issue.keys.join(', ')} (supported: ${PAYLOAD_SCHEMA_KEYWORDS})`
+          : issue.message,
+    });
+  }
+  return z.NEVER;
+});
+
+const PAYLOAD_SCHEMA_KEYWORDS =
+  'type, title, description, enum, minimum, maximum, minLength, maxLength, pattern, format, items, minItems, maxItems, properties, required';
+
 export const ruleSchema = z.strictObject(
-  { match: matchSchema, ...settingsShape },
+  { match: matchSchema, payloadSchema: payloadSchema.optional(), ...settingsShape },
   { error: expected('a rule: a mapping with match and settings') },
 );
 
 export const policyFileSchema = z.strictObject(
   {
+    approvalsChannel: channelId.optional(),
     defaults: settingsSchema.optional(),
     rules: z.array(ruleSchema, { error: expected('a list of rules') }).optional(),
   },

@@ -13,6 +13,11 @@ export interface Policy {
   readonly rules: readonly PolicyRule[];
   /** Allowed but worth saying at start-up, each naming where in the file. */
   readonly warnings: readonly string[];
+  /**
+   * Where a card goes when approvers cannot see the conversation its run started in (a direct
+   * message) and its rule names no `channel`. Absent: such runs are refused before they start.
+   */
+  readonly approvalsChannel?: string;
 }
 
 export interface PolicyRule {
@@ -35,6 +40,39 @@ export interface GateSubject {
 }
 
 export const DEFAULTS_LABEL = 'defaults';
+
+/** A direct message (`D…`): only its two people see it, so no approver would see a card there. */
+export function isDirectMessage(channelId: string): boolean {
+  return channelId.startsWith('D');
+}
+
+/**
+ * Where the card of a gate goes: its rule's `channel`; else, for a run in a direct message, the
+ * policy's `approvalsChannel`; else the run's own conversation. `undefined`: nowhere an approver
+ * could see it.
+ */
+export function cardChannel(
+  policy: Policy,
+  resolved: ResolvedGatePolicy,
+  runChannel: string,
+): string | undefined {
+  if (resolved.channel !== undefined) return resolved.channel;
+  if (!isDirectMessage(runChannel)) return runChannel;
+  return policy.approvalsChannel;
+}
+
+/**
+ * Whether a run of `app` started in `runChannel` can put its cards where approvers see them,
+ * whatever tool asks: checked before the run starts. A rule for one tool may still route it.
+ */
+export function canRouteCards(policy: Policy, app: string, runChannel: string): boolean {
+  if (!isDirectMessage(runChannel) || policy.approvalsChannel !== undefined) return true;
+  if (policy.defaults.channel !== undefined) return true;
+  const appRule = policy.rules.find(
+    ({ match }) => match.tool === undefined && (match.app === undefined || match.app.test(app)),
+  );
+  return appRule?.resolved.channel !== undefined;
+}
 
 /** The first rule whose patterns match the app and the tool; none: the defaults. */
 export function resolveGatePolicy(policy: Policy, subject: GateSubject): ResolvedGatePolicy {
@@ -75,6 +113,9 @@ function copy(resolved: ResolvedGatePolicy): ResolvedGatePolicy {
   const policy = {
     ...resolved.policy,
     approvers: resolved.policy.approvers.map((a) => ({ ...a })),
+    ...(resolved.policy.payloadSchema === undefined
+      ? {}
+      : { payloadSchema: structuredClone(resolved.policy.payloadSchema) }),
   };
   return resolved.channel === undefined ? { policy } : { policy, channel: resolved.channel };
 }

@@ -32,7 +32,7 @@ import {
   viewSubmissionPayload,
 } from './payloads.js';
 import { applyReply, describeFailure } from './replies.js';
-import { encodeTypedText } from './typed-text.js';
+import { encodeTypedText, escapeControlCharacters } from './typed-text.js';
 import { applyViewAck } from './view-acks.js';
 import { readViewInput } from './view-input.js';
 
@@ -44,6 +44,8 @@ export interface DriverOptions {
   appEventsUrl: () => string | undefined;
   /** Slack gives up on an app after 3 seconds. */
   ackTimeoutMs: number;
+  /** The command's `should_escape` in the app's manifest: mentions and links as `<…>` ids. */
+  escapeCommandText: boolean;
   log: Log;
 }
 
@@ -80,7 +82,10 @@ export class InteractionDriver {
       );
       return refused('no app events URL is set');
     }
-    const text = encodeTypedText(input.text?.trim() ?? '');
+    const typed = input.text?.trim() ?? '';
+    const text = this.options.escapeCommandText
+      ? encodeTypedText(typed)
+      : escapeControlCharacters(typed);
     const fields = slashCommandFields({
       person,
       conversation,

@@ -6,8 +6,7 @@ import { allChannels, allPeople, allUserGroups } from '../workspace.js';
  * Slack's `<…>` references.
  */
 export function encodeTypedText(text: string): string {
-  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return escaped
+  return escapeControlCharacters(text)
     .replace(/(^|\s)@([a-z0-9][a-z0-9._-]*)/gi, (whole, lead: string, handle: string) => {
       const lower = handle.toLowerCase();
       if (lower === 'here' || lower === 'channel' || lower === 'everyone')
@@ -26,4 +25,12 @@ export function encodeTypedText(text: string): string {
       /(^|\s)(https?:\/\/[^\s<>]+)/g,
       (_whole, lead: string, url: string) => `${lead}<${url}>`,
     );
+}
+
+/**
+ * Slash command text with `should_escape: false` (the manifest default, and this app's
+ * manifest.yml): `&`, `<`, `>` escaped as in all text Slack sends, mentions left as typed.
+ */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

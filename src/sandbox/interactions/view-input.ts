@@ -4,7 +4,7 @@ import { optionJson } from './payloads.js';
 
 /**
  * What a person entered in a modal, keyed by input block id: text (plain text, number, email,
- * URL, date inputs), an option value (select, radio buttons), several option values (checkboxes,
+ * URL, date inputs; Unix seconds for a date-time picker), an option value (select, radio buttons), several option values (checkboxes,
  * multi-select), or null to clear. Inputs left out keep what they hold, else their initial value.
  */
 export type InputValue = string | readonly string[] | null;
@@ -73,6 +73,14 @@ const MANY_TEXT: Record<string, string> = {
 
 function stateValue(element: BlockElement, given: InputValue): Built {
   const type = element.type;
+  if (type === 'datetimepicker') {
+    if (given === null || given === '')
+      return { ok: true, value: { type, selected_date_time: null } };
+    if (typeof given !== 'string' || !/^\d+$/.test(given)) {
+      return { ok: false, reason: 'datetimepicker takes Unix seconds' };
+    }
+    return { ok: true, value: { type, selected_date_time: Number(given) } };
+  }
   const field = SINGLE_TEXT[type];
   if (field !== undefined) {
     if (given !== null && typeof given !== 'string')
@@ -129,6 +137,10 @@ function initialStateValue(element: BlockElement): JsonObject {
       return { type, selected_date: initial('initial_date') };
     case 'timepicker':
       return { type, selected_time: initial('initial_time') };
+    case 'datetimepicker': {
+      const seconds = raw.initial_date_time;
+      return { type, selected_date_time: typeof seconds === 'number' ? seconds : null };
+    }
     case 'users_select':
       return { type, selected_user: initial('initial_user') };
     case 'conversations_select':

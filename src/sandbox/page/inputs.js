@@ -14,6 +14,9 @@ function heldValue(element, blockId, env) {
   if (state) {
     if ('selected_options' in state) return (state.selected_options ?? []).map((o) => o.value);
     if ('selected_option' in state) return state.selected_option?.value ?? null;
+    if ('selected_date_time' in state) {
+      return state.selected_date_time == null ? null : String(state.selected_date_time);
+    }
     for (const key of [
       'value',
       'selected_date',
@@ -27,6 +30,7 @@ function heldValue(element, blockId, env) {
   }
   if (Array.isArray(element.initial_options)) return element.initial_options.map((o) => o.value);
   if (element.initial_option) return element.initial_option.value;
+  if (typeof element.initial_date_time === 'number') return String(element.initial_date_time);
   for (const key of [
     'initial_value',
     'initial_date',
@@ -136,6 +140,16 @@ export function renderInput(block, blockId, env) {
       read = () => control.value || null;
       break;
     }
+    case 'datetimepicker': {
+      // Unix seconds, shown and entered in the browser's time zone, as Slack's client does.
+      control = h('input', { ...common, class: 'bk-text-input', type: 'datetime-local' });
+      control.value = typeof held === 'string' && held !== '' ? localDateTime(Number(held)) : '';
+      read = () => {
+        const ms = control.value ? new Date(control.value).getTime() : Number.NaN;
+        return Number.isFinite(ms) ? String(Math.floor(ms / 1000)) : null;
+      };
+      break;
+    }
     default:
       control = h(
         'div',
@@ -168,4 +182,11 @@ export function renderInput(block, blockId, env) {
         decodeEntities(error),
       ),
   );
+}
+
+/** `2026-11-23T22:00` in the browser's time zone, what a datetime-local input holds. */
+function localDateTime(seconds) {
+  const date = new Date(seconds * 1000);
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }

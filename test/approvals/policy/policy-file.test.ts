@@ -248,7 +248,7 @@ describe('parsePolicy: errors name the file, line, column and key', () => {
       'policy.yml:4:14 rules[0].match.tools: unknown key (did you mean tool?)',
       'policy.yml:5:5 rules[0].approver: unknown key (did you mean approvers?)',
       'policy.yml:6:5 rules[0].self_approval: unknown key (did you mean selfApproval?)',
-      'policy.yml:8:5 rules[1].color: unknown key (expected one of match, channel, approvers, quorum, selfApproval, expiresIn, onExpiry, reasonRequired)',
+      'policy.yml:8:5 rules[1].color: unknown key (expected one of match, payloadSchema, channel, approvers, quorum, selfApproval, expiresIn, onExpiry, reasonRequired, confirm)',
     ]);
   });
 
@@ -545,7 +545,15 @@ describe('examples/policy.yml', () => {
 
     expect(resolve('payments', 'refund_charge')).toMatchObject({
       channel: 'C05PAYMENTS',
-      policy: { approvers: [{ kind: 'usergroup', id: 'S05PAYMENTS' }], reasonRequired: true },
+      policy: {
+        approvers: [{ kind: 'usergroup', id: 'S05PAYMENTS' }],
+        reasonRequired: true,
+        confirm: true,
+      },
+    });
+    expect(policy.approvalsChannel).toBe('C05APPROVALS');
+    expect(resolve('ops', 'schedule_maintenance').policy.payloadSchema).toMatchObject({
+      properties: { durationMinutes: { minimum: 5, maximum: 480 } },
     });
     expect(resolve('ops', 'restart_service').policy).toMatchObject({
       approvers: [{ kind: 'usergroup', id: 'S05ONCALL' }],
