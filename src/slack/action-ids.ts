@@ -1,5 +1,5 @@
+import { LIMITS } from '@adk-slack-approvals/block-kit';
 import { z } from 'zod';
-import { LIMITS } from '../block-kit/limits.js';
 
 /**
  * Every id the app puts on interactive elements, and the encodings it reads back. Buttons and

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import { LIMITS } from '@adk-slack-approvals/block-kit';
 import { type JsonValue, jsonValueSchema } from '../adk/gate.js';
-import { LIMITS } from '../block-kit/limits.js';
 import {
   type ContextBlock,
   type InputBlock,

@@ -1,0 +1,41 @@
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { errorMessage } from './error-message.js';
+import type { Log } from './log.js';
+
+/** What both entry points (`main.ts`, `dev/start.ts`) do around what they start. */
+
+/** The configuration, or the process exits with what is wrong in it. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\nSee .env.example for every variable.\n`);
+    process.exit(1);
+  }
+}
+
+/** SIGTERM or SIGINT stops it once, then the process exits (1 when stopping failed). */
+export function stopOnSignals(running: { stop(): Promise<void> }, log: Log): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal} received`);
+    running.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error('shutdown failed', { error: errorMessage(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** The last word of a failed start. */
+export function exitOnStartFailure(error: unknown): never {
+  process.stderr.write(`adk-slack-approvals failed to start: ${errorMessage(error)}\n`);
+  process.exit(1);
+}
