@@ -3,9 +3,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { connectRedis } from '../src/approvals/store/redis-connection.js';
 import {
   CHANNELS,
   PEOPLE,
@@ -14,7 +11,10 @@ import {
   type SandboxMessage,
   startSandbox,
   USERGROUPS,
-} from '../src/sandbox/index.js';
+} from '@adk-slack-approvals/slack-sandbox';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { connectRedis } from '../src/approvals/store/redis-connection.js';
 import { ACTION_IDS } from '../src/slack/action-ids.js';
 import { deleteWithPrefix, REDIS_URL, randomPrefix } from '../test/support/redis.js';
 import { epochMs } from './processes/epoch.js';

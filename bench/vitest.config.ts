@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { workspaceSources } from '../test/support/workspace-sources.js';
 
 /**
  * `npm run bench`: every `bench/*.bench.ts` file, one after the other (they measure the same
@@ -7,6 +8,7 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
+  plugins: [workspaceSources()],
   test: {
     include: ['bench/**/*.bench.ts'],
     fileParallelism: false,

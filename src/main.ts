@@ -1,52 +1,35 @@
-import { ConfigError, loadConfig, withEnvFile } from './config.js';
-import { errorMessage } from './error-message.js';
-import { startStack } from './local-stack.js';
+import { startApp } from './app.js';
 import { createLog } from './log.js';
+import {
+  exitOnStartFailure,
+  loadConfigOrExit,
+  logConfigSource,
+  stopOnSignals,
+} from './process-lifecycle.js';
 
-/** Wiring only: configuration → the stack → signals. */
+/**
+ * The production entry: configuration → the app → signals. It needs a real Slack and ADK
+ * server; the local stand-ins for them are development packages, started by `npm start`.
+ */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  let envFile: string | undefined;
-  try {
-    const environment = withEnvFile(process.env, '.env');
-    envFile = environment.file;
-    config = loadConfig(environment.env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\nSee .env.example for every variable.\n`);
+  const { config, envFile } = loadConfigOrExit(process.env);
+  const slack = config.slack;
+  const adkBaseUrl = config.adk.baseUrl;
+  if (slack.mode === 'sandbox' || adkBaseUrl === undefined) {
+    process.stderr.write(
+      [
+        'adk-slack-approvals needs Slack and an ADK server: set SLACK_BOT_TOKEN (with SLACK_SIGNING_SECRET, or SLACK_APP_TOKEN for Socket Mode) and ADK_BASE_URL.',
+        'To try it without them, run `npm start` in a checkout: it starts a local Slack sandbox and demo agents in their place.',
+        'See .env.example for every variable.',
+        '',
+      ].join('\n'),
+    );
     process.exit(1);
   }
   const log = createLog(config.logLevel);
-  log.info(
-    envFile === undefined
-      ? 'no .env file here: configured from the environment only'
-      : `configured from ${envFile} and the environment (the environment wins)`,
-  );
-  const stack = await startStack(config, log);
-  if (stack.sandboxUrl !== undefined) {
-    process.stdout.write(
-      `\n  adk-slack-approvals is running with the local Slack sandbox.\n  Open ${stack.sandboxUrl} and type: /agent restart payments-api\n  (Ctrl-C stops everything.)\n\n`,
-    );
-  }
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal} received`);
-    stack.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error('shutdown failed', { error: errorMessage(error) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  logConfigSource(log, envFile);
+  const app = await startApp(config, { adkBaseUrl, slack }, log);
+  stopOnSignals(app, log);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`adk-slack-approvals failed to start: ${errorMessage(error)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);

@@ -1,6 +1,6 @@
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { slackSignature } from '../../src/sandbox/interactions/signing.js';
+import { slackSignature } from '@adk-slack-approvals/slack-sandbox/payloads';
 import { answerCpuQueries } from './cpu-usage.js';
 import { epochMs } from './epoch.js';
 import { type ClickOutcome, type Fire, fireSchema, tellParent } from './messages.js';

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { findElement } from '../../src/sandbox/blocks.js';
-import { toSlackMessage } from '../../src/sandbox/conversations.js';
-import type { Person, SandboxMessage } from '../../src/sandbox/index.js';
-import { payloadForm } from '../../src/sandbox/interactions/delivery.js';
-import { actionJson, blockActionsPayload } from '../../src/sandbox/interactions/payloads.js';
-import { findConversation } from '../../src/sandbox/workspace.js';
+import type { Person, SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
+import {
+  actionJson,
+  blockActionsPayload,
+  findConversation,
+  findElement,
+  payloadForm,
+  toSlackMessage,
+} from '@adk-slack-approvals/slack-sandbox/payloads';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
 
 /** An Approve click on one card, as the form body Slack would POST for it. */

@@ -1,7 +1,6 @@
+import { blocksTextLength, LIMITS } from '@adk-slack-approvals/block-kit';
 import { isDirectMessage } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
-import { LIMITS } from '../block-kit/limits.js';
-import { blocksTextLength } from '../block-kit/validate.js';
 import {
   ACTION_IDS,
   encodeButtonValue,

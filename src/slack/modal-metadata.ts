@@ -1,5 +1,5 @@
+import { LIMITS } from '@adk-slack-approvals/block-kit';
 import { z } from 'zod';
-import { LIMITS } from '../block-kit/limits.js';
 import { parseJsonWith } from './action-ids.js';
 
 /**

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
+import { LIMITS } from '@adk-slack-approvals/block-kit';
 import {
   isDateTime,
   objectProblems,
   type PayloadSchema,
   payloadProblem,
 } from '../approvals/policy/payload-schema.js';
-import { LIMITS } from '../block-kit/limits.js';
 import { type JsonValue, jsonValueSchema, parseJsonText } from '../json.js';
 import {
   type ContextBlock,

@@ -1,6 +1,6 @@
+import { LIMITS } from '@adk-slack-approvals/block-kit';
 import type { RunError } from '../approvals/outcomes.js';
 import type { PauseView } from '../approvals/records.js';
-import { LIMITS } from '../block-kit/limits.js';
 import { type KnownBlock, mrkdwn, type SlackMessage } from './block-kit.js';
 import {
   codeBlock,

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
+import { PEOPLE } from '@adk-slack-approvals/slack-sandbox';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../packages/slack-sandbox/test/chromium.js';
 import { loadConfig } from '../../src/config.js';
-import { type RunningStack, startStack } from '../../src/local-stack.js';
+import { type RunningStack, startStack } from '../../src/dev/local-stack.js';
 import { createLog } from '../../src/log.js';
-import { PEOPLE } from '../../src/sandbox/index.js';
-import { launchChromium } from '../support/chromium.js';
 
 /**
  * What a newcomer does after `npm start`, in a real browser: the whole stack as `npm start`

@@ -1,9 +1,13 @@
+import {
+  DEMO_APPS,
+  demoAgents,
+  type LocalAdkServer,
+  startLocalAdkServer,
+} from '@adk-slack-approvals/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdkClient } from '../../src/adk/client.js';
 import type { Gate } from '../../src/adk/gate.js';
-import { type LocalAdkServer, startLocalAdkServer } from '../../src/adk/local-server.js';
 import type { AdkEvent } from '../../src/adk/wire.js';
-import { DEMO_APPS, demoAgents } from '../../src/demo/paths.js';
 import {
   type Conversation,
   countToolRuns,

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
+import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxMessage } from '../../src/sandbox/index.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import {
   buttons,

@@ -1,6 +1,6 @@
+import { blocksTextLength } from '@adk-slack-approvals/block-kit';
 import { describe, expect, it } from 'vitest';
 import type { GateRecord, GateState, PauseView } from '../../src/approvals/records.js';
-import { blocksTextLength } from '../../src/block-kit/validate.js';
 import { ACTION_IDS, parseButtonValue, parseGateChoice } from '../../src/slack/action-ids.js';
 import { renderApprovalCard } from '../../src/slack/approval-card.js';
 import { gateRecord, manyGates, NOW, POLICY, pauseView, vacationGate } from '../support/records.js';

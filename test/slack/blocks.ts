@@ -1,6 +1,6 @@
+import { checkMessage, checkView } from '@adk-slack-approvals/block-kit';
 import { expect } from 'vitest';
 import type { PauseView } from '../../src/approvals/records.js';
-import { checkMessage, checkView } from '../../src/block-kit/validate.js';
 import { ACTION_IDS, parseButtonValue, parseGateChoice } from '../../src/slack/action-ids.js';
 
 /** Walking rendered Block Kit in tests: its texts, its buttons, its menu options. */

@@ -1,6 +1,6 @@
+import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLog } from '../../src/log.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/bolt-app.js';
 
 let sandbox: Sandbox;

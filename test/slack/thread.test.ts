@@ -1,5 +1,5 @@
+import { blocksTextLength } from '@adk-slack-approvals/block-kit';
 import { describe, expect, it } from 'vitest';
-import { blocksTextLength } from '../../src/block-kit/validate.js';
 import type { SlackMessage } from '../../src/slack/block-kit.js';
 import {
   markdownToMrkdwn,

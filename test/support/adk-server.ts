@@ -1,10 +1,9 @@
-import { join } from 'node:path';
-import { type LocalAdkServer, startLocalAdkServer } from '../../src/adk/local-server.js';
-import { packageRoot } from '../../src/package-root.js';
+import { fileURLToPath } from 'node:url';
+import { type LocalAdkServer, startLocalAdkServer } from '@adk-slack-approvals/demo';
 
-/** The test agents (scripted model, no network) on the app's own launcher. */
+/** The test agents (scripted model, no network) on the demo package's launcher. */
 
-export const TEST_AGENTS_DIR = join(packageRoot(), 'test', 'agents');
+export const TEST_AGENTS_DIR = fileURLToPath(new URL('../agents', import.meta.url));
 /** The apps under `test/agents/`; startup fails if one of them did not load. */
 export const TEST_APPS = ['payments', 'time_off', 'parallel_ops', 'two_stage', 'calendar'] as const;
 /** esbuild bundles each agent, which is slow on a busy 2-core machine. */

@@ -2,6 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  CHANNELS,
+  PEOPLE,
+  type Sandbox,
+  type SandboxMessage,
+  startSandbox,
+} from '@adk-slack-approvals/slack-sandbox';
 import { inject } from 'vitest';
 import { AdkClient } from '../../src/adk/client.js';
 import { type RunningApp, startApp } from '../../src/app.js';
@@ -9,13 +16,6 @@ import type { PauseView } from '../../src/approvals/records.js';
 import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
 import { loadConfig } from '../../src/config.js';
 import { createLog } from '../../src/log.js';
-import {
-  CHANNELS,
-  PEOPLE,
-  type Sandbox,
-  type SandboxMessage,
-  startSandbox,
-} from '../../src/sandbox/index.js';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
 import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './redis.js';
 import { type SwitchableProxy, startSwitchableProxy } from './switchable-proxy.js';

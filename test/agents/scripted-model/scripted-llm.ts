@@ -3,7 +3,7 @@ import {
   llmResponses,
   type ScriptedReply,
   type ToolCall,
-} from '../../../src/demo/scripted-reply.js';
+} from '../../../packages/demo/src/scripted-reply.js';
 
 /**
  * A deterministic stand-in for Gemini, so the real `adk api_server` can run agents in tests

@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { packageRoot, runningFromDist } from './package-root.js';
+
+/** Where the demo's files are, found from the package root so `src/` and `dist/` agree. */
+
+/** The demo apps under `src/agents/`; `npm start` serves them when no ADK_BASE_URL is set. */
+export const DEMO_APPS = ['ops', 'payments'] as const;
+
+/** What `/agent <prompt>` runs in the demo when the prompt names no app. */
+export const DEMO_DEFAULT_APP = 'ops';
+
+/**
+ * Built, this package serves the agents `tsc` compiled next to it (`dist/agents`), which the
+ * server imports without bundling; run from source (tests) it serves `src/agents`.
+ */
+export function demoAgentsDir(): string {
+  return join(packageRoot(), compiled() ? 'dist' : 'src', 'agents');
+}
+
+export interface DemoAgents {
+  agentsDir: string;
+  expectApps: readonly string[];
+  /** false when built: the agents are JavaScript already, so esbuild is skipped. */
+  bundle: boolean;
+}
+
+/** The demo agents as `startLocalAdkServer` options: `startLocalAdkServer({ ...demoAgents() })`. */
+export function demoAgents(): DemoAgents {
+  return { agentsDir: demoAgentsDir(), expectApps: DEMO_APPS, bundle: !compiled() };
+}
+
+/** The demo approver policy; `tsc` does not copy YAML, so it is always read from `src/`. */
+export function demoPolicyFile(): string {
+  return join(packageRoot(), 'src', 'policy.yml');
+}
+
+function compiled(): boolean {
+  return runningFromDist(import.meta.url);
+}

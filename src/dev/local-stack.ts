@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import {
+  DEMO_DEFAULT_APP,
+  demoAgents,
+  demoPolicyFile,
+  startLocalAdkServer,
+} from '@adk-slack-approvals/demo';
+import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
+import { type RunningApp, startApp } from '../app.js';
+import type { Config } from '../config.js';
+import type { LineLogger } from '../log.js';
+import type { SlackTransport } from '../slack/bolt-app.js';
+
+export interface RunningStack {
+  app: RunningApp;
+  /** The sandbox page to open, when the sandbox stands in for Slack. */
+  sandboxUrl: string | undefined;
+  stop(): Promise<void>;
+}
+
+/**
+ * The app plus whatever stands in for what is not configured: the local Slack sandbox without
+ * SLACK_BOT_TOKEN, the demo agents on a local `adk api_server` without ADK_BASE_URL. With both
+ * configured it is just the app. The app talks to the stand-ins exactly as to the real things.
+ */
+export async function startStack(config: Config, log: LineLogger): Promise<RunningStack> {
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) {
+      await stop().catch((error: unknown) => log.error('stop failed', { error: String(error) }));
+    }
+  };
+
+  try {
+    let appConfig = config;
+    let adkBaseUrl = config.adk.baseUrl;
+    if (adkBaseUrl === undefined) {
+      log.info('ADK_BASE_URL is not set: serving the demo agents on a local adk api_server');
+      const server = await startLocalAdkServer({ ...demoAgents(), log: log.child('adk-server') });
+      stops.push(() => server.stop());
+      adkBaseUrl = server.baseUrl;
+      log.info('demo agents ready', { url: adkBaseUrl, ms: server.startupMs });
+      // `/agent restart payments-api` should just work: the runbook agent is the default.
+      if (config.adk.defaultApp === undefined) {
+        appConfig = { ...appConfig, adk: { ...appConfig.adk, defaultApp: DEMO_DEFAULT_APP } };
+      }
+    }
+
+    let sandbox: Sandbox | undefined;
+    let transport: SlackTransport;
+    if (config.slack.mode === 'sandbox') {
+      // Fresh secrets per start: the sandbox and the app are the only parties.
+      const signingSecret = randomBytes(16).toString('hex');
+      const botToken = `xoxb-sandbox-${randomBytes(8).toString('hex')}`;
+      sandbox = await startSandbox({
+        port: config.sandboxPort,
+        signingSecret,
+        botToken,
+        log: log.child('sandbox'),
+      });
+      stops.push(() => (sandbox ? sandbox.stop() : Promise.resolve()));
+      transport = { mode: 'http', botToken, signingSecret, apiUrl: sandbox.apiUrl };
+      if (config.policyFile === undefined) {
+        appConfig = { ...appConfig, policyFile: demoPolicyFile() };
+        log.info('POLICY_FILE is not set: using the demo policy for the sandbox people');
+      }
+    } else {
+      transport = config.slack;
+    }
+
+    const app = await startApp(appConfig, { adkBaseUrl, slack: transport }, log);
+    stops.push(() => app.stop());
+    sandbox?.setAppEventsUrl(`http://127.0.0.1:${app.port}/slack/events`);
+    return { app, sandboxUrl: sandbox?.url, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
