@@ -4,7 +4,9 @@
  *   main, app, dev  →  listeners, api  →  workflow  →  slack  →  approvals  →  adk  →  foundation
  *
  * Foundation is the few root modules every layer may use (config, log, json, error-message,
- * package-root). Type-only imports count: a type pulled from above is still an arrow upward.
+ * process-lifecycle). Type-only imports count: a type pulled from above is still an arrow upward.
+ * The workspace packages never import the app, and only the dev entry (`src/dev/`) may use the
+ * development packages (the Slack sandbox, the demo), so the production graph stays small.
  */
 const LAYERS = [
   ['adk', '^src/adk/'],
@@ -13,8 +15,11 @@ const LAYERS = [
   ['workflow', '^src/workflow/'],
   ['listeners and api', '^src/(listeners|api)/'],
 ];
-const FOUNDATION = '^src/(config|log|json|error-message|package-root)\\.ts$';
+const FOUNDATION = '^src/(config|log|json|error-message|process-lifecycle)\\.ts$';
 const WIRING = '^src/(main|app)\\.ts$|^src/dev/';
+/** Development packages, by their source path or their installed name. */
+const DEV_ONLY =
+  '^packages/(slack-sandbox|demo)/|node_modules/@adk-slack-approvals/(slack-sandbox|demo)/|node_modules/@google/adk-devtools/';
 
 /** Layer i may not import layer j > i (nor the wiring). */
 const upward = LAYERS.map(([name, path], index) => ({
@@ -42,10 +47,32 @@ module.exports = {
       to: { path: '^src/', pathNot: FOUNDATION },
     },
     {
+      name: 'packages-import-no-app',
+      comment: 'A workspace package stands on its own: the app depends on it, never the reverse.',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'dev-packages-only-in-dev-entry',
+      comment:
+        'The sandbox and the demo are development tools: only src/dev/ (npm start) uses them.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/dev/' },
+      to: { path: DEV_ONLY },
+    },
+    {
+      name: 'production-graph-stays-small',
+      comment: 'Nothing the production entry reaches may pull in a development package.',
+      severity: 'error',
+      from: { path: '^src/main\\.ts$' },
+      to: { path: DEV_ONLY, reachable: true },
+    },
+    {
       name: 'no-circular',
       comment: 'A loop (type-only imports included) makes the layers meaningless.',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^(src|packages)/' },
       to: { circular: true },
     },
   ],
@@ -55,7 +82,7 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],
-      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      conditionNames: ['source', 'import', 'require', 'node', 'default', 'types'],
       extensions: ['.ts', '.js'],
     },
   },

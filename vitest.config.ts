@@ -1,12 +1,41 @@
 import { defineConfig } from 'vitest/config';
 import { workspaceSources } from './test/support/workspace-sources.js';
 
+/**
+ * Two projects; `npm test` runs both.
+ * - `unit`: pure tests. They start nothing: no Redis, no ADK server, no HTTP server, no browser.
+ * - `integration`: tests that talk to real parts — Redis at 127.0.0.1:6379, one `adk api_server`
+ *   booted for the whole run (global setup), the Slack sandbox, Chromium. A test is one when it
+ *   lives in `test/e2e/` or `test/browser/`, or is named `*.integration.test.ts`.
+ */
+const INTEGRATION = [
+  'test/e2e/**/*.test.ts',
+  'test/browser/**/*.test.ts',
+  '{test,packages/*/test}/**/*.integration.test.ts',
+];
+
 export default defineConfig({
   plugins: [workspaceSources()],
   test: {
-    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-    globalSetup: ['test/support/adk-server.global.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          exclude: INTEGRATION,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: INTEGRATION,
+          globalSetup: ['test/support/adk-server.global.ts'],
+          testTimeout: 20_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

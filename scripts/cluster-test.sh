@@ -62,4 +62,4 @@ done
 
 echo "Redis Cluster ready: ${nodes[*]}"
 REDIS_CLUSTER_NODES="$(IFS=,; echo "${nodes[*]}")" npx vitest run \
-  test/approvals/store/redis-store.test.ts test/approvals/store/sweeper.test.ts "$@"
+  --project integration test/approvals/store/redis-store.integration.test.ts test/approvals/store/sweeper.integration.test.ts "$@"

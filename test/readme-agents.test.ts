@@ -1,14 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../src/package-root.js';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The README's "Which ADK agents work" table may only claim what a named test proves. */
 
 const ROW = /^\| [^|]+\|[^|]+\| `(test\/[^`]+\.test\.ts)`: ([^|]+?)\s*\|$/;
 
 async function rows(): Promise<{ file: string; title: string }[]> {
-  const readme = await readFile(join(packageRoot(), 'README.md'), 'utf8');
+  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf('## Which ADK agents work');
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   return section.split('\n').flatMap((line) => {
@@ -22,7 +24,7 @@ describe('README: which ADK agents work', () => {
     const found = await rows();
     expect(found.length).toBeGreaterThanOrEqual(9);
     for (const { file, title } of found) {
-      const source = await readFile(join(packageRoot(), file), 'utf8');
+      const source = await readFile(join(REPO_ROOT, file), 'utf8');
       expect(source, `${file} has no test "${title}"`).toContain(title);
     }
   });

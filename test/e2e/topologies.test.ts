@@ -1,5 +1,5 @@
+import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxMessage } from '../../src/sandbox/index.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 

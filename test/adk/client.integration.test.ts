@@ -7,7 +7,7 @@ import { loadCapture } from './capture.js';
 
 /**
  * The client against small local HTTP servers that replay captured responses or misbehave in
- * ways the real server cannot be made to (see live.test.ts for the real one).
+ * ways the real server cannot be made to (see live.integration.test.ts for the real one).
  */
 
 interface Received {
