@@ -4,6 +4,7 @@ import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { renderApprovalCard } from '../slack/approval-card.js';
+import { renderExternalNotes, withExternalNotes } from '../slack/external-notes.js';
 import type { SlackPort } from '../slack/port.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
@@ -22,7 +23,7 @@ export class ApprovalCards {
   /** Posts the card of a newly recorded pause and remembers where it went. */
   async post(view: PauseView): Promise<PauseView> {
     const { card } = view.pause;
-    const message = renderApprovalCard(view, { now: this.deps.clock() });
+    const message = await this.render(view);
     const posted = await this.deps.slack.postMessage({
       channel: card.channelId,
       ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
@@ -30,6 +31,14 @@ export class ApprovalCards {
     });
     const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     return updated ?? view;
+  }
+
+  /** The card; a pause posted through the API also shows its notes (outcomes, delivery). */
+  private async render(view: PauseView) {
+    const card = renderApprovalCard(view, { now: this.deps.clock() });
+    if (view.pause.origin === undefined) return card;
+    const notes = await this.deps.store.readNotes(view.pause.id);
+    return withExternalNotes(card, renderExternalNotes(view, notes));
   }
 
   /**
@@ -48,7 +57,7 @@ export class ApprovalCards {
         await this.deps.slack.updateMessage({
           channel: view.pause.card.channelId,
           ts,
-          ...renderApprovalCard(view, { now: this.deps.clock() }),
+          ...(await this.render(view)),
         });
         rendered = version;
       }
