@@ -58,7 +58,9 @@ export function sha256Hex(text: string): string {
 }
 
 /** The signed text: a JSON array, so that no field can run into the next. */
-export function attestationMessage(fields: Omit<GateAttestation, 'signature' | 'version'> & { pauseId: string }): string {
+export function attestationMessage(
+  fields: Omit<GateAttestation, 'signature' | 'version'> & { pauseId: string },
+): string {
   return JSON.stringify([
     ATTESTATION_VERSION,
     fields.pauseId,

@@ -1,6 +1,6 @@
+import type { PauseNotes, PauseView } from '../approvals/records.js';
 import { LIMITS } from '../block-kit/limits.js';
 import { blocksTextLength } from '../block-kit/validate.js';
-import type { PauseNotes, PauseView } from '../approvals/records.js';
 import type { ContextBlock, KnownBlock } from './block-kit.js';
 import { escapeLine } from './escape.js';
 import { userMention } from './mentions.js';
@@ -33,7 +33,9 @@ export function renderExternalNotes(view: PauseView, notes: PauseNotes): Context
     const url = link.url.replace(/\|/g, '%7C');
     lines.push(`<${escapeLine(url, LINE_MAX)}|${escapeLine(link.text, 80)}>`);
   }
-  const cancelled = view.gates.find((gate) => gate.state === 'cancelled' && gate.decision?.by.startsWith('api:'));
+  const cancelled = view.gates.find(
+    (gate) => gate.state === 'cancelled' && gate.decision?.by.startsWith('api:'),
+  );
   if (cancelled !== undefined) {
     const reason = cancelled.decision?.reason;
     lines.push(
@@ -44,13 +46,19 @@ export function renderExternalNotes(view: PauseView, notes: PauseNotes): Context
     const outcome = notes.outcomes[gate.confirmationCallId];
     if (outcome === undefined) continue;
     const detail = outcome.detail === undefined ? '' : ` — ${escapeLine(outcome.detail, LINE_MAX)}`;
-    lines.push(`${OUTCOME_ICON[outcome.status]} ${escapeLine(gate.originalCall.name, 80)}: ${outcome.status}${detail}`);
+    lines.push(
+      `${OUTCOME_ICON[outcome.status]} ${escapeLine(gate.originalCall.name, 80)}: ${outcome.status}${detail}`,
+    );
   }
   const shown = lines.slice(0, MAX_ELEMENTS);
   return { type: 'context', elements: shown.map((text) => ({ type: 'mrkdwn', text })) };
 }
 
-const OUTCOME_ICON = { executed: ':white_check_mark:', failed: ':x:', blocked: ':no_entry:' } as const;
+const OUTCOME_ICON = {
+  executed: ':white_check_mark:',
+  failed: ':x:',
+  blocked: ':no_entry:',
+} as const;
 
 function resumeLine(view: PauseView, notes: PauseNotes): string {
   const resume = view.pause.origin?.resume;
@@ -64,8 +72,10 @@ function resumeLine(view: PauseView, notes: PauseNotes): string {
       const delivery = notes.delivery;
       if (delivery === undefined) return 'decision goes back by webhook';
       if (delivery.state === 'delivered') return `webhook delivered (attempt ${delivery.attempts})`;
-      if (delivery.state === 'delivering') return `webhook: delivering (attempt ${delivery.attempts})`;
-      const why = delivery.lastError === undefined ? '' : `: ${escapeLine(delivery.lastError, 120)}`;
+      if (delivery.state === 'delivering')
+        return `webhook: delivering (attempt ${delivery.attempts})`;
+      const why =
+        delivery.lastError === undefined ? '' : `: ${escapeLine(delivery.lastError, 120)}`;
       return `webhook: attempt ${delivery.attempts} failed${why}; retrying`;
     }
   }

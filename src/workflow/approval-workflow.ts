@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
-import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
+import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -16,7 +16,11 @@ import { PauseRecorder } from './pause-recorder.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
 import { RunStreamer } from './run-streamer.js';
 import { RunThreads } from './run-thread.js';
-import { type WebhookDeliveryOptions, type WebhookKey, WebhookDeliveries } from './webhook-deliveries.js';
+import {
+  WebhookDeliveries,
+  type WebhookDeliveryOptions,
+  type WebhookKey,
+} from './webhook-deliveries.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
 type WorkflowAdk = Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'>;

@@ -86,8 +86,7 @@ export class ExternalPauses {
       gate,
       ...resolveGatePolicy(policy, { app: input.app, tool: gate.originalCall.name }),
     }));
-    const channel =
-      input.channel ?? resolved.find((entry) => entry.channel !== undefined)?.channel;
+    const channel = input.channel ?? resolved.find((entry) => entry.channel !== undefined)?.channel;
     if (channel === undefined) return { kind: 'no_channel' };
 
     const adk = { appName: input.app, userId: input.userId, sessionId: input.sessionId };
@@ -168,7 +167,11 @@ export class ExternalPauses {
     }
   }
 
-  async cancel(keyName: string, pauseId: string, reason: string | undefined): Promise<CancelExternalResult> {
+  async cancel(
+    keyName: string,
+    pauseId: string,
+    reason: string | undefined,
+  ): Promise<CancelExternalResult> {
     const view = await this.ownView(keyName, pauseId);
     if (view === undefined) return { kind: 'not_found' };
     const result = await this.deps.store.cancel({

@@ -1,7 +1,12 @@
 import type { Content } from '../adk/wire.js';
 import { buildResume } from '../adk/wire.js';
 import { attestGate, type GateAttestation } from '../approvals/attestation.js';
-import { type GateRecord, type GateState, type PauseView, SYSTEM_ACTOR } from '../approvals/records.js';
+import {
+  type GateRecord,
+  type GateState,
+  type PauseView,
+  SYSTEM_ACTOR,
+} from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
 import { decisionFor, rejectionReason } from './resume-decisions.js';
 
@@ -46,7 +51,9 @@ export function decisionBody(
       args: gate.originalCall.args,
       confirmed: body?.confirmed ?? false,
       payload: body?.payload,
-      expiresAt: Math.floor(((gate.decision?.at ?? view.pause.createdAt) + ATTESTATION_TTL_MS) / 1000),
+      expiresAt: Math.floor(
+        ((gate.decision?.at ?? view.pause.createdAt) + ATTESTATION_TTL_MS) / 1000,
+      ),
     });
   });
   return {
@@ -55,7 +62,13 @@ export function decisionBody(
     gates,
     ...(cancelled
       ? {}
-      : { newMessage: buildResume(view.gates, new Map(view.gates.map((g) => [g.confirmationCallId, decisionFor(g)])), { resumable: false }).newMessage }),
+      : {
+          newMessage: buildResume(
+            view.gates,
+            new Map(view.gates.map((g) => [g.confirmationCallId, decisionFor(g)])),
+            { resumable: false },
+          ).newMessage,
+        }),
     attestation: { keyName: signing.keyName, gates: attestations },
   };
 }

@@ -138,7 +138,11 @@ export class WebhookDeliveries {
   private async note(
     pauseId: string,
     owner: string,
-    status: { state: 'delivering' | 'delivered' | 'retrying'; attempts: number; lastError?: string },
+    status: {
+      state: 'delivering' | 'delivered' | 'retrying';
+      attempts: number;
+      lastError?: string;
+    },
   ): Promise<void> {
     try {
       await this.deps.store.recordDelivery({

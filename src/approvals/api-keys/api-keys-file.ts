@@ -29,19 +29,19 @@ export class ApiKeysError extends Error {
   }
 }
 
-const webhookPrefix = z
-  .string()
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '';
-    } catch {
-      return false;
-    }
-  }, 'expected an http(s) URL prefix without credentials, e.g. "https://hooks.example.com/approvals/"');
+const webhookPrefix = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '';
+  } catch {
+    return false;
+  }
+}, 'expected an http(s) URL prefix without credentials, e.g. "https://hooks.example.com/approvals/"');
 
 const keySchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'expected 1–64 letters, digits, "_", "." or "-"'),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'expected 1–64 letters, digits, "_", "." or "-"'),
   sha256: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'expected the 64 hex digits of the SHA-256 of the key'),
@@ -101,7 +101,8 @@ export function parseApiKeys(text: string, source: string): ApiKey[] {
   const problems: string[] = [];
   const names = new Set<string>();
   const keys = parsed.data.keys.map((entry, index): ApiKey => {
-    if (names.has(entry.name)) problems.push(at(['keys', index, 'name'], 'a second key of this name'));
+    if (names.has(entry.name))
+      problems.push(at(['keys', index, 'name'], 'a second key of this name'));
     names.add(entry.name);
     const apps = entry.apps.flatMap((pattern, appIndex) => {
       const glob = compileGlob(pattern);
