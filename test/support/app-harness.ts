@@ -29,6 +29,11 @@ export interface HarnessOptions {
   sweepIntervalMs?: number;
   /** Put a proxy the test can take down between the app and the ADK server. */
   adkProxy?: boolean;
+  /** The approvals API keys file, as YAML; absent: the API is off. */
+  apiKeys?: string;
+  /** Reuse this key prefix (a second replica over the same records). */
+  keyPrefix?: string;
+  webhook?: { timeoutMs?: number; backoffMs?: number; maxBackoffMs?: number };
 }
 
 export interface Harness {
@@ -63,7 +68,9 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), 'approvals-e2e-'));
   const policyFile = join(dir, 'policy.yml');
   await writeFile(policyFile, options.policy);
-  const keyPrefix = randomPrefix();
+  const apiKeysFile = join(dir, 'api-keys.yml');
+  if (options.apiKeys !== undefined) await writeFile(apiKeysFile, options.apiKeys);
+  const keyPrefix = options.keyPrefix ?? randomPrefix();
   const logs: string[] = [];
   const log = createLog('debug', 'app', (line) => logs.push(line));
 
@@ -74,6 +81,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     REDIS_URL,
     REDIS_KEY_PREFIX: keyPrefix,
     POLICY_FILE: policyFile,
+    ...(options.apiKeys === undefined ? {} : { API_KEYS_FILE: apiKeysFile }),
     PORT: '0',
     SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 100),
     ADK_TIMEOUT_MS: '60000',
@@ -84,6 +92,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     {
       adkBaseUrl: adkProxy?.url ?? adkBaseUrl,
       slack: { mode: 'http', botToken, signingSecret, apiUrl: sandbox.apiUrl },
+      ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
     },
     log,
   );

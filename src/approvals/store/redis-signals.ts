@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { Log } from '../../log.js';
 import { LocalPauseSignals, type PauseSignals } from '../pause-signals.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
@@ -26,6 +27,10 @@ export class RedisPauseSignals implements PauseSignals {
     subscriber.on('error', (error: Error) => {
       log.warn('pause signal subscriber error', { error: error.message });
     });
+    // The app's connections connect lazily and fail fast (no offline queue): connect it first.
+    if (subscriber.status === 'wait')
+      await redisCall('connect the signal subscriber', () => subscriber.connect());
+    else if (subscriber.status !== 'ready') await once(subscriber, 'ready');
     await redisCall(`subscribe ${signals.channel}`, () => subscriber.subscribe(signals.channel));
     return signals;
   }
