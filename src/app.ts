@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AdkClient } from './adk/client.js';
+import { apiRoutes, DEFAULT_ADK_TARGET } from './api/routes.js';
+import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
+import { type ApiKey, loadApiKeysFile } from './approvals/api-keys/api-keys-file.js';
 import { systemClock } from './approvals/clock.js';
+import { LocalPauseSignals, type PauseSignals } from './approvals/pause-signals.js';
 import {
   emptyPolicy,
   loadPolicyFile,
@@ -10,6 +14,7 @@ import {
 } from './approvals/policy.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
 import { connectRedis } from './approvals/store/redis-connection.js';
+import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
@@ -18,12 +23,15 @@ import { registerListeners } from './listeners/index.js';
 import type { LineLogger } from './log.js';
 import { createSlackApp, type ReadinessCheck, type SlackTransport } from './slack/bolt-app.js';
 import { WebApiSlackPort } from './slack/web-api-port.js';
-import { ApprovalWorkflow } from './workflow/approval-workflow.js';
+import { ApprovalWorkflow, type ExternalDeps } from './workflow/approval-workflow.js';
+import type { WebhookDeliveryOptions } from './workflow/webhook-deliveries.js';
 
 /** What the app needs beyond the configuration: where ADK and Slack actually are. */
 export interface AppTargets {
   adkBaseUrl: string;
   slack: SlackTransport;
+  /** Webhook delivery timing (tests shorten the backoff). */
+  webhook?: Omit<WebhookDeliveryOptions, 'owner'>;
 }
 
 export interface RunningApp {
@@ -48,7 +56,8 @@ export async function startApp(
   const clock = systemClock;
   // The policy first: a mistake in it stops the start before anything is connected.
   const policy = await loadPolicy(config, log);
-  const store = await openStore(config, log);
+  const apiKeys = await loadApiKeys(config, log);
+  const { store, signals } = await openStore(config, log);
 
   const adk = new AdkClient({
     baseUrl: targets.adkBaseUrl,
@@ -56,11 +65,25 @@ export async function startApp(
     runTimeoutMs: config.adk.runTimeoutMs,
   });
 
+  let workflowRef: ApprovalWorkflow | undefined;
   const slackApp = createSlackApp({
     transport: targets.slack,
     port: config.port,
     log,
     readiness: readinessChecks(store, adk),
+    routes: apiRoutes(
+      apiKeys === undefined
+        ? undefined
+        : {
+            keys: apiKeys,
+            pauses: () => {
+              const pauses = workflowRef?.external;
+              if (pauses === undefined) throw new Error('the workflow is not started yet');
+              return pauses;
+            },
+            log: log.child('api'),
+          },
+    ),
   });
   const slack = new WebApiSlackPort(slackApp.app.client);
   const directory = new SlackApproverDirectory(slackApp.app.client);
@@ -73,6 +96,9 @@ export async function startApp(
     policy: () => policy,
     clock,
     log: log.child('workflow'),
+    ...(apiKeys === undefined
+      ? {}
+      : { external: externalDeps(config, targets, adk, apiKeys, signals) }),
     options: {
       defaultApp: config.adk.defaultApp,
       owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
@@ -82,6 +108,7 @@ export async function startApp(
       retryDelaysMs: [1_000, 4_000],
     },
   });
+  workflowRef = workflow;
   registerListeners(slackApp.app, { workflow, slack, log: log.child('listeners') });
 
   const port = await slackApp.start();
@@ -107,26 +134,79 @@ export async function startApp(
           'in-flight work did not finish in time; its resume leases lapse and another replica takes over',
         );
       }
+      await signals.close();
       await store.close();
       log.info('stopped');
     },
   };
 }
 
-async function openStore(config: Config, log: LineLogger): Promise<ConfirmationStore> {
+async function openStore(
+  config: Config,
+  log: LineLogger,
+): Promise<{ store: ConfirmationStore; signals: PauseSignals }> {
   if (config.redis === undefined) {
     log.warn(
       'REDIS_URL is not set: using the in-process store. It is single-instance and loses every pending approval on restart; set REDIS_URL for anything but a trial.',
     );
-    return new MemoryConfirmationStore();
+    return { store: new MemoryConfirmationStore(), signals: new LocalPauseSignals() };
   }
   const redis = await connectRedis(config.redis.url);
-  return new RedisConfirmationStore({
+  const store = new RedisConfirmationStore({
     redis,
     keyPrefix: config.redis.keyPrefix,
     ownsClient: true,
     log: log.child('store'),
   });
+  const signals = await RedisPauseSignals.open(redis, config.redis.keyPrefix, log.child('signals'));
+  return { store, signals };
+}
+
+async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {
+  if (config.apiKeysFile === undefined) {
+    log.info('the approvals API is off: API_KEYS_FILE is not set (its /v1 paths answer 404)');
+    return undefined;
+  }
+  const keys = await loadApiKeysFile(config.apiKeysFile);
+  log.info('the approvals API is on', {
+    keys: keys.length,
+    targets: Object.keys(config.adkTargets).length + 1,
+  });
+  return keys;
+}
+
+/** ADK targets by name (`default` is ADK_BASE_URL), and each key's secrets, for the workflow. */
+function externalDeps(
+  config: Config,
+  targets: AppTargets,
+  adk: AdkClient,
+  keys: readonly ApiKey[],
+  signals: PauseSignals,
+): ExternalDeps {
+  const adkTargets = new Map<string, AdkClient>([[DEFAULT_ADK_TARGET, adk]]);
+  for (const [name, baseUrl] of Object.entries(config.adkTargets)) {
+    adkTargets.set(
+      name,
+      new AdkClient({
+        baseUrl,
+        ...(config.adk.token === undefined ? {} : { token: config.adk.token }),
+        runTimeoutMs: config.adk.runTimeoutMs,
+      }),
+    );
+  }
+  const byName = new Map(keys.map((key) => [key.name, key]));
+  return {
+    signals,
+    adkTargets,
+    signingSecretOf: (name) => byName.get(name)?.signingSecret,
+    webhookKeyOf: (name) => {
+      const key = byName.get(name);
+      return key === undefined
+        ? undefined
+        : { secret: key.signingSecret, allows: (url) => webhookAllowed(key, url) };
+    },
+    ...(targets.webhook === undefined ? {} : { webhook: targets.webhook }),
+  };
 }
 
 async function loadPolicy(config: Config, log: LineLogger): Promise<Policy> {

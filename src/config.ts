@@ -50,6 +50,31 @@ const slackToken = (prefix: string) =>
     z.string().startsWith(prefix, `expected a token starting with "${prefix}"`).optional(),
   );
 
+/** `ADK_TARGETS=ops=https://ops-adk.internal:8000,py=http://10.0.0.5:8000`: name=URL pairs. */
+const adkTargets = z.string().transform((text, ctx) => {
+  const targets: Record<string, string> = {};
+  for (const entry of text.split(',')) {
+    const at = entry.indexOf('=');
+    const name = entry.slice(0, at).trim();
+    const url = entry.slice(at + 1).trim();
+    if (at < 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(name) || name === 'default') {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'expected name=URL pairs separated by commas; names are letters, digits, _ or - (not "default", which is ADK_BASE_URL)',
+      });
+      return z.NEVER;
+    }
+    const parsed = z.url({ protocol: /^https?$/ }).safeParse(url);
+    if (!parsed.success) {
+      ctx.addIssue({ code: 'custom', message: `target ${name}: expected an http(s) URL` });
+      return z.NEVER;
+    }
+    targets[name] = parsed.data.replace(/\/+$/, '');
+  }
+  return targets;
+});
+
 const environmentSchema = z
   .object({
     SLACK_BOT_TOKEN: slackToken('xoxb-'),
@@ -68,6 +93,8 @@ const environmentSchema = z
     ),
     ADK_TIMEOUT_MS: wholeNumber('milliseconds', 300_000, { min: 1, max: 86_400_000 }),
     POLICY_FILE: optionalString,
+    API_KEYS_FILE: optionalString,
+    ADK_TARGETS: optionalString.pipe(adkTargets.optional()),
     SWEEP_INTERVAL_MS: wholeNumber('milliseconds', 1_000, { min: 50, max: 3_600_000 }),
     LOG_LEVEL: optionalString.pipe(
       z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
@@ -110,6 +137,10 @@ export interface Config {
     runTimeoutMs: number;
   };
   policyFile: string | undefined;
+  /** Absent: the approvals API is off (its paths answer 404). */
+  apiKeysFile: string | undefined;
+  /** ADK servers API pauses may resume on, by name, beside `default` (ADK_BASE_URL). */
+  adkTargets: Record<string, string>;
   sweepIntervalMs: number;
   logLevel: LogLevel;
 }
@@ -178,6 +209,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       runTimeoutMs: e.ADK_TIMEOUT_MS,
     },
     policyFile: e.POLICY_FILE,
+    apiKeysFile: e.API_KEYS_FILE,
+    adkTargets: e.ADK_TARGETS ?? {},
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
   };

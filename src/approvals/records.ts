@@ -110,8 +110,63 @@ export const resumeSchema = z.object({
 });
 export type ResumeStatus = z.infer<typeof resumeSchema>;
 
+/**
+ * How an agent that runs elsewhere gets its decision back: the app resumes it on a configured ADK
+ * target (never a URL from the request), POSTs it to a webhook URL the key allows, or sends
+ * nothing and the agent long-polls.
+ */
+export const resumeModeSchema = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('adk'), target: z.string().min(1) }),
+  z.object({ mode: z.literal('webhook'), url: z.string().min(1) }),
+  z.object({ mode: z.literal('poll') }),
+]);
+export type ResumeMode = z.infer<typeof resumeModeSchema>;
+
+/** A pause posted through the approvals API (absent: the app's own `/agent` run raised it). */
+export const externalOriginSchema = z.object({
+  /** The name of the API key that posted it: its scope governs reads, cancels and webhooks. */
+  keyName: z.string().min(1),
+  resume: resumeModeSchema,
+  title: z.string().optional(),
+  links: z.array(z.object({ text: z.string(), url: z.string() })).optional(),
+  requestedBy: z
+    .object({
+      slackUserId: z.string().optional(),
+      email: z.string().optional(),
+      name: z.string().optional(),
+    })
+    .optional(),
+});
+export type ExternalOrigin = z.infer<typeof externalOriginSchema>;
+
+/** What the agent reported after a decision (`POST /v1/pauses/{id}/outcome`). */
+export const gateOutcomeSchema = z.object({
+  status: z.enum(['executed', 'failed', 'blocked']),
+  detail: z.string().optional(),
+  at: z.number(),
+});
+export type GateOutcome = z.infer<typeof gateOutcomeSchema>;
+
+/** Where the webhook delivery of a decision stands; kept beside the pause for the card. */
+export const deliveryStatusSchema = z.object({
+  state: z.enum(['delivering', 'delivered', 'retrying']),
+  attempts: z.number().int().min(0),
+  /** Why the last attempt failed (an HTTP status or a network error), never the response body. */
+  lastError: z.string().optional(),
+  at: z.number(),
+});
+export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
+
+/** Facts about a pause recorded after its decision, outside the transitions. */
+export interface PauseNotes {
+  outcomes: Record<string, GateOutcome>;
+  delivery?: DeliveryStatus;
+}
+
 export const pauseRecordSchema = z.object({
   id: z.string().min(1),
+  /** Present for pauses posted through the approvals API. */
+  external: externalOriginSchema.optional(),
   adk: adkCoordinatesSchema,
   /** The Slack user who started the run (not allowed to approve it unless the policy says so). */
   requester: z.string().min(1),

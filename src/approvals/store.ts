@@ -3,9 +3,13 @@ import type { JsonValue } from '../json.js';
 import type {
   AdkCoordinates,
   CardLocation,
+  DeliveryStatus,
+  ExternalOrigin,
   GateDecision,
+  GateOutcome,
   GatePolicy,
   GateState,
+  PauseNotes,
   PauseView,
 } from './records.js';
 
@@ -39,6 +43,18 @@ export interface ConfirmationStore {
 
   listPendingByChannel(channelId: string, limit?: number): Promise<GateRef[]>;
   listPendingByApprover(userId: string, limit?: number): Promise<GateRef[]>;
+  /** Records what the agent reported after a decision; the pause's trail gets an entry. */
+  recordOutcome(input: OutcomeInput): Promise<OutcomeResult>;
+  /** Records where a webhook delivery stands (shown on the card); the trail gets an entry. */
+  recordDelivery(input: DeliveryInput): Promise<'recorded' | 'not_found'>;
+  /** Outcomes and the delivery status of a pause (empty when none were recorded). */
+  readNotes(pauseId: string): Promise<PauseNotes>;
+  /**
+   * Binds an idempotency key to the request it first came with, for `ttlMs`. Atomic across
+   * replicas: of two concurrent first uses exactly one is `claimed`.
+   */
+  claimIdempotencyKey(input: IdempotencyInput): Promise<IdempotencyResult>;
+
   /** The audit trail, oldest first. */
   readAudit(options?: { pauseId?: string; count?: number }): Promise<AuditEntry[]>;
 
@@ -58,8 +74,39 @@ export interface NewPause {
   runThread?: { channelId: string; threadTs: string };
   origin?: { prompt?: string; permalink?: string };
   gates: NewGate[];
+  /** Posted through the approvals API. */
+  external?: ExternalOrigin;
   now: number;
 }
+
+export interface OutcomeInput {
+  pauseId: string;
+  callId: string;
+  outcome: GateOutcome;
+  /** Who reported it, e.g. `api:<key name>`. */
+  actor: string;
+}
+
+export type OutcomeResult = 'recorded' | 'not_found' | 'unknown_gate';
+
+export interface DeliveryInput {
+  pauseId: string;
+  delivery: DeliveryStatus;
+  actor: string;
+}
+
+export interface IdempotencyInput {
+  /** Unique per caller and key, e.g. `<key name>:<Idempotency-Key>`. */
+  key: string;
+  /** A hash of the request body: the same key with another body is a conflict. */
+  fingerprint: string;
+  pauseId: string;
+  ttlMs: number;
+}
+
+export type IdempotencyResult =
+  | { kind: 'claimed' }
+  | { kind: 'seen'; fingerprint: string; pauseId: string };
 
 export type CreatePauseResult =
   | { kind: 'created'; view: PauseView }

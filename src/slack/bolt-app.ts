@@ -16,6 +16,8 @@ export interface SlackAppOptions {
   port: number;
   log: LineLogger;
   readiness: Record<string, ReadinessCheck>;
+  /** More routes on the same port (the approvals API), served over HTTP and in Socket Mode. */
+  routes?: CustomRoute[];
   /** Longest a readiness check may take before it counts as failed. Default 2 s. */
   readinessTimeoutMs?: number;
 }
@@ -35,7 +37,7 @@ export interface SlackApp {
  */
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { transport, log } = options;
-  const customRoutes = healthRoutes(options);
+  const customRoutes = [...healthRoutes(options), ...(options.routes ?? [])];
   const clientOptions = {
     ...(transport.apiUrl === undefined ? {} : { slackApiUrl: transport.apiUrl }),
     retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 8_000 },

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
+import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
@@ -9,16 +11,37 @@ import type { SlackPort } from '../slack/port.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
 import { ApprovalCards } from './cards.js';
 import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from './decider.js';
+import { ExternalPauses } from './external-pauses.js';
 import { PauseRecorder } from './pause-recorder.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
 import { RunStreamer } from './run-streamer.js';
 import { RunThreads } from './run-thread.js';
+import {
+  WebhookDeliveries,
+  type WebhookDeliveryOptions,
+  type WebhookKey,
+} from './webhook-deliveries.js';
 import { KeyedWorkQueue } from './work-queue.js';
+
+type WorkflowAdk = Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'>;
+
+/** What pauses posted through the approvals API need beyond the Slack flow. */
+export interface ExternalDeps {
+  /** Wakes long-polls on every replica when a pause changes. */
+  signals: PauseSignals;
+  /** ADK servers the app may resume by name; the default (`ADK_BASE_URL`) is `default`. */
+  adkTargets: ReadonlyMap<string, WorkflowAdk>;
+  signingSecretOf: (keyName: string) => string | undefined;
+  webhookKeyOf: (keyName: string) => WebhookKey | undefined;
+  webhook?: Omit<WebhookDeliveryOptions, 'owner'>;
+}
 
 export interface WorkflowDeps {
   store: ConfirmationStore;
-  adk: Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'>;
+  adk: WorkflowAdk;
   slack: SlackPort;
+  /** Absent: no approvals API (pauses come only from `/agent` runs). */
+  external?: ExternalDeps;
   directory: ApproverDirectory;
   /** The policy as it is now; read on every decision. */
   policy: () => Policy;
@@ -47,13 +70,21 @@ export class ApprovalWorkflow {
   private readonly cards: ApprovalCards;
   private readonly decider: Decider;
   private readonly resumer: Resumer;
+  /** Resumers of the other configured ADK targets, for API pauses in `adk` mode. */
+  private readonly targetResumers = new Map<string, Resumer>();
+  private readonly deliveries: WebhookDeliveries | undefined;
+  private readonly signals: PauseSignals | undefined;
+  /** Entry points of the approvals API; absent without it. */
+  readonly external: ExternalPauses | undefined;
   private readonly agentRuns: AgentRuns;
   private readonly store: ConfirmationStore;
+  private readonly clock: Clock;
   private readonly log: Log;
 
   constructor(deps: WorkflowDeps) {
     const { store, slack, clock, options } = deps;
     this.store = store;
+    this.clock = clock;
     this.log = deps.log;
     const log = deps.log;
     this.decisions = new KeyedWorkQueue(log.child('decisions'), {
@@ -97,6 +128,49 @@ export class ApprovalWorkflow {
       log: log.child('resume'),
       options,
     });
+    const external = deps.external;
+    this.signals = external?.signals;
+    if (external !== undefined) {
+      for (const [name, adk] of external.adkTargets) {
+        const targetStreamer = new RunStreamer({
+          adk,
+          threads,
+          onPause: (context, gates, invocationId) => recorder.record(context, gates, invocationId),
+          log: log.child(`stream:${name}`),
+        });
+        this.targetResumers.set(
+          name,
+          new Resumer({
+            store,
+            cards: this.cards,
+            adk,
+            streamer: targetStreamer,
+            threads,
+            clock,
+            log: log.child(`resume:${name}`),
+            options,
+          }),
+        );
+      }
+      this.deliveries = new WebhookDeliveries({
+        store,
+        cards: this.cards,
+        clock,
+        log: log.child('webhooks'),
+        keyOf: external.webhookKeyOf,
+        options: { owner: options.owner, ...external.webhook },
+      });
+      this.external = new ExternalPauses({
+        store,
+        signals: external.signals,
+        cards: this.cards,
+        policy: deps.policy,
+        clock,
+        log: log.child('api-pauses'),
+        adkTargets: new Set(external.adkTargets.keys()),
+        signingSecretOf: external.signingSecretOf,
+      });
+    }
     this.agentRuns = new AgentRuns({
       adk: deps.adk,
       threads,
@@ -175,7 +249,46 @@ export class ApprovalWorkflow {
   }
 
   private scheduleResume(pauseId: string, options: { retry?: boolean } = {}): void {
-    void this.runs.enqueue(pauseId, 'resume', () => this.resumer.resume(pauseId, options));
+    if (this.signals !== undefined) {
+      // Long-polls on any replica wake on this: the pause is decided.
+      this.signals.notify(pauseId).catch((error: unknown) => {
+        this.log.warn('could not signal a decided pause', { pauseId, error: errorMessage(error) });
+      });
+    }
+    void this.runs.enqueue(pauseId, 'resume', () => this.resumeByMode(pauseId, options));
+  }
+
+  /**
+   * Pauses of `/agent` runs resume on the default ADK server; API pauses by their mode: on the
+   * named target, by webhook, or not at all (poll: the agent resumes itself; the pause is
+   * marked resumed so that the sweeper stops handing it over).
+   */
+  private async resumeByMode(pauseId: string, options: { retry?: boolean }): Promise<void> {
+    if (this.external === undefined) return this.resumer.resume(pauseId, options);
+    const view = await this.store.getPause(pauseId);
+    const resume = view?.pause.external?.resume;
+    if (resume === undefined) return this.resumer.resume(pauseId, options);
+    switch (resume.mode) {
+      case 'adk': {
+        const resumer = this.targetResumers.get(resume.target);
+        if (resumer !== undefined) return resumer.resume(pauseId, options);
+        this.log.error('no such ADK target; the pause cannot be resumed', { pauseId });
+        return;
+      }
+      case 'webhook':
+        return this.deliveries?.deliver(pauseId);
+      case 'poll':
+        return this.finishPolled(pauseId);
+    }
+  }
+
+  private async finishPolled(pauseId: string): Promise<void> {
+    const owner = `${randomUUID()}:poll`;
+    const now = this.clock();
+    const claim = await this.store.claimResume({ pauseId, owner, now, leaseMs: 60_000 });
+    if (claim.kind !== 'claimed') return;
+    await this.store.markResumed({ pauseId, owner, now });
+    await this.cards.refresh(pauseId);
   }
 
   private async decide(

@@ -5,6 +5,7 @@ import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { renderApprovalCard } from '../slack/approval-card.js';
 import type { ToolOutcome } from '../slack/card-gate.js';
+import { renderExternalNotes, withExternalNotes } from '../slack/external-notes.js';
 import type { SlackPort } from '../slack/port.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
@@ -23,7 +24,7 @@ export class ApprovalCards {
   /** Posts the card of a newly recorded pause and remembers where it went. */
   async post(view: PauseView): Promise<PauseView> {
     const { card } = view.pause;
-    const message = renderApprovalCard(view, { now: this.deps.clock() });
+    const message = await this.render(view);
     const posted = await this.deps.slack.postMessage({
       channel: card.channelId,
       ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
@@ -31,6 +32,17 @@ export class ApprovalCards {
     });
     const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     return updated ?? view;
+  }
+
+  /** The card; a pause posted through the API also shows its notes (outcomes, delivery). */
+  private async render(view: PauseView, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) {
+    const card = renderApprovalCard(view, {
+      now: this.deps.clock(),
+      ...(toolOutcomes === undefined ? {} : { toolOutcomes }),
+    });
+    if (view.pause.external === undefined) return card;
+    const notes = await this.deps.store.readNotes(view.pause.id);
+    return withExternalNotes(card, renderExternalNotes(view, notes));
   }
 
   /**
@@ -52,10 +64,7 @@ export class ApprovalCards {
         await this.deps.slack.updateMessage({
           channel: view.pause.card.channelId,
           ts,
-          ...renderApprovalCard(view, {
-            now: this.deps.clock(),
-            ...(toolOutcomes === undefined ? {} : { toolOutcomes }),
-          }),
+          ...(await this.render(view, toolOutcomes)),
         });
         rendered = version;
       }

@@ -31,6 +31,11 @@ export interface HarnessOptions {
   adkProxy?: boolean;
   /** `ADK_RESUMABLE`; default unset (`auto`). */
   resumable?: 'auto' | 'true' | 'false';
+  /** The approvals API keys file, as YAML; absent: the API is off. */
+  apiKeys?: string;
+  /** Reuse this key prefix (a second replica over the same records). */
+  keyPrefix?: string;
+  webhook?: { timeoutMs?: number; backoffMs?: number; maxBackoffMs?: number };
 }
 
 export interface Harness {
@@ -65,7 +70,9 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), 'approvals-e2e-'));
   const policyFile = join(dir, 'policy.yml');
   await writeFile(policyFile, options.policy);
-  const keyPrefix = randomPrefix();
+  const apiKeysFile = join(dir, 'api-keys.yml');
+  if (options.apiKeys !== undefined) await writeFile(apiKeysFile, options.apiKeys);
+  const keyPrefix = options.keyPrefix ?? randomPrefix();
   const logs: string[] = [];
   const log = createLog('debug', 'app', (line) => logs.push(line));
 
@@ -76,6 +83,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     REDIS_URL,
     REDIS_KEY_PREFIX: keyPrefix,
     POLICY_FILE: policyFile,
+    ...(options.apiKeys === undefined ? {} : { API_KEYS_FILE: apiKeysFile }),
     PORT: '0',
     SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 100),
     ADK_TIMEOUT_MS: '60000',
@@ -87,6 +95,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     {
       adkBaseUrl: adkProxy?.url ?? adkBaseUrl,
       slack: { mode: 'http', botToken, signingSecret, apiUrl: sandbox.apiUrl },
+      ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
     },
     log,
   );

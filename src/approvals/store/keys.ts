@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Where the Redis store keeps things. A pause and its gates share the hash tag `{<pauseId>}`, so
  * they live in one Redis Cluster slot and one Lua script may touch them all. The indexes are
@@ -7,18 +9,21 @@
  * <prefix>{<pauseId>}:pause            hash   the pause record, its resume status, pending count
  * <prefix>{<pauseId>}:gate:<callId>    hash   one gate: record, state, votes, decision
  * <prefix>{<pauseId>}:audit            list   the pause's transitions (JSON), written by the scripts
+ * <prefix>{<pauseId>}:notes            hash   outcomes reported by the agent, webhook delivery status
  * <prefix>expiry                       zset   [pauseId, callId] by the gate's expiresAt
  * <prefix>resume                       zset   pauseId by when to look at its resume next
  * <prefix>call:<callId>                string pauseId of the newest pause holding that call id
  * <prefix>pending:channel:<channelId>  zset   [pauseId, callId] of pending gates, by createdAt
  * <prefix>pending:user:<userId>        zset   [pauseId, callId] the user may approve, by createdAt
  * <prefix>audit                        stream every transition of every pause, capped (MAXLEN ~)
+ * <prefix>idempotency:<sha256 of key>  string the request an API idempotency key was first used for
  * ```
  */
 export interface StoreKeys {
   pause(pauseId: string): string;
   gate(pauseId: string, callId: string): string;
   pauseAudit(pauseId: string): string;
+  notes(pauseId: string): string;
   /** The pause key, its audit list, then its gates in `callIds` order: every per-pause script's KEYS. */
   scriptKeys(pauseId: string, callIds: readonly string[]): string[];
   expiry: string;
@@ -27,6 +32,7 @@ export interface StoreKeys {
   pendingByChannel(channelId: string): string;
   pendingByUser(userId: string): string;
   audit: string;
+  idempotency(key: string): string;
 }
 
 /** Braces in the prefix or a pause id would move the hash tag and split a pause across slots. */
@@ -45,6 +51,7 @@ export function storeKeys(prefix: string): StoreKeys {
     pause,
     gate,
     pauseAudit,
+    notes: (pauseId) => `${prefix}{${pauseId}}:notes`,
     scriptKeys: (pauseId, callIds) => [
       pause(pauseId),
       pauseAudit(pauseId),
@@ -56,5 +63,6 @@ export function storeKeys(prefix: string): StoreKeys {
     pendingByChannel: (channelId) => `${prefix}pending:channel:${channelId}`,
     pendingByUser: (userId) => `${prefix}pending:user:${userId}`,
     audit: `${prefix}audit`,
+    idempotency: (key) => `${prefix}idempotency:${createHash('sha256').update(key).digest('hex')}`,
   };
 }

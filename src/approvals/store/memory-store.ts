@@ -1,4 +1,4 @@
-import type { PauseView } from '../records.js';
+import type { PauseNotes, PauseView } from '../records.js';
 import type {
   AuditEntry,
   CancelInput,
@@ -7,15 +7,21 @@ import type {
   ClaimResumeInput,
   ConfirmationStore,
   CreatePauseResult,
+  DeliveryInput,
   ExpiredGate,
   FinishResult,
   FinishResumeInput,
   GateRef,
+  IdempotencyInput,
+  IdempotencyResult,
   NewPause,
+  OutcomeInput,
+  OutcomeResult,
   ResumeFailedInput,
   VoteInput,
   VoteResult,
 } from '../store.js';
+import { addNote } from './memory/add-note.js';
 import { cancel } from './memory/cancel.js';
 import { claimResume } from './memory/claim-resume.js';
 import { createPause } from './memory/create-pause.js';
@@ -32,10 +38,12 @@ import {
   DEFAULT_AUDIT_MAXLEN,
   DEFAULT_LIMIT,
   DEFAULT_RETENTION_MS,
+  deliveryAudit,
   type FinishOutcome,
   isDue,
   isLiveResume,
   newVote,
+  outcomeAudit,
   personDecision,
   resumeFailedDetail,
   systemDecision,
@@ -67,6 +75,13 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   private readonly pendingByChannel = new Map<string, Map<string, GateRef>>();
   private readonly pendingByUser = new Map<string, Map<string, GateRef>>();
   private readonly audit: AuditEntry[] = [];
+  /** Outcomes and delivery status, by pause id; dropped with the pause. */
+  private readonly notes = new Map<string, PauseNotes>();
+  /** Idempotency keys: the request each was first used for, until `expiresAt`. */
+  private readonly idempotency = new Map<
+    string,
+    { fingerprint: string; pauseId: string; expiresAt: number }
+  >();
   private auditSequence = 0;
   private readonly retentionMs: number;
   private readonly auditMaxLen: number;
@@ -240,6 +255,62 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   /** The pause to run a script twin on, once pauses whose retention ended by `now` are gone. */
+  async recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {
+    const { pauseId, callId, outcome, actor } = input;
+    const run = this.load(pauseId, outcome.at);
+    if (!run) return 'not_found';
+    const notes = this.notesOf(pauseId);
+    const result = addNote(
+      run,
+      notes,
+      (into) => {
+        into.outcomes[callId] = structuredClone(outcome);
+        this.notes.set(pauseId, into);
+      },
+      outcomeAudit(outcome, actor, callId),
+      callId,
+    );
+    this.mirror(run);
+    return result;
+  }
+
+  async recordDelivery(input: DeliveryInput): Promise<'recorded' | 'not_found'> {
+    const { pauseId, delivery, actor } = input;
+    const run = this.load(pauseId, delivery.at);
+    if (!run) return 'not_found';
+    addNote(
+      run,
+      this.notesOf(pauseId),
+      (into) => {
+        into.delivery = structuredClone(delivery);
+        this.notes.set(pauseId, into);
+      },
+      deliveryAudit(delivery, actor),
+      undefined,
+    );
+    this.mirror(run);
+    return 'recorded';
+  }
+
+  async readNotes(pauseId: string): Promise<PauseNotes> {
+    return structuredClone(this.notesOf(pauseId));
+  }
+
+  async claimIdempotencyKey(input: IdempotencyInput): Promise<IdempotencyResult> {
+    const now = Date.now();
+    const seen = this.idempotency.get(input.key);
+    if (seen !== undefined && seen.expiresAt > now) {
+      return { kind: 'seen', fingerprint: seen.fingerprint, pauseId: seen.pauseId };
+    }
+    const { fingerprint, pauseId } = input;
+    this.idempotency.set(input.key, { fingerprint, pauseId, expiresAt: now + input.ttlMs });
+    return { kind: 'claimed' };
+  }
+
+  private notesOf(pauseId: string): PauseNotes {
+    return this.notes.get(pauseId) ?? { outcomes: {} };
+  }
+
   private load(pauseId: string, now: number): PauseRun | undefined {
     this.purge(now);
     const entry = this.pauses.get(pauseId);
@@ -300,6 +371,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     for (const [pauseId, entry] of this.pauses) {
       if (entry.removeAt === undefined || entry.removeAt > now) continue;
       this.pauses.delete(pauseId);
+      this.notes.delete(pauseId);
       for (const callId of entry.pause.callIds) {
         if (this.byCallId.get(callId) === pauseId) this.byCallId.delete(callId);
       }

@@ -1,5 +1,5 @@
 import type { Log } from '../../log.js';
-import { gateStateSchema, type PauseView } from '../records.js';
+import { gateStateSchema, type PauseNotes, type PauseView } from '../records.js';
 import {
   type AuditEntry,
   type CancelInput,
@@ -8,11 +8,16 @@ import {
   type ClaimResumeInput,
   type ConfirmationStore,
   type CreatePauseResult,
+  type DeliveryInput,
   type ExpiredGate,
   type FinishResult,
   type FinishResumeInput,
   type GateRef,
+  type IdempotencyInput,
+  type IdempotencyResult,
   type NewPause,
+  type OutcomeInput,
+  type OutcomeResult,
   type ResumeFailedInput,
   StoreError,
   type VoteInput,
@@ -22,6 +27,7 @@ import { assertNoHashTag, type StoreKeys, storeKeys } from './keys.js';
 import { readAuditStream, readPauseTrail } from './redis-audit.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
+import { RedisPauseNotes } from './redis-notes.js';
 import { decodeCallIds, decodeView, encodeGate, encodePause } from './redis-records.js';
 import {
   assertSamePause,
@@ -122,6 +128,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   private readonly retentionMs: number;
   private readonly ownsClient: boolean;
   private readonly callIdCache = new Map<string, readonly string[]>();
+  private readonly notes: RedisPauseNotes;
 
   constructor(options: RedisStoreOptions) {
     if (options.redis.options.keyPrefix) {
@@ -131,6 +138,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     this.keys = storeKeys(options.keyPrefix);
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.ownsClient = options.ownsClient ?? false;
+    this.notes = new RedisPauseNotes(this.redis, this.keys, this.retentionMs);
     this.indexes = new RedisIndexes(this.redis, this.keys, {
       retentionMs: this.retentionMs,
       auditMaxLen: options.auditMaxLen ?? DEFAULT_AUDIT_MAXLEN,
@@ -321,6 +329,22 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   listPendingByChannel(channelId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     return this.indexes.pendingInChannel(channelId, limit);
+  }
+
+  recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {
+    return this.notes.recordOutcome(input);
+  }
+
+  recordDelivery(input: DeliveryInput): Promise<'recorded' | 'not_found'> {
+    return this.notes.recordDelivery(input);
+  }
+
+  readNotes(pauseId: string): Promise<PauseNotes> {
+    return this.notes.readNotes(pauseId);
+  }
+
+  claimIdempotencyKey(input: IdempotencyInput): Promise<IdempotencyResult> {
+    return this.notes.claimIdempotencyKey(input);
   }
 
   /**

@@ -136,6 +136,8 @@ export const AUDIT_EVENTS = [
   'resume_claimed',
   'resumed',
   'resume_failed',
+  'outcome_reported',
+  'delivery',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -162,6 +164,8 @@ export const AUDIT_FACTS = [
   'lease_ms',
   'took_over_from',
   'error_length',
+  'status',
+  'detail_length',
 ] as const;
 export type AuditFact = (typeof AUDIT_FACTS)[number];
 export const FACT_JOIN = '=';
@@ -228,4 +232,49 @@ export function claimDetail(claim: {
 
 export function resumeFailedDetail(error: string): string {
   return auditDetail([['error_length', error.length]]);
+}
+
+/** A pause-trail entry written outside the transition scripts (notes), in the scripts' format. */
+export interface NoteAuditEntry {
+  /** A string, as the Lua scripts write it. */
+  at: string;
+  event: AuditEvent;
+  actor: string;
+  callId?: string;
+  detail: string;
+}
+
+/** The trail entry of an outcome the agent reported: its status, never its detail text. */
+export function outcomeAudit(
+  outcome: { status: string; detail?: string; at: number },
+  actor: string,
+  callId: string,
+): NoteAuditEntry {
+  return {
+    at: String(outcome.at),
+    event: 'outcome_reported',
+    actor,
+    callId,
+    detail: auditDetail([
+      ['status', outcome.status],
+      ['detail_length', outcome.detail?.length],
+    ]),
+  };
+}
+
+/** The trail entry of a webhook delivery attempt: its state and attempt, never the error text. */
+export function deliveryAudit(
+  delivery: { state: string; attempts: number; lastError?: string; at: number },
+  actor: string,
+): NoteAuditEntry {
+  return {
+    at: String(delivery.at),
+    event: 'delivery',
+    actor,
+    detail: auditDetail([
+      ['status', delivery.state],
+      ['attempt', delivery.attempts],
+      ['error_length', delivery.lastError?.length],
+    ]),
+  };
 }

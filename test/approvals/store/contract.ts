@@ -717,5 +717,105 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         ]);
       });
     });
+    describe('pauses posted through the API, their notes and idempotency keys', () => {
+      it('keeps what the API was told about a pause (key, resume mode, title)', async () => {
+        const input = {
+          ...newPause(),
+          external: {
+            keyName: 'runbooks',
+            resume: { mode: 'webhook' as const, url: 'https://hooks.example.com/x' },
+            title: 'Nightly restart',
+          },
+        };
+        await store.createPause(input);
+        const view = await (await harness.replica()).getPause(input.id);
+        expect(view?.pause.external).toEqual(input.external);
+      });
+
+      it('records an outcome per gate and a delivery status, with trail entries that carry no text', async () => {
+        const input = newPause({ gates: 2 });
+        await store.createPause(input);
+        const [first, second] = callIdsOf(input);
+        if (first === undefined || second === undefined) throw new Error('two gates expected');
+        const outcome = { status: 'failed' as const, detail: 'DETAIL-SECRET', at: T0 + 1 };
+        expect(
+          await store.recordOutcome({ pauseId: input.id, callId: first, outcome, actor: 'api:k' }),
+        ).toBe('recorded');
+        const delivery = {
+          state: 'retrying' as const,
+          attempts: 2,
+          lastError: 'HTTP 500',
+          at: T0 + 2,
+        };
+        expect(await store.recordDelivery({ pauseId: input.id, delivery, actor: 'owner-1' })).toBe(
+          'recorded',
+        );
+        const replica = await harness.replica();
+        expect(await replica.readNotes(input.id)).toEqual({
+          outcomes: { [first]: outcome },
+          delivery,
+        });
+        const trail = await replica.readAudit({ pauseId: input.id });
+        expect(trail.slice(-2).map((e) => [e.event, e.actor, e.callId, e.detail])).toEqual([
+          ['outcome_reported', 'api:k', first, 'status=failed detail_length=13'],
+          ['delivery', 'owner-1', undefined, 'status=retrying attempt=2 error_length=8'],
+        ]);
+        expect(JSON.stringify(trail)).not.toContain('SECRET');
+        expect(await replica.readNotes(input.id)).not.toHaveProperty(['outcomes', second]);
+      });
+
+      it('refuses an outcome for a gate the pause does not hold, and notes for no pause', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const outcome = { status: 'executed' as const, at: T0 };
+        expect(
+          await store.recordOutcome({
+            pauseId: input.id,
+            callId: 'adk-other',
+            outcome,
+            actor: 'a',
+          }),
+        ).toBe('unknown_gate');
+        expect(
+          await store.recordOutcome({
+            pauseId: 'p-none',
+            callId: 'adk-other',
+            outcome,
+            actor: 'a',
+          }),
+        ).toBe('not_found');
+        const delivery = { state: 'delivered' as const, attempts: 1, at: T0 };
+        expect(await store.recordDelivery({ pauseId: 'p-none', delivery, actor: 'a' })).toBe(
+          'not_found',
+        );
+        expect(await store.readNotes(input.id)).toEqual({ outcomes: {} });
+      });
+
+      it('lets exactly one of many concurrent first uses of an idempotency key claim it', async () => {
+        const replica = await harness.replica();
+        const key = `k-${Math.random().toString(36).slice(2)}`;
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            (i % 2 === 0 ? store : replica).claimIdempotencyKey({
+              key,
+              fingerprint: `f${i}`,
+              pauseId: `p${i}`,
+              ttlMs: 60_000,
+            }),
+          ),
+        );
+        const claimed = results.findIndex((result) => result.kind === 'claimed');
+        expect(kinds(results)).toEqual({ claimed: 1, seen: 19 });
+        for (const result of results) {
+          if (result.kind === 'seen') {
+            expect(result).toEqual({
+              kind: 'seen',
+              fingerprint: `f${claimed}`,
+              pauseId: `p${claimed}`,
+            });
+          }
+        }
+      });
+    });
   });
 }

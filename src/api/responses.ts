@@ -1,0 +1,110 @@
+import type { ServerResponse } from 'node:http';
+import type { GateRecord, PauseNotes, PauseView } from '../approvals/records.js';
+
+/**
+ * Every answer of the API, as a value, and the one place that maps it to a status code.
+ * Bodies never echo untrusted input: errors name a field path and what was wrong.
+ */
+export type ApiAnswer =
+  | { kind: 'created'; body: object }
+  | { kind: 'ok'; body: object }
+  | { kind: 'accepted'; body: object }
+  | { kind: 'invalid'; problems: string[] }
+  | { kind: 'not_json' }
+  | { kind: 'unauthenticated' }
+  | { kind: 'forbidden'; why: string }
+  | { kind: 'not_found' }
+  | { kind: 'api_off' }
+  | { kind: 'conflict'; why: string }
+  | { kind: 'too_large' };
+
+const STATUS: Record<ApiAnswer['kind'], number> = {
+  created: 201,
+  ok: 200,
+  accepted: 202,
+  invalid: 422,
+  not_json: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  api_off: 404,
+  conflict: 409,
+  too_large: 413,
+};
+
+export function send(res: ServerResponse, answer: ApiAnswer): void {
+  const status = STATUS[answer.kind];
+  const body = bodyOf(answer);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (answer.kind === 'unauthenticated') headers['www-authenticate'] = 'Bearer';
+  res.writeHead(status, headers);
+  res.end(JSON.stringify(body));
+}
+
+function bodyOf(answer: ApiAnswer): object {
+  switch (answer.kind) {
+    case 'created':
+    case 'ok':
+    case 'accepted':
+      return answer.body;
+    case 'invalid':
+      return { error: 'invalid_request', problems: answer.problems };
+    case 'not_json':
+      return { error: 'invalid_json', problems: ['(body): not JSON'] };
+    case 'unauthenticated':
+      return {
+        error: 'unauthenticated',
+        problems: ['Authorization: expected "Bearer <API key>" with a configured key'],
+      };
+    case 'forbidden':
+      return { error: 'forbidden', problems: [answer.why] };
+    case 'not_found':
+      return { error: 'not_found' };
+    case 'api_off':
+      return {
+        error: 'not_found',
+        problems: ['the approvals API is off: API_KEYS_FILE is not set'],
+      };
+    case 'conflict':
+      return { error: 'conflict', problems: [answer.why] };
+    case 'too_large':
+      return { error: 'too_large', problems: ['(body): larger than 1 MB'] };
+  }
+}
+
+/** `GET /v1/pauses/{id}` and the create answer: the pause and each gate. */
+export function pauseBody(view: PauseView, notes?: PauseNotes): object {
+  const pending = view.gates.some((gate) => gate.state === 'pending');
+  const cancelled = view.gates.some((gate) => gate.state === 'cancelled');
+  return {
+    id: view.pause.id,
+    status: pending ? 'pending' : cancelled ? 'cancelled' : 'decided',
+    resume: { state: view.pause.resume.state, attempts: view.pause.resume.attempts },
+    gates: view.gates.map((gate) => gateBody(gate, notes)),
+    card: { channel: view.pause.card.channelId, ts: view.pause.card.ts ?? null },
+    ...(notes?.delivery === undefined ? {} : { delivery: notes.delivery }),
+  };
+}
+
+function gateBody(gate: GateRecord, notes: PauseNotes | undefined): object {
+  const outcome = notes?.outcomes[gate.confirmationCallId];
+  return {
+    callId: gate.confirmationCallId,
+    tool: gate.originalCall.name,
+    state: gate.state,
+    votes: gate.votes.map((vote) => ({
+      slackUserId: vote.voter,
+      choice: vote.choice,
+      at: vote.at,
+    })),
+    ...(gate.decision === undefined
+      ? {}
+      : {
+          decidedBy: gate.decision.by,
+          decidedAt: gate.decision.at,
+          ...(gate.decision.reason === undefined ? {} : { reason: gate.decision.reason }),
+        }),
+    ...(gate.expiresAt === undefined ? {} : { expiresAt: gate.expiresAt }),
+    ...(outcome === undefined ? {} : { outcome }),
+  };
+}

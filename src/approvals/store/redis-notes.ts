@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { parseJsonText } from '../../json.js';
+import {
+  type DeliveryStatus,
+  deliveryStatusSchema,
+  type GateOutcome,
+  gateOutcomeSchema,
+  type PauseNotes,
+} from '../records.js';
+import {
+  type DeliveryInput,
+  type IdempotencyInput,
+  type IdempotencyResult,
+  type OutcomeInput,
+  type OutcomeResult,
+  StoreError,
+} from '../store.js';
+import type { StoreKeys } from './keys.js';
+import { type RedisClient, redisCall } from './redis-connection.js';
+import { deliveryAudit, outcomeAudit } from './rules.js';
+import { ADD_NOTE_LUA } from './scripts/add-note.lua.js';
+import { LuaScript } from './scripts/lua-script.js';
+
+const ADD_NOTE = new LuaScript('add_note', ADD_NOTE_LUA);
+const DELIVERY_FIELD = 'delivery';
+const OUTCOME_PREFIX = 'outcome:';
+
+const idempotencyRecordSchema = z.object({ fingerprint: z.string(), pauseId: z.string() });
+
+/**
+ * The Redis side of the store's notes (outcomes, webhook delivery status) and of API
+ * idempotency keys: facts beside a pause that are not transitions of its state machine.
+ */
+export class RedisPauseNotes {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: StoreKeys,
+    private readonly retentionMs: number,
+  ) {}
+
+  async recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {
+    const { pauseId, callId, outcome, actor } = input;
+    const code = await this.addNote(
+      pauseId,
+      `${OUTCOME_PREFIX}${callId}`,
+      outcome,
+      outcomeAudit(outcome, actor, callId),
+      callId,
+    );
+    return code === 1 ? 'recorded' : code === -1 ? 'unknown_gate' : 'not_found';
+  }
+
+  async recordDelivery(input: DeliveryInput): Promise<'recorded' | 'not_found'> {
+    const { pauseId, delivery, actor } = input;
+    const code = await this.addNote(
+      pauseId,
+      DELIVERY_FIELD,
+      delivery,
+      deliveryAudit(delivery, actor),
+      '',
+    );
+    return code === 1 ? 'recorded' : 'not_found';
+  }
+
+  async readNotes(pauseId: string): Promise<PauseNotes> {
+    const key = this.keys.notes(pauseId);
+    const fields = await redisCall(`read ${key}`, () => this.redis.hgetall(key));
+    const notes: PauseNotes = { outcomes: {} };
+    for (const [field, text] of Object.entries(fields)) {
+      if (field === DELIVERY_FIELD) {
+        notes.delivery = parseNote(key, field, text, deliveryStatusSchema);
+      } else if (field.startsWith(OUTCOME_PREFIX)) {
+        const callId = field.slice(OUTCOME_PREFIX.length);
+        notes.outcomes[callId] = parseNote(key, field, text, gateOutcomeSchema);
+      }
+    }
+    return notes;
+  }
+
+  async claimIdempotencyKey(input: IdempotencyInput): Promise<IdempotencyResult> {
+    const key = this.keys.idempotency(input.key);
+    const value = JSON.stringify({ fingerprint: input.fingerprint, pauseId: input.pauseId });
+    // SET … NX GET (Redis ≥ 7): one command, so two replicas cannot both claim the key.
+    const previous = await redisCall(`claim ${key}`, () =>
+      this.redis.call('SET', key, value, 'PX', input.ttlMs, 'NX', 'GET'),
+    );
+    if (previous === null) return { kind: 'claimed' };
+    const parsed =
+      typeof previous === 'string' ? parseJsonText(previous) : ({ ok: false } as const);
+    const record = parsed.ok ? idempotencyRecordSchema.safeParse(parsed.value) : undefined;
+    if (!record?.success)
+      throw new StoreError('corrupt_record', `${key} is not an idempotency record`);
+    return { kind: 'seen', ...record.data };
+  }
+
+  private async addNote(
+    pauseId: string,
+    field: string,
+    note: GateOutcome | DeliveryStatus,
+    audit: object,
+    callId: string,
+  ): Promise<number> {
+    const keys = [
+      this.keys.pause(pauseId),
+      this.keys.pauseAudit(pauseId),
+      this.keys.notes(pauseId),
+    ];
+    const raw = await redisCall(`${ADD_NOTE.name} on ${keys[0]}`, () =>
+      ADD_NOTE.run(this.redis, keys, [
+        field,
+        JSON.stringify(note),
+        JSON.stringify(audit),
+        this.retentionMs,
+        callId,
+      ]),
+    );
+    const code = z.union([z.literal(1), z.literal(0), z.literal(-1)]).safeParse(raw);
+    if (!code.success) throw new StoreError('script', `script add_note answered ${String(raw)}`);
+    return code.data;
+  }
+}
+
+function parseNote<T>(key: string, field: string, text: string, schema: z.ZodType<T>): T {
+  const json = parseJsonText(text);
+  const parsed = json.ok ? schema.safeParse(json.value) : undefined;
+  if (!parsed?.success)
+    throw new StoreError('corrupt_record', `${key} field ${field} is not a valid note`);
+  return parsed.data;
+}

@@ -1,0 +1,231 @@
+import type { Gate } from '../adk/gate.js';
+import type { Clock } from '../approvals/clock.js';
+import type { PauseSignals } from '../approvals/pause-signals.js';
+import { type Policy, resolveGatePolicy } from '../approvals/policy.js';
+import {
+  type ExternalOrigin,
+  type GateOutcome,
+  type PauseNotes,
+  type PauseView,
+  pauseIdFor,
+} from '../approvals/records.js';
+import type { ConfirmationStore, NewGate } from '../approvals/store.js';
+import type { Log } from '../log.js';
+import type { ApprovalCards } from './cards.js';
+import { type DecisionBody, decisionBody } from './pause-decision.js';
+
+/** How long an `Idempotency-Key` stays bound to the request it first came with. */
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** A pause posted through the approvals API, parsed and authorized by the API layer. */
+export interface ExternalPauseInput {
+  keyName: string;
+  app: string;
+  userId: string;
+  sessionId: string;
+  /** Every gate the posted events raise, in order. */
+  gates: Gate[];
+  external: ExternalOrigin;
+  channel?: string;
+  requesterSlackUserId?: string;
+  /** `Idempotency-Key` and a hash of the body it came with. */
+  idempotency?: { key: string; fingerprint: string };
+}
+
+export type CreateExternalPauseResult =
+  | { kind: 'created' | 'existed'; view: PauseView }
+  | { kind: 'unknown_target'; target: string }
+  | { kind: 'no_channel' }
+  | { kind: 'idempotency_conflict' };
+
+export type ExternalPauseRead =
+  | { kind: 'found'; view: PauseView; notes: PauseNotes }
+  | { kind: 'not_found' };
+
+export type DecisionRead =
+  | { kind: 'decided'; body: DecisionBody }
+  | { kind: 'pending' }
+  | { kind: 'not_found' };
+
+export type CancelExternalResult =
+  | { kind: 'cancelled'; view: PauseView }
+  | { kind: 'nothing_pending'; view: PauseView }
+  | { kind: 'not_found' };
+
+export type OutcomeReport = 'recorded' | 'not_found' | 'unknown_gate';
+
+export interface ExternalPausesDeps {
+  store: ConfirmationStore;
+  signals: PauseSignals;
+  cards: ApprovalCards;
+  policy: () => Policy;
+  clock: Clock;
+  log: Log;
+  /** Names of the ADK targets the app may resume (`default` is ADK_BASE_URL). */
+  adkTargets: ReadonlySet<string>;
+  /** The signing secret of an API key, for attestations. */
+  signingSecretOf: (keyName: string) => string | undefined;
+}
+
+/**
+ * The workflow's entry points for pauses of agents that run elsewhere: record one pause per
+ * post (one card), answer reads and long-polls, withdraw a pause, note what happened after the
+ * decision. Every read is scoped to the key that posted the pause.
+ */
+export class ExternalPauses {
+  constructor(private readonly deps: ExternalPausesDeps) {}
+
+  async create(input: ExternalPauseInput): Promise<CreateExternalPauseResult> {
+    const { store, cards, log } = this.deps;
+    const { resume } = input.external;
+    if (resume.mode === 'adk' && !this.deps.adkTargets.has(resume.target)) {
+      return { kind: 'unknown_target', target: resume.target };
+    }
+    const policy = this.deps.policy();
+    const resolved = input.gates.map((gate) => ({
+      gate,
+      ...resolveGatePolicy(policy, { app: input.app, tool: gate.originalCall.name }),
+    }));
+    const channel = input.channel ?? resolved.find((entry) => entry.channel !== undefined)?.channel;
+    if (channel === undefined) return { kind: 'no_channel' };
+
+    const adk = { appName: input.app, userId: input.userId, sessionId: input.sessionId };
+    const id = pauseIdFor(
+      adk,
+      input.gates.map((gate) => gate.confirmationCallId),
+    );
+    if (input.idempotency !== undefined) {
+      const claim = await store.claimIdempotencyKey({
+        key: `${input.keyName}:${input.idempotency.key}`,
+        fingerprint: input.idempotency.fingerprint,
+        pauseId: id,
+        ttlMs: IDEMPOTENCY_TTL_MS,
+      });
+      if (claim.kind === 'seen' && claim.fingerprint !== input.idempotency.fingerprint) {
+        return { kind: 'idempotency_conflict' };
+      }
+    }
+    const gates: NewGate[] = resolved.map((entry) => ({ ...entry.gate, policy: entry.policy }));
+    const invocationId = input.gates[0]?.invocationId;
+    const result = await store.createPause({
+      id,
+      adk: invocationId === undefined ? adk : { ...adk, invocationId },
+      requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
+      card: { channelId: channel },
+      gates,
+      external: input.external,
+      now: this.deps.clock(),
+    });
+    if (result.kind === 'existed') return { kind: 'existed', view: result.view };
+    log.info('pause posted through the API', {
+      pauseId: id,
+      key: input.keyName,
+      app: input.app,
+      gates: gates.length,
+      resume: resume.mode,
+    });
+    // Only the request that created the pause posts its card: concurrent posts of the same
+    // pause (retries, replicas) find it `existed` and post nothing.
+    const posted = await cards.post(result.view);
+    return { kind: 'created', view: posted };
+  }
+
+  async read(keyName: string, pauseId: string): Promise<ExternalPauseRead> {
+    const view = await this.ownView(keyName, pauseId);
+    if (view === undefined) return { kind: 'not_found' };
+    return { kind: 'found', view, notes: await this.deps.store.readNotes(pauseId) };
+  }
+
+  /**
+   * The decision once no gate is pending, waiting up to `waitMs` for it. Woken by the pause's
+   * signal (any replica's vote, expiry or cancel), not by polling the store.
+   */
+  async decision(keyName: string, pauseId: string, waitMs: number): Promise<DecisionRead> {
+    const secret = this.deps.signingSecretOf(keyName);
+    if (secret === undefined) return { kind: 'not_found' };
+    let wake: () => void = () => {};
+    let woken = false;
+    const stop = this.deps.signals.listen(pauseId, () => {
+      woken = true;
+      wake();
+    });
+    const deadline = this.deps.clock() + waitMs;
+    try {
+      for (;;) {
+        woken = false;
+        const view = await this.ownView(keyName, pauseId);
+        if (view === undefined) return { kind: 'not_found' };
+        if (view.gates.every((gate) => gate.state !== 'pending')) {
+          return { kind: 'decided', body: decisionBody(view, { keyName, secret }) };
+        }
+        const left = deadline - this.deps.clock();
+        if (left <= 0) return { kind: 'pending' };
+        if (!woken) await wakeOrTimeout((resolve) => (wake = resolve), left);
+      }
+    } finally {
+      stop();
+    }
+  }
+
+  async cancel(
+    keyName: string,
+    pauseId: string,
+    reason: string | undefined,
+  ): Promise<CancelExternalResult> {
+    const view = await this.ownView(keyName, pauseId);
+    if (view === undefined) return { kind: 'not_found' };
+    const result = await this.deps.store.cancel({
+      pauseId,
+      by: `api:${keyName}`,
+      ...(reason === undefined ? {} : { reason }),
+      now: this.deps.clock(),
+    });
+    if (result.kind === 'not_found') return result;
+    await this.changed(pauseId);
+    return result.kind === 'cancelled'
+      ? { kind: 'cancelled', view: result.view }
+      : { kind: 'nothing_pending', view: result.view };
+  }
+
+  async reportOutcome(
+    keyName: string,
+    pauseId: string,
+    callId: string,
+    outcome: Omit<GateOutcome, 'at'>,
+  ): Promise<OutcomeReport> {
+    const view = await this.ownView(keyName, pauseId);
+    if (view === undefined) return 'not_found';
+    const recorded = await this.deps.store.recordOutcome({
+      pauseId,
+      callId,
+      outcome: { ...outcome, at: this.deps.clock() },
+      actor: `api:${keyName}`,
+    });
+    if (recorded === 'recorded') await this.deps.cards.refresh(pauseId);
+    return recorded;
+  }
+
+  /** A pause changed outside a vote: show it and wake its waiters. */
+  async changed(pauseId: string): Promise<void> {
+    await this.deps.signals.notify(pauseId).catch((error: unknown) => {
+      this.deps.log.warn('could not signal a pause change', { pauseId, error: String(error) });
+    });
+    await this.deps.cards.refresh(pauseId);
+  }
+
+  /** Another key's pause is as good as absent: ids are not secrets, scopes are. */
+  private async ownView(keyName: string, pauseId: string): Promise<PauseView | undefined> {
+    const view = await this.deps.store.getPause(pauseId);
+    return view?.pause.external?.keyName === keyName ? view : undefined;
+  }
+}
+
+function wakeOrTimeout(arm: (resolve: () => void) => void, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    arm(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
