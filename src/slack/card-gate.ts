@@ -30,6 +30,7 @@ import {
   toolName,
 } from './gate-lines.js';
 import { displayHint } from './hint.js';
+import { ANSWER_LABEL, answerButton, inputGateBlocks } from './input-card.js';
 
 /** The blocks of one gate on the approval card: detailed (a section per gate) or a compact row. */
 
@@ -57,6 +58,7 @@ export const BUTTON_LABELS = {
   approve: 'Approve',
   reject: 'Reject',
   edit: 'Edit & approve',
+  answer: ANSWER_LABEL,
 } as const;
 
 function title({ gate, position, count }: GateContext): string {
@@ -126,6 +128,9 @@ function gateButtons(context: GateContext): Button[] {
  * payload code blocks together.
  */
 export function detailedGateBlocks(context: GateContext, codeMax: number): KnownBlock[] {
+  if (context.gate.kind === 'input') {
+    return inputGateBlocks(context, codeMax, hasGateButtons(context));
+  }
   const { gate, position, now } = context;
   const key = `g${position}.v${gate.version}`;
   const approvedPayload =
@@ -180,8 +185,9 @@ export function gateOption(
   };
 }
 
-/** Approve / Reject, and Edit & approve when the tool asked for a payload. */
+/** Approve / Reject, and Edit & approve when the tool asked for a payload; Answer for input. */
 export function gateDecisions(gate: GateRecord): GateDecisionChoice[] {
+  if (gate.kind === 'input') return ['answer'];
   return gate.payloadTemplate === undefined ? ['approve', 'reject'] : ['approve', 'reject', 'edit'];
 }
 
@@ -193,8 +199,9 @@ function rowAccessory(context: GateContext): Overflow | Button | undefined {
     );
     return { type: 'overflow', action_id: ACTION_IDS.gateMenu, options };
   }
-  // No menus on this card: approve here, reject with Reject all below.
-  return hasGateButtons(context) ? gateButtons(context)[0] : undefined;
+  // No menus on this card: approve (or answer) here, reject with Reject all below.
+  if (!hasGateButtons(context)) return undefined;
+  return gate.kind === 'input' ? answerButton(context) : gateButtons(context)[0];
 }
 
 /**

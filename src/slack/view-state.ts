@@ -12,6 +12,10 @@ export const viewStateValueSchema = z.looseObject({
   value: z.string().nullish(),
   selected_option: selectedOptionSchema.nullish(),
   selected_options: z.array(selectedOptionSchema).nullish(),
+  /** A `datepicker`'s `YYYY-MM-DD`. */
+  selected_date: z.string().nullish(),
+  /** A `datetimepicker`'s instant, in Unix seconds. */
+  selected_date_time: z.number().nullish(),
 });
 export type StateValue = z.infer<typeof viewStateValueSchema>;
 

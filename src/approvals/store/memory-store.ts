@@ -37,6 +37,7 @@ import {
   isLiveResume,
   newVote,
   personDecision,
+  recordedGates,
   resumeFailedDetail,
   systemDecision,
   voteDetail,
@@ -82,7 +83,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     this.purge(now);
     const { created, run } = createPause(
       this.pauses,
-      input,
+      { ...input, gates: recordedGates(input.gates) },
       callIds,
       createdDetail(callIds.length),
     );
