@@ -141,11 +141,7 @@ const kind = z.enum(GATE_KINDS, { error: expected('confirmation or input') });
 
 export const matchSchema = z.strictObject(
   { app: pattern.optional(), tool: pattern.optional(), kind: kind.optional() },
-  {
-    error: expected(
-      'a mapping with app and/or tool patterns and/or a kind (use {} to match every tool)',
-    ),
-  },
+  { error: expected('a mapping with app and/or tool patterns (use {} to match every tool)') },
 );
 
 export const ruleSchema = z.strictObject(
