@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxMessage } from '../../src/sandbox/index.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
-import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import {
+  CHANNELS,
+  cardText,
+  type Harness,
+  PEOPLE,
+  startHarness,
+} from '../support/app-harness.js';
 
 /**
  * Agent topologies and pause kinds beyond one LlmAgent's confirmations, through the whole app
