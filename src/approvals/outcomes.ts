@@ -18,6 +18,8 @@ export type Refusal =
   | { kind: 'not_found' }
   | { kind: 'nobody_may_approve'; rule: string }
   | { kind: 'reason_required' }
+  /** An input request is answered with its form, never approved or rejected as it stands. */
+  | { kind: 'answer_required' }
   /** Slack could not tell who may approve (a user group or channel lookup failed): fail closed. */
   | { kind: 'permission_check_failed' }
   /** The app could not record the decision (Redis unreachable, …): nothing changed. */

@@ -8,6 +8,7 @@ import {
   parseGateChoice,
 } from '../slack/action-ids.js';
 import type { SlackMessage } from '../slack/block-kit.js';
+import { renderInputModal } from '../slack/input-modal.js';
 import { renderEditModal, renderRejectModal } from '../slack/modals.js';
 import { renderRefusal } from '../slack/notices.js';
 import type { DecisionReply } from '../workflow/decider.js';
@@ -52,6 +53,11 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
     if (target === undefined) return unreadable(context);
     await openEditModal(deps, context, target.pauseId, target.callId);
   });
+  on(ACTION_IDS.answer, async (context) => {
+    const target = gateButton(context);
+    if (target === undefined) return unreadable(context);
+    await openInputModal(deps, context, target.pauseId, target.callId);
+  });
   on(ACTION_IDS.approveAll, async (context) => {
     const target = parseButtonValue(context.action.value);
     if (target === undefined) return unreadable(context);
@@ -95,6 +101,9 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
         return;
       case 'edit':
         await openEditModal(deps, context, choice.pauseId, callId);
+        return;
+      case 'answer':
+        await openInputModal(deps, context, choice.pauseId, callId);
         return;
     }
   });
@@ -181,6 +190,25 @@ async function openEditModal(
   await slack.openView({
     triggerId: context.triggerId,
     view: renderEditModal({ pauseId, gate, ...cardOf(context) }),
+  });
+}
+
+async function openInputModal(
+  { workflow, slack }: ListenerDeps,
+  context: ActionContext,
+  pauseId: string,
+  callId: string,
+): Promise<void> {
+  const check = await workflow.check(pauseId, [callId], context.user);
+  if (check.kind === 'refused') {
+    await context.reply(renderRefusal(check.refusal));
+    return;
+  }
+  const [gate] = check.gates;
+  if (gate === undefined) return;
+  await slack.openView({
+    triggerId: context.triggerId,
+    view: renderInputModal({ pauseId, gate, ...cardOf(context) }),
   });
 }
 

@@ -1,6 +1,7 @@
 import type { App, ViewResponseAction } from '@slack/bolt';
 import { errorMessage } from '../error-message.js';
 import { CALLBACK_IDS } from '../slack/action-ids.js';
+import { parseInputSubmission } from '../slack/input-modal.js';
 import { parseEditMetadata, parseRejectMetadata } from '../slack/modal-metadata.js';
 import { parseEditSubmission, parseRejectSubmission } from '../slack/modals.js';
 import { renderRefusal } from '../slack/notices.js';
@@ -52,6 +53,28 @@ export function registerApprovalViews(app: App, deps: ListenerDeps): void {
           voter,
           choice: 'approve',
           payload: form.payload,
+        }),
+    };
+  });
+
+  // An input request's answer: invalid answers are refused on their field and nothing is recorded.
+  onSubmission(app, deps, CALLBACK_IDS.inputModal, parseEditMetadata, async (submission) => {
+    const { metadata, voter } = submission;
+    const check = await workflow.check(metadata.pauseId, [metadata.callId], voter);
+    if (check.kind === 'refused') return { kind: 'refused', reply: check };
+    const [gate] = check.gates;
+    if (gate === undefined) return notFound();
+    const form = parseInputSubmission(gate, submission.values);
+    if (!form.ok) return { kind: 'invalid', errors: form.errors };
+    return {
+      kind: 'valid',
+      decide: () =>
+        workflow.vote({
+          pauseId: metadata.pauseId,
+          callId: metadata.callId,
+          voter,
+          choice: 'approve',
+          payload: form.answer,
         }),
     };
   });

@@ -15,6 +15,8 @@ export const ACTION_IDS = {
   reject: 'approvals.reject',
   /** Button on a gate with a payload template; opens the edit modal. Value: `ButtonValue` with `callId`. */
   edit: 'approvals.edit',
+  /** Button on an input request; opens its answer form. Value: `ButtonValue` with `callId`. */
+  answer: 'approvals.answer',
   /** Button under a card with two or more pending gates. Value: `ButtonValue` without `callId`. */
   approveAll: 'approvals.approve_all',
   /** Button under a card with two or more pending gates. Value: `ButtonValue` without `callId`. */
@@ -34,6 +36,8 @@ export const CALLBACK_IDS = {
   editModal: 'approvals.edit_modal',
   /** The reject-with-reason modal. `private_metadata`: `RejectMetadata`. */
   rejectModal: 'approvals.reject_modal',
+  /** An input request's answer form. `private_metadata`: `EditMetadata` (pause and call id). */
+  inputModal: 'approvals.input_modal',
 } as const;
 
 /** Reads JSON text with a schema; anything else (not JSON, wrong shape) is `undefined`. */
@@ -70,7 +74,7 @@ export function fitsButtonValue(value: ButtonValue): boolean {
   return encodeButtonValue(value).length <= LIMITS.buttonValue;
 }
 
-export const GATE_DECISIONS = ['approve', 'reject', 'edit'] as const;
+export const GATE_DECISIONS = ['approve', 'reject', 'edit', 'answer'] as const;
 export type GateDecisionChoice = (typeof GATE_DECISIONS)[number];
 
 /**

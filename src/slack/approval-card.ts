@@ -21,13 +21,12 @@ import {
   BUTTON_LABELS,
   compactGateRow,
   detailedGateBlocks,
-  type GateContext,
   gateDecisions,
   gateOption,
   hasGateButtons,
-  type ToolOutcome,
 } from './card-gate.js';
 import { codeBlock, escapeLine, fitEscaped, inlineCode } from './escape.js';
+import type { GateContext, ToolOutcome } from './gate-context.js';
 import { approversText, expiryText, listWithin, toolName } from './gate-lines.js';
 import { channelMention, permalinkTo, slackDate, userMention } from './mentions.js';
 

@@ -20,6 +20,7 @@ import {
   type SectionBlock,
 } from './block-kit.js';
 import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';
+import type { GateContext, ToolOutcome } from './gate-context.js';
 import {
   approversText,
   decisionText,
@@ -30,31 +31,10 @@ import {
   toolName,
 } from './gate-lines.js';
 import { displayHint } from './hint.js';
+import { ANSWER_LABEL, answerButton, inputGateBlocks } from './input-card.js';
 import { changeLines, payloadChanges } from './payload-diff.js';
 
 /** The blocks of one gate on the approval card: detailed (a section per gate) or a compact row. */
-
-export interface GateContext {
-  gate: GateRecord;
-  /** Position on the card: numbering and block ids. */
-  position: number;
-  /**
-   * Position in the pause's `callIds`: how menus name the gate (see `GateChoice`). Absent when
-   * the card cannot use menus (a gate missing from `callIds`, a pause id too long for them).
-   */
-  menuIndex?: number;
-  /** How many gates the pause has: numbering is shown only when there are several. */
-  count: number;
-  pauseId: string;
-  now: number;
-  /** What the tool did once the agent resumed, when known: an approved call can still fail. */
-  toolOutcome?: ToolOutcome;
-  /** The card states who may approve and the expiry once, for every gate: leave them out here. */
-  sharedFacts?: boolean;
-}
-
-/** An approved call's fate after the resume: it ran, or the tool answered with an error. */
-export type ToolOutcome = 'ran' | 'failed';
 
 const HINT_MAX = 500;
 const REASON_MAX = 500;
@@ -65,6 +45,7 @@ export const BUTTON_LABELS = {
   approve: 'Approve',
   reject: 'Reject',
   edit: 'Edit & approve',
+  answer: ANSWER_LABEL,
 } as const;
 
 function title({ gate, position, count, toolOutcome }: GateContext): string {
@@ -178,6 +159,9 @@ function payloadParts(gate: GateRecord, max: number): string[] {
  * arguments and payload code blocks together.
  */
 export function detailedGateBlocks(context: GateContext, codeMax: number): KnownBlock[] {
+  if (context.gate.kind === 'input') {
+    return inputGateBlocks(context, codeMax, hasGateButtons(context));
+  }
   const { gate, position, now } = context;
   const key = `g${position}.v${gate.version}`;
   const parts = [title(context)];
@@ -224,8 +208,9 @@ export function gateOption(
   };
 }
 
-/** Approve / Reject, and Edit & approve when the tool asked for a payload. */
+/** Approve / Reject, and Edit & approve when the tool asked for a payload; Answer for input. */
 export function gateDecisions(gate: GateRecord): GateDecisionChoice[] {
+  if (gate.kind === 'input') return ['answer'];
   return gate.payloadTemplate === undefined ? ['approve', 'reject'] : ['approve', 'reject', 'edit'];
 }
 
@@ -240,8 +225,9 @@ function rowAccessory(context: GateContext): Overflow | Button | undefined {
     if (gate.policy.confirm) menu.confirm = approveConfirm(gate);
     return menu;
   }
-  // No menus on this card: approve here, reject with Reject all below.
-  return hasGateButtons(context) ? gateButtons(context)[0] : undefined;
+  // No menus on this card: approve (or answer) here, reject with Reject all below.
+  if (!hasGateButtons(context)) return undefined;
+  return gate.kind === 'input' ? answerButton(context) : gateButtons(context)[0];
 }
 
 /**

@@ -63,6 +63,8 @@ function line(refusal: Refusal): string {
       return `Nobody may approve this under the current policy (rule ${inlineCode(refusal.rule, 60)}).`;
     case 'reason_required':
       return 'The policy asks for a reason to reject this. Please give one.';
+    case 'answer_required':
+      return 'The agent asked a question: answer it with the Answer button on the card.';
     case 'permission_check_failed':
       return 'Could not check whether you may approve this (Slack did not answer). Nothing changed; try again in a moment.';
     case 'decision_failed':

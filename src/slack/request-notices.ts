@@ -3,12 +3,11 @@ import { escapeWithin, inlineCode } from './escape.js';
 
 /**
  * Thread notices for what an agent asks of people that this app does not turn into a card:
- * credentials (never collected in Slack), confirmations ADK raised no answerable request for, and
- * input requests. Each names the tool or agent, escaped, and none reads as a tool that ran.
+ * credentials (never collected in Slack) and confirmations ADK raised no answerable request for
+ * (input requests are cards: see input-card.ts). Each names the tool or agent, escaped, and none reads as a tool that ran.
  */
 
 const HINT_MAX = 500;
-const MESSAGE_MAX = 1_000;
 
 function notice(line: string, fallback: string): SlackMessage {
   return { text: fallback, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: line } }] };
@@ -35,17 +34,5 @@ export function renderUnraisedConfirmation(input: { tool: string; hint?: string 
   return notice(
     `:warning: ${inlineCode(input.tool, 60)} asked for another confirmation, but the agent server raised no request that can be answered, so it cannot be approved from Slack. The tool has not run.${hint}`,
     'A tool asked for a confirmation that cannot be answered from Slack',
-  );
-}
-
-/** An input request this app cannot answer (see the issue's input forms). */
-export function renderInputRequest(input: { author: string; message?: string }): SlackMessage {
-  const message =
-    input.message === undefined
-      ? ''
-      : `\n>${escapeWithin(input.message, MESSAGE_MAX).replace(/\n/g, '\n>')}`;
-  return notice(
-    `:warning: ${inlineCode(input.author, 60)} asked for input, which this app cannot answer from Slack yet; the run waits for it.${message}`,
-    'The agent asked for input that cannot be answered from Slack yet',
   );
 }

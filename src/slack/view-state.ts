@@ -12,7 +12,9 @@ export const viewStateValueSchema = z.looseObject({
   value: z.string().nullish(),
   selected_option: selectedOptionSchema.nullish(),
   selected_options: z.array(selectedOptionSchema).nullish(),
-  /** `datetimepicker`: Unix seconds. */
+  /** A `datepicker`'s `YYYY-MM-DD`. */
+  selected_date: z.string().nullish(),
+  /** A `datetimepicker`'s instant, in Unix seconds. */
   selected_date_time: z.number().int().nullish(),
 });
 export type StateValue = z.infer<typeof viewStateValueSchema>;

@@ -4,8 +4,8 @@ import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { renderApprovalCard } from '../slack/approval-card.js';
-import type { ToolOutcome } from '../slack/card-gate.js';
 import { renderExternalNotes, withExternalNotes } from '../slack/external-notes.js';
+import type { ToolOutcome } from '../slack/gate-context.js';
 import type { SlackPort } from '../slack/port.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */

@@ -1,3 +1,4 @@
+import { gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import type { Refusal } from '../approvals/outcomes.js';
 import {
@@ -92,16 +93,24 @@ export class Decider {
     const check = await this.check(request.pauseId, [request.callId], request.voter);
     if (check.kind === 'refused') return check;
     if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
+    if (check.gates.some((gate) => gateKind(gate) === 'input') && !isAnswer(request)) {
+      return refuse({ kind: 'answer_required' });
+    }
     return this.apply(request);
   }
 
-  /** Approve all / Reject all: every pending gate, or none when any of them is refused. */
+  /**
+   * Approve all / Reject all: every pending confirmation, or none when any of them is refused.
+   * Input requests are left to their forms.
+   */
   async voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>): Promise<DecisionReply> {
     const check = await this.check(request.pauseId, [], request.voter);
     if (check.kind === 'refused') return check;
     if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
+    const confirmations = check.gates.filter((gate) => gateKind(gate) === 'confirmation');
+    if (confirmations.length === 0) return refuse({ kind: 'answer_required' });
     let reply = DONE;
-    for (const gate of check.gates) {
+    for (const gate of confirmations) {
       const result = await this.apply({ ...request, callId: gate.confirmationCallId }, false);
       if (result.kind === 'refused' && reply.kind === 'done') reply = result;
     }
@@ -163,6 +172,7 @@ export class Decider {
     return resolveGatePolicy(this.deps.policy(), {
       app: view.pause.adk.appName,
       tool: gate.originalCall.name,
+      kind: gateKind(gate),
     }).policy;
   }
 
@@ -221,6 +231,11 @@ function lacksRequiredReason(
     policies.some((policy) => policy.reasonRequired) &&
     !request.reason?.trim()
   );
+}
+
+/** An input gate's vote: an approval carrying the answer its form produced. */
+function isAnswer(request: VoteRequest): boolean {
+  return request.choice === 'approve' && request.payload !== undefined;
 }
 
 function gateOf(view: PauseView, callId: string): GateRecord | undefined {

@@ -1,4 +1,4 @@
-import type { Gate } from '../adk/gate.js';
+import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import { cardChannel, type Policy, resolveGatePolicy } from '../approvals/policy.js';
 import { pauseIdFor } from '../approvals/records.js';
@@ -35,7 +35,11 @@ export class PauseRecorder {
     const policy = this.deps.policy();
     const resolved = gates.map((gate) => ({
       gate,
-      ...resolveGatePolicy(policy, { app: context.appName, tool: gate.originalCall.name }),
+      ...resolveGatePolicy(policy, {
+        app: context.appName,
+        tool: gate.originalCall.name,
+        kind: gateKind(gate),
+      }),
     }));
     // One card per pause: it goes where the first gate's rule sends it, else into the run's
     // thread (or, for a run in a direct message, the policy's approvals channel).

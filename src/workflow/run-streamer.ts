@@ -4,12 +4,8 @@ import type { Gate } from '../adk/gate.js';
 import { eventText, toolResults } from '../adk/wire.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { ToolOutcome } from '../slack/card-gate.js';
-import {
-  renderCredentialRequest,
-  renderInputRequest,
-  renderUnraisedConfirmation,
-} from '../slack/request-notices.js';
+import type { ToolOutcome } from '../slack/gate-context.js';
+import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
 import {
   renderAgentReply,
   renderStreamWarning,
@@ -147,9 +143,6 @@ export class RunStreamer {
         tool: unraised.tool,
       });
       await threads.post(context.thread, renderUnraisedConfirmation(unraised));
-    }
-    for (const input of summary.inputs) {
-      await threads.post(context.thread, renderInputRequest(input));
     }
     if (summary.gates.length === 0) return 0;
     await this.recordPause(context, summary.gates, summary.invocationId);

@@ -1,9 +1,15 @@
 import type { Gate } from '../adk/gate.js';
-import { type AdkEvent, type InputRequest, parseGates, scanRequests } from '../adk/wire.js';
+import {
+  type AdkEvent,
+  type InputRequest,
+  inputGate,
+  parseGates,
+  scanRequests,
+} from '../adk/wire.js';
 
 /** What one stream left waiting for people once it ended. */
 export interface StreamRequestsSummary {
-  /** Every gate of the stream: one pause, answered in one message. */
+  /** Every gate of the stream, confirmations then input requests: one pause, one message. */
   gates: Gate[];
   /** The invocation that raised the first gate. */
   invocationId: string | undefined;
@@ -11,7 +17,6 @@ export interface StreamRequestsSummary {
   credentialTools: string[];
   /** Confirmations a tool asked for that ADK raised no request for: they cannot be answered. */
   unraisedConfirmations: { tool: string; hint?: string }[];
-  inputs: InputRequest[];
 }
 
 /**
@@ -54,7 +59,11 @@ export class StreamRequests {
   }
 
   summary(): StreamRequestsSummary {
-    const gates = [...this.gates.values()];
+    const gates = [
+      ...this.gates.values(),
+      // A Workflow repeats an interrupt's id in later events; an id already a gate is that gate.
+      ...[...this.inputs.values()].filter((input) => !this.gates.has(input.id)).map(inputGate),
+    ];
     const gated = new Set(gates.map((gate) => gate.originalCall.id));
     const unraisedConfirmations = [...this.requested]
       .filter(([callId]) => !gated.has(callId))
@@ -74,7 +83,6 @@ export class StreamRequests {
       invocationId: gates[0]?.invocationId,
       credentialTools,
       unraisedConfirmations,
-      inputs: [...this.inputs.values()],
     };
   }
 }

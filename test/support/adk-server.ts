@@ -5,7 +5,15 @@ import { type LocalAdkServer, startLocalAdkServer } from '@adk-slack-approvals/d
 
 export const TEST_AGENTS_DIR = fileURLToPath(new URL('../agents', import.meta.url));
 /** The apps under `test/agents/`; startup fails if one of them did not load. */
-export const TEST_APPS = ['payments', 'time_off', 'parallel_ops', 'two_stage', 'calendar'] as const;
+export const TEST_APPS = [
+  'payments',
+  'time_off',
+  'parallel_ops',
+  'two_stage',
+  'calendar',
+  'ask_input',
+  'budget_flow',
+] as const;
 /** esbuild bundles each agent, which is slow on a busy 2-core machine. */
 export const TEST_STARTUP_TIMEOUT_MS = 180_000;
 

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../../json.js';
 import type { Gate } from '../gate.js';
-import { type AdkEvent, type Part, REQUEST_CONFIRMATION, USER_AUTHOR } from './events.js';
+import {
+  type AdkEvent,
+  type Part,
+  REQUEST_CONFIRMATION,
+  REQUEST_INPUT,
+  USER_AUTHOR,
+} from './events.js';
 import { absentable, formatIssues, withAliases } from './tolerant-schema.js';
 
 /**
@@ -141,7 +147,8 @@ function withCoordinates(gate: Gate, event: AdkEvent): Gate {
 }
 
 /**
- * The confirmation call ids a user has already answered in this history. A gate whose id is here
+ * The gate ids (confirmations and input requests) a user has already answered in this history.
+ * A gate whose id is here
  * must not be answered again: ADK runs nothing the second time but still spends a model turn.
  */
 export function answeredConfirmationIds(events: readonly AdkEvent[]): Set<string> {
@@ -150,7 +157,9 @@ export function answeredConfirmationIds(events: readonly AdkEvent[]): Set<string
     if (event.author !== USER_AUTHOR) continue;
     for (const part of event.content?.parts ?? []) {
       const response = part.functionResponse;
-      if (response?.name === REQUEST_CONFIRMATION && response.id !== undefined) {
+      const answersGate =
+        response?.name === REQUEST_CONFIRMATION || response?.name === REQUEST_INPUT;
+      if (answersGate && response?.id !== undefined) {
         answered.add(response.id);
       }
     }

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../../json.js';
+import type { Gate } from '../gate.js';
 import {
   type AdkEvent,
   REQUEST_CREDENTIAL,
@@ -34,6 +35,7 @@ export interface InputRequest {
   payload?: JsonValue;
   /** JSON Schema the answer must satisfy, when the request declared one. */
   responseSchema?: JsonValue;
+  invocationId?: string;
 }
 
 /** A confirmation a tool asked for (`requestedToolConfirmations`), keyed by its call. */
@@ -64,7 +66,7 @@ export function scanRequests(event: AdkEvent): EventRequests {
     if (call.name === REQUEST_CREDENTIAL) {
       found.credentials.push(credentialRequest(call.id, call.args));
     } else if (call.name === REQUEST_INPUT) {
-      const input = inputRequest(call.id, call.args, event.author);
+      const input = inputRequest(call.id, call.args, event.author, event.invocationId);
       if (input !== undefined) found.inputs.push(input);
     } else if (call.id !== undefined && !RESERVED_FUNCTION_NAMES.has(call.name)) {
       found.calls.set(call.id, call.name);
@@ -98,16 +100,38 @@ function inputRequest(
   id: string | undefined,
   args: JsonObject,
   author: string,
+  invocationId: string | undefined,
 ): InputRequest | undefined {
   const answerId = id ?? stringField(args, 'interruptId');
   if (answerId === undefined) return undefined;
   const request: InputRequest = { id: answerId, author };
+  if (invocationId !== undefined) request.invocationId = invocationId;
   const message = stringField(args, 'message');
   if (message !== undefined) request.message = message;
   if (args.payload !== undefined && args.payload !== null) request.payload = args.payload;
   const schema = args.response_schema ?? args.responseSchema;
   if (schema !== undefined && schema !== null) request.responseSchema = schema;
   return request;
+}
+
+/**
+ * An input request as a gate of its own kind: answered with its own id, and its "call" is the
+ * `adk_request_input` request itself (policies match it as the tool `adk_request_input`).
+ */
+export function inputGate(request: InputRequest): Gate {
+  const { id, author, invocationId, message, payload, responseSchema } = request;
+  return {
+    kind: 'input',
+    confirmationCallId: id,
+    originalCall: { id, name: REQUEST_INPUT, args: {} },
+    author,
+    ...(invocationId === undefined ? {} : { invocationId }),
+    input: {
+      ...(message === undefined ? {} : { message }),
+      ...(payload === undefined ? {} : { payload }),
+      ...(responseSchema === undefined ? {} : { responseSchema }),
+    },
+  };
 }
 
 function stringField(value: JsonValue | undefined, key: string): string | undefined {

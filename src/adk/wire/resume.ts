@@ -1,7 +1,7 @@
-import type { JsonObject } from '../../json.js';
+import type { JsonObject, JsonValue } from '../../json.js';
 import { AdkError } from '../errors.js';
-import type { Decision, Gate } from '../gate.js';
-import { type Content, type Part, REQUEST_CONFIRMATION } from './events.js';
+import { type Decision, type Gate, gateKind } from '../gate.js';
+import { type Content, type Part, REQUEST_CONFIRMATION, REQUEST_INPUT } from './events.js';
 
 export interface ResumeMessage {
   newMessage: Content;
@@ -54,6 +54,7 @@ export function buildResume(
         `the decision for gate ${gate.confirmationCallId} has no boolean "confirmed"`,
       );
     }
+    if (gateKind(gate) === 'input') return inputAnswer(gate, decision);
     const response: JsonObject =
       decision.payload === undefined
         ? { confirmed: decision.confirmed }
@@ -75,4 +76,33 @@ export function buildResume(
   }
   message.invocationId = invocationId;
   return message;
+}
+
+/**
+ * An input request is answered with `adk_request_input` and the answer as the response: an object
+ * as it is (ADK JS checks it against the request's schema), any other value wrapped as
+ * `{result: value}`, which ADK unwraps (`unwrapResponse` in its workflow rehydration). There is no
+ * "no" to an input request: without an approved answer nothing can be sent.
+ */
+function inputAnswer(gate: Gate, decision: Decision): Part {
+  const answer = decision.payload;
+  if (!decision.confirmed || answer === undefined) {
+    throw new AdkError(
+      'invalid_resume',
+      `input request ${gate.confirmationCallId} has no answer: an input request can only be answered`,
+    );
+  }
+  return {
+    functionResponse: {
+      id: gate.confirmationCallId,
+      name: REQUEST_INPUT,
+      response: answerResponse(answer),
+    },
+  };
+}
+
+function answerResponse(answer: JsonValue): JsonObject {
+  return typeof answer === 'object' && answer !== null && !Array.isArray(answer)
+    ? answer
+    : { result: answer };
 }

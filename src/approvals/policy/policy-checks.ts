@@ -114,5 +114,9 @@ function checkEntry({ path, own, policy }: CheckedEntry): Finding[] {
 }
 
 function matchesEverything(match: PolicyRule['match']): boolean {
-  return (match.app?.matchesEverything ?? true) && (match.tool?.matchesEverything ?? true);
+  return (
+    match.kind === undefined &&
+    (match.app?.matchesEverything ?? true) &&
+    (match.tool?.matchesEverything ?? true)
+  );
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GATE_KINDS } from '../../adk/gate.js';
 import type { Approver } from '../records.js';
 import { DURATION_EXAMPLES, parseDuration } from './duration.js';
 import { compileGlob, type Glob } from './glob.js';
@@ -137,8 +138,11 @@ export const settingsSchema = z.strictObject(settingsShape, {
   error: expected('a mapping of settings'),
 });
 
+/** `confirmation` (a gated tool call) or `input` (an agent's `adk_request_input`). */
+const kind = z.enum(GATE_KINDS, { error: expected('confirmation or input') });
+
 export const matchSchema = z.strictObject(
-  { app: pattern.optional(), tool: pattern.optional() },
+  { app: pattern.optional(), tool: pattern.optional(), kind: kind.optional() },
   { error: expected('a mapping with app and/or tool patterns (use {} to match every tool)') },
 );
 

@@ -1,3 +1,4 @@
+import type { GateKind } from '../../adk/gate.js';
 import type { GatePolicy } from '../records.js';
 import type { Glob } from './glob.js';
 
@@ -21,7 +22,7 @@ export interface Policy {
 }
 
 export interface PolicyRule {
-  readonly match: { readonly app?: Glob; readonly tool?: Glob };
+  readonly match: { readonly app?: Glob; readonly tool?: Glob; readonly kind?: GateKind };
   /** Its `rule` is this rule's label, e.g. `rules[2]`. */
   readonly resolved: ResolvedGatePolicy;
 }
@@ -33,10 +34,14 @@ export interface ResolvedGatePolicy {
   readonly channel?: string;
 }
 
-/** The tool call a gate asks about: the ADK app that raised it and the tool's name. */
+/**
+ * What a gate asks about: the ADK app that raised it, the tool's name (`adk_request_input` for an
+ * input request), and the gate's kind (absent: a confirmation).
+ */
 export interface GateSubject {
   app: string;
   tool: string;
+  kind?: GateKind;
 }
 
 export const DEFAULTS_LABEL = 'defaults';
@@ -74,12 +79,13 @@ export function canRouteCards(policy: Policy, app: string, runChannel: string): 
   return appRule?.resolved.channel !== undefined;
 }
 
-/** The first rule whose patterns match the app and the tool; none: the defaults. */
+/** The first rule whose patterns match the app, the tool and the kind; none: the defaults. */
 export function resolveGatePolicy(policy: Policy, subject: GateSubject): ResolvedGatePolicy {
   const rule = policy.rules.find(({ match }) => {
     return (
       (match.app === undefined || match.app.test(subject.app)) &&
-      (match.tool === undefined || match.tool.test(subject.tool))
+      (match.tool === undefined || match.tool.test(subject.tool)) &&
+      (match.kind === undefined || match.kind === (subject.kind ?? 'confirmation'))
     );
   });
   return copy(rule ? rule.resolved : policy.defaults);

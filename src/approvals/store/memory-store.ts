@@ -45,6 +45,7 @@ import {
   newVote,
   outcomeAudit,
   personDecision,
+  recordedGates,
   resumeFailedDetail,
   systemDecision,
   voteDetail,
@@ -97,7 +98,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     this.purge(now);
     const { created, run } = createPause(
       this.pauses,
-      input,
+      { ...input, gates: recordedGates(input.gates) },
       callIds,
       createdDetail(callIds.length),
     );

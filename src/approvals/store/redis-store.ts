@@ -40,6 +40,7 @@ import {
   type FinishOutcome,
   newVote,
   personDecision,
+  recordedGates,
   resumeFailedDetail,
   systemDecision,
   voteDetail,
@@ -151,7 +152,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const callIds = checkNewPause(input);
     assertNoHashTag('A pause id', input.id);
     const { id, now } = input;
-    const gates = input.gates.map((gate) => encodeGate(id, gate, now));
+    const gates = recordedGates(input.gates).map((gate) => encodeGate(id, gate, now));
     await this.indexes.beforeCreate(id, gates, now);
     const pause = encodePause(input, callIds);
     const args: (string | number)[] = [

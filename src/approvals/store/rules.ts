@@ -8,7 +8,7 @@ import {
   SYSTEM_ACTOR,
   type Vote,
 } from '../records.js';
-import type { NewPause, VoteInput } from '../store.js';
+import type { NewGate, NewPause, VoteInput } from '../store.js';
 
 /**
  * The rules both stores follow, whatever they store in: defaults, what a state means, what a
@@ -77,6 +77,21 @@ export function checkNewPause(input: NewPause): string[] {
     throw new Error(`Pause ${input.id} has the same confirmation call id twice`);
   }
   return callIds;
+}
+
+/**
+ * The gates as recorded. An input gate is decided by one answer (two people's answers cannot be
+ * merged, so its quorum is 1), and when its time runs out the pause is abandoned: no answer can
+ * stand in for a person's, and ADK has no "no" to an input request.
+ */
+export function recordedGates(gates: readonly NewGate[]): NewGate[] {
+  return gates.map((gate) => {
+    if (gate.kind !== 'input') return gate;
+    if (gate.input === undefined) {
+      throw new Error(`Input gate ${gate.confirmationCallId} carries no input request`);
+    }
+    return { ...gate, policy: { ...gate.policy, quorum: 1, onExpiry: 'cancel' } };
+  });
 }
 
 /**

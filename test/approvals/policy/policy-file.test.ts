@@ -570,6 +570,11 @@ describe('examples/policy.yml', () => {
       rule: 'defaults',
       approvers: [],
     });
+    const question = { app: 'ops', tool: 'adk_request_input', kind: 'input' } as const;
+    expect(resolveGatePolicy(policy, question).policy).toMatchObject({
+      rule: 'rules[0]',
+      approvers: [{ kind: 'channel' }],
+    });
     expect(policy.warnings).toEqual([expect.stringContaining('defaults.approvers: no approvers')]);
   });
 });

@@ -205,6 +205,41 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(kinds(claims)).toEqual({ claimed: 20, leased: 20 });
       });
 
+      it('an input gate keeps its kind and request, and one answer decides it whatever the quorum', async () => {
+        const base = newPause({ policies: [policy({ quorum: 3, onExpiry: 'reject' })] });
+        const [gate] = base.gates;
+        if (gate === undefined) throw new Error('expected a gate');
+        const input = {
+          ...base,
+          gates: [
+            {
+              ...gate,
+              kind: 'input' as const,
+              input: { message: 'Which cost center?', responseSchema: { type: 'object' } },
+            },
+          ],
+        };
+        await store.createPause(input);
+        const recorded = (await store.getPause(input.id))?.gates[0];
+        expect(recorded).toMatchObject({
+          kind: 'input',
+          input: { message: 'Which cost center?' },
+          policy: { quorum: 1, onExpiry: 'cancel' },
+        });
+        const answer = { cost_center: 'CC-1234' };
+        const result = await store.vote({
+          pauseId: input.id,
+          callId: firstCallId(input),
+          voter: APPROVER,
+          choice: 'approve',
+          payload: answer,
+          now: T0 + 1,
+        });
+        expect(result).toMatchObject({ kind: 'decided', state: 'approved', pauseDecided: true });
+        const decided = (await store.getPause(input.id))?.gates[0];
+        expect(decided?.decision?.payload).toEqual(answer);
+      });
+
       it('the same voter twice counts once', async () => {
         const input = newPause({ policies: [policy({ quorum: 2 })] });
         await store.createPause(input);

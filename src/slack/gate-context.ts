@@ -1,0 +1,24 @@
+import type { GateRecord } from '../approvals/records.js';
+
+/** What a gate's blocks are rendered from, on the detailed card and in compact rows. */
+export interface GateContext {
+  gate: GateRecord;
+  /** Position on the card: numbering and block ids. */
+  position: number;
+  /**
+   * Position in the pause's `callIds`: how menus name the gate (see `GateChoice`). Absent when
+   * the card cannot use menus (a gate missing from `callIds`, a pause id too long for them).
+   */
+  menuIndex?: number;
+  /** How many gates the pause has: numbering is shown only when there are several. */
+  count: number;
+  pauseId: string;
+  now: number;
+  /** What the tool did once the agent resumed, when known: an approved call can still fail. */
+  toolOutcome?: ToolOutcome;
+  /** The card states who may approve and the expiry once, for every gate: leave them out here. */
+  sharedFacts?: boolean;
+}
+
+/** An approved call's fate after the resume: it ran, or the tool answered with an error. */
+export type ToolOutcome = 'ran' | 'failed';
