@@ -9,7 +9,11 @@ import {
   SlackApproverDirectory,
 } from './approvals/policy.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
-import { connectRedis } from './approvals/store/redis-connection.js';
+import {
+  connectRedis,
+  connectRedisCluster,
+  redactUrl,
+} from './approvals/store/redis-connection.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
@@ -116,11 +120,20 @@ export async function startApp(
 async function openStore(config: Config, log: LineLogger): Promise<ConfirmationStore> {
   if (config.redis === undefined) {
     log.warn(
-      'REDIS_URL is not set: using the in-process store. It is single-instance and loses every pending approval on restart; set REDIS_URL for anything but a trial.',
+      'REDIS_URL and REDIS_CLUSTER_NODES are not set: using the in-process store. It is single-instance and loses every pending approval on restart; set one of them for anything but a trial.',
     );
     return new MemoryConfirmationStore();
   }
-  const redis = await connectRedis(config.redis.url);
+  const redis =
+    config.redis.kind === 'cluster'
+      ? await connectRedisCluster(config.redis.cluster.nodes, config.redis.cluster)
+      : await connectRedis(config.redis.url);
+  log.info(config.redis.kind === 'cluster' ? 'store: Redis Cluster' : 'store: Redis', {
+    nodes:
+      config.redis.kind === 'cluster'
+        ? config.redis.cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(',')
+        : redactUrl(config.redis.url),
+  });
   return new RedisConfirmationStore({
     redis,
     keyPrefix: config.redis.keyPrefix,

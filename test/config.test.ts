@@ -62,12 +62,53 @@ describe('loadConfig', () => {
       PORT: '0',
       LOG_LEVEL: 'debug',
     });
-    expect(config.redis).toEqual({ url: 'redis://127.0.0.1:6379/2', keyPrefix: 'x:' });
+    expect(config.redis).toEqual({
+      kind: 'server',
+      url: 'redis://127.0.0.1:6379/2',
+      keyPrefix: 'x:',
+    });
     expect(config.adk.baseUrl).toBe('http://127.0.0.1:8000');
     expect(config.adk.defaultApp).toBe('ops');
     expect(config.adk.resumable).toBe(true);
     expect(config.port).toBe(0);
     expect(config.logLevel).toBe('debug');
+  });
+
+  it('selects a Redis Cluster by its seed nodes, with TLS and credentials from the URL form', () => {
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, 10.0.0.2:7001' }).redis).toEqual({
+      kind: 'cluster',
+      cluster: {
+        nodes: [
+          { host: '10.0.0.1', port: 7000 },
+          { host: '10.0.0.2', port: 7001 },
+        ],
+        tls: false,
+        username: undefined,
+        password: undefined,
+      },
+      keyPrefix: 'adk-approvals:',
+    });
+    const secure = loadConfig({
+      REDIS_CLUSTER_NODES:
+        'rediss://app:s%40cret@a.example:6380,rediss://app:s%40cret@b.example:6380',
+    }).redis;
+    expect(secure).toMatchObject({
+      kind: 'cluster',
+      cluster: { tls: true, username: 'app', password: 's@cret' },
+    });
+  });
+
+  it('refuses cluster nodes it cannot read, mixed schemes, and a cluster beside REDIS_URL', () => {
+    const garbled = configError({ REDIS_CLUSTER_NODES: 'a:1,redis://user:hunter2@b' });
+    expect(garbled).toContain('REDIS_CLUSTER_NODES: expected host:port');
+    expect(garbled).toContain('entry 2 is neither');
+    expect(garbled).not.toContain('hunter2');
+    expect(configError({ REDIS_CLUSTER_NODES: 'redis://a:1,rediss://b:2' })).toContain(
+      'REDIS_CLUSTER_NODES: every node must use the same scheme',
+    );
+    expect(
+      configError({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: 'a:1' }),
+    ).toContain('REDIS_CLUSTER_NODES: set either REDIS_URL');
   });
 
   it('names the variable and what it expected', () => {

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { AdkClient } from '../../src/adk/client.js';
 import { type RunningApp, startApp } from '../../src/app.js';
 import type { PauseView } from '../../src/approvals/records.js';
+import type { RedisClient } from '../../src/approvals/store/redis-connection.js';
 import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
 import { loadConfig } from '../../src/config.js';
 import { createLog } from '../../src/log.js';
@@ -17,7 +18,7 @@ import {
   startSandbox,
 } from '../../src/sandbox/index.js';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
-import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './redis.js';
+import { APP_REDIS_ENV, connectTestRedis, deleteWithPrefix, randomPrefix } from './redis.js';
 import { type SwitchableProxy, startSwitchableProxy } from './switchable-proxy.js';
 
 export { CHANNELS, PEOPLE };
@@ -39,6 +40,9 @@ export interface Harness {
   adkProxy: SwitchableProxy | undefined;
   /** A second connection to the app's records, as another replica would see them. */
   store: RedisConfirmationStore;
+  /** The client under `store`, and the app's key prefix, for reading raw keys. */
+  redis: RedisClient;
+  keyPrefix: string;
   /** Every log line of the app, for a failing test's output. */
   logs: string[];
   /** Runs `/agent <text>` as `user` in `channel`; resolves with the run's thread root. */
@@ -53,7 +57,8 @@ export interface Harness {
 }
 
 /**
- * The whole app, as `npm start` wires it, against real Redis (a random key prefix), the real ADK
+ * The whole app, as `npm start` wires it, against real Redis (a random key prefix; the Redis
+ * Cluster named by REDIS_CLUSTER_NODES under `npm run test:cluster`), the real ADK
  * api_server with the test agents, and the local Slack sandbox standing in for Slack at the
  * HTTP boundary: requests reach the app signed, exactly as Slack sends them.
  */
@@ -71,7 +76,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
   const sandbox = await startSandbox({ port: 0, signingSecret, botToken });
   const config = loadConfig({
-    REDIS_URL,
+    ...APP_REDIS_ENV,
     REDIS_KEY_PREFIX: keyPrefix,
     POLICY_FILE: policyFile,
     PORT: '0',
@@ -97,6 +102,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     app,
     adkProxy,
     store,
+    redis,
+    keyPrefix,
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
     async runAgent(user, channel, text) {
