@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { WebClientEvent } from '@slack/web-api';
 import { AdkClient } from './adk/client.js';
 import { systemClock } from './approvals/clock.js';
 import {
@@ -20,6 +21,7 @@ import type { ConfirmationStore } from './approvals/store.js';
 import type { Config } from './config.js';
 import { registerListeners } from './listeners/index.js';
 import type { LineLogger } from './log.js';
+import { PrometheusMetrics } from './prometheus-metrics.js';
 import { createSlackApp, type ReadinessCheck, type SlackTransport } from './slack/bolt-app.js';
 import { WebApiSlackPort } from './slack/web-api-port.js';
 import { ApprovalWorkflow } from './workflow/approval-workflow.js';
@@ -31,7 +33,7 @@ export interface AppTargets {
 }
 
 export interface RunningApp {
-  /** The HTTP port: `/slack/events` (over HTTP), `/healthz`, `/readyz`. */
+  /** The HTTP port: `/slack/events` (over HTTP), `/healthz`, `/readyz`, `/metrics`. */
   port: number;
   /** Stops taking work, finishes or hands back what is in flight, closes connections. */
   stop(): Promise<void>;
@@ -50,6 +52,7 @@ export async function startApp(
   log: LineLogger,
 ): Promise<RunningApp> {
   const clock = systemClock;
+  const metrics = new PrometheusMetrics();
   // The policy first: a mistake in it stops the start before anything is connected.
   const policy = await loadPolicy(config, log);
   const store = await openStore(config, log);
@@ -58,6 +61,7 @@ export async function startApp(
     baseUrl: targets.adkBaseUrl,
     ...(config.adk.token === undefined ? {} : { token: config.adk.token }),
     runTimeoutMs: config.adk.runTimeoutMs,
+    metrics,
   });
 
   const slackApp = createSlackApp({
@@ -65,8 +69,15 @@ export async function startApp(
     port: config.port,
     log,
     readiness: readinessChecks(store, adk),
+    metrics: () => metrics.exposition(),
   });
-  const slack = new WebApiSlackPort(slackApp.app.client);
+  slackApp.app.client.on(
+    WebClientEvent.RATE_LIMITED,
+    (seconds: number, { url }: { url: string }) => {
+      metrics.rateLimited(url.slice(url.lastIndexOf('/') + 1), seconds);
+    },
+  );
+  const slack = new WebApiSlackPort(slackApp.app.client, metrics);
   const directory = new SlackApproverDirectory(slackApp.app.client);
 
   const workflow = new ApprovalWorkflow({
@@ -77,6 +88,7 @@ export async function startApp(
     policy: () => policy,
     clock,
     log: log.child('workflow'),
+    metrics,
     options: {
       defaultApp: config.adk.defaultApp,
       owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
@@ -86,7 +98,7 @@ export async function startApp(
       retryDelaysMs: [1_000, 4_000],
     },
   });
-  registerListeners(slackApp.app, { workflow, slack, log: log.child('listeners') });
+  registerListeners(slackApp.app, { workflow, slack, log: log.child('listeners'), metrics });
 
   const port = await slackApp.start();
   const sweeper = startSweeper({

@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { errorMessage } from '../error-message.js';
+import { secondsSince } from '../metrics.js';
 import {
   ACTION_IDS,
   type ActionId,
@@ -102,12 +103,15 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
 
 function onAction(
   app: App,
-  { log }: ListenerDeps,
+  { log, metrics }: ListenerDeps,
   actionId: ActionId,
   handle: (context: ActionContext) => Promise<void>,
 ): void {
-  app.action(actionId, async ({ ack, body, respond }) => {
+  app.action(actionId, async ({ ack, body, respond, context: bolt }) => {
     await ack();
+    // Stamped by the receiver (bolt-app.ts) when the request arrived.
+    const { receivedAt } = bolt;
+    if (typeof receivedAt === 'number') metrics.clickToAck(secondsSince(receivedAt));
     const reply = privateReply(respond, log);
     const parsed = blockActionSchema.safeParse(body);
     const action = parsed.success ? parsed.data.actions[0] : undefined;

@@ -18,7 +18,15 @@ export interface SlackAppOptions {
   readiness: Record<string, ReadinessCheck>;
   /** Longest a readiness check may take before it counts as failed. Default 2 s. */
   readinessTimeoutMs?: number;
+  /** What `GET /metrics` answers (Prometheus text). Absent: no such route. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
+
+/**
+ * Stamped on every request Bolt passes to a listener (as `context.receivedAt`), right after the
+ * receiver has read and verified it: where the ack latency starts.
+ */
+export const stampArrival = () => ({ receivedAt: performance.now() });
 
 export interface SlackApp {
   app: App;
@@ -30,7 +38,7 @@ export interface SlackApp {
 /**
  * Bolt with the transport the configuration asks for: the HTTP receiver at `/slack/events`
  * (signature-verified), or Socket Mode with the app-level token. Either way `/healthz` and
- * `/readyz` answer on `port`. The Web API client retries for seconds, not Slack's default half
+ * `/readyz` (and `/metrics` when given) answer on `port`. The Web API client retries for seconds, not Slack's default half
  * hour: a decision should fail visibly rather than hang.
  */
 export function createSlackApp(options: SlackAppOptions): SlackApp {
@@ -46,6 +54,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     const receiver = new SocketModeReceiver({
       appToken: transport.appToken,
       customRoutes,
+      customPropertiesExtractor: stampArrival,
       installerOptions: { port: options.port },
       logger: boltLog,
     });
@@ -64,6 +73,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     signingSecret: transport.signingSecret,
     endpoints: '/slack/events',
     customRoutes,
+    customPropertiesExtractor: stampArrival,
     logger: boltLog,
   });
   const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
@@ -80,7 +90,28 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
 
 function healthRoutes(options: SlackAppOptions): CustomRoute[] {
   const timeoutMs = options.readinessTimeoutMs ?? 2_000;
+  const { metrics } = options;
+  const metricsRoute: CustomRoute[] =
+    metrics === undefined
+      ? []
+      : [
+          {
+            path: '/metrics',
+            method: ['GET'],
+            handler: async (_req: IncomingMessage, res: ServerResponse) => {
+              try {
+                const { contentType, body } = await metrics();
+                res.writeHead(200, { 'content-type': contentType });
+                res.end(body);
+              } catch (error) {
+                options.log.error('collecting metrics failed', { error: errorMessage(error) });
+                sendJson(res, 500, { error: 'collecting metrics failed' });
+              }
+            },
+          },
+        ];
   return [
+    ...metricsRoute,
     {
       path: '/healthz',
       method: ['GET'],

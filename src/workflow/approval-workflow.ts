@@ -4,6 +4,7 @@ import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import { type Metrics, noMetrics } from '../metrics.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import type { SlackPort } from '../slack/port.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
@@ -24,6 +25,8 @@ export interface WorkflowDeps {
   policy: () => Policy;
   clock: Clock;
   log: Log;
+  /** Where latencies and outcomes are reported. Default: nowhere. */
+  metrics?: Metrics;
   options: ResumerOptions & {
     defaultApp: string | undefined;
     /**
@@ -50,11 +53,18 @@ export class ApprovalWorkflow {
   private readonly agentRuns: AgentRuns;
   private readonly store: ConfirmationStore;
   private readonly log: Log;
+  private readonly metrics: Metrics;
+  private readonly clock: Clock;
+  /** When the click being decided on a pause arrived (`performance.now()`), for click → resume. */
+  private readonly clickedAt = new Map<string, number>();
 
   constructor(deps: WorkflowDeps) {
     const { store, slack, clock, options } = deps;
     this.store = store;
     this.log = deps.log;
+    this.clock = clock;
+    const metrics = deps.metrics ?? noMetrics;
+    this.metrics = metrics;
     const log = deps.log;
     this.decisions = new KeyedWorkQueue(log.child('decisions'), {
       concurrency: options.decisionConcurrency ?? 4,
@@ -71,6 +81,7 @@ export class ApprovalWorkflow {
       policy: deps.policy,
       clock,
       log: log.child('pauses'),
+      metrics,
     });
     const streamer = new RunStreamer({
       adk: deps.adk,
@@ -85,6 +96,7 @@ export class ApprovalWorkflow {
       policy: deps.policy,
       clock,
       log: log.child('decide'),
+      metrics,
       onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
     });
     this.resumer = new Resumer({
@@ -95,6 +107,7 @@ export class ApprovalWorkflow {
       threads,
       clock,
       log: log.child('resume'),
+      metrics,
       options,
     });
     this.agentRuns = new AgentRuns({
@@ -126,11 +139,13 @@ export class ApprovalWorkflow {
   }
 
   vote(request: VoteRequest): Promise<DecisionReply> {
-    return this.decide(request.pauseId, () => this.decider.vote(request));
+    const clickedAt = performance.now();
+    return this.decide(request.pauseId, () => this.decider.vote(request), clickedAt);
   }
 
   voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>): Promise<DecisionReply> {
-    return this.decide(request.pauseId, () => this.decider.voteAll(request));
+    const clickedAt = performance.now();
+    return this.decide(request.pauseId, () => this.decider.voteAll(request), clickedAt);
   }
 
   /** The Retry button on a failed resume: the requester or any approver may press it. */
@@ -145,7 +160,16 @@ export class ApprovalWorkflow {
   /** The sweeper expired these gates: show it, and resume pauses that are now decided. */
   async onExpired(expired: readonly ExpiredGate[]): Promise<void> {
     const pauses = new Map<string, boolean>();
+    const now = this.clock();
     for (const gate of expired) {
+      const record = gate.view.gates.find((g) => g.confirmationCallId === gate.callId);
+      if (gate.state !== 'pending') {
+        this.metrics.gateClosed(
+          gate.view.pause.adk.appName,
+          gate.state,
+          record === undefined ? undefined : Math.max(0, now - record.createdAt) / 1_000,
+        );
+      }
       const pauseId = gate.view.pause.id;
       pauses.set(pauseId, (pauses.get(pauseId) ?? false) || gate.pauseDecided);
     }
@@ -174,15 +198,27 @@ export class ApprovalWorkflow {
   }
 
   private scheduleResume(pauseId: string, options: { retry?: boolean } = {}): void {
-    void this.runs.enqueue(pauseId, 'resume', () => this.resumer.resume(pauseId, options));
+    const clickedAt = this.clickedAt.get(pauseId);
+    void this.runs.enqueue(pauseId, 'resume', () =>
+      this.resumer.resume(pauseId, clickedAt === undefined ? options : { ...options, clickedAt }),
+    );
   }
 
   private async decide(
     pauseId: string,
     task: () => Promise<DecisionReply>,
+    clickedAt?: number,
   ): Promise<DecisionReply> {
     try {
-      return await this.decisions.run(pauseId, task);
+      return await this.decisions.run(pauseId, async () => {
+        // Decisions on one pause run one at a time, so this is the click being decided.
+        if (clickedAt !== undefined) this.clickedAt.set(pauseId, clickedAt);
+        try {
+          return await task();
+        } finally {
+          this.clickedAt.delete(pauseId);
+        }
+      });
     } catch (error) {
       this.log.error('decision failed', { pauseId, error: errorMessage(error) });
       return { kind: 'refused', refusal: { kind: 'decision_failed' } };

@@ -6,6 +6,7 @@ import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
+import { type Metrics, secondsSince } from '../metrics.js';
 import { renderResumeFailed, renderRunError } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
@@ -40,13 +41,20 @@ export class Resumer {
       threads: RunThreads;
       clock: Clock;
       log: Log;
+      metrics: Metrics;
       options: ResumerOptions;
       sleep?: (ms: number) => Promise<void>;
     },
   ) {}
 
-  /** `retry`: a person pressed Retry, so a failed resume may be claimed again. */
-  async resume(pauseId: string, { retry = false }: { retry?: boolean } = {}): Promise<void> {
+  /**
+   * `retry`: a person pressed Retry, so a failed resume may be claimed again. `clickedAt`
+   * (`performance.now()` of the click that decided the pause) times click → resume.
+   */
+  async resume(
+    pauseId: string,
+    { retry = false, clickedAt }: { retry?: boolean; clickedAt?: number } = {},
+  ): Promise<void> {
     const { store, cards, log, options } = this.deps;
     // A lease is never shared, not even by one replica's click handler and its sweeper: each
     // attempt has an owner of its own.
@@ -73,7 +81,7 @@ export class Resumer {
       await cards.refresh(pauseId);
       return;
     }
-    const outcome = await this.sendWithRetries(view, context);
+    const outcome = await this.sendWithRetries(view, context, clickedAt);
     const now = this.deps.clock();
     if (outcome.kind === 'failed' && !outcome.delivered) {
       const finish = await store.markResumeFailed({
@@ -82,6 +90,7 @@ export class Resumer {
         now,
         error: outcome.error.message,
       });
+      this.deps.metrics.resumeFailed(outcome.error.reason);
       log.error('resume failed', {
         pauseId,
         reason: outcome.error.reason,
@@ -127,7 +136,11 @@ export class Resumer {
     }
   }
 
-  private async sendWithRetries(view: PauseView, context: RunContext): Promise<StreamOutcome> {
+  private async sendWithRetries(
+    view: PauseView,
+    context: RunContext,
+    clickedAt: number | undefined,
+  ): Promise<StreamOutcome> {
     const { options, streamer } = this.deps;
     const sleep = this.deps.sleep ?? defaultSleep;
     const { newMessage, invocationId } = buildResume(view.gates, decisionsFor(view), {
@@ -138,6 +151,7 @@ export class Resumer {
       newMessage,
       ...(invocationId === undefined ? {} : { invocationId }),
     };
+    if (clickedAt !== undefined) this.deps.metrics.clickToResume(secondsSince(clickedAt));
     let outcome = await streamer.stream(context, request);
     for (const delay of options.retryDelaysMs) {
       if (outcome.kind !== 'failed' || outcome.delivered || !isRetryable(outcome.error)) break;
@@ -147,6 +161,7 @@ export class Resumer {
         inMs: delay,
       });
       await sleep(delay);
+      this.deps.metrics.resumeRetried();
       outcome = await streamer.stream(context, request);
     }
     return outcome;
