@@ -13,7 +13,7 @@ const LAYERS = [
   ['workflow', '^src/workflow/'],
   ['listeners and api', '^src/(listeners|api)/'],
 ];
-const FOUNDATION = '^src/(config|log|json|error-message|package-root|metrics)\\.ts$';
+const FOUNDATION = '^src/(config|log|json|error-message|package-root|metrics|correlation)\\.ts$';
 const WIRING = '^src/(main|app)\\.ts$|^src/dev/';
 
 /** Layer i may not import layer j > i (nor the wiring). */

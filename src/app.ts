@@ -19,6 +19,7 @@ import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
 import type { Config } from './config.js';
+import { newCorrelationId, withCorrelation } from './correlation.js';
 import { registerListeners } from './listeners/index.js';
 import type { LineLogger } from './log.js';
 import { PrometheusMetrics } from './prometheus-metrics.js';
@@ -105,8 +106,10 @@ export async function startApp(
     store,
     intervalMs: config.sweepIntervalMs,
     now: clock,
-    onExpired: (gates) => workflow.onExpired(gates),
-    onResumeDue: (pauseIds) => workflow.onResumeDue(pauseIds),
+    // A sweep is work nobody clicked: it gets a correlation id of its own.
+    onExpired: (gates) => withCorrelation(newCorrelationId(), () => workflow.onExpired(gates)),
+    onResumeDue: (pauseIds) =>
+      withCorrelation(newCorrelationId(), () => workflow.onResumeDue(pauseIds)),
     log: log.child('sweeper'),
   });
   log.info('app started', { port, transport: targets.slack.mode, adk: targets.adkBaseUrl });

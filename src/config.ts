@@ -8,6 +8,8 @@ import { z } from 'zod';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** An unset variable and an empty one mean the same: `FOO=` in a .env file is "not set". */
 const optionalString = z
@@ -160,6 +162,9 @@ const environmentSchema = z
     LOG_LEVEL: optionalString.pipe(
       z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
+    LOG_FORMAT: optionalString.pipe(
+      z.enum(LOG_FORMATS, { error: `expected one of ${LOG_FORMATS.join(', ')}` }).default('text'),
+    ),
   })
   .superRefine((env, ctx) => {
     if (env.REDIS_URL !== undefined && env.REDIS_CLUSTER_NODES !== undefined) {
@@ -226,6 +231,8 @@ export interface Config {
   policyFile: string | undefined;
   sweepIntervalMs: number;
   logLevel: LogLevel;
+  /** `text` lines for people, or `json` lines for a log collector. */
+  logFormat: LogFormat;
 }
 
 export class ConfigError extends Error {
@@ -257,6 +264,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     policyFile: e.POLICY_FILE,
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
   };
 }
 

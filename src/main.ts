@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${error.message}\nSee .env.example for every variable.\n`);
     process.exit(1);
   }
-  const log = createLog(config.logLevel);
+  const log = createLog(config.logLevel, 'app', undefined, config.logFormat);
   const stack = await startStack(config, log);
   if (stack.sandboxUrl !== undefined) {
     process.stdout.write(

@@ -72,6 +72,8 @@ describe('loadConfig', () => {
     expect(config.adk.resumable).toBe(true);
     expect(config.port).toBe(0);
     expect(config.logLevel).toBe('debug');
+    expect(config.logFormat).toBe('text');
+    expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
   });
 
   it('selects a Redis Cluster by its seed nodes, with TLS and credentials from the URL form', () => {
@@ -119,6 +121,7 @@ describe('loadConfig', () => {
       'ADK_BASE_URL: expected an http(s) URL',
     );
     expect(configError({ LOG_LEVEL: 'loud' })).toContain('LOG_LEVEL: expected one of debug, info');
+    expect(configError({ LOG_FORMAT: 'xml' })).toContain('LOG_FORMAT: expected one of text, json');
     expect(configError({ ADK_RESUMABLE: 'maybe' })).toContain(
       'ADK_RESUMABLE: expected true or false',
     );

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import { secondsSince } from '../metrics.js';
 import {
@@ -132,7 +133,7 @@ function onAction(
       });
     } catch (error) {
       log.error('handling a click failed', { actionId, user: user.id, error: errorMessage(error) });
-      await reply(renderRefusal({ kind: 'decision_failed' }));
+      await reply(renderRefusal({ kind: 'decision_failed', reference: correlationId() }));
     }
   });
 }

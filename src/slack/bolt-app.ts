@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import { newCorrelationId, withCorrelation } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { LineLogger } from '../log.js';
 
@@ -59,6 +60,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       logger: boltLog,
     });
     const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
+    correlatePerRequest(app);
     return {
       app,
       async start() {
@@ -77,6 +79,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     logger: boltLog,
   });
   const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
+  correlatePerRequest(app);
   return {
     app,
     async start() {
@@ -86,6 +89,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     },
     stop: () => receiver.stop(),
   };
+}
+
+/** Each command, click or submission gets a correlation id, carried into everything it starts. */
+function correlatePerRequest(app: App): void {
+  app.use(({ next }) => withCorrelation(newCorrelationId(), next));
 }
 
 function healthRoutes(options: SlackAppOptions): CustomRoute[] {

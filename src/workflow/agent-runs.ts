@@ -1,6 +1,7 @@
 import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Clock } from '../approvals/clock.js';
+import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import { renderRefusal } from '../slack/notices.js';
@@ -54,7 +55,7 @@ export class AgentRuns {
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not list ADK apps', { reason: error.reason, error: error.message });
-      await reply(renderRunError(runErrorOf(error)));
+      await reply(renderRunError(runErrorOf(error), correlationId()));
       return;
     }
     const command = parseAgentCommand(unescapeSlackText(input.text), apps, this.deps.defaultApp);
@@ -86,7 +87,7 @@ export class AgentRuns {
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not create an ADK session', { app: command.app, error: error.message });
-      await threads.post(thread, renderRunError(runErrorOf(error)));
+      await threads.post(thread, renderRunError(runErrorOf(error), correlationId()));
       return;
     }
 
@@ -106,7 +107,7 @@ export class AgentRuns {
       newMessage: { role: 'user', parts: [{ text: command.prompt }] },
     });
     if (outcome.kind === 'failed') {
-      await threads.post(thread, renderRunError(runErrorOf(outcome.error)));
+      await threads.post(thread, renderRunError(runErrorOf(outcome.error), correlationId()));
     }
   }
 

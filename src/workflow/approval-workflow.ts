@@ -2,6 +2,7 @@ import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
+import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { type Metrics, noMetrics } from '../metrics.js';
@@ -221,7 +222,7 @@ export class ApprovalWorkflow {
       });
     } catch (error) {
       this.log.error('decision failed', { pauseId, error: errorMessage(error) });
-      return { kind: 'refused', refusal: { kind: 'decision_failed' } };
+      return { kind: 'refused', refusal: { kind: 'decision_failed', reference: correlationId() } };
     }
   }
 }

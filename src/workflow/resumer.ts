@@ -5,6 +5,7 @@ import { answeredConfirmationIds, buildResume } from '../adk/wire.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
+import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
 import { type Metrics, secondsSince } from '../metrics.js';
 import { renderResumeFailed, renderRunError } from '../slack/thread.js';
@@ -98,7 +99,10 @@ export class Resumer {
         recorded: finish.kind,
       });
       await cards.refresh(pauseId);
-      await this.deps.threads.post(context.thread, renderResumeFailed(runErrorOf(outcome.error)));
+      await this.deps.threads.post(
+        context.thread,
+        renderResumeFailed(runErrorOf(outcome.error), correlationId()),
+      );
       return;
     }
 
@@ -109,7 +113,10 @@ export class Resumer {
     }
     await cards.refresh(pauseId);
     if (outcome.kind === 'failed') {
-      await this.deps.threads.post(context.thread, renderRunError(runErrorOf(outcome.error)));
+      await this.deps.threads.post(
+        context.thread,
+        renderRunError(runErrorOf(outcome.error), correlationId()),
+      );
       return;
     }
     await this.sendRejectionFollowUp(view, context);
@@ -178,7 +185,10 @@ export class Resumer {
       newMessage: { role: 'user', parts: [{ text }] },
     });
     if (outcome.kind === 'failed') {
-      await this.deps.threads.post(context.thread, renderRunError(runErrorOf(outcome.error)));
+      await this.deps.threads.post(
+        context.thread,
+        renderRunError(runErrorOf(outcome.error), correlationId()),
+      );
     }
   }
 }

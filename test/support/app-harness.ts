@@ -30,6 +30,8 @@ export interface HarnessOptions {
   sweepIntervalMs?: number;
   /** Put a proxy the test can take down between the app and the ADK server. */
   adkProxy?: boolean;
+  /** LOG_FORMAT of the app's log lines (`logs`). Default text. */
+  logFormat?: 'text' | 'json';
 }
 
 export interface Harness {
@@ -70,7 +72,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   await writeFile(policyFile, options.policy);
   const keyPrefix = randomPrefix();
   const logs: string[] = [];
-  const log = createLog('debug', 'app', (line) => logs.push(line));
+  const log = createLog('debug', 'app', (line) => logs.push(line), options.logFormat ?? 'text');
 
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
