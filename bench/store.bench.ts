@@ -301,6 +301,10 @@ describe('Redis confirmation store', () => {
       budget: 'flat latency, linear memory',
       met: flat && linear,
     });
+    // Hundreds of thousands of keys: deleted here in batches (one UNLINK each) rather than one
+    // command per key at the end, which would outlast the command timeout.
+    const keys = await keysWithPrefix(redis, keyPrefix);
+    for (let i = 0; i < keys.length; i += 1_000) await redis.unlink(...keys.slice(i, i + 1_000));
     await redis.quit();
   });
 });

@@ -73,7 +73,10 @@ export class Resumer {
     }
     const { view } = claim;
     log.info('resuming', { pauseId, attempt: claim.attempt, app: view.pause.adk.appName });
-    await cards.refresh(pauseId);
+    // A first attempt follows the card update of the decision itself, which already says "the
+    // agent resumes shortly": showing "resuming" too would cost a chat.update and two store reads
+    // per decision (the bench's CPU profile). Retries and takeovers do show it.
+    if (claim.attempt > 1) await cards.refresh(pauseId);
 
     const context = runContextOf(view);
     if (claim.attempt > 1 && (await this.alreadyAnswered(view))) {
