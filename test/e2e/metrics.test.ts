@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
-import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 
 const { alice, bob } = PEOPLE;
 const OPS = CHANNELS.ops.id;
@@ -33,21 +32,8 @@ describe('GET /metrics', () => {
     expect(before.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
     const root = await harness.runAgent(alice.id, OPS, 'payments transfer 250');
     const card = await harness.card(OPS, root.ts);
-    const clicked = await harness.sandbox.clickButton({
-      user: bob.id,
-      channel: OPS,
-      messageTs: card.ts,
-      actionId: ACTION_IDS.approve,
-    });
-    expect(clicked).toMatchObject({ status: 200 });
+    expect(await harness.approveUntilResumed(bob.id, OPS, card)).toBe(200);
     await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
-    await harness.sandbox.waitFor(
-      () => {
-        const now = harness.sandbox.replies(OPS, root.ts).find((m) => m.ts === card.ts);
-        return now !== undefined && cardText(now).includes('Agent resumed') && now;
-      },
-      { timeoutMs: 15_000 },
-    );
 
     const after = await scrape();
     const moved = (name: string) =>

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
-import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { keysWithPrefix, servers, usingCluster } from '../support/redis.js';
 
 const { alice, bob } = PEOPLE;
@@ -28,22 +27,9 @@ describe.runIf(usingCluster)('the app on a Redis Cluster', () => {
     const before = await harness.pauseOf(card);
     expect(before.gates[0]?.state).toBe('pending');
 
-    const clicked = await harness.sandbox.clickButton({
-      user: bob.id,
-      channel: OPS,
-      messageTs: card.ts,
-      actionId: ACTION_IDS.approve,
-    });
-    expect(clicked).toMatchObject({ status: 200 });
+    expect(await harness.approveUntilResumed(bob.id, OPS, card)).toBe(200);
     const answer = await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
     expect(answer.text).toContain('"amount":250');
-    await harness.sandbox.waitFor(
-      () => {
-        const now = harness.sandbox.replies(OPS, root.ts).find((m) => m.ts === card.ts);
-        return now !== undefined && cardText(now).includes('Agent resumed') && now;
-      },
-      { timeoutMs: 15_000 },
-    );
 
     // Read through a cluster client of the test's own: the app wrote to the cluster, not 6379.
     const after = await harness.pauseOf(card);

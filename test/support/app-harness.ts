@@ -53,6 +53,11 @@ export interface Harness {
   card(channel: string, threadTs: string): Promise<SandboxMessage>;
   /** Waits for a reply in the thread whose text contains `needle`. */
   reply(channel: string, threadTs: string, needle: string): Promise<SandboxMessage>;
+  /**
+   * `user` clicks Approve on a one-gate card; resolves once the card says the agent resumed, with
+   * the click's HTTP status.
+   */
+  approveUntilResumed(user: string, channel: string, card: SandboxMessage): Promise<number>;
   /** The records behind a card (found through its buttons' opaque ids). */
   pauseOf(card: SandboxMessage): Promise<PauseView>;
   stop(): Promise<void>;
@@ -139,6 +144,22 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
             .find((message) => JSON.stringify(message).includes(needle)),
         { timeoutMs: 15_000 },
       );
+    },
+    async approveUntilResumed(user, channel, card) {
+      const clicked = await sandbox.clickButton({
+        user,
+        channel,
+        messageTs: card.ts,
+        actionId: ACTION_IDS.approve,
+      });
+      await sandbox.waitFor(
+        () => {
+          const now = sandbox.message(channel, card.ts);
+          return now !== undefined && cardText(now).includes('Agent resumed') && now;
+        },
+        { timeoutMs: 15_000 },
+      );
+      return clicked.answered ? clicked.status : 0;
     },
     async pauseOf(card) {
       const pauseId = buttons(card).flatMap((button) => {
