@@ -34,13 +34,16 @@ export class ApprovalCards {
 
   /**
    * Re-renders the card from the store. Failures are logged, not thrown: the decision is already
-   * recorded, and the next change renders the card again.
+   * recorded, and the next change renders the card again. `known`: the view a store write just
+   * returned, rendered without reading it again (the read after the update still catches any
+   * later change); it saves a store read and a record decoding per update.
    */
-  async refresh(pauseId: string): Promise<void> {
+  async refresh(pauseId: string, known?: PauseView): Promise<void> {
     try {
       let rendered: number | undefined;
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
-        const view = await this.deps.store.getPause(pauseId);
+        const view =
+          round === 0 && known !== undefined ? known : await this.deps.store.getPause(pauseId);
         const ts = view?.pause.card.ts;
         if (view === undefined || ts === undefined) return;
         const version = viewVersion(view);

@@ -136,7 +136,7 @@ export class Decider {
           approvals: result.approvals,
           quorum: result.quorum,
         });
-        if (refreshCard) await cards.refresh(request.pauseId);
+        if (refreshCard) await cards.refresh(request.pauseId, result.view);
         return DONE;
       case 'decided':
         log.info('gate decided', {
@@ -146,7 +146,7 @@ export class Decider {
           by: request.voter,
         });
         this.countClosed(result.view, request.callId, result.state, now);
-        if (refreshCard) await cards.refresh(request.pauseId);
+        if (refreshCard) await cards.refresh(request.pauseId, result.view);
         if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
         return DONE;
       case 'expired': {

@@ -114,7 +114,7 @@ export class Resumer {
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
-    await cards.refresh(pauseId);
+    await cards.refresh(pauseId, finish.kind === 'not_found' ? undefined : finish.view);
     if (outcome.kind === 'failed') {
       await this.deps.threads.post(
         context.thread,
