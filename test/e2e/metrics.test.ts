@@ -49,9 +49,10 @@ describe('GET /metrics', () => {
     expect(
       moved('approvals_external_call_seconds_count{service="slack",method="chat.postMessage"}'),
     ).toBeGreaterThanOrEqual(2);
+    // The card changes twice per decision: decided, then resumed (no "resuming" in between).
     expect(
       moved('approvals_external_call_seconds_count{service="slack",method="chat.update"}'),
-    ).toBeGreaterThanOrEqual(1);
+    ).toBe(2);
     // Defined before any delivery, so that dashboards have a series to show.
     expect(after.samples.get('approvals_webhook_deliveries_total{outcome="delivered"}')).toBe(0);
     expect(after.samples.get('approvals_resume_failures_total')).toBeUndefined();
