@@ -15,7 +15,8 @@ const LAYERS = [
   ['workflow', '^src/workflow/'],
   ['listeners and api', '^src/(listeners|api)/'],
 ];
-const FOUNDATION = '^src/(config|log|json|error-message|process-lifecycle)\\.ts$';
+const FOUNDATION =
+  '^src/(config|log|json|error-message|process-lifecycle|metrics|correlation)\\.ts$';
 const WIRING = '^src/(main|app)\\.ts$|^src/dev/';
 /** Development packages, by their source path or their installed name. */
 const DEV_ONLY =

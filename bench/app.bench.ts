@@ -20,6 +20,7 @@ import { deleteWithPrefix, REDIS_URL, randomPrefix } from '../test/support/redis
 import { epochMs } from './processes/epoch.js';
 import { type ClickOutcome, firedSchema, type UnsignedRequest } from './processes/messages.js';
 import { type ApproveClick, approveClick } from './support/approve-clicks.js';
+import { type BudgetRow, budgetTable, range } from './support/budget.js';
 import { type Child, compileProcesses, startChild } from './support/child-processes.js';
 import { FAKE_APP, type FakeAdk, startFakeAdk } from './support/fake-adk.js';
 import { ms, type Spread, spread, table } from './support/figures.js';
@@ -95,6 +96,8 @@ interface CpuSnapshot {
 }
 
 const ackRows: AckRow[] = [];
+/** The bare Bolt app's CPU ms per click (it only acks), burst by burst: the floor of app CPU. */
+const bareCpuPerClick: number[] = [];
 const decisionRows: DecisionRow[] = [];
 
 const signingSecret = randomBytes(16).toString('hex');
@@ -188,7 +191,11 @@ async function measure(processes: number, bare: Child | undefined): Promise<void
     const preparing = performance.now();
     const prepared = await prepareClicks(BURST_CLICKS);
     const prepareMs = performance.now() - preparing;
-    if (bare && bareAcks) addAcks(bareAcks, await fire(roundRobin(prepared.clicks, [bare])));
+    if (bare && bareAcks) {
+      const bareCpu = await bare.cpuMs();
+      addAcks(bareAcks, await fire(roundRobin(prepared.clicks, [bare])));
+      bareCpuPerClick.push(((await bare.cpuMs()) - bareCpu) / prepared.clicks.length);
+    }
     const cpuBefore = await cpuSnapshot(apps);
     const wallBefore = performance.now();
     const outcomes = await fire(roundRobin(prepared.clicks, apps));
@@ -517,7 +524,57 @@ function printSummary(): void {
     }),
   );
   for (const line of cpu) print(line);
+  print('');
+  print('Budget (issue 14), this run:');
+  for (const line of budgetTable(budgetRows())) print(line);
   const strangers = decisionRows.at(-1)?.strangers ?? 0;
   if (strangers > 0)
     print(`resumes naming a call id the fake ADK server never issued: ${strangers}`);
+}
+
+/** Slack's posting limit the 500-card row is measured against: one message a second a channel. */
+const CARDS = 500;
+const CARD_CHANNEL_COUNT = 5;
+
+function budgetRows(): BudgetRow[] {
+  const single = decisionRows.filter((row) => row.processes === 1);
+  const appCpu = single.map((row) => row.cpu.apps / row.decisions);
+  const bareAcks = ackRows.find((row) => row.target.startsWith('bare'));
+  const appAcks = ackRows.find((row) => row.target.startsWith('this app, 1 '));
+  const ratios =
+    bareAcks && appAcks
+      ? appAcks.p99PerBurst.map((p99, i) => p99 / (bareAcks.p99PerBurst[i] ?? Number.NaN))
+      : [];
+  const clickToResume = single.map((row) => row.clickToResume.p99);
+  const bareP99 = bareAcks?.p99PerBurst ?? [];
+  return [
+    {
+      figure: 'app CPU per decision (click → card → resume → answer posted)',
+      measured: `${range(appCpu, ms)} ms`,
+      floor: `${range(bareCpuPerClick, ms)} ms (bare Bolt app, ack only)`,
+      budget: '≤ 3 ms',
+      met: appCpu.length > 0 && Math.max(...appCpu) <= 3,
+    },
+    {
+      figure: `ack p99 ÷ bare Bolt app, ${BURSTS} bursts of ${BURST_CLICKS} clicks, every burst`,
+      measured: ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(' / ') || '-',
+      floor: `${bareP99.map(ms).join(' / ') || '-'} ms (bare p99)`,
+      budget: '≤ 1.15×',
+      met: ratios.length > 0 && ratios.every((ratio) => ratio <= 1.15),
+    },
+    {
+      figure: `click → resume received by ADK, p99 within a ${BURST_CLICKS}-click burst`,
+      measured: `${range(clickToResume, ms)} ms`,
+      floor: `${range(bareP99, ms)} ms (bare ack p99)`,
+      budget: '≤ 500 ms',
+      met: clickToResume.length > 0 && Math.max(...clickToResume) <= 500,
+    },
+    {
+      figure: `${CARDS} cards over ${CARD_CHANNEL_COUNT} channels, 1 msg/s/channel enforced`,
+      measured: 'not measured: the sandbox does not enforce a per-channel rate yet',
+      floor: `${CARDS / CARD_CHANNEL_COUNT} s (the rate-limit bound)`,
+      budget: '0 lost, ≤ 1.05 × bound',
+      met: undefined,
+    },
+  ];
 }

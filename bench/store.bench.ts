@@ -11,6 +11,8 @@ import {
   REDIS_URL,
   randomPrefix,
 } from '../test/support/redis.js';
+import { type BudgetRow, budgetTable } from './support/budget.js';
+import { ms, spread as percentiles } from './support/figures.js';
 
 /**
  * The Redis confirmation store against the Redis at 127.0.0.1:6379: vote throughput next to a
@@ -23,8 +25,14 @@ const VOTES_FIFTY_CLIENTS = 5_000;
 const MEMORY_SAMPLE = 1_000;
 const SWEEP_GATES = 10_000;
 
+const LARGE_PENDING = 100_000;
+const SMALL_PENDING = 1_000;
+const LATENCY_VOTES = 300;
+
 let admin: Redis;
 const prefixes: string[] = [];
+/** The budget's store rows, printed together at the end. */
+const budget: BudgetRow[] = [];
 
 function prefix(): string {
   const value = randomPrefix();
@@ -74,6 +82,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  print('');
+  print('Budget (issue 14), this run:');
+  for (const line of budgetTable(budget)) print(line);
   for (const keyPrefix of prefixes) await deleteWithPrefix(admin, keyPrefix);
   admin.disconnect();
 });
@@ -125,6 +136,15 @@ describe('Redis confirmation store', () => {
         `votes/s, ${clients} client(s): store ${storeRate}, bare SET NX + HSET ${bareRate}, ` +
           `ratio ${(storeRate / bareRate).toFixed(2)} (${votes} deciding votes, quorum 1)`,
       );
+      if (clients === 50) {
+        budget.push({
+          figure: 'store votes/s ÷ bare SET NX + HSET, 50 clients',
+          measured: `${(storeRate / bareRate).toFixed(2)} (${storeRate}/s)`,
+          floor: `${bareRate}/s (bare)`,
+          budget: '≥ 0.6',
+          met: storeRate / bareRate >= 0.6,
+        });
+      }
       await Promise.all(connections.map((redis) => redis.quit()));
     },
   );
@@ -158,6 +178,23 @@ describe('Redis confirmation store', () => {
       `memory per pending gate, ${label}: ${Math.round(total / MEMORY_SAMPLE)} bytes ` +
         `(${parts.join(', ')}; indexes amortised over ${MEMORY_SAMPLE} one-gate pauses)`,
     );
+    if (args === undefined) {
+      // The floor: each pause's input as one JSON string under one key, nothing indexed.
+      let floor = 0;
+      for (const [i, input] of inputs.entries()) {
+        const key = `${keyPrefix}floor:${i}`;
+        await redis.set(key, JSON.stringify(input));
+        floor += (await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0;
+      }
+      const perGate = Math.round(total / MEMORY_SAMPLE);
+      budget.push({
+        figure: 'Redis bytes per pending gate, typical arguments',
+        measured: `${perGate} B`,
+        floor: `${Math.round(floor / MEMORY_SAMPLE)} B (the input as one JSON string)`,
+        budget: '≤ 2,000 B',
+        met: perGate <= 2_000,
+      });
+    }
     await redis.quit();
   });
 
@@ -186,7 +223,88 @@ describe('Redis confirmation store', () => {
     print(
       `sweep ${expired} due gates: ${Math.round(ms)} ms (${rate(expired, ms)} gates/s, batches of 1,000)`,
     );
+    // The floor: the same number of due members in one sorted set, taken off in batches of 1,000.
+    const due = `${keyPrefix}floor:due`;
+    for (let i = 0; i < SWEEP_GATES; i += 1_000) {
+      const members = Array.from({ length: 1_000 }, (_, j) => [T0, `m${i + j}`]).flat();
+      await redis.zadd(due, ...members);
+    }
+    const floorMs = await timed(async () => {
+      for (;;) {
+        const batch = await redis.zrangebyscore(due, '-inf', T0 + 1_000, 'LIMIT', 0, 1_000);
+        if (batch.length === 0) break;
+        await redis.zrem(due, ...batch);
+      }
+    });
+    budget.push({
+      figure: `sweep ${SWEEP_GATES.toLocaleString('en')} due gates`,
+      measured: `${(ms / 1_000).toFixed(2)} s`,
+      floor: `${(floorMs / 1_000).toFixed(2)} s (ZRANGEBYSCORE + ZREM)`,
+      budget: '< 1 s',
+      met: ms < 1_000,
+    });
     await sweeper.close();
+    await redis.quit();
+  });
+
+  it('click latency and memory with 100,000 pending gates, next to 1,000', {
+    timeout: 600_000,
+  }, async () => {
+    const keyPrefix = prefix();
+    const redis = await connectRedis(REDIS_URL);
+    const store = new RedisConfirmationStore({ redis, keyPrefix });
+    const usedMemory = async () =>
+      Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1] ?? Number.NaN);
+    const pending = () => newPause({ policies: [policy({ expiresInMs: 3_600_000 })] });
+
+    /** Grows the pending set to `size`, then times LATENCY_VOTES deciding votes one by one. */
+    const at = async (size: number, already: number) => {
+      const before = await usedMemory();
+      await createAll(
+        store,
+        Array.from({ length: size - already }, () => pending()),
+      );
+      const bytesPerGate = ((await usedMemory()) - before) / (size - already);
+      const voters = Array.from({ length: LATENCY_VOTES }, () => pending());
+      await createAll(store, voters);
+      const latencies: number[] = [];
+      for (const input of voters) {
+        latencies.push(
+          await timed(() =>
+            store.vote({
+              pauseId: input.id,
+              callId: firstCallId(input),
+              voter: 'U1',
+              choice: 'approve',
+              now: T0 + 1,
+            }),
+          ),
+        );
+      }
+      return { bytesPerGate, latency: percentiles(latencies) };
+    };
+
+    const small = await at(SMALL_PENDING, 0);
+    const large = await at(LARGE_PENDING, SMALL_PENDING);
+    print(
+      `with ${SMALL_PENDING} / ${LARGE_PENDING} pending gates: vote p50 ${ms(small.latency.p50)} / ${ms(large.latency.p50)} ms, ` +
+        `p99 ${ms(small.latency.p99)} / ${ms(large.latency.p99)} ms; memory per gate ${Math.round(small.bytesPerGate)} / ${Math.round(large.bytesPerGate)} B`,
+    );
+    // Flat: the median within 25% (the p99 of 300 one-by-one votes is one slow reply, noise);
+    // linear: the bytes per gate within 25% of each other.
+    const flat = large.latency.p50 <= 1.25 * small.latency.p50;
+    const linear = Math.abs(large.bytesPerGate - small.bytesPerGate) <= 0.25 * small.bytesPerGate;
+    budget.push({
+      figure: `${LARGE_PENDING.toLocaleString('en')} pending gates: vote latency p50 / p99, memory per gate`,
+      measured: `${ms(large.latency.p50)} / ${ms(large.latency.p99)} ms, ${Math.round(large.bytesPerGate)} B`,
+      floor: `${ms(small.latency.p50)} / ${ms(small.latency.p99)} ms, ${Math.round(small.bytesPerGate)} B (${SMALL_PENDING.toLocaleString('en')} pending)`,
+      budget: 'flat latency, linear memory',
+      met: flat && linear,
+    });
+    // Hundreds of thousands of keys: deleted here in batches (one UNLINK each) rather than one
+    // command per key at the end, which would outlast the command timeout.
+    const keys = await keysWithPrefix(redis, keyPrefix);
+    for (let i = 0; i < keys.length; i += 1_000) await redis.unlink(...keys.slice(i, i + 1_000));
     await redis.quit();
   });
 });

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the Redis store's tests against a throwaway 3-master Redis Cluster: starts it on free
-# loopback ports (node configs in a temporary directory), waits for cluster_state:ok, runs the
-# tests with REDIS_CLUSTER_NODES set, and tears everything down, also on failure or Ctrl-C.
+# Runs the Redis store's tests and the app's end-to-end cluster test (approve → resume) against a
+# throwaway 3-master Redis Cluster: starts it on free loopback ports (node configs in a temporary
+# directory), waits for cluster_state:ok, runs the tests with REDIS_CLUSTER_NODES set, and tears
+# everything down, also on failure or Ctrl-C.
 # Needs redis-server and redis-cli (Redis 7). Extra arguments go to vitest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,4 +63,5 @@ done
 
 echo "Redis Cluster ready: ${nodes[*]}"
 REDIS_CLUSTER_NODES="$(IFS=,; echo "${nodes[*]}")" npx vitest run \
-  --project integration test/approvals/store/redis-store.integration.test.ts test/approvals/store/sweeper.integration.test.ts "$@"
+  --project integration test/approvals/store/redis-store.integration.test.ts \
+  test/approvals/store/sweeper.integration.test.ts test/e2e/redis-cluster.test.ts "$@"

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { WebClientEvent } from '@slack/web-api';
 import { AdkClient } from './adk/client.js';
 import { apiRoutes, DEFAULT_ADK_TARGET } from './api/routes.js';
 import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
@@ -13,14 +14,20 @@ import {
   SlackApproverDirectory,
 } from './approvals/policy.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
-import { connectRedis } from './approvals/store/redis-connection.js';
+import {
+  connectRedis,
+  connectRedisCluster,
+  redactUrl,
+} from './approvals/store/redis-connection.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
 import type { Config } from './config.js';
+import { newCorrelationId, withCorrelation } from './correlation.js';
 import { registerListeners } from './listeners/index.js';
 import type { LineLogger } from './log.js';
+import { PrometheusMetrics } from './prometheus-metrics.js';
 import { createSlackApp, type ReadinessCheck, type SlackTransport } from './slack/bolt-app.js';
 import { WebApiSlackPort } from './slack/web-api-port.js';
 import { ApprovalWorkflow, type ExternalDeps } from './workflow/approval-workflow.js';
@@ -35,7 +42,7 @@ export interface AppTargets {
 }
 
 export interface RunningApp {
-  /** The HTTP port: `/slack/events` (over HTTP), `/healthz`, `/readyz`. */
+  /** The HTTP port: `/slack/events` (over HTTP), `/healthz`, `/readyz`, `/metrics`. */
   port: number;
   /** Stops taking work, finishes or hands back what is in flight, closes connections. */
   stop(): Promise<void>;
@@ -54,6 +61,7 @@ export async function startApp(
   log: LineLogger,
 ): Promise<RunningApp> {
   const clock = systemClock;
+  const metrics = new PrometheusMetrics();
   // The policy first: a mistake in it stops the start before anything is connected.
   const policy = await loadPolicy(config, log);
   const apiKeys = await loadApiKeys(config, log);
@@ -63,6 +71,7 @@ export async function startApp(
     baseUrl: targets.adkBaseUrl,
     ...(config.adk.token === undefined ? {} : { token: config.adk.token }),
     runTimeoutMs: config.adk.runTimeoutMs,
+    metrics,
   });
 
   let workflowRef: ApprovalWorkflow | undefined;
@@ -84,8 +93,15 @@ export async function startApp(
             log: log.child('api'),
           },
     ),
+    metrics: () => metrics.exposition(),
   });
-  const slack = new WebApiSlackPort(slackApp.app.client);
+  slackApp.app.client.on(
+    WebClientEvent.RATE_LIMITED,
+    (seconds: number, { url }: { url: string }) => {
+      metrics.rateLimited(url.slice(url.lastIndexOf('/') + 1), seconds);
+    },
+  );
+  const slack = new WebApiSlackPort(slackApp.app.client, metrics);
   const directory = new SlackApproverDirectory(slackApp.app.client);
 
   const workflow = new ApprovalWorkflow({
@@ -99,6 +115,7 @@ export async function startApp(
     ...(apiKeys === undefined
       ? {}
       : { external: externalDeps(config, targets, adk, apiKeys, signals) }),
+    metrics,
     options: {
       defaultApp: config.adk.defaultApp,
       owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
@@ -109,15 +126,17 @@ export async function startApp(
     },
   });
   workflowRef = workflow;
-  registerListeners(slackApp.app, { workflow, slack, log: log.child('listeners') });
+  registerListeners(slackApp.app, { workflow, slack, log: log.child('listeners'), metrics });
 
   const port = await slackApp.start();
   const sweeper = startSweeper({
     store,
     intervalMs: config.sweepIntervalMs,
     now: clock,
-    onExpired: (gates) => workflow.onExpired(gates),
-    onResumeDue: (pauseIds) => workflow.onResumeDue(pauseIds),
+    // A sweep is work nobody clicked: it gets a correlation id of its own.
+    onExpired: (gates) => withCorrelation(newCorrelationId(), () => workflow.onExpired(gates)),
+    onResumeDue: (pauseIds) =>
+      withCorrelation(newCorrelationId(), () => workflow.onResumeDue(pauseIds)),
     log: log.child('sweeper'),
   });
   log.info('app started', { port, transport: targets.slack.mode, adk: targets.adkBaseUrl });
@@ -147,11 +166,20 @@ async function openStore(
 ): Promise<{ store: ConfirmationStore; signals: PauseSignals }> {
   if (config.redis === undefined) {
     log.warn(
-      'REDIS_URL is not set: using the in-process store. It is single-instance and loses every pending approval on restart; set REDIS_URL for anything but a trial.',
+      'REDIS_URL and REDIS_CLUSTER_NODES are not set: using the in-process store. It is single-instance and loses every pending approval on restart; set one of them for anything but a trial.',
     );
     return { store: new MemoryConfirmationStore(), signals: new LocalPauseSignals() };
   }
-  const redis = await connectRedis(config.redis.url);
+  const redis =
+    config.redis.kind === 'cluster'
+      ? await connectRedisCluster(config.redis.cluster.nodes, config.redis.cluster)
+      : await connectRedis(config.redis.url);
+  log.info(config.redis.kind === 'cluster' ? 'store: Redis Cluster' : 'store: Redis', {
+    nodes:
+      config.redis.kind === 'cluster'
+        ? config.redis.cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(',')
+        : redactUrl(config.redis.url),
+  });
   const store = new RedisConfirmationStore({
     redis,
     keyPrefix: config.redis.keyPrefix,

@@ -10,6 +10,8 @@ import { z } from 'zod';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** An unset variable and an empty one mean the same: `FOO=` in a .env file is "not set". */
 const optionalString = z
@@ -28,6 +30,90 @@ const httpUrl = (what: string) =>
 const redisUrl = optionalString.pipe(
   z.url({ protocol: /^rediss?$/, error: 'expected a redis:// or rediss:// URL' }).optional(),
 );
+
+/**
+ * `host:port,host:port` or `redis[s]://[user:password@]host:port,…`: the seed nodes of a Redis
+ * Cluster. TLS (`rediss://`) and credentials come from the URL form and apply to every node (a
+ * cluster has one password), so the nodes must agree on them.
+ */
+const clusterNodes = optionalString.transform(
+  (value, ctx): RedisClusterConfig['cluster'] | undefined => {
+    if (value === undefined) return undefined;
+    const entries = value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
+    const parsed = entries.map((entry) => parseClusterNode(entry));
+    const bad = parsed.indexOf(undefined);
+    if (bad !== -1 || parsed.length === 0) {
+      // The entry is named by position, not quoted: it may hold a password.
+      const which = parsed.length === 0 ? 'no node given' : `entry ${bad + 1} is neither`;
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected host:port or redis[s]://[user:password@]host:port, comma-separated; ${which}`,
+      });
+      return z.NEVER;
+    }
+    const nodes = parsed.filter((node) => node !== undefined);
+    const first = nodes[0];
+    if (first === undefined) return z.NEVER;
+    const disagree = nodes.some(
+      (node) =>
+        node.tls !== first.tls ||
+        node.username !== first.username ||
+        node.password !== first.password,
+    );
+    if (disagree) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'every node must use the same scheme (redis:// or rediss://) and credentials',
+      });
+      return z.NEVER;
+    }
+    return {
+      nodes: nodes.map(({ host, port }) => ({ host, port })),
+      tls: first.tls,
+      username: first.username,
+      password: first.password,
+    };
+  },
+);
+
+interface ParsedClusterNode {
+  host: string;
+  port: number;
+  tls: boolean;
+  username: string | undefined;
+  password: string | undefined;
+}
+
+function parseClusterNode(entry: string): ParsedClusterNode | undefined {
+  const bare = /^([^:/@\s]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(entry);
+  if (bare?.[1] && bare[2]) {
+    return {
+      host: bare[1].replace(/^\[|\]$/g, ''),
+      port: Number(bare[2]),
+      tls: false,
+      username: undefined,
+      password: undefined,
+    };
+  }
+  if (!/^rediss?:\/\//.test(entry)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return undefined;
+  }
+  if (url.hostname === '' || url.port === '') return undefined;
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port),
+    tls: url.protocol === 'rediss:',
+    username: url.username === '' ? undefined : decodeURIComponent(url.username),
+    password: url.password === '' ? undefined : decodeURIComponent(url.password),
+  };
+}
 
 const wholeNumber = (what: string, fallback: number, range: { min: number; max: number }) =>
   optionalString.pipe(
@@ -84,6 +170,7 @@ const environmentSchema = z
     PORT: wholeNumber('a port number', 3000, { min: 0, max: 65535 }),
     SANDBOX_PORT: wholeNumber('a port number', 3001, { min: 0, max: 65535 }),
     REDIS_URL: redisUrl,
+    REDIS_CLUSTER_NODES: clusterNodes,
     REDIS_KEY_PREFIX: optionalString.pipe(z.string().default('adk-approvals:')),
     ADK_BASE_URL: httpUrl('such as http://127.0.0.1:8000'),
     ADK_APP: optionalString,
@@ -99,6 +186,18 @@ const environmentSchema = z
     LOG_LEVEL: optionalString.pipe(
       z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
+    LOG_FORMAT: optionalString.pipe(
+      z.enum(LOG_FORMATS, { error: `expected one of ${LOG_FORMATS.join(', ')}` }).default('text'),
+    ),
+  })
+  .superRefine((env, ctx) => {
+    if (env.REDIS_URL !== undefined && env.REDIS_CLUSTER_NODES !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['REDIS_CLUSTER_NODES'],
+        message: 'set either REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster), not both',
+      });
+    }
   })
   .transform((env, ctx) => ({ ...env, slack: slackConfig(env, ctx) }));
 
@@ -116,13 +215,34 @@ export type SlackConfig =
   /** No workspace: the local Slack sandbox stands in for Slack. */
   | { mode: 'sandbox' };
 
+/** One Redis server (`REDIS_URL`). */
+export interface RedisServerConfig {
+  kind: 'server';
+  url: string;
+  keyPrefix: string;
+}
+
+/** A Redis Cluster reached through its seed nodes (`REDIS_CLUSTER_NODES`). */
+export interface RedisClusterConfig {
+  kind: 'cluster';
+  cluster: {
+    nodes: Array<{ host: string; port: number }>;
+    tls: boolean;
+    username: string | undefined;
+    password: string | undefined;
+  };
+  keyPrefix: string;
+}
+
+export type RedisConfig = RedisServerConfig | RedisClusterConfig;
+
 export interface Config {
   slack: SlackConfig;
   port: number;
   /** Where the local Slack sandbox listens, when it runs (no SLACK_BOT_TOKEN). */
   sandboxPort: number;
   /** Absent: the in-process store (single instance, lost on restart). */
-  redis: { url: string; keyPrefix: string } | undefined;
+  redis: RedisConfig | undefined;
   /** Absent base URL: the demo ADK server is started on loopback. */
   adk: {
     baseUrl: string | undefined;
@@ -143,6 +263,8 @@ export interface Config {
   adkTargets: Record<string, string>;
   sweepIntervalMs: number;
   logLevel: LogLevel;
+  /** `text` lines for people, or `json` lines for a log collector. */
+  logFormat: LogFormat;
 }
 
 export type ResumableSetting = 'auto' | 'true' | 'false';
@@ -200,7 +322,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     slack: e.slack,
     port: e.PORT,
     sandboxPort: e.SANDBOX_PORT,
-    redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
+    redis: redisConfig(e.REDIS_URL, e.REDIS_CLUSTER_NODES, e.REDIS_KEY_PREFIX),
     adk: {
       baseUrl: e.ADK_BASE_URL,
       defaultApp: e.ADK_APP,
@@ -213,7 +335,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     adkTargets: e.ADK_TARGETS ?? {},
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
   };
+}
+
+function redisConfig(
+  url: string | undefined,
+  cluster: RedisClusterConfig['cluster'] | undefined,
+  keyPrefix: string,
+): RedisConfig | undefined {
+  if (cluster !== undefined) return { kind: 'cluster', cluster, keyPrefix };
+  if (url !== undefined) return { kind: 'server', url, keyPrefix };
+  return undefined;
 }
 
 type SlackVariables = Partial<

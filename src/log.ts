@@ -1,9 +1,13 @@
 import { format } from 'node:util';
 import { type Logger as BoltLogger, LogLevel } from '@slack/bolt';
-import type { LogLevel as ConfiguredLevel } from './config.js';
+import type { LogLevel as ConfiguredLevel, LogFormat } from './config.js';
+import { correlationId } from './correlation.js';
 
 /**
- * One line per entry: time, level, component, message, then `key=value` fields.
+ * One line per entry. `text` (the default): time, level, component, message, then `key=value`
+ * fields. `json` (LOG_FORMAT=json): one JSON object per line, `time`, `level`, `logger`, `msg`,
+ * `correlationId` and the fields as keys, for log collectors. Either way the correlation id of
+ * the click or run being handled is added (see correlation.ts).
  * Tool arguments and payloads are only ever passed at debug level: they may hold secrets.
  */
 export type Fields = Record<string, string | number | boolean | undefined | null>;
@@ -27,6 +31,7 @@ const stderrSink: Sink = (line) => {
 /** Shared by a logger and its children, so that `setLevel` on any of them applies to all. */
 interface LevelHolder {
   level: ConfiguredLevel;
+  format: LogFormat;
 }
 
 export class LineLogger implements Log, BoltLogger {
@@ -69,8 +74,22 @@ export class LineLogger implements Log, BoltLogger {
     const [first, second, ...rest] = args;
     const fields = rest.length === 0 && isFields(second) ? second : undefined;
     const message = fields ? String(first) : format(...args);
-    const tail = fields ? formatFields(fields) : '';
-    const line = `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} [${this.name}] ${message}${tail}`;
+    const id = correlationId();
+    const time = new Date().toISOString();
+    if (this.holder.format === 'json') {
+      const entry = {
+        ...fields,
+        time,
+        level,
+        logger: this.name,
+        msg: message,
+        ...(id === undefined ? {} : { correlationId: id }),
+      };
+      this.sink(JSON.stringify(entry), level);
+      return;
+    }
+    const tail = (fields ? formatFields(fields) : '') + (id === undefined ? '' : ` ref=${id}`);
+    const line = `${time} ${level.toUpperCase().padEnd(5)} [${this.name}] ${message}${tail}`;
     this.sink(line, level);
   }
 }
@@ -79,8 +98,9 @@ export function createLog(
   level: ConfiguredLevel,
   name = 'app',
   sink: Sink = stderrSink,
+  format: LogFormat = 'text',
 ): LineLogger {
-  return new LineLogger({ level }, name, sink);
+  return new LineLogger({ level, format }, name, sink);
 }
 
 function toBoltLevel(level: ConfiguredLevel): LogLevel {

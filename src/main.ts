@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
-  const log = createLog(config.logLevel);
+  const log = createLog(config.logLevel, 'app', undefined, config.logFormat);
   logConfigSource(log, envFile);
   const app = await startApp(config, { adkBaseUrl, slack }, log);
   stopOnSignals(app, log);

@@ -65,12 +65,55 @@ describe('loadConfig', () => {
       PORT: '0',
       LOG_LEVEL: 'debug',
     });
-    expect(config.redis).toEqual({ url: 'redis://127.0.0.1:6379/2', keyPrefix: 'x:' });
+    expect(config.redis).toEqual({
+      kind: 'server',
+      url: 'redis://127.0.0.1:6379/2',
+      keyPrefix: 'x:',
+    });
     expect(config.adk.baseUrl).toBe('http://127.0.0.1:8000');
     expect(config.adk.defaultApp).toBe('ops');
     expect(config.adk.resumable).toBe('true');
     expect(config.port).toBe(0);
     expect(config.logLevel).toBe('debug');
+    expect(config.logFormat).toBe('text');
+    expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+  });
+
+  it('selects a Redis Cluster by its seed nodes, with TLS and credentials from the URL form', () => {
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, 10.0.0.2:7001' }).redis).toEqual({
+      kind: 'cluster',
+      cluster: {
+        nodes: [
+          { host: '10.0.0.1', port: 7000 },
+          { host: '10.0.0.2', port: 7001 },
+        ],
+        tls: false,
+        username: undefined,
+        password: undefined,
+      },
+      keyPrefix: 'adk-approvals:',
+    });
+    const secure = loadConfig({
+      REDIS_CLUSTER_NODES:
+        'rediss://app:s%40cret@a.example:6380,rediss://app:s%40cret@b.example:6380',
+    }).redis;
+    expect(secure).toMatchObject({
+      kind: 'cluster',
+      cluster: { tls: true, username: 'app', password: 's@cret' },
+    });
+  });
+
+  it('refuses cluster nodes it cannot read, mixed schemes, and a cluster beside REDIS_URL', () => {
+    const garbled = configError({ REDIS_CLUSTER_NODES: 'a:1,redis://user:hunter2@b' });
+    expect(garbled).toContain('REDIS_CLUSTER_NODES: expected host:port');
+    expect(garbled).toContain('entry 2 is neither');
+    expect(garbled).not.toContain('hunter2');
+    expect(configError({ REDIS_CLUSTER_NODES: 'redis://a:1,rediss://b:2' })).toContain(
+      'REDIS_CLUSTER_NODES: every node must use the same scheme',
+    );
+    expect(
+      configError({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: 'a:1' }),
+    ).toContain('REDIS_CLUSTER_NODES: set either REDIS_URL');
   });
 
   it('names the variable and what it expected', () => {
@@ -81,6 +124,7 @@ describe('loadConfig', () => {
       'ADK_BASE_URL: expected an http(s) URL',
     );
     expect(configError({ LOG_LEVEL: 'loud' })).toContain('LOG_LEVEL: expected one of debug, info');
+    expect(configError({ LOG_FORMAT: 'xml' })).toContain('LOG_FORMAT: expected one of text, json');
     expect(configError({ ADK_RESUMABLE: 'maybe' })).toContain(
       'ADK_RESUMABLE: expected auto, true or false',
     );

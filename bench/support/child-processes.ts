@@ -76,7 +76,11 @@ export async function startChild(
   const child = fork(`${COMPILED}${name}.js`, [], {
     cwd: ROOT,
     // Not vitest's flags (`--conditions development` would load packages' development builds).
-    execArgv: [],
+    // BENCH_CPU_PROF=<dir>: the app processes write V8 CPU profiles there (`node --cpu-prof`).
+    execArgv:
+      name === 'app' && process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF]
+        : [],
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type JsonObject, parseJsonText } from '../json.js';
+import { type Metrics, noMetrics, secondsSince } from '../metrics.js';
 import { CallScope } from './call-scope.js';
 import { AdkError, truncateServerMessage } from './errors.js';
 import { readSseFrames, type SseFrame } from './sse.js';
@@ -27,6 +28,8 @@ export interface AdkClientOptions {
   idleTimeoutMs?: number;
   /** The largest SSE frame accepted, in characters. Default 16 MiB. */
   maxFrameSize?: number;
+  /** Told the latency and outcome of every call (runs: until the stream starts). */
+  metrics?: Metrics;
 }
 
 export interface CallOptions {
@@ -71,6 +74,7 @@ export class AdkClient {
   private readonly runTimeoutMs: number;
   private readonly idleTimeoutMs: number;
   private readonly maxFrameSize: number | undefined;
+  private readonly metrics: Metrics;
 
   constructor(options: AdkClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -80,10 +84,11 @@ export class AdkClient {
     this.runTimeoutMs = options.runTimeoutMs ?? 300_000;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
     this.maxFrameSize = options.maxFrameSize;
+    this.metrics = options.metrics ?? noMetrics;
   }
 
   async listApps(options: CallOptions = {}): Promise<string[]> {
-    const json = await this.requestJson('GET', '/list-apps', undefined, options);
+    const json = await this.requestJson('list_apps', 'GET', '/list-apps', undefined, options);
     const apps = listAppsSchema.safeParse(json);
     if (!apps.success)
       throw new AdkError('protocol', 'GET /list-apps did not return a list of names');
@@ -100,7 +105,13 @@ export class AdkClient {
       options.sessionId === undefined
         ? `${sessionsPath(appName, userId)}`
         : `${sessionsPath(appName, userId)}/${encodeURIComponent(options.sessionId)}`;
-    const json = await this.requestJson('POST', path, { state: options.state ?? {} }, options);
+    const json = await this.requestJson(
+      'create_session',
+      'POST',
+      path,
+      { state: options.state ?? {} },
+      options,
+    );
     return this.session(json, `POST ${path}`);
   }
 
@@ -111,7 +122,7 @@ export class AdkClient {
     options: CallOptions = {},
   ): Promise<AdkSession> {
     const path = `${sessionsPath(appName, userId)}/${encodeURIComponent(sessionId)}`;
-    const json = await this.requestJson('GET', path, undefined, options);
+    const json = await this.requestJson('get_session', 'GET', path, undefined, options);
     return this.session(json, `GET ${path}`);
   }
 
@@ -126,8 +137,12 @@ export class AdkClient {
     try {
       scope.limit(this.runTimeoutMs, `took longer than ${this.runTimeoutMs} ms`);
       const idle = scope.limit(this.idleTimeoutMs, `sent nothing for ${this.idleTimeoutMs} ms`);
-      const response = await this.send('POST', '/run_sse', runBody(request), scope);
-      if (!response.ok) throw await httpError(response, 'POST /run_sse', scope);
+      const started = performance.now();
+      const response = await this.measured('run_sse', started, async () => {
+        const answer = await this.send('POST', '/run_sse', runBody(request), scope);
+        if (!answer.ok) throw await httpError(answer, 'POST /run_sse', scope);
+        return answer;
+      });
       const type = response.headers.get('content-type') ?? '';
       if (!type.startsWith('text/event-stream')) {
         throw new AdkError(
@@ -166,7 +181,21 @@ export class AdkClient {
     return session.data;
   }
 
+  /** Reports the call's latency, and its error reason when it throws. */
+  private async measured<T>(metric: string, started: number, call: () => Promise<T>): Promise<T> {
+    try {
+      const result = await call();
+      this.metrics.externalCall('adk', metric, secondsSince(started), undefined);
+      return result;
+    } catch (error) {
+      const reason = error instanceof AdkError ? error.reason : 'network';
+      this.metrics.externalCall('adk', metric, secondsSince(started), reason);
+      throw error;
+    }
+  }
+
   private async requestJson(
+    metric: string,
     method: 'GET' | 'POST',
     path: string,
     body: JsonObject | undefined,
@@ -176,11 +205,13 @@ export class AdkClient {
     const scope = new CallScope(`ADK request ${what}`, options.signal);
     try {
       scope.limit(this.requestTimeoutMs, `took longer than ${this.requestTimeoutMs} ms`);
-      const response = await this.send(method, path, body, scope);
-      if (!response.ok) throw await httpError(response, what, scope);
-      const json = parseJsonText(await response.text());
-      if (!json.ok) throw new AdkError('protocol', `${what} did not return JSON`);
-      return json.value;
+      return await this.measured(metric, performance.now(), async () => {
+        const response = await this.send(method, path, body, scope);
+        if (!response.ok) throw await httpError(response, what, scope);
+        const json = parseJsonText(await response.text());
+        if (!json.ok) throw new AdkError('protocol', `${what} did not return JSON`);
+        return json.value;
+      });
     } catch (error) {
       throw scope.toError(error);
     } finally {

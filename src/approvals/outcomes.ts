@@ -23,7 +23,7 @@ export type Refusal =
   /** Slack could not tell who may approve (a user group or channel lookup failed): fail closed. */
   | { kind: 'permission_check_failed' }
   /** The app could not record the decision (Redis unreachable, …): nothing changed. */
-  | { kind: 'decision_failed' }
+  | { kind: 'decision_failed'; reference?: string | undefined }
   /** The run could not start its thread in this channel; `code` is Slack's error. */
   | { kind: 'cannot_post_here'; code: string };
 

@@ -13,7 +13,7 @@ import { startStack } from './local-stack.js';
  */
 async function start(): Promise<void> {
   const { config, envFile } = loadConfigOrExit(process.env);
-  const log = createLog(config.logLevel);
+  const log = createLog(config.logLevel, 'app', undefined, config.logFormat);
   logConfigSource(log, envFile);
   const stack = await startStack(config, log);
   if (stack.sandboxUrl !== undefined) {

@@ -1,5 +1,7 @@
 import type { App } from '@slack/bolt';
+import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
+import { secondsSince } from '../metrics.js';
 import {
   ACTION_IDS,
   type ActionId,
@@ -111,12 +113,15 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
 
 function onAction(
   app: App,
-  { log }: ListenerDeps,
+  { log, metrics }: ListenerDeps,
   actionId: ActionId,
   handle: (context: ActionContext) => Promise<void>,
 ): void {
-  app.action(actionId, async ({ ack, body, respond }) => {
+  app.action(actionId, async ({ ack, body, respond, context: bolt }) => {
     await ack();
+    // Stamped by the receiver (bolt-app.ts) when the request arrived.
+    const { receivedAt } = bolt;
+    if (typeof receivedAt === 'number') metrics.clickToAck(secondsSince(receivedAt));
     const reply = privateReply(respond, log);
     const parsed = blockActionSchema.safeParse(body);
     const action = parsed.success ? parsed.data.actions[0] : undefined;
@@ -137,7 +142,7 @@ function onAction(
       });
     } catch (error) {
       log.error('handling a click failed', { actionId, user: user.id, error: errorMessage(error) });
-      await reply(renderRefusal({ kind: 'decision_failed' }));
+      await reply(renderRefusal({ kind: 'decision_failed', reference: correlationId() }));
     }
   });
 }

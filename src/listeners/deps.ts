@@ -1,4 +1,5 @@
 import type { Log } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import type { SlackPort } from '../slack/port.js';
 import type { ApprovalWorkflow } from '../workflow/approval-workflow.js';
 
@@ -7,4 +8,5 @@ export interface ListenerDeps {
   workflow: ApprovalWorkflow;
   slack: SlackPort;
   log: Log;
+  metrics: Metrics;
 }

@@ -1,4 +1,5 @@
 import type { App, ViewResponseAction } from '@slack/bolt';
+import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import { CALLBACK_IDS } from '../slack/action-ids.js';
 import { parseInputSubmission } from '../slack/input-modal.js';
@@ -137,7 +138,10 @@ function onSubmission<M extends { channelId?: string | undefined }>(
         error: errorMessage(error),
       });
       await ack().catch(() => {});
-      await report({ kind: 'refused', refusal: { kind: 'decision_failed' } });
+      await report({
+        kind: 'refused',
+        refusal: { kind: 'decision_failed', reference: correlationId() },
+      });
     }
   });
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import { newCorrelationId, withCorrelation } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { LineLogger } from '../log.js';
 
@@ -20,7 +21,15 @@ export interface SlackAppOptions {
   routes?: CustomRoute[];
   /** Longest a readiness check may take before it counts as failed. Default 2 s. */
   readinessTimeoutMs?: number;
+  /** What `GET /metrics` answers (Prometheus text). Absent: no such route. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
+
+/**
+ * Stamped on every request Bolt passes to a listener (as `context.receivedAt`), right after the
+ * receiver has read and verified it: where the ack latency starts.
+ */
+export const stampArrival = () => ({ receivedAt: performance.now() });
 
 export interface SlackApp {
   app: App;
@@ -32,7 +41,7 @@ export interface SlackApp {
 /**
  * Bolt with the transport the configuration asks for: the HTTP receiver at `/slack/events`
  * (signature-verified), or Socket Mode with the app-level token. Either way `/healthz` and
- * `/readyz` answer on `port`. The Web API client retries for seconds, not Slack's default half
+ * `/readyz` (and `/metrics` when given) answer on `port`. The Web API client retries for seconds, not Slack's default half
  * hour: a decision should fail visibly rather than hang.
  */
 export function createSlackApp(options: SlackAppOptions): SlackApp {
@@ -48,10 +57,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     const receiver = new SocketModeReceiver({
       appToken: transport.appToken,
       customRoutes,
+      customPropertiesExtractor: stampArrival,
       installerOptions: { port: options.port },
       logger: boltLog,
     });
     const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
+    correlatePerRequest(app);
     return {
       app,
       async start() {
@@ -66,9 +77,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     signingSecret: transport.signingSecret,
     endpoints: '/slack/events',
     customRoutes,
+    customPropertiesExtractor: stampArrival,
     logger: boltLog,
   });
   const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
+  correlatePerRequest(app);
   return {
     app,
     async start() {
@@ -80,9 +93,35 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   };
 }
 
+/** Each command, click or submission gets a correlation id, carried into everything it starts. */
+function correlatePerRequest(app: App): void {
+  app.use(({ next }) => withCorrelation(newCorrelationId(), next));
+}
+
 function healthRoutes(options: SlackAppOptions): CustomRoute[] {
   const timeoutMs = options.readinessTimeoutMs ?? 2_000;
+  const { metrics } = options;
+  const metricsRoute: CustomRoute[] =
+    metrics === undefined
+      ? []
+      : [
+          {
+            path: '/metrics',
+            method: ['GET'],
+            handler: async (_req: IncomingMessage, res: ServerResponse) => {
+              try {
+                const { contentType, body } = await metrics();
+                res.writeHead(200, { 'content-type': contentType });
+                res.end(body);
+              } catch (error) {
+                options.log.error('collecting metrics failed', { error: errorMessage(error) });
+                sendJson(res, 500, { error: 'collecting metrics failed' });
+              }
+            },
+          },
+        ];
   return [
+    ...metricsRoute,
     {
       path: '/healthz',
       method: ['GET'],

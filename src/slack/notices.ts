@@ -68,12 +68,17 @@ function line(refusal: Refusal): string {
     case 'permission_check_failed':
       return 'Could not check whether you may approve this (Slack did not answer). Nothing changed; try again in a moment.';
     case 'decision_failed':
-      return 'Something went wrong and your decision was not recorded. Nothing changed; try again in a moment.';
+      return `Something went wrong and your decision was not recorded. Nothing changed; try again in a moment.${referenceOf(refusal.reference)}`;
     case 'cannot_post_here':
       return refusal.code === 'not_in_channel' || refusal.code === 'channel_not_found'
         ? 'I cannot post in this channel. Invite me first (`/invite @adk-approvals`), then run the command again.'
         : `I could not start the run here: Slack answered ${inlineCode(refusal.code, 60)}.`;
   }
+}
+
+/** The correlation id of what failed, for whoever reads the logs. */
+export function referenceOf(reference: string | undefined): string {
+  return reference === undefined ? '' : ` (Reference ${inlineCode(reference, 40)}.)`;
 }
 
 export function renderRefusal(refusal: Refusal): SlackMessage {

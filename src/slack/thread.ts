@@ -14,6 +14,7 @@ import {
 } from './escape.js';
 import { decisionText, listWithin, stateBadge, toolName } from './gate-lines.js';
 import { channelMention, permalinkTo, userMention } from './mentions.js';
+import { referenceOf } from './notices.js';
 
 /**
  * The messages of a run's thread: who asked what, the agent's reply, which tools ran, what went
@@ -177,17 +178,18 @@ function runErrorLine(error: RunError): string {
   }
 }
 
-export function renderRunError(error: RunError): SlackMessage {
-  return messageOf(runErrorLine(error));
+/** `reference`: the correlation id of the run, to find its log lines. */
+export function renderRunError(error: RunError, reference?: string): SlackMessage {
+  return messageOf(`${runErrorLine(error)}${referenceOf(reference)}`);
 }
 
 /**
  * The decisions are recorded but could not be delivered to the agent: said in the thread, next
  * to the Retry button on the card.
  */
-export function renderResumeFailed(error: RunError): SlackMessage {
+export function renderResumeFailed(error: RunError, reference?: string): SlackMessage {
   return messageOf(
-    `${runErrorLine(error)}\nThe decisions are kept, but the agent has not received them yet. Press *Retry* on the card to send them again.`,
+    `${runErrorLine(error)}\nThe decisions are kept, but the agent has not received them yet. Press *Retry* on the card to send them again.${referenceOf(reference)}`,
   );
 }
 

@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { errorMessage } from '../error-message.js';
+import { type Metrics, noMetrics, secondsSince } from '../metrics.js';
 import type { SlackMessage } from './block-kit.js';
 import { SlackCallError, type SlackPort } from './port.js';
 
@@ -15,7 +16,10 @@ const platformErrorSchema = z.object({ data: z.object({ error: z.string() }) });
  * Link and media unfurls stay off: cards carry untrusted text.
  */
 export class WebApiSlackPort implements SlackPort {
-  constructor(private readonly client: WebClient) {}
+  constructor(
+    private readonly client: WebClient,
+    private readonly metrics: Metrics = noMetrics,
+  ) {}
 
   async postMessage(input: SlackMessage & { channel: string; threadTs?: string }) {
     const response = await this.call('chat.postMessage', () =>
@@ -74,12 +78,20 @@ export class WebApiSlackPort implements SlackPort {
   }
 
   private async call<T>(method: string, request: () => Promise<T>): Promise<T> {
+    const started = performance.now();
     try {
-      return await request();
+      const response = await request();
+      this.metrics.externalCall('slack', method, secondsSince(started), undefined);
+      return response;
     } catch (error) {
       const platform = platformErrorSchema.safeParse(error);
-      const code = platform.success ? platform.data.data.error : errorMessage(error);
-      throw new SlackCallError(method, code, { cause: error });
+      // Slack's codes are a fixed vocabulary; anything else (network, timeout) is one code, so
+      // that an error text never becomes a metric label or reaches a person verbatim.
+      const code = platform.success ? platform.data.data.error : 'request_failed';
+      this.metrics.externalCall('slack', method, secondsSince(started), code);
+      throw new SlackCallError(method, platform.success ? code : errorMessage(error), {
+        cause: error,
+      });
     }
   }
 }

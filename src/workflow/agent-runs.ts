@@ -2,6 +2,7 @@ import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Clock } from '../approvals/clock.js';
 import { canRouteCards, type Policy } from '../approvals/policy.js';
+import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import { renderRefusal } from '../slack/notices.js';
@@ -57,7 +58,7 @@ export class AgentRuns {
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not list ADK apps', { reason: error.reason, error: error.message });
-      await reply(renderRunError(runErrorOf(error)));
+      await reply(renderRunError(runErrorOf(error), correlationId()));
       return;
     }
     const command = parseAgentCommand(unescapeSlackText(input.text), apps, this.deps.defaultApp);
@@ -99,7 +100,7 @@ export class AgentRuns {
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not create an ADK session', { app: command.app, error: error.message });
-      await threads.post(thread, renderRunError(runErrorOf(error)));
+      await threads.post(thread, renderRunError(runErrorOf(error), correlationId()));
       return;
     }
 
@@ -120,7 +121,7 @@ export class AgentRuns {
       newMessage: { role: 'user', parts: [{ text: command.prompt }] },
     });
     if (outcome.kind === 'failed') {
-      await threads.post(thread, renderRunError(runErrorOf(outcome.error)));
+      await threads.post(thread, renderRunError(runErrorOf(outcome.error), correlationId()));
     }
   }
 

@@ -4,8 +4,10 @@ import type { Clock } from '../approvals/clock.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
+import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import { type Metrics, noMetrics } from '../metrics.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import type { SlackPort } from '../slack/port.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
@@ -47,6 +49,8 @@ export interface WorkflowDeps {
   policy: () => Policy;
   clock: Clock;
   log: Log;
+  /** Where latencies and outcomes are reported. Default: nowhere. */
+  metrics?: Metrics;
   options: ResumerOptions & {
     defaultApp: string | undefined;
     /**
@@ -80,12 +84,17 @@ export class ApprovalWorkflow {
   private readonly store: ConfirmationStore;
   private readonly clock: Clock;
   private readonly log: Log;
+  private readonly metrics: Metrics;
+  /** When the click being decided on a pause arrived (`performance.now()`), for click → resume. */
+  private readonly clickedAt = new Map<string, number>();
 
   constructor(deps: WorkflowDeps) {
     const { store, slack, clock, options } = deps;
     this.store = store;
     this.clock = clock;
     this.log = deps.log;
+    const metrics = deps.metrics ?? noMetrics;
+    this.metrics = metrics;
     const log = deps.log;
     this.decisions = new KeyedWorkQueue(log.child('decisions'), {
       concurrency: options.decisionConcurrency ?? 4,
@@ -102,6 +111,7 @@ export class ApprovalWorkflow {
       policy: deps.policy,
       clock,
       log: log.child('pauses'),
+      metrics,
     });
     const streamer = new RunStreamer({
       adk: deps.adk,
@@ -116,6 +126,7 @@ export class ApprovalWorkflow {
       policy: deps.policy,
       clock,
       log: log.child('decide'),
+      metrics,
       onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
     });
     this.resumer = new Resumer({
@@ -126,6 +137,7 @@ export class ApprovalWorkflow {
       threads,
       clock,
       log: log.child('resume'),
+      metrics,
       options,
     });
     const external = deps.external;
@@ -148,6 +160,7 @@ export class ApprovalWorkflow {
             threads,
             clock,
             log: log.child(`resume:${name}`),
+            metrics,
             options,
           }),
         );
@@ -157,6 +170,7 @@ export class ApprovalWorkflow {
         cards: this.cards,
         clock,
         log: log.child('webhooks'),
+        metrics,
         keyOf: external.webhookKeyOf,
         options: { owner: options.owner, ...external.webhook },
       });
@@ -201,11 +215,13 @@ export class ApprovalWorkflow {
   }
 
   vote(request: VoteRequest): Promise<DecisionReply> {
-    return this.decide(request.pauseId, () => this.decider.vote(request));
+    const clickedAt = performance.now();
+    return this.decide(request.pauseId, () => this.decider.vote(request), clickedAt);
   }
 
   voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>): Promise<DecisionReply> {
-    return this.decide(request.pauseId, () => this.decider.voteAll(request));
+    const clickedAt = performance.now();
+    return this.decide(request.pauseId, () => this.decider.voteAll(request), clickedAt);
   }
 
   /** The Retry button on a failed resume: the requester or any approver may press it. */
@@ -220,7 +236,16 @@ export class ApprovalWorkflow {
   /** The sweeper expired these gates: show it, and resume pauses that are now decided. */
   async onExpired(expired: readonly ExpiredGate[]): Promise<void> {
     const pauses = new Map<string, boolean>();
+    const now = this.clock();
     for (const gate of expired) {
+      const record = gate.view.gates.find((g) => g.confirmationCallId === gate.callId);
+      if (gate.state !== 'pending') {
+        this.metrics.gateClosed(
+          gate.view.pause.adk.appName,
+          gate.state,
+          record === undefined ? undefined : Math.max(0, now - record.createdAt) / 1_000,
+        );
+      }
       const pauseId = gate.view.pause.id;
       pauses.set(pauseId, (pauses.get(pauseId) ?? false) || gate.pauseDecided);
     }
@@ -255,7 +280,10 @@ export class ApprovalWorkflow {
         this.log.warn('could not signal a decided pause', { pauseId, error: errorMessage(error) });
       });
     }
-    void this.runs.enqueue(pauseId, 'resume', () => this.resumeByMode(pauseId, options));
+    const clickedAt = this.clickedAt.get(pauseId);
+    void this.runs.enqueue(pauseId, 'resume', () =>
+      this.resumeByMode(pauseId, clickedAt === undefined ? options : { ...options, clickedAt }),
+    );
   }
 
   /**
@@ -263,7 +291,10 @@ export class ApprovalWorkflow {
    * named target, by webhook, or not at all (poll: the agent resumes itself; the pause is
    * marked resumed so that the sweeper stops handing it over).
    */
-  private async resumeByMode(pauseId: string, options: { retry?: boolean }): Promise<void> {
+  private async resumeByMode(
+    pauseId: string,
+    options: { retry?: boolean; clickedAt?: number },
+  ): Promise<void> {
     if (this.external === undefined) return this.resumer.resume(pauseId, options);
     const view = await this.store.getPause(pauseId);
     const resume = view?.pause.external?.resume;
@@ -294,12 +325,21 @@ export class ApprovalWorkflow {
   private async decide(
     pauseId: string,
     task: () => Promise<DecisionReply>,
+    clickedAt?: number,
   ): Promise<DecisionReply> {
     try {
-      return await this.decisions.run(pauseId, task);
+      return await this.decisions.run(pauseId, async () => {
+        // Decisions on one pause run one at a time, so this is the click being decided.
+        if (clickedAt !== undefined) this.clickedAt.set(pauseId, clickedAt);
+        try {
+          return await task();
+        } finally {
+          this.clickedAt.delete(pauseId);
+        }
+      });
     } catch (error) {
       this.log.error('decision failed', { pauseId, error: errorMessage(error) });
-      return { kind: 'refused', refusal: { kind: 'decision_failed' } };
+      return { kind: 'refused', refusal: { kind: 'decision_failed', reference: correlationId() } };
     }
   }
 }

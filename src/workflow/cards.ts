@@ -47,16 +47,23 @@ export class ApprovalCards {
 
   /**
    * Re-renders the card from the store. Failures are logged, not thrown: the decision is already
-   * recorded, and the next change renders the card again.
+   * recorded, and the next change renders the card again. `known`: the view a store write just
+   * returned, rendered without reading it again (the read after the update still catches any
+   * later change); it saves a store read and a record decoding per update. `toolOutcomes`: what
+   * each approved call did once the agent resumed (ran or failed), known only to the resume.
    */
   async refresh(
     pauseId: string,
-    { toolOutcomes }: { toolOutcomes?: ReadonlyMap<string, ToolOutcome> } = {},
+    {
+      known,
+      toolOutcomes,
+    }: { known?: PauseView; toolOutcomes?: ReadonlyMap<string, ToolOutcome> } = {},
   ): Promise<void> {
     try {
       let rendered: number | undefined;
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
-        const view = await this.deps.store.getPause(pauseId);
+        const view =
+          round === 0 && known !== undefined ? known : await this.deps.store.getPause(pauseId);
         const ts = view?.pause.card.ts;
         if (view === undefined || ts === undefined) return;
         const version = viewVersion(view);

@@ -8,9 +8,10 @@ import {
   type Policy,
   resolveGatePolicy,
 } from '../approvals/policy.js';
-import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
+import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, VoteInput } from '../approvals/store.js';
 import type { Log } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import type { ApprovalCards } from './cards.js';
 
 /** A vote as a person casts it; the store adds the time. */
@@ -39,6 +40,7 @@ export class Decider {
       policy: () => Policy;
       clock: Clock;
       log: Log;
+      metrics: Metrics;
       /** Called once a vote or an expiry has decided the last gate of a pause. */
       onPauseDecided: (pauseId: string) => void;
     },
@@ -121,7 +123,8 @@ export class Decider {
 
   private async apply(request: VoteRequest, refreshCard = true): Promise<DecisionReply> {
     const { store, cards, log } = this.deps;
-    const result = await store.vote({ ...request, now: this.deps.clock() });
+    const now = this.deps.clock();
+    const result = await store.vote({ ...request, now });
     switch (result.kind) {
       case 'not_found':
         return refuse({ kind: 'not_found' });
@@ -142,7 +145,7 @@ export class Decider {
           approvals: result.approvals,
           quorum: result.quorum,
         });
-        if (refreshCard) await cards.refresh(request.pauseId);
+        if (refreshCard) await cards.refresh(request.pauseId, { known: result.view });
         return DONE;
       case 'decided':
         log.info('gate decided', {
@@ -151,10 +154,12 @@ export class Decider {
           state: result.state,
           by: request.voter,
         });
-        if (refreshCard) await cards.refresh(request.pauseId);
+        this.countClosed(result.view, request.callId, result.state, now);
+        if (refreshCard) await cards.refresh(request.pauseId, { known: result.view });
         if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
         return DONE;
       case 'expired': {
+        this.countClosed(result.view, request.callId, result.state, now);
         if (refreshCard) await cards.refresh(request.pauseId);
         if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
         const gate = gateOf(result.view, request.callId);
@@ -165,6 +170,16 @@ export class Decider {
         });
       }
     }
+  }
+
+  private countClosed(view: PauseView, callId: string, state: GateState, now: number): void {
+    if (state === 'pending') return;
+    const gate = gateOf(view, callId);
+    this.deps.metrics.gateClosed(
+      view.pause.adk.appName,
+      state,
+      gate === undefined ? undefined : Math.max(0, now - gate.createdAt) / 1_000,
+    );
   }
 
   /** Authorization follows the policy as it is now; quorum and expiry stay as recorded. */

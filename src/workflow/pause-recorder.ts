@@ -4,6 +4,7 @@ import { cardChannel, type Policy, resolveGatePolicy } from '../approvals/policy
 import { pauseIdFor } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import type { Log } from '../log.js';
+import { type Metrics, secondsSince } from '../metrics.js';
 import { renderCardElsewhere } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
 import type { RunContext } from './run-streamer.js';
@@ -23,6 +24,7 @@ export class PauseRecorder {
       policy: () => Policy;
       clock: Clock;
       log: Log;
+      metrics: Metrics;
     },
   ) {}
 
@@ -31,7 +33,8 @@ export class PauseRecorder {
     gates: Gate[],
     invocationId: string | undefined,
   ): Promise<void> {
-    const { store, cards, log } = this.deps;
+    const { store, cards, log, metrics } = this.deps;
+    const started = performance.now();
     const policy = this.deps.policy();
     const resolved = gates.map((gate) => ({
       gate,
@@ -100,7 +103,9 @@ export class PauseRecorder {
       gates: gates.length,
       tools: gates.map((gate) => gate.originalCall.name).join(','),
     });
+    if (result.kind === 'created') metrics.gatesOpened(context.appName, gates.length);
     const posted = await cards.post(view);
+    metrics.pauseToCard(secondsSince(started));
     const cardTs = posted.pause.card.ts;
     if (elsewhere && cardTs !== undefined) {
       const permalink = await this.deps.threads.permalink(posted.pause.card.channelId, cardTs);

@@ -6,7 +6,9 @@ import { answeredConfirmationIds, buildResume } from '../adk/wire.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
+import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
+import { type Metrics, secondsSince } from '../metrics.js';
 import { renderDecisionsElsewhere, renderResumeFailed, renderRunError } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
@@ -48,13 +50,20 @@ export class Resumer {
       threads: RunThreads;
       clock: Clock;
       log: Log;
+      metrics: Metrics;
       options: ResumerOptions;
       sleep?: (ms: number) => Promise<void>;
     },
   ) {}
 
-  /** `retry`: a person pressed Retry, so a failed resume may be claimed again. */
-  async resume(pauseId: string, { retry = false }: { retry?: boolean } = {}): Promise<void> {
+  /**
+   * `retry`: a person pressed Retry, so a failed resume may be claimed again. `clickedAt`
+   * (`performance.now()` of the click that decided the pause) times click → resume.
+   */
+  async resume(
+    pauseId: string,
+    { retry = false, clickedAt }: { retry?: boolean; clickedAt?: number } = {},
+  ): Promise<void> {
     const { store, cards, log, options } = this.deps;
     // A lease is never shared, not even by one replica's click handler and its sweeper: each
     // attempt has an owner of its own.
@@ -72,7 +81,10 @@ export class Resumer {
     }
     const { view } = claim;
     log.info('resuming', { pauseId, attempt: claim.attempt, app: view.pause.adk.appName });
-    await cards.refresh(pauseId);
+    // A first attempt follows the card update of the decision itself, which already says "the
+    // agent resumes shortly": showing "resuming" too would cost a chat.update and two store reads
+    // per decision (the bench's CPU profile). Retries and takeovers do show it.
+    if (claim.attempt > 1) await cards.refresh(pauseId);
 
     const context = runContextOf(view);
     // A card in another channel: the run's thread learns the decisions there, once.
@@ -85,7 +97,7 @@ export class Resumer {
       await cards.refresh(pauseId);
       return;
     }
-    const { outcome, tries } = await this.sendWithRetries(view, context);
+    const { outcome, tries } = await this.sendWithRetries(view, context, clickedAt);
     const now = this.deps.clock();
     if (outcome.kind === 'failed' && !outcome.delivered) {
       const finish = await store.markResumeFailed({
@@ -95,6 +107,7 @@ export class Resumer {
         // The card counts claims (Retry presses); the tries within this one are said here.
         error: tries > 1 ? `${tries} tries: ${outcome.error.message}` : outcome.error.message,
       });
+      this.deps.metrics.resumeFailed(outcome.error.reason);
       log.error('resume failed', {
         pauseId,
         reason: outcome.error.reason,
@@ -104,7 +117,10 @@ export class Resumer {
       await cards.refresh(pauseId);
       // Said once in the thread; a failed Retry only updates the card, which shows the error.
       if (claim.attempt === 1) {
-        await this.deps.threads.post(context.thread, renderResumeFailed(runErrorOf(outcome.error)));
+        await this.deps.threads.post(
+          context.thread,
+          renderResumeFailed(runErrorOf(outcome.error), correlationId()),
+        );
       }
       return;
     }
@@ -114,12 +130,15 @@ export class Resumer {
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
-    await cards.refresh(
-      pauseId,
-      outcome.kind === 'completed' ? { toolOutcomes: outcome.toolOutcomes } : {},
-    );
+    await cards.refresh(pauseId, {
+      ...(finish.kind === 'not_found' ? {} : { known: finish.view }),
+      ...(outcome.kind === 'completed' ? { toolOutcomes: outcome.toolOutcomes } : {}),
+    });
     if (outcome.kind === 'failed') {
-      await this.deps.threads.post(context.thread, renderRunError(runErrorOf(outcome.error)));
+      await this.deps.threads.post(
+        context.thread,
+        renderRunError(runErrorOf(outcome.error), correlationId()),
+      );
       return;
     }
     await this.sendRejectionFollowUp(view, context);
@@ -146,10 +165,14 @@ export class Resumer {
     }
   }
 
-  private async sendWithRetries(view: PauseView, context: RunContext): Promise<SentResume> {
+  private async sendWithRetries(
+    view: PauseView,
+    context: RunContext,
+    clickedAt: number | undefined,
+  ): Promise<SentResume> {
     const { appName } = view.pause.adk;
     const withInvocation = this.sendsInvocationId(view);
-    const first = await this.sendWithRetriesAs(view, context, withInvocation);
+    const first = await this.sendWithRetriesAs(view, context, withInvocation, clickedAt);
     const { outcome } = first;
     if (withInvocation && outcome.kind === 'failed' && isResumabilityRefusal(outcome.error)) {
       // Refused before the message was stored: resending without it answers nothing twice.
@@ -163,7 +186,7 @@ export class Resumer {
       } else {
         this.deps.log.info('the ADK app refused invocationId; resending without it', fields);
       }
-      const again = await this.sendWithRetriesAs(view, context, false);
+      const again = await this.sendWithRetriesAs(view, context, false, undefined);
       return { outcome: again.outcome, tries: first.tries + again.tries };
     }
     return first;
@@ -188,6 +211,7 @@ export class Resumer {
     view: PauseView,
     context: RunContext,
     resumable: boolean,
+    clickedAt: number | undefined,
   ): Promise<SentResume> {
     const { options, streamer } = this.deps;
     const sleep = this.deps.sleep ?? defaultSleep;
@@ -209,6 +233,7 @@ export class Resumer {
       newMessage,
       ...(invocationId === undefined ? {} : { invocationId }),
     };
+    if (clickedAt !== undefined) this.deps.metrics.clickToResume(secondsSince(clickedAt));
     let outcome = await streamer.stream(context, request);
     let tries = 1;
     for (const delay of options.retryDelaysMs) {
@@ -219,6 +244,7 @@ export class Resumer {
         inMs: delay,
       });
       await sleep(delay);
+      this.deps.metrics.resumeRetried();
       outcome = await streamer.stream(context, request);
       tries += 1;
     }
@@ -236,7 +262,10 @@ export class Resumer {
       newMessage: { role: 'user', parts: [{ text }] },
     });
     if (outcome.kind === 'failed') {
-      await this.deps.threads.post(context.thread, renderRunError(runErrorOf(outcome.error)));
+      await this.deps.threads.post(
+        context.thread,
+        renderRunError(runErrorOf(outcome.error), correlationId()),
+      );
     }
   }
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../approvals/clock.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import type { ApprovalCards } from './cards.js';
 import { decisionBody } from './pause-decision.js';
 
@@ -41,6 +42,7 @@ export class WebhookDeliveries {
       cards: ApprovalCards;
       clock: Clock;
       log: Log;
+      metrics: Metrics;
       keyOf: (keyName: string) => WebhookKey | undefined;
       options: WebhookDeliveryOptions;
       fetch?: typeof fetch;
@@ -77,6 +79,7 @@ export class WebhookDeliveries {
         now: this.deps.clock(),
         error: 'the webhook URL is no longer allowed for this API key',
       });
+      this.deps.metrics.webhookDelivery('failed');
       await cards.refresh(pauseId);
       return;
     }
@@ -90,8 +93,10 @@ export class WebhookDeliveries {
       await store.markResumed({ pauseId, owner, now: this.deps.clock() });
       await this.note(pauseId, owner, { state: 'delivered', attempts: attempt });
       log.info('decision delivered by webhook', { pauseId, attempt });
+      this.deps.metrics.webhookDelivery('delivered');
     } else {
       await this.note(pauseId, owner, { state: 'retrying', attempts: attempt, lastError: error });
+      this.deps.metrics.webhookDelivery('retried');
       log.warn('webhook delivery failed; retried when its lease lapses', {
         pauseId,
         attempt,

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import PQueue from 'p-queue';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -26,7 +27,10 @@ export class KeyedWorkQueue {
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
     if (!this.accepting) return Promise.reject(new QueueClosedError());
     const previous = this.tails.get(key) ?? Promise.resolve();
-    const result = previous.then(() => this.queue.add(task));
+    // The queue starts a task from whichever task finished before it: bound here, the task runs
+    // in the context of whoever queued it (its correlation id, see correlation.ts).
+    const bound = AsyncResource.bind(task);
+    const result = previous.then(() => this.queue.add(bound));
     const tail = result.then(
       () => undefined,
       () => undefined,

@@ -13,11 +13,12 @@ import { inject } from 'vitest';
 import { AdkClient } from '../../src/adk/client.js';
 import { type RunningApp, startApp } from '../../src/app.js';
 import type { PauseView } from '../../src/approvals/records.js';
+import type { RedisClient } from '../../src/approvals/store/redis-connection.js';
 import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
 import { loadConfig } from '../../src/config.js';
 import { createLog } from '../../src/log.js';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
-import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './redis.js';
+import { APP_REDIS_ENV, connectTestRedis, deleteWithPrefix, randomPrefix } from './redis.js';
 import { type SwitchableProxy, startSwitchableProxy } from './switchable-proxy.js';
 
 export { CHANNELS, PEOPLE };
@@ -36,6 +37,8 @@ export interface HarnessOptions {
   /** Reuse this key prefix (a second replica over the same records). */
   keyPrefix?: string;
   webhook?: { timeoutMs?: number; backoffMs?: number; maxBackoffMs?: number };
+  /** LOG_FORMAT of the app's log lines (`logs`). Default text. */
+  logFormat?: 'text' | 'json';
 }
 
 export interface Harness {
@@ -46,6 +49,9 @@ export interface Harness {
   adkProxy: SwitchableProxy | undefined;
   /** A second connection to the app's records, as another replica would see them. */
   store: RedisConfirmationStore;
+  /** The client under `store`, and the app's key prefix, for reading raw keys. */
+  redis: RedisClient;
+  keyPrefix: string;
   /** Every log line of the app, for a failing test's output. */
   logs: string[];
   /** Runs `/agent <text>` as `user` in `channel`; resolves with the run's thread root. */
@@ -54,13 +60,19 @@ export interface Harness {
   card(channel: string, threadTs: string): Promise<SandboxMessage>;
   /** Waits for a reply in the thread whose text contains `needle`. */
   reply(channel: string, threadTs: string, needle: string): Promise<SandboxMessage>;
+  /**
+   * `user` clicks Approve on a one-gate card; resolves once the card says the agent resumed, with
+   * the click's HTTP status.
+   */
+  approveUntilResumed(user: string, channel: string, card: SandboxMessage): Promise<number>;
   /** The records behind a card (found through its buttons' opaque ids). */
   pauseOf(card: SandboxMessage): Promise<PauseView>;
   stop(): Promise<void>;
 }
 
 /**
- * The whole app, as `npm start` wires it, against real Redis (a random key prefix), the real ADK
+ * The whole app, as `npm start` wires it, against real Redis (a random key prefix; the Redis
+ * Cluster named by REDIS_CLUSTER_NODES under `npm run test:cluster`), the real ADK
  * api_server with the test agents, and the local Slack sandbox standing in for Slack at the
  * HTTP boundary: requests reach the app signed, exactly as Slack sends them.
  */
@@ -74,13 +86,13 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   if (options.apiKeys !== undefined) await writeFile(apiKeysFile, options.apiKeys);
   const keyPrefix = options.keyPrefix ?? randomPrefix();
   const logs: string[] = [];
-  const log = createLog('debug', 'app', (line) => logs.push(line));
+  const log = createLog('debug', 'app', (line) => logs.push(line), options.logFormat ?? 'text');
 
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
   const sandbox = await startSandbox({ port: 0, signingSecret, botToken });
   const config = loadConfig({
-    REDIS_URL,
+    ...APP_REDIS_ENV,
     REDIS_KEY_PREFIX: keyPrefix,
     POLICY_FILE: policyFile,
     ...(options.apiKeys === undefined ? {} : { API_KEYS_FILE: apiKeysFile }),
@@ -109,6 +121,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     app,
     adkProxy,
     store,
+    redis,
+    keyPrefix,
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
     async runAgent(user, channel, text) {
@@ -142,6 +156,22 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
             .find((message) => JSON.stringify(message).includes(needle)),
         { timeoutMs: 15_000 },
       );
+    },
+    async approveUntilResumed(user, channel, card) {
+      const clicked = await sandbox.clickButton({
+        user,
+        channel,
+        messageTs: card.ts,
+        actionId: ACTION_IDS.approve,
+      });
+      await sandbox.waitFor(
+        () => {
+          const now = sandbox.message(channel, card.ts);
+          return now !== undefined && cardText(now).includes('Agent resumed') && now;
+        },
+        { timeoutMs: 15_000 },
+      );
+      return clicked.answered ? clicked.status : 0;
     },
     async pauseOf(card) {
       const pauseId = buttons(card).flatMap((button) => {

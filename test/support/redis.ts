@@ -14,6 +14,11 @@ import {
 const clusterNodes = process.env.REDIS_CLUSTER_NODES?.split(',').filter((node) => node !== '');
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
+/** The app's Redis settings for the same server or cluster the tests read. */
+export const APP_REDIS_ENV: Record<string, string> =
+  clusterNodes && clusterNodes.length > 0
+    ? { REDIS_CLUSTER_NODES: clusterNodes.join(',') }
+    : { REDIS_URL };
 export const usingCluster = clusterNodes !== undefined && clusterNodes.length > 0;
 
 export function connectTestRedis(options: ConnectOptions = {}): Promise<RedisClient> {

@@ -51,12 +51,23 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
   return redis;
 }
 
+export interface ClusterConnectOptions extends ConnectOptions {
+  /** Talk TLS to every node (the `rediss://` form of `REDIS_CLUSTER_NODES`). */
+  tls?: boolean;
+  /** ACL user and password, the same on every node. */
+  username?: string | undefined;
+  password?: string | undefined;
+}
+
+export type ClusterNode = string | { host: string; port: number };
+
 /** Connects to a Redis Cluster through any of its nodes (`host:port`) and checks it answers. */
 export async function connectRedisCluster(
-  nodes: readonly string[],
-  options: ConnectOptions = {},
+  nodes: readonly ClusterNode[],
+  options: ClusterConnectOptions = {},
 ): Promise<Cluster> {
-  const where = `Redis Cluster ${nodes.join(',')}`;
+  const seeds = nodes.map((node) => (typeof node === 'string' ? parseNode(node) : node));
+  const where = `Redis Cluster ${seeds.map(({ host, port }) => `${host}:${port}`).join(',')}`;
   const { lazyConnect, enableOfflineQueue, retryStrategy, ...redisOptions } =
     clientOptions(options);
   const clusterOptions: ClusterOptions = {
@@ -64,9 +75,15 @@ export async function connectRedisCluster(
     enableOfflineQueue,
     clusterRetryStrategy: reconnectDelay,
     slotsRefreshTimeout: options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    redisOptions,
+    redisOptions: {
+      ...redisOptions,
+      // The nodes the cluster announces get the same TLS and credentials as the seeds.
+      ...(options.tls ? { tls: {} } : {}),
+      ...(options.username === undefined ? {} : { username: options.username }),
+      ...(options.password === undefined ? {} : { password: options.password }),
+    },
   };
-  const cluster = new Cluster(nodes.map(parseNode), clusterOptions);
+  const cluster = new Cluster(seeds, clusterOptions);
   await connectAndPing(cluster, where, options);
   return cluster;
 }

@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# The app as a production image: built in one stage, run in another with production dependencies
+# only, as the unprivileged `node` user. Written for the npm workspace layout: the app at the root,
+# packages/block-kit a production dependency, packages/slack-sandbox and packages/demo dev-only.
+# Build: docker build -t adk-slack-approvals .   Run: see compose.yaml and docs/deploy.md.
+ARG NODE_VERSION=20
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+# Manifests first: the install layer is reused until a manifest or the lockfile changes.
+COPY package.json package-lock.json ./
+COPY packages/block-kit/package.json packages/block-kit/
+COPY packages/slack-sandbox/package.json packages/slack-sandbox/
+COPY packages/demo/package.json packages/demo/
+# `npm install`, not `npm ci`: the lockfile is made where the registry lacks Biome's binaries for
+# other platforms, and `npm ci` insists on finding them in it. The pinned versions are honoured.
+RUN npm install --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY packages/ packages/
+COPY src/ src/
+# Workspaces that have a build script build first (block-kit), then the app.
+RUN npm run build --workspaces --if-present && npm run build
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ENV NODE_ENV=production PORT=3000
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY packages/block-kit/package.json packages/block-kit/
+# The root and block-kit only: the sandbox, the demo agents and every devDependency stay out.
+RUN npm install --omit=dev --workspace=packages/block-kit --include-workspace-root \
+      --no-audit --no-fund --ignore-scripts \
+    && npm cache clean --force
+COPY --from=build /app/packages/block-kit/ packages/block-kit/
+COPY --from=build /app/dist/ dist/
+USER node
+EXPOSE 3000
+# /healthz answers while the process runs (readiness, /readyz, also needs Redis and ADK).
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# SIGTERM: the app stops taking work and finishes what is in flight (up to 10 s).
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/main.js"]

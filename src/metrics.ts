@@ -1,0 +1,58 @@
+/**
+ * What the app measures, as a port: the workflow, the ADK client and the Slack port report to it
+ * and know nothing of Prometheus. `src/prometheus-metrics.ts` is the real one (GET /metrics);
+ * `noMetrics` is for code that runs without (tests of single parts, the sandbox).
+ *
+ * Durations are in seconds, as Prometheus names them. Labels are bounded: app names come from
+ * the ADK server, outcomes and methods from fixed lists; never a user, a channel or an argument.
+ */
+export type DecisionOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
+
+export type WebhookDeliveryOutcome = 'delivered' | 'retried' | 'failed';
+
+export interface Metrics {
+  /** Gates recorded (and carded) by this replica: the pending count goes up. */
+  gatesOpened(app: string, count: number): void;
+  /** Gates decided, expired or cancelled here: the pending count goes down. */
+  gateClosed(app: string, outcome: DecisionOutcome, decisionSeconds: number | undefined): void;
+  /** From the pause event read off the agent's stream to its card posted in Slack. */
+  pauseToCard(seconds: number): void;
+  /** From the click reaching the app to its ack. */
+  clickToAck(seconds: number): void;
+  /** From the click that decided a pause to its resume sent to ADK. */
+  clickToResume(seconds: number): void;
+  resumeRetried(): void;
+  /** `reason`: the ADK error's reason (network, timeout, http, protocol, stream_error …). */
+  resumeFailed(reason: string): void;
+  /** Webhook decision deliveries (the `webhook` mode of the approvals API). */
+  webhookDelivery(outcome: WebhookDeliveryOutcome): void;
+  /** One Web API or ADK HTTP call; `error` is the error code or reason when it failed. */
+  externalCall(
+    service: 'slack' | 'adk',
+    method: string,
+    seconds: number,
+    error: string | undefined,
+  ): void;
+  /** Slack answered 429: the client waits `seconds` before retrying. */
+  rateLimited(method: string, seconds: number): void;
+}
+
+const nothing = () => {};
+
+export const noMetrics: Metrics = {
+  gatesOpened: nothing,
+  gateClosed: nothing,
+  pauseToCard: nothing,
+  clickToAck: nothing,
+  clickToResume: nothing,
+  resumeRetried: nothing,
+  resumeFailed: nothing,
+  webhookDelivery: nothing,
+  externalCall: nothing,
+  rateLimited: nothing,
+};
+
+/** A monotonic clock in seconds, for durations (wall-clock time can jump). */
+export function secondsSince(startMs: number): number {
+  return (performance.now() - startMs) / 1_000;
+}

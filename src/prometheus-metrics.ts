@@ -1,0 +1,148 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { DecisionOutcome, Metrics, WebhookDeliveryOutcome } from './metrics.js';
+
+/** Seconds: a click's ack and Web API calls live in milliseconds, Slack's ack deadline is 3 s. */
+const FAST = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Seconds: people take minutes to days to decide. */
+const HUMAN = [10, 30, 60, 300, 900, 1_800, 3_600, 4 * 3_600, 12 * 3_600, 86_400, 7 * 86_400];
+
+/**
+ * The metrics port backed by prom-client, with its own registry (so two apps in one process, as
+ * in tests, do not collide). Every name starts with `approvals_`; Node's default process metrics
+ * come along. `docs/metrics.md` lists them, `docs/grafana-dashboard.json` charts them.
+ */
+export class PrometheusMetrics implements Metrics {
+  readonly registry = new Registry();
+
+  private readonly opened = new Counter({
+    name: 'approvals_gates_opened_total',
+    help: 'Gates recorded by this replica (pending until closed). Pending = opened - closed, summed over replicas.',
+    labelNames: ['app'],
+    registers: [this.registry],
+  });
+  private readonly closed = new Counter({
+    name: 'approvals_decisions_total',
+    help: 'Gates decided here, by outcome: approved, rejected, expired, cancelled.',
+    labelNames: ['app', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly decisionLatency = new Histogram({
+    name: 'approvals_human_decision_seconds',
+    help: 'From a gate recorded to the vote or expiry that decided it.',
+    labelNames: ['outcome'],
+    buckets: HUMAN,
+    registers: [this.registry],
+  });
+  private readonly pauseCard = new Histogram({
+    name: 'approvals_pause_to_card_seconds',
+    help: "From a pause read off the agent's stream to its card posted in Slack.",
+    buckets: FAST,
+    registers: [this.registry],
+  });
+  private readonly ack = new Histogram({
+    name: 'approvals_click_to_ack_seconds',
+    help: 'From a click reaching the app to its ack (Slack allows 3 s).',
+    buckets: FAST,
+    registers: [this.registry],
+  });
+  private readonly clickResume = new Histogram({
+    name: 'approvals_click_to_resume_seconds',
+    help: 'From the click that decided a pause to its resume sent to the ADK server.',
+    buckets: FAST,
+    registers: [this.registry],
+  });
+  private readonly retries = new Counter({
+    name: 'approvals_resume_retries_total',
+    help: 'Resume attempts repeated after a failure that cannot have reached the agent.',
+    registers: [this.registry],
+  });
+  private readonly failures = new Counter({
+    name: 'approvals_resume_failures_total',
+    help: 'Resumes that failed after their retries and wait on the card for a Retry, by ADK error reason.',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+  private readonly webhooks = new Counter({
+    name: 'approvals_webhook_deliveries_total',
+    help: 'Decision webhook deliveries (approvals API, webhook mode), by outcome: delivered, retried, failed.',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly calls = new Histogram({
+    name: 'approvals_external_call_seconds',
+    help: 'Slack Web API and ADK HTTP calls, by service and method (runs: until the stream starts).',
+    labelNames: ['service', 'method'],
+    buckets: FAST,
+    registers: [this.registry],
+  });
+  private readonly callErrors = new Counter({
+    name: 'approvals_external_call_errors_total',
+    help: 'Slack Web API and ADK HTTP calls that failed, by service, method and error code.',
+    labelNames: ['service', 'method', 'error'],
+    registers: [this.registry],
+  });
+  private readonly rateLimits = new Counter({
+    name: 'approvals_slack_rate_limited_total',
+    help: 'Slack 429 answers, by Web API method.',
+    labelNames: ['method'],
+    registers: [this.registry],
+  });
+  private readonly rateLimitWait = new Counter({
+    name: 'approvals_slack_rate_limit_wait_seconds_total',
+    help: 'Seconds the Web API client was told to wait by Retry-After, by method.',
+    labelNames: ['method'],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    // Zero series, so that rates and sums exist before the first event.
+    for (const outcome of ['delivered', 'retried', 'failed'] satisfies WebhookDeliveryOutcome[]) {
+      this.webhooks.inc({ outcome }, 0);
+    }
+  }
+
+  gatesOpened(app: string, count: number): void {
+    this.opened.inc({ app }, count);
+  }
+  gateClosed(app: string, outcome: DecisionOutcome, decisionSeconds: number | undefined): void {
+    this.closed.inc({ app, outcome });
+    if (decisionSeconds !== undefined) this.decisionLatency.observe({ outcome }, decisionSeconds);
+  }
+  pauseToCard(seconds: number): void {
+    this.pauseCard.observe(seconds);
+  }
+  clickToAck(seconds: number): void {
+    this.ack.observe(seconds);
+  }
+  clickToResume(seconds: number): void {
+    this.clickResume.observe(seconds);
+  }
+  resumeRetried(): void {
+    this.retries.inc();
+  }
+  resumeFailed(reason: string): void {
+    this.failures.inc({ reason });
+  }
+  webhookDelivery(outcome: WebhookDeliveryOutcome): void {
+    this.webhooks.inc({ outcome });
+  }
+  externalCall(
+    service: 'slack' | 'adk',
+    method: string,
+    seconds: number,
+    error: string | undefined,
+  ): void {
+    this.calls.observe({ service, method }, seconds);
+    if (error !== undefined) this.callErrors.inc({ service, method, error });
+  }
+  rateLimited(method: string, seconds: number): void {
+    this.rateLimits.inc({ method });
+    this.rateLimitWait.inc({ method }, seconds);
+  }
+
+  /** The text GET /metrics answers, and its content type. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

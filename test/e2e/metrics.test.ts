@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+
+const { alice, bob } = PEOPLE;
+const OPS = CHANNELS.ops.id;
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({ policy: `defaults:\n  approvers: [${bob.id}]\n` });
+});
+afterAll(async () => {
+  await harness?.stop();
+});
+
+/** GET /metrics, as Prometheus scrapes it: `name{labels}` → value. */
+async function scrape(): Promise<{ contentType: string; samples: Map<string, number> }> {
+  const response = await fetch(`http://127.0.0.1:${harness.app.port}/metrics`);
+  expect(response.status).toBe(200);
+  const samples = new Map<string, number>();
+  for (const line of (await response.text()).split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^(\S+) (\S+)$/.exec(line);
+    if (!match?.[1] || match[2] === undefined) throw new Error(`not an exposition line: ${line}`);
+    samples.set(match[1], Number(match[2]));
+  }
+  return { contentType: response.headers.get('content-type') ?? '', samples };
+}
+
+describe('GET /metrics', () => {
+  it('after one approval shows the decision counted and every latency of it observed', async () => {
+    const before = await scrape();
+    expect(before.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    const root = await harness.runAgent(alice.id, OPS, 'payments transfer 250');
+    const card = await harness.card(OPS, root.ts);
+    expect(await harness.approveUntilResumed(bob.id, OPS, card)).toBe(200);
+    await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
+
+    const after = await scrape();
+    const moved = (name: string) =>
+      (after.samples.get(name) ?? 0) - (before.samples.get(name) ?? 0);
+    expect(moved('approvals_gates_opened_total{app="payments"}')).toBe(1);
+    expect(moved('approvals_decisions_total{app="payments",outcome="approved"}')).toBe(1);
+    expect(moved('approvals_human_decision_seconds_count{outcome="approved"}')).toBe(1);
+    expect(moved('approvals_pause_to_card_seconds_count')).toBe(1);
+    expect(moved('approvals_click_to_ack_seconds_count')).toBe(1);
+    expect(moved('approvals_click_to_resume_seconds_count')).toBe(1);
+    expect(moved('approvals_click_to_resume_seconds_sum')).toBeGreaterThan(0);
+    expect(moved('approvals_external_call_seconds_count{service="adk",method="run_sse"}')).toBe(2);
+    expect(
+      moved('approvals_external_call_seconds_count{service="slack",method="chat.postMessage"}'),
+    ).toBeGreaterThanOrEqual(2);
+    // The card changes twice per decision: decided, then resumed (no "resuming" in between).
+    expect(
+      moved('approvals_external_call_seconds_count{service="slack",method="chat.update"}'),
+    ).toBe(2);
+    // Defined before any delivery, so that dashboards have a series to show.
+    expect(after.samples.get('approvals_webhook_deliveries_total{outcome="delivered"}')).toBe(0);
+    expect(after.samples.get('approvals_resume_failures_total')).toBeUndefined();
+  });
+});
