@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import { errorMessage } from '../error-message.js';
 import type { LineLogger } from '../log.js';
+import { rejectMalformedBodies } from './malformed-bodies.js';
 
 export type SlackTransport =
   | { mode: 'http'; botToken: string; signingSecret: string; apiUrl: string | undefined }
@@ -65,6 +66,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     endpoints: '/slack/events',
     customRoutes,
     logger: boltLog,
+  });
+  rejectMalformedBodies(receiver, {
+    endpoint: '/slack/events',
+    signingSecret: transport.signingSecret,
+    log: boltLog,
   });
   const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
   return {
