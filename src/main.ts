@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { errorMessage } from './error-message.js';
 import { startStack } from './local-stack.js';
 import { createLog } from './log.js';
+import { guardAgainstUnhandledRejections } from './process-guard.js';
 
 /** Wiring only: configuration → the stack → signals. */
 async function main(): Promise<void> {
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const log = createLog(config.logLevel);
+  guardAgainstUnhandledRejections(process, log.child('process'));
   const stack = await startStack(config, log);
   if (stack.sandboxUrl !== undefined) {
     process.stdout.write(
