@@ -62,7 +62,10 @@ export async function startApp(
     log,
     readiness: readinessChecks(store, adk),
   });
-  const slack = new WebApiSlackPort(slackApp.app.client);
+  const slack = new WebApiSlackPort({
+    client: slackApp.app.client,
+    modalClient: slackApp.modalClient,
+  });
   const directory = new SlackApproverDirectory(slackApp.app.client);
 
   const workflow = new ApprovalWorkflow({

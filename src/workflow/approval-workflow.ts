@@ -7,6 +7,7 @@ import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import type { SlackPort } from '../slack/port.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
+import { CardRefresher } from './card-refresher.js';
 import { ApprovalCards } from './cards.js';
 import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from './decider.js';
 import { PauseRecorder } from './pause-recorder.js';
@@ -45,6 +46,7 @@ export class ApprovalWorkflow {
   private readonly decisions: KeyedWorkQueue;
   private readonly runs: KeyedWorkQueue;
   private readonly cards: ApprovalCards;
+  private readonly cardRefresher: CardRefresher;
   private readonly decider: Decider;
   private readonly resumer: Resumer;
   private readonly agentRuns: AgentRuns;
@@ -63,6 +65,8 @@ export class ApprovalWorkflow {
       concurrency: options.runConcurrency ?? 64,
     });
     this.cards = new ApprovalCards({ store, slack, clock, log: log.child('cards') });
+    this.cardRefresher = new CardRefresher({ cards: this.cards, log: log.child('cards') });
+    const refreshCard = (pauseId: string) => this.cardRefresher.request(pauseId);
     const threads = new RunThreads({ slack, log: log.child('thread') });
     const recorder = new PauseRecorder({
       store,
@@ -80,7 +84,7 @@ export class ApprovalWorkflow {
     });
     this.decider = new Decider({
       store,
-      cards: this.cards,
+      refreshCard,
       directory: deps.directory,
       policy: deps.policy,
       clock,
@@ -89,7 +93,7 @@ export class ApprovalWorkflow {
     });
     this.resumer = new Resumer({
       store,
-      cards: this.cards,
+      refreshCard,
       adk: deps.adk,
       streamer,
       threads,
@@ -152,8 +156,8 @@ export class ApprovalWorkflow {
     await Promise.all(
       [...pauses].map(([pauseId, decided]) =>
         this.decisions.enqueue(pauseId, 'show expiry', async () => {
-          await this.cards.refresh(pauseId);
           if (decided) this.scheduleResume(pauseId);
+          this.cardRefresher.request(pauseId);
         }),
       ),
     );
@@ -170,7 +174,9 @@ export class ApprovalWorkflow {
       this.decisions.drain(timeoutMs),
       this.runs.drain(timeoutMs),
     ]);
-    return decisions && runs;
+    // Last: decisions and resumes finishing above still ask for card updates.
+    const cards = await this.cardRefresher.drain(timeoutMs);
+    return decisions && runs && cards;
   }
 
   private scheduleResume(pauseId: string, options: { retry?: boolean } = {}): void {

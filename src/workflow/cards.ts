@@ -4,7 +4,7 @@ import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { renderApprovalCard } from '../slack/approval-card.js';
-import type { SlackPort } from '../slack/port.js';
+import { SlackCallError, type SlackPort } from '../slack/port.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
 const MAX_REFRESH_ROUNDS = 3;
@@ -33,18 +33,18 @@ export class ApprovalCards {
   }
 
   /**
-   * Re-renders the card from the store. Failures are logged, not thrown: the decision is already
-   * recorded, and the next change renders the card again.
+   * Re-renders the card from the store. Failures are logged and returned, not thrown: the
+   * decision is already recorded; `CardRefresher` tries again.
    */
-  async refresh(pauseId: string): Promise<void> {
+  async refresh(pauseId: string): Promise<RefreshOutcome> {
     try {
       let rendered: number | undefined;
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
         const view = await this.deps.store.getPause(pauseId);
         const ts = view?.pause.card.ts;
-        if (view === undefined || ts === undefined) return;
+        if (view === undefined || ts === undefined) return DONE;
         const version = viewVersion(view);
-        if (version === rendered) return;
+        if (version === rendered) return DONE;
         await this.deps.slack.updateMessage({
           channel: view.pause.card.channelId,
           ts,
@@ -52,14 +52,22 @@ export class ApprovalCards {
         });
         rendered = version;
       }
+      return DONE;
     } catch (error) {
       this.deps.log.error('could not update the approval card', {
         pauseId,
         error: errorMessage(error),
       });
+      return error instanceof SlackCallError && error.retryAfterMs !== undefined
+        ? { kind: 'failed', retryAfterMs: error.retryAfterMs }
+        : { kind: 'failed' };
     }
   }
 }
+
+/** `retryAfterMs`: Slack rate-limited the update and asked to wait this long. */
+export type RefreshOutcome = { kind: 'done' } | { kind: 'failed'; retryAfterMs?: number };
+const DONE: RefreshOutcome = { kind: 'done' };
 
 /** Changes whenever the pause or any of its gates changes. */
 function viewVersion(view: PauseView): number {

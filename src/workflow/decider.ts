@@ -10,7 +10,6 @@ import {
 import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, VoteInput } from '../approvals/store.js';
 import type { Log } from '../log.js';
-import type { ApprovalCards } from './cards.js';
 
 /** A vote as a person casts it; the store adds the time. */
 export type VoteRequest = Omit<VoteInput, 'now'>;
@@ -27,13 +26,16 @@ const refuse = (refusal: Refusal) => ({ kind: 'refused', refusal }) as const;
 
 /**
  * Step 5 of the flow: checks the voter against the current policy, applies the vote with one
- * atomic store call, and keeps the card in sync. Every refusal says why.
+ * atomic store call, schedules the resume, then asks for the card to be updated (off the
+ * decision's critical path: Slack being slow delays no decision and no resume). Every refusal
+ * says why.
  */
 export class Decider {
   constructor(
     private readonly deps: {
       store: ConfirmationStore;
-      cards: ApprovalCards;
+      /** Asks for the card to be re-rendered; never waits on Slack. */
+      refreshCard: (pauseId: string) => void;
       directory: ApproverDirectory;
       policy: () => Policy;
       clock: Clock;
@@ -106,12 +108,12 @@ export class Decider {
       if (result.kind === 'refused' && reply.kind === 'done') reply = result;
     }
     // One card update for the lot: Slack allows about one chat.update a second per message.
-    await this.deps.cards.refresh(request.pauseId);
+    this.deps.refreshCard(request.pauseId);
     return reply;
   }
 
-  private async apply(request: VoteRequest, refreshCard = true): Promise<DecisionReply> {
-    const { store, cards, log } = this.deps;
+  private async apply(request: VoteRequest, refresh = true): Promise<DecisionReply> {
+    const { store, refreshCard, log } = this.deps;
     const result = await store.vote({ ...request, now: this.deps.clock() });
     switch (result.kind) {
       case 'not_found':
@@ -133,7 +135,7 @@ export class Decider {
           approvals: result.approvals,
           quorum: result.quorum,
         });
-        if (refreshCard) await cards.refresh(request.pauseId);
+        if (refresh) refreshCard(request.pauseId);
         return DONE;
       case 'decided':
         log.info('gate decided', {
@@ -142,12 +144,13 @@ export class Decider {
           state: result.state,
           by: request.voter,
         });
-        if (refreshCard) await cards.refresh(request.pauseId);
+        // The resume first: the card update may wait on Slack, the agent must not.
         if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
+        if (refresh) refreshCard(request.pauseId);
         return DONE;
       case 'expired': {
-        if (refreshCard) await cards.refresh(request.pauseId);
         if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
+        if (refresh) refreshCard(request.pauseId);
         const gate = gateOf(result.view, request.callId);
         return refuse({
           kind: 'expired',

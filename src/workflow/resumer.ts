@@ -7,7 +7,6 @@ import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { renderResumeFailed, renderRunError } from '../slack/thread.js';
-import type { ApprovalCards } from './cards.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
 import type { RunContext, RunStreamer, StreamOutcome } from './run-streamer.js';
@@ -34,7 +33,8 @@ export class Resumer {
   constructor(
     private readonly deps: {
       store: ConfirmationStore;
-      cards: ApprovalCards;
+      /** Asks for the card to be re-rendered; never waits on Slack. */
+      refreshCard: (pauseId: string) => void;
       adk: Pick<AdkClient, 'getSession'>;
       streamer: RunStreamer;
       threads: RunThreads;
@@ -47,7 +47,7 @@ export class Resumer {
 
   /** `retry`: a person pressed Retry, so a failed resume may be claimed again. */
   async resume(pauseId: string, { retry = false }: { retry?: boolean } = {}): Promise<void> {
-    const { store, cards, log, options } = this.deps;
+    const { store, refreshCard, log, options } = this.deps;
     // A lease is never shared, not even by one replica's click handler and its sweeper: each
     // attempt has an owner of its own.
     const owner = `${options.owner}:${randomUUID().slice(0, 8)}`;
@@ -64,13 +64,13 @@ export class Resumer {
     }
     const { view } = claim;
     log.info('resuming', { pauseId, attempt: claim.attempt, app: view.pause.adk.appName });
-    await cards.refresh(pauseId);
+    refreshCard(pauseId);
 
     const context = runContextOf(view);
     if (claim.attempt > 1 && (await this.alreadyAnswered(view))) {
       log.info('the agent already has these decisions; not sending them again', { pauseId });
       await store.markResumed({ pauseId, owner, now: this.deps.clock() });
-      await cards.refresh(pauseId);
+      refreshCard(pauseId);
       return;
     }
     const outcome = await this.sendWithRetries(view, context);
@@ -88,7 +88,7 @@ export class Resumer {
         error: outcome.error.message,
         recorded: finish.kind,
       });
-      await cards.refresh(pauseId);
+      refreshCard(pauseId);
       await this.deps.threads.post(context.thread, renderResumeFailed(runErrorOf(outcome.error)));
       return;
     }
@@ -98,7 +98,7 @@ export class Resumer {
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
-    await cards.refresh(pauseId);
+    refreshCard(pauseId);
     if (outcome.kind === 'failed') {
       await this.deps.threads.post(context.thread, renderRunError(runErrorOf(outcome.error)));
       return;
