@@ -18,6 +18,7 @@ import {
 } from '../../src/sandbox/index.js';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
 import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './redis.js';
+import { type SlackFaultProxy, startSlackFaultProxy } from './slack-fault-proxy.js';
 import { type SwitchableProxy, startSwitchableProxy } from './switchable-proxy.js';
 
 export { CHANNELS, PEOPLE };
@@ -29,6 +30,8 @@ export interface HarnessOptions {
   sweepIntervalMs?: number;
   /** Put a proxy the test can take down between the app and the ADK server. */
   adkProxy?: boolean;
+  /** Put a proxy that hangs or rate-limits chosen calls between the app and Slack's Web API. */
+  slackProxy?: boolean;
 }
 
 export interface Harness {
@@ -37,6 +40,8 @@ export interface Harness {
   adk: AdkClient;
   /** Present with `adkProxy`: take the ADK server out of the app's reach and back. */
   adkProxy: SwitchableProxy | undefined;
+  /** Present with `slackProxy`: make Slack hang or rate-limit chosen methods and channels. */
+  slackProxy: SlackFaultProxy | undefined;
   /** A second connection to the app's records, as another replica would see them. */
   store: RedisConfirmationStore;
   /** Every log line of the app, for a failing test's output. */
@@ -70,6 +75,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
   const sandbox = await startSandbox({ port: 0, signingSecret, botToken });
+  const slackProxy = options.slackProxy ? await startSlackFaultProxy(sandbox.apiUrl) : undefined;
   const config = loadConfig({
     REDIS_URL,
     REDIS_KEY_PREFIX: keyPrefix,
@@ -83,7 +89,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     config,
     {
       adkBaseUrl: adkProxy?.url ?? adkBaseUrl,
-      slack: { mode: 'http', botToken, signingSecret, apiUrl: sandbox.apiUrl },
+      slack: {
+        mode: 'http',
+        botToken,
+        signingSecret,
+        apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl,
+      },
     },
     log,
   );
@@ -96,6 +107,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     sandbox,
     app,
     adkProxy,
+    slackProxy,
     store,
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
@@ -142,6 +154,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       return view;
     },
     async stop() {
+      await slackProxy?.stop();
       await app.stop();
       await sandbox.stop();
       await adkProxy?.stop();
