@@ -42,6 +42,14 @@ export interface ConfirmationStore {
   /** The audit trail, oldest first. */
   readAudit(options?: { pauseId?: string; count?: number }): Promise<AuditEntry[]>;
 
+  /**
+   * Sets the marker that tells a store that lost its data from one that holds it (at start;
+   * kept if it is there already). Redis restarted without persistence, flushed or evicted: the
+   * marker is gone with everything else, and `checkMarker` says so.
+   */
+  placeMarker(now: number): Promise<void>;
+  checkMarker(): Promise<'present' | 'missing'>;
+
   close(): Promise<void>;
 }
 

@@ -13,6 +13,7 @@
  * <prefix>pending:channel:<channelId>  zset   [pauseId, callId] of pending gates, by createdAt
  * <prefix>pending:user:<userId>        zset   [pauseId, callId] the user may approve, by createdAt
  * <prefix>audit                        stream every transition of every pause, capped (MAXLEN ~)
+ * <prefix>marker                       string when the first replica started; gone = data lost
  * ```
  */
 export interface StoreKeys {
@@ -27,6 +28,7 @@ export interface StoreKeys {
   pendingByChannel(channelId: string): string;
   pendingByUser(userId: string): string;
   audit: string;
+  marker: string;
 }
 
 /** Braces in the prefix or a pause id would move the hash tag and split a pause across slots. */
@@ -56,5 +58,6 @@ export function storeKeys(prefix: string): StoreKeys {
     pendingByChannel: (channelId) => `${prefix}pending:channel:${channelId}`,
     pendingByUser: (userId) => `${prefix}pending:user:${userId}`,
     audit: `${prefix}audit`,
+    marker: `${prefix}marker`,
   };
 }

@@ -166,6 +166,19 @@ export class RedisConfirmationStore implements ConfirmationStore {
     return { kind: created ? 'created' : 'existed', view };
   }
 
+  async placeMarker(now: number): Promise<void> {
+    await redisCall('place the store marker', () =>
+      this.redis.set(this.keys.marker, String(now), 'NX'),
+    );
+  }
+
+  async checkMarker(): Promise<'present' | 'missing'> {
+    const exists = await redisCall('check the store marker', () =>
+      this.redis.exists(this.keys.marker),
+    );
+    return exists === 1 ? 'present' : 'missing';
+  }
+
   async getPause(pauseId: string): Promise<PauseView | undefined> {
     const outcome = await this.onPause(SCRIPTS.readPause, pauseId, () => ['']);
     return outcome.view;

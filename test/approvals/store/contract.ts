@@ -47,6 +47,16 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       await harness.cleanup();
     });
 
+    describe('the marker of a store that holds its data', () => {
+      it('is missing until placed, then present for every replica; placing it again keeps it', async () => {
+        expect(await store.checkMarker()).toBe('missing');
+        await store.placeMarker(1);
+        await store.placeMarker(2);
+        expect(await store.checkMarker()).toBe('present');
+        expect(await (await harness.replica()).checkMarker()).toBe('present');
+      });
+    });
+
     describe('recording a pause', () => {
       it('records every gate pending at version 1 with its expiry, and the resume idle', async () => {
         const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 60_000 }), policy()] });
