@@ -49,6 +49,7 @@ export async function startApp(
   // The policy first: a mistake in it stops the start before anything is connected.
   const policy = await loadPolicy(config, log);
   const store = await openStore(config, log);
+  await store.placeMarker(clock());
 
   const adk = new AdkClient({
     baseUrl: targets.adkBaseUrl,
@@ -143,7 +144,11 @@ async function loadPolicy(config: Config, log: LineLogger): Promise<Policy> {
 function readinessChecks(store: ConfirmationStore, adk: AdkClient): Record<string, ReadinessCheck> {
   return {
     store: async () => {
-      await store.getPause('readiness-probe');
+      if ((await store.checkMarker()) === 'missing') {
+        throw new Error(
+          'the store has lost its data (its marker key is gone): pending approvals are lost; their cards say so when clicked',
+        );
+      }
     },
     adk: async () => {
       await adk.listApps();

@@ -16,6 +16,8 @@ export type Refusal =
   | { kind: 'expired'; expiresAt?: number; onExpiry?: 'reject' | 'cancel' }
   /** No such gate, or no longer pending (a stale card, a pause already resumed). */
   | { kind: 'not_found' }
+  /** The store holds no record of the card's pause at all (Redis lost its data, or it was removed). */
+  | { kind: 'pause_gone' }
   | { kind: 'nobody_may_approve'; rule: string }
   | { kind: 'reason_required' }
   /** Slack could not tell who may approve (a user group or channel lookup failed): fail closed. */

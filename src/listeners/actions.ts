@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import type { Refusal } from '../approvals/outcomes.js';
 import { errorMessage } from '../error-message.js';
 import {
   ACTION_IDS,
@@ -31,7 +32,7 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
   const on = (actionId: ActionId, handle: (context: ActionContext) => Promise<void>) =>
     onAction(app, deps, actionId, handle);
   const answer = async (context: ActionContext, reply: DecisionReply) => {
-    if (reply.kind === 'refused') await context.reply(renderRefusal(reply.refusal));
+    if (reply.kind === 'refused') await refuse(deps, context, reply.refusal);
   };
 
   on(ACTION_IDS.approve, async (context) => {
@@ -143,14 +144,15 @@ async function unreadable(context: ActionContext): Promise<void> {
 }
 
 async function openRejectModal(
-  { workflow, slack }: ListenerDeps,
+  deps: ListenerDeps,
   context: ActionContext,
   pauseId: string,
   callIds: string[],
 ): Promise<void> {
+  const { workflow, slack } = deps;
   const check = await workflow.check(pauseId, callIds, context.user);
   if (check.kind === 'refused') {
-    await context.reply(renderRefusal(check.refusal));
+    await refuse(deps, context, check.refusal);
     return;
   }
   await slack.openView({
@@ -166,14 +168,15 @@ async function openRejectModal(
 }
 
 async function openEditModal(
-  { workflow, slack }: ListenerDeps,
+  deps: ListenerDeps,
   context: ActionContext,
   pauseId: string,
   callId: string,
 ): Promise<void> {
+  const { workflow, slack } = deps;
   const check = await workflow.check(pauseId, [callId], context.user);
   if (check.kind === 'refused') {
-    await context.reply(renderRefusal(check.refusal));
+    await refuse(deps, context, check.refusal);
     return;
   }
   const [gate] = check.gates;
@@ -182,6 +185,14 @@ async function openEditModal(
     triggerId: context.triggerId,
     view: renderEditModal({ pauseId, gate, ...cardOf(context) }),
   });
+}
+
+/** Says why privately; a card whose pause is gone from the store is also marked so for all. */
+async function refuse(deps: ListenerDeps, context: ActionContext, refusal: Refusal) {
+  if (refusal.kind === 'pause_gone' && context.channelId && context.messageTs) {
+    await deps.workflow.showPauseGone({ channelId: context.channelId, ts: context.messageTs });
+  }
+  await context.reply(renderRefusal(refusal));
 }
 
 function cardOf(context: ActionContext): { channelId?: string; messageTs?: string } {

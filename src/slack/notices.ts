@@ -59,6 +59,8 @@ function line(refusal: Refusal): string {
     }
     case 'not_found':
       return 'This request is no longer pending: it was decided, or the card is out of date.';
+    case 'pause_gone':
+      return PAUSE_GONE;
     case 'nobody_may_approve':
       return `Nobody may approve this under the current policy (rule ${inlineCode(refusal.rule, 60)}).`;
     case 'reason_required':
@@ -76,4 +78,15 @@ function line(refusal: Refusal): string {
 
 export function renderRefusal(refusal: Refusal): SlackMessage {
   return { text: `:no_entry: ${line(refusal)}` };
+}
+
+const PAUSE_GONE =
+  'This approval is no longer on record: the app’s store has lost it. Nothing was decided and the agent was not resumed; run the agent again if the action is still needed.';
+
+/** What a card becomes once a click finds its pause gone from the store: no buttons, and why. */
+export function renderPauseGoneCard(): SlackMessage {
+  return {
+    text: 'This approval is no longer on record.',
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:warning: ${PAUSE_GONE}` } }],
+  };
 }

@@ -5,6 +5,7 @@ import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/block-kit.js';
+import { renderPauseGoneCard } from '../slack/notices.js';
 import type { SlackPort } from '../slack/port.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
 import { CardRefresher } from './card-refresher.js';
@@ -51,11 +52,13 @@ export class ApprovalWorkflow {
   private readonly resumer: Resumer;
   private readonly agentRuns: AgentRuns;
   private readonly store: ConfirmationStore;
+  private readonly slack: SlackPort;
   private readonly log: Log;
 
   constructor(deps: WorkflowDeps) {
     const { store, slack, clock, options } = deps;
     this.store = store;
+    this.slack = slack;
     this.log = deps.log;
     const log = deps.log;
     this.decisions = new KeyedWorkQueue(log.child('decisions'), {
@@ -144,6 +147,22 @@ export class ApprovalWorkflow {
       if (check.kind === 'done') this.scheduleResume(pauseId, { retry: true });
       return check;
     });
+  }
+
+  /**
+   * A click found its card's pause gone from the store (Redis lost its data): the card says so and
+   * loses its buttons, so that nobody else clicks it in vain.
+   */
+  async showPauseGone(card: { channelId: string; ts: string }): Promise<void> {
+    try {
+      await this.slack.updateMessage({
+        channel: card.channelId,
+        ts: card.ts,
+        ...renderPauseGoneCard(),
+      });
+    } catch (error) {
+      this.log.warn('could not mark a card whose pause is gone', { error: errorMessage(error) });
+    }
   }
 
   /** The sweeper expired these gates: show it, and resume pauses that are now decided. */

@@ -51,7 +51,7 @@ export class Decider {
    */
   async check(pauseId: string, callIds: readonly string[], voter: string): Promise<VoterCheck> {
     const view = await this.deps.store.getPause(pauseId);
-    if (view === undefined) return refuse({ kind: 'not_found' });
+    if (view === undefined) return refuse({ kind: 'pause_gone' });
     const gates =
       callIds.length === 0
         ? view.gates.filter((gate) => gate.state === 'pending')
@@ -79,7 +79,7 @@ export class Decider {
   /** The Retry button: the requester, or anyone who may approve one of the gates. */
   async checkRetry(pauseId: string, user: string): Promise<DecisionReply> {
     const view = await this.deps.store.getPause(pauseId);
-    if (view === undefined) return refuse({ kind: 'not_found' });
+    if (view === undefined) return refuse({ kind: 'pause_gone' });
     if (user === view.pause.requester) return DONE;
     let refusal: Refusal = { kind: 'not_found' };
     for (const gate of view.gates) {

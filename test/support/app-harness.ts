@@ -44,6 +44,8 @@ export interface Harness {
   slackProxy: SlackFaultProxy | undefined;
   /** A second connection to the app's records, as another replica would see them. */
   store: RedisConfirmationStore;
+  /** Deletes every key of the app's store, as a Redis restarted without persistence would. */
+  loseStoreData(): Promise<void>;
   /** Every log line of the app, for a failing test's output. */
   logs: string[];
   /** Runs `/agent <text>` as `user` in `channel`; resolves with the run's thread root. */
@@ -111,6 +113,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     store,
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
+    loseStoreData: () => deleteWithPrefix(redis, keyPrefix),
     async runAgent(user, channel, text) {
       const before = new Set(sandbox.messages(channel).map((message) => message.ts));
       const result = await sandbox.slashCommand({ user, channel, command: '/agent', text });
