@@ -25,6 +25,11 @@ export interface ConfirmationStore {
 
   /** One vote. One reject decides; approvals decide at the quorum; a voter counts once. */
   vote(input: VoteInput): Promise<VoteResult>;
+  /**
+   * One voter's vote on several gates of a pause in one atomic step (Approve all / Reject all):
+   * each gate's outcome as `vote` would give it, all or nothing applied.
+   */
+  voteAll(input: VoteAllInput): Promise<VoteAllResult>;
   /** Cancels every pending gate of the pause; the pause will not be resumed. */
   cancel(input: CancelInput): Promise<CancelResult>;
   /** Applies expiry to gates due at `now`; safe for any number of replicas at once. */
@@ -92,6 +97,16 @@ export type VoteResult =
   | { kind: 'already_decided'; view: PauseView; state: GateState; decision: GateDecision }
   /** The gate's time ran out; the vote applied its expiry instead (see `ExpiredGate`). */
   | { kind: 'expired'; view: PauseView; state: GateState; pauseDecided: boolean }
+  | { kind: 'not_found' };
+
+export interface VoteAllInput extends Omit<VoteInput, 'callId' | 'payload'> {
+  /** The gates to vote on, at least one. */
+  callIds: readonly string[];
+}
+
+export type VoteAllResult =
+  /** `view`: the pause after the step; `results`: each gate's outcome, in `callIds` order. */
+  | { kind: 'applied'; view: PauseView; results: { callId: string; result: VoteResult }[] }
   | { kind: 'not_found' };
 
 export interface CancelInput {

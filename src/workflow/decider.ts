@@ -8,7 +8,7 @@ import {
   resolveGatePolicy,
 } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
-import type { ConfirmationStore, VoteInput } from '../approvals/store.js';
+import type { ConfirmationStore, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 
 /** A vote as a person casts it; the store adds the time. */
@@ -97,24 +97,46 @@ export class Decider {
     return this.apply(request);
   }
 
-  /** Approve all / Reject all: every pending gate, or none when any of them is refused. */
+  /**
+   * Approve all / Reject all: every pending gate, or none when any of them is refused. The votes
+   * are one atomic store step, so a crash never leaves part of the decision applied.
+   */
   async voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>): Promise<DecisionReply> {
     const check = await this.check(request.pauseId, [], request.voter);
     if (check.kind === 'refused') return check;
     if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
+    const callIds = check.gates.map((gate) => gate.confirmationCallId);
+    const outcome = await this.deps.store.voteAll({ ...request, callIds, now: this.deps.clock() });
+    if (outcome.kind === 'not_found') return refuse({ kind: 'pause_gone' });
     let reply = DONE;
-    for (const gate of check.gates) {
-      const result = await this.apply({ ...request, callId: gate.confirmationCallId }, false);
-      if (result.kind === 'refused' && reply.kind === 'done') reply = result;
+    let pauseDecided = false;
+    for (const { callId, result } of outcome.results) {
+      const answer = this.replyTo({ ...request, callId }, result);
+      if (answer.kind === 'refused' && reply.kind === 'done') reply = answer;
+      if ((result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided) {
+        pauseDecided = true;
+      }
     }
+    if (pauseDecided) this.deps.onPauseDecided(request.pauseId);
     // One card update for the lot: Slack allows about one chat.update a second per message.
     this.deps.refreshCard(request.pauseId);
     return reply;
   }
 
-  private async apply(request: VoteRequest, refresh = true): Promise<DecisionReply> {
-    const { store, refreshCard, log } = this.deps;
-    const result = await store.vote({ ...request, now: this.deps.clock() });
+  private async apply(request: VoteRequest): Promise<DecisionReply> {
+    const result = await this.deps.store.vote({ ...request, now: this.deps.clock() });
+    const reply = this.replyTo(request, result);
+    if ((result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided) {
+      // The resume first: the card update may wait on Slack, the agent must not.
+      this.deps.onPauseDecided(request.pauseId);
+    }
+    if (result.kind !== 'not_found') this.deps.refreshCard(request.pauseId);
+    return reply;
+  }
+
+  /** What the voter hears about one gate's vote; logs what it changed. */
+  private replyTo(request: VoteRequest, result: VoteResult): DecisionReply {
+    const { log } = this.deps;
     switch (result.kind) {
       case 'not_found':
         return refuse({ kind: 'not_found' });
@@ -135,7 +157,6 @@ export class Decider {
           approvals: result.approvals,
           quorum: result.quorum,
         });
-        if (refresh) refreshCard(request.pauseId);
         return DONE;
       case 'decided':
         log.info('gate decided', {
@@ -144,13 +165,8 @@ export class Decider {
           state: result.state,
           by: request.voter,
         });
-        // The resume first: the card update may wait on Slack, the agent must not.
-        if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
-        if (refresh) refreshCard(request.pauseId);
         return DONE;
       case 'expired': {
-        if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
-        if (refresh) refreshCard(request.pauseId);
         const gate = gateOf(result.view, request.callId);
         return refuse({
           kind: 'expired',

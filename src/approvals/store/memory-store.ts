@@ -13,6 +13,8 @@ import type {
   GateRef,
   NewPause,
   ResumeFailedInput,
+  VoteAllInput,
+  VoteAllResult,
   VoteInput,
   VoteResult,
 } from '../store.js';
@@ -23,7 +25,7 @@ import { expireGate } from './memory/expire-gate.js';
 import { finishResume } from './memory/finish-resume.js';
 import { gateOf, type MemoryPause, PauseRun, viewOf } from './memory/prelude.js';
 import { setCardTs } from './memory/set-card-ts.js';
-import { vote } from './memory/vote.js';
+import { vote, voteAll } from './memory/vote.js';
 import {
   assertSamePause,
   cancelDetail,
@@ -126,6 +128,24 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     });
     this.mirror(run);
     return result;
+  }
+
+  async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
+    const { pauseId, voter, reason, now } = input;
+    const run = this.load(pauseId, now);
+    const gates = input.callIds.map((callId) => run?.gate(callId));
+    if (!run || gates.length === 0) return { kind: 'not_found' };
+    const found = gates.filter((gate) => gate !== undefined);
+    if (found.length < gates.length) return { kind: 'not_found' };
+    const results = voteAll(run, found, {
+      vote: newVote({ ...input, callId: '' }),
+      decision: personDecision(voter, now, reason),
+      expiry: systemDecision(now),
+      retentionMs: this.retentionMs,
+      detail: voteDetail(input),
+    });
+    this.mirror(run);
+    return { kind: 'applied', view: run.view(), results };
   }
 
   async cancel(input: CancelInput): Promise<CancelResult> {

@@ -144,6 +144,68 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       });
     });
 
+    describe('voting on several gates at once (Approve all, Reject all)', () => {
+      it('decides every named gate in one step and says the pause is decided', async () => {
+        const input = newPause({ gates: 2 });
+        await store.createPause(input);
+        const result = await store.voteAll({
+          pauseId: input.id,
+          callIds: callIdsOf(input),
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 5,
+        });
+        if (result.kind !== 'applied') throw new Error(`voteAll answered ${result.kind}`);
+        expect(result.results.map(({ result: r }) => r.kind)).toEqual(['decided', 'decided']);
+        const last = result.results[1]?.result;
+        expect(last?.kind === 'decided' && last.pauseDecided).toBe(true);
+        expect(result.view.gates.map((gate) => gate.state)).toEqual(['approved', 'approved']);
+        const trail = await store.readAudit({ pauseId: input.id });
+        expect(trail.filter((entry) => entry.event === 'approved')).toHaveLength(2);
+        expect(await store.dueResumes(T0 + 5)).toContain(input.id);
+      });
+
+      it('reports a gate decided before as already decided and still decides the others', async () => {
+        const input = newPause({ gates: 2 });
+        await store.createPause(input);
+        const [first = '', second = ''] = callIdsOf(input);
+        await store.vote({
+          pauseId: input.id,
+          callId: first,
+          voter: 'U0OTHER',
+          choice: 'reject',
+          now: T0 + 1,
+        });
+        const result = await store.voteAll({
+          pauseId: input.id,
+          callIds: [first, second],
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 2,
+        });
+        if (result.kind !== 'applied') throw new Error(`voteAll answered ${result.kind}`);
+        expect(result.results.map(({ callId, result: r }) => [callId, r.kind])).toEqual([
+          [first, 'already_decided'],
+          [second, 'decided'],
+        ]);
+        expect(result.view.gates.map((gate) => gate.state)).toEqual(['rejected', 'approved']);
+      });
+
+      it('answers not_found for an unknown pause or a gate not in it, and changes nothing', async () => {
+        const input = newPause({ gates: 2 });
+        await store.createPause(input);
+        const vote = { voter: APPROVER, choice: 'approve' as const, now: T0 + 1 };
+        expect(await store.voteAll({ ...vote, pauseId: 'nope', callIds: ['x'] })).toEqual({
+          kind: 'not_found',
+        });
+        expect(
+          await store.voteAll({ ...vote, pauseId: input.id, callIds: [firstCallId(input), 'x'] }),
+        ).toEqual({ kind: 'not_found' });
+        const view = await store.getPause(input.id);
+        expect(view?.gates.map((gate) => gate.state)).toEqual(['pending', 'pending']);
+      });
+    });
+
     describe('voting', () => {
       it('50 approvers clicking at once from 50 clients record one decision and one resume claim', async () => {
         const input = newPause();
