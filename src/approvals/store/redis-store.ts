@@ -200,6 +200,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   async vote(input: VoteInput): Promise<VoteResult> {
     const { pauseId, callId, voter, choice, payload, reason, now } = input;
     const decision = personDecision(voter, now, reason);
+    await this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(SCRIPTS.vote, pauseId, (callIds) => {
       const index = callIds.indexOf(callId);
       if (index < 0) return undefined;
@@ -230,6 +231,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
     const { pauseId, voter, choice, reason, now } = input;
     const decision = personDecision(voter, now, reason);
+    await this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(SCRIPTS.voteAll, pauseId, (callIds) => {
       const indexes = input.callIds.map((callId) => callIds.indexOf(callId) + 1);
       if (indexes.length === 0 || indexes.includes(0)) return undefined;
