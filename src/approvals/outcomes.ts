@@ -24,6 +24,8 @@ export type Refusal =
   | { kind: 'permission_check_failed' }
   /** The app could not record the decision (Redis unreachable, …): nothing changed. */
   | { kind: 'decision_failed' }
+  /** Redis took the vote but never answered: it may be recorded. The app checks and says. */
+  | { kind: 'outcome_unknown' }
   /** The run could not start its thread in this channel; `code` is Slack's error. */
   | { kind: 'cannot_post_here'; code: string };
 
@@ -37,3 +39,10 @@ export type RunError =
   | { kind: 'timeout' }
   /** The server answered something this app cannot read. */
   | { kind: 'unreadable'; message: string };
+
+/** What a re-read found about a vote whose outcome was unknown. */
+export type VoteCheck =
+  | { kind: 'recorded'; states: readonly GateState[] }
+  | { kind: 'not_recorded' }
+  /** The store stayed out of reach for as long as the app kept trying. */
+  | { kind: 'still_unknown' };

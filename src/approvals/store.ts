@@ -187,7 +187,15 @@ export interface AuditEntry {
 }
 
 /** Why a store call failed for a reason that is not an expected outcome. */
-export type StoreErrorReason = 'unavailable' | 'corrupt_record' | 'script';
+export type StoreErrorReason =
+  | 'unavailable'
+  /**
+   * The call was sent but its answer never came (a reply timeout, the connection lost while
+   * waiting): a script may have run. Read the records again before saying what happened.
+   */
+  | 'outcome_unknown'
+  | 'corrupt_record'
+  | 'script';
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';

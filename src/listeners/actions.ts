@@ -40,7 +40,7 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
     if (target === undefined) return unreadable(context);
     await answer(
       context,
-      await workflow.vote({ ...target, voter: context.user, choice: 'approve' }),
+      await workflow.vote({ ...target, voter: context.user, choice: 'approve' }, context.reply),
     );
   });
   on(ACTION_IDS.reject, async (context) => {
@@ -58,7 +58,10 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
     if (target === undefined) return unreadable(context);
     await answer(
       context,
-      await workflow.voteAll({ pauseId: target.pauseId, voter: context.user, choice: 'approve' }),
+      await workflow.voteAll(
+        { pauseId: target.pauseId, voter: context.user, choice: 'approve' },
+        context.reply,
+      ),
     );
   });
   on(ACTION_IDS.rejectAll, async (context) => {
@@ -83,12 +86,10 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
       case 'approve':
         await answer(
           context,
-          await workflow.vote({
-            pauseId: choice.pauseId,
-            callId,
-            voter: context.user,
-            choice: 'approve',
-          }),
+          await workflow.vote(
+            { pauseId: choice.pauseId, callId, voter: context.user, choice: 'approve' },
+            context.reply,
+          ),
         );
         return;
       case 'reject':

@@ -1,7 +1,7 @@
 import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
-import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
+import { type ConfirmationStore, type ExpiredGate, StoreError } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/block-kit.js';
@@ -15,7 +15,10 @@ import { PauseRecorder } from './pause-recorder.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
 import { RunStreamer } from './run-streamer.js';
 import { RunThreads } from './run-thread.js';
+import { type VoteToVerify, VoteVerifier } from './vote-verifier.js';
 import { KeyedWorkQueue } from './work-queue.js';
+
+type Tell = (message: SlackMessage) => Promise<void>;
 
 export interface WorkflowDeps {
   store: ConfirmationStore;
@@ -48,6 +51,7 @@ export class ApprovalWorkflow {
   private readonly runs: KeyedWorkQueue;
   private readonly cards: ApprovalCards;
   private readonly cardRefresher: CardRefresher;
+  private readonly verifier: VoteVerifier;
   private readonly decider: Decider;
   private readonly resumer: Resumer;
   private readonly agentRuns: AgentRuns;
@@ -94,6 +98,13 @@ export class ApprovalWorkflow {
       log: log.child('decide'),
       onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
     });
+    this.verifier = new VoteVerifier({
+      store,
+      clock,
+      log: log.child('verify'),
+      onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
+      refreshCard,
+    });
     this.resumer = new Resumer({
       store,
       refreshCard,
@@ -132,12 +143,15 @@ export class ApprovalWorkflow {
     return this.decider.check(pauseId, callIds, voter);
   }
 
-  vote(request: VoteRequest): Promise<DecisionReply> {
-    return this.decide(request.pauseId, () => this.decider.vote(request));
+  /** `tell`: a later private word to the voter, when the store's answer was lost. */
+  vote(request: VoteRequest, tell?: Tell): Promise<DecisionReply> {
+    const check = { pauseId: request.pauseId, voter: request.voter, callIds: [request.callId] };
+    return this.decide(request.pauseId, () => this.decider.vote(request), { check, tell });
   }
 
-  voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>): Promise<DecisionReply> {
-    return this.decide(request.pauseId, () => this.decider.voteAll(request));
+  voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>, tell?: Tell): Promise<DecisionReply> {
+    const check = { pauseId: request.pauseId, voter: request.voter, callIds: [] };
+    return this.decide(request.pauseId, () => this.decider.voteAll(request), { check, tell });
   }
 
   /** The Retry button on a failed resume: the requester or any approver may press it. */
@@ -205,11 +219,17 @@ export class ApprovalWorkflow {
   private async decide(
     pauseId: string,
     task: () => Promise<DecisionReply>,
+    unknown?: { check: VoteToVerify; tell: Tell | undefined },
   ): Promise<DecisionReply> {
     try {
       return await this.decisions.run(pauseId, task);
     } catch (error) {
       this.log.error('decision failed', { pauseId, error: errorMessage(error) });
+      // Sent but never answered: the vote may be recorded. Say so, then find out and say that.
+      if (error instanceof StoreError && error.reason === 'outcome_unknown' && unknown?.tell) {
+        this.verifier.verify(unknown.check, unknown.tell);
+        return { kind: 'refused', refusal: { kind: 'outcome_unknown' } };
+      }
       return { kind: 'refused', refusal: { kind: 'decision_failed' } };
     }
   }

@@ -19,6 +19,7 @@ import {
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
 import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './redis.js';
 import { type SlackFaultProxy, startSlackFaultProxy } from './slack-fault-proxy.js';
+import { type StallingTcpProxy, startStallingTcpProxy } from './stalling-tcp-proxy.js';
 import { type SwitchableProxy, startSwitchableProxy } from './switchable-proxy.js';
 
 export { CHANNELS, PEOPLE };
@@ -32,6 +33,8 @@ export interface HarnessOptions {
   adkProxy?: boolean;
   /** Put a proxy that hangs or rate-limits chosen calls between the app and Slack's Web API. */
   slackProxy?: boolean;
+  /** Put a proxy that can hold back Redis's answers between the app and Redis. */
+  redisProxy?: boolean;
 }
 
 export interface Harness {
@@ -42,6 +45,8 @@ export interface Harness {
   adkProxy: SwitchableProxy | undefined;
   /** Present with `slackProxy`: make Slack hang or rate-limit chosen methods and channels. */
   slackProxy: SlackFaultProxy | undefined;
+  /** Present with `redisProxy`: make Redis stop answering the app (it still runs commands). */
+  redisProxy: StallingTcpProxy | undefined;
   /** A second connection to the app's records, as another replica would see them. */
   store: RedisConfirmationStore;
   /** Deletes every key of the app's store, as a Redis restarted without persistence would. */
@@ -78,8 +83,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
   const sandbox = await startSandbox({ port: 0, signingSecret, botToken });
   const slackProxy = options.slackProxy ? await startSlackFaultProxy(sandbox.apiUrl) : undefined;
+  const redisTarget = new URL(REDIS_URL);
+  const redisProxy = options.redisProxy
+    ? await startStallingTcpProxy(redisTarget.hostname, Number(redisTarget.port))
+    : undefined;
   const config = loadConfig({
-    REDIS_URL,
+    REDIS_URL: redisProxy ? `redis://${redisProxy.host}:${redisProxy.port}` : REDIS_URL,
     REDIS_KEY_PREFIX: keyPrefix,
     POLICY_FILE: policyFile,
     PORT: '0',
@@ -110,6 +119,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     app,
     adkProxy,
     slackProxy,
+    redisProxy,
     store,
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
@@ -158,8 +168,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     },
     async stop() {
       await slackProxy?.stop();
+      redisProxy?.stall(false);
       await app.stop();
       await sandbox.stop();
+      await redisProxy?.stop();
       await adkProxy?.stop();
       await deleteWithPrefix(redis, keyPrefix);
       await store.close();
