@@ -33,6 +33,9 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
+/** A resume lease's length without renewal (renewed every third of it while streaming). */
+export const RESUME_LEASE_MS = 10_000;
+
 /** How long shutdown waits for in-flight decisions and streams before it lets go of them. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -80,8 +83,9 @@ export async function startApp(
     options: {
       defaultApp: config.adk.defaultApp,
       owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-      // The lease covers the whole continuation: the resume streams until the agent is done.
-      leaseMs: config.adk.runTimeoutMs + 30_000,
+      // Short, and renewed while the resume streams: a dead replica's resume is taken over
+      // within one lease and one sweep.
+      leaseMs: RESUME_LEASE_MS,
       resumable: config.adk.resumable,
       retryDelaysMs: [1_000, 4_000],
     },

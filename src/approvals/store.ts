@@ -39,6 +39,8 @@ export interface ConfirmationStore {
   claimResume(input: ClaimResumeInput): Promise<ClaimResult>;
   /** Pauses whose resume is due: decided but never claimed, or whose lease lapsed. */
   dueResumes(now: number, limit?: number): Promise<string[]>;
+  /** The lease's owner extends it while the resume streams (a heartbeat). */
+  renewLease(input: RenewLeaseInput): Promise<RenewLeaseResult>;
   markResumed(input: FinishResumeInput): Promise<FinishResult>;
   markResumeFailed(input: ResumeFailedInput): Promise<FinishResult>;
 
@@ -147,6 +149,19 @@ export type ClaimResult =
   /** Another owner holds a live lease. */
   | { kind: 'leased'; view: PauseView; leaseUntil: number }
   | { kind: 'finished'; view: PauseView }
+  | { kind: 'not_found' };
+
+export interface RenewLeaseInput {
+  pauseId: string;
+  owner: string;
+  now: number;
+  leaseMs: number;
+}
+
+export type RenewLeaseResult =
+  | { kind: 'renewed'; leaseUntil: number }
+  /** Another owner took the resume over (or it finished): stop. */
+  | { kind: 'lost_lease' }
   | { kind: 'not_found' };
 
 /** Only the current lease owner's outcome is recorded. */

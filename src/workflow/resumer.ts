@@ -7,6 +7,7 @@ import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { renderResumeFailed, renderRunError } from '../slack/thread.js';
+import { startLeaseHeartbeat } from './lease-heartbeat.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
 import type { RunContext, RunStreamer, StreamOutcome } from './run-streamer.js';
@@ -15,7 +16,7 @@ import type { RunThreads } from './run-thread.js';
 export interface ResumerOptions {
   /** This replica's name; each resume attempt adds a suffix of its own for its lease. */
   owner: string;
-  /** How long a claim holds: long enough for the continuation to stream. */
+  /** How long a claim holds without renewal; renewed every third of it while the resume streams. */
   leaseMs: number;
   /** Send `invocationId` (Python ADK resumable apps). */
   resumable: boolean;
@@ -47,7 +48,7 @@ export class Resumer {
 
   /** `retry`: a person pressed Retry, so a failed resume may be claimed again. */
   async resume(pauseId: string, { retry = false }: { retry?: boolean } = {}): Promise<void> {
-    const { store, refreshCard, log, options } = this.deps;
+    const { store, log, options } = this.deps;
     // A lease is never shared, not even by one replica's click handler and its sweeper: each
     // attempt has an owner of its own.
     const owner = `${options.owner}:${randomUUID().slice(0, 8)}`;
@@ -62,12 +63,22 @@ export class Resumer {
       log.debug('resume not claimed', { pauseId, outcome: claim.kind });
       return;
     }
-    const { view } = claim;
-    log.info('resuming', { pauseId, attempt: claim.attempt, app: view.pause.adk.appName });
+    const heartbeat = startLeaseHeartbeat(this.deps, { pauseId, owner, leaseMs: options.leaseMs });
+    try {
+      await this.resumeClaimed(claim.view, claim.attempt, owner);
+    } finally {
+      heartbeat.stop();
+    }
+  }
+
+  private async resumeClaimed(view: PauseView, attempt: number, owner: string): Promise<void> {
+    const { store, refreshCard, log } = this.deps;
+    const pauseId = view.pause.id;
+    log.info('resuming', { pauseId, attempt, app: view.pause.adk.appName });
     refreshCard(pauseId);
 
     const context = runContextOf(view);
-    if (claim.attempt > 1 && (await this.alreadyAnswered(view))) {
+    if (attempt > 1 && (await this.alreadyAnswered(view))) {
       log.info('the agent already has these decisions; not sending them again', { pauseId });
       await store.markResumed({ pauseId, owner, now: this.deps.clock() });
       refreshCard(pauseId);

@@ -12,6 +12,8 @@ import type {
   FinishResumeInput,
   GateRef,
   NewPause,
+  RenewLeaseInput,
+  RenewLeaseResult,
   ResumeFailedInput,
   VoteAllInput,
   VoteAllResult,
@@ -24,6 +26,7 @@ import { createPause } from './memory/create-pause.js';
 import { expireGate } from './memory/expire-gate.js';
 import { finishResume } from './memory/finish-resume.js';
 import { gateOf, type MemoryPause, PauseRun, viewOf } from './memory/prelude.js';
+import { renewLease } from './memory/renew-lease.js';
 import { setCardTs } from './memory/set-card-ts.js';
 import { vote, voteAll } from './memory/vote.js';
 import {
@@ -190,6 +193,15 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     if (!run) return { kind: 'not_found' };
     const retryFailed = input.retryFailed ?? false;
     const result = claimResume(run, { owner, leaseUntil: now + leaseMs, leaseMs, retryFailed });
+    this.mirror(run);
+    return result;
+  }
+
+  async renewLease(input: RenewLeaseInput): Promise<RenewLeaseResult> {
+    const { pauseId, owner, now, leaseMs } = input;
+    const run = this.load(pauseId, now);
+    if (!run) return { kind: 'not_found' };
+    const result = renewLease(run, owner, now + leaseMs);
     this.mirror(run);
     return result;
   }

@@ -13,6 +13,8 @@ import {
   type FinishResumeInput,
   type GateRef,
   type NewPause,
+  type RenewLeaseInput,
+  type RenewLeaseResult,
   type ResumeFailedInput,
   StoreError,
   type VoteAllInput,
@@ -48,6 +50,7 @@ import { EXPIRE_GATE_LUA } from './scripts/expire-gate.lua.js';
 import { FINISH_RESUME_LUA } from './scripts/finish-resume.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
+import { RENEW_LEASE_LUA } from './scripts/renew-lease.lua.js';
 import { type PauseScriptReply, parsePauseScriptReply } from './scripts/reply.js';
 import { SET_CARD_TS_LUA } from './scripts/set-card-ts.lua.js';
 import { VOTE_ALL_LUA, VOTE_LUA } from './scripts/vote.lua.js';
@@ -101,6 +104,7 @@ const SCRIPTS = {
   expireGate: new LuaScript('expire_gate', EXPIRE_GATE_LUA),
   cancel: new LuaScript('cancel', CANCEL_LUA),
   claimResume: new LuaScript('claim_resume', CLAIM_RESUME_LUA),
+  renewLease: new LuaScript('renew_lease', RENEW_LEASE_LUA),
   finishResume: new LuaScript('finish_resume', FINISH_RESUME_LUA),
 };
 
@@ -367,6 +371,18 @@ export class RedisConfirmationStore implements ConfirmationStore {
       default:
         throw unexpected(SCRIPTS.claimResume, outcome.code);
     }
+  }
+
+  async renewLease(input: RenewLeaseInput): Promise<RenewLeaseResult> {
+    const { pauseId, owner, now, leaseMs } = input;
+    const leaseUntil = now + leaseMs;
+    const outcome = await this.onPause(SCRIPTS.renewLease, pauseId, () => [now, owner, leaseUntil]);
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code === 'LOST_LEASE') return { kind: 'lost_lease' };
+    if (outcome.code !== 'OK') throw unexpected(SCRIPTS.renewLease, outcome.code);
+    await this.indexes.apply(view, [], now, this.indexes.afterClaim(view, leaseUntil, 'resuming'));
+    return { kind: 'renewed', leaseUntil };
   }
 
   /** Decided pauses never claimed, or whose lease lapsed; failed ones wait for a human Retry. */

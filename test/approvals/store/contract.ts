@@ -538,6 +538,35 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         return input.id;
       }
 
+      it('a renewed lease keeps others out past its first end; a lapsed one is taken over, and its old owner can no longer renew', async () => {
+        const pauseId = await decidedPause();
+        const other = await harness.replica();
+        const lease = { pauseId, leaseMs: 1_000 };
+        await store.claimResume({ ...lease, owner: 'r1', now: T0 + 10 });
+        expect(await store.renewLease({ ...lease, owner: 'r1', now: T0 + 900 })).toEqual({
+          kind: 'renewed',
+          leaseUntil: T0 + 1_900,
+        });
+        expect(await other.claimResume({ ...lease, owner: 'r2', now: T0 + 1_500 })).toMatchObject({
+          kind: 'leased',
+          leaseUntil: T0 + 1_900,
+        });
+        expect(await store.dueResumes(T0 + 1_500)).not.toContain(pauseId);
+        expect(await store.dueResumes(T0 + 1_900)).toContain(pauseId);
+        expect(await other.claimResume({ ...lease, owner: 'r2', now: T0 + 1_901 })).toMatchObject({
+          kind: 'claimed',
+          attempt: 2,
+        });
+        expect(await store.renewLease({ ...lease, owner: 'r1', now: T0 + 1_950 })).toEqual({
+          kind: 'lost_lease',
+        });
+        expect(await store.renewLease({ ...lease, pauseId: 'nope', owner: 'r1', now: T0 })).toEqual(
+          {
+            kind: 'not_found',
+          },
+        );
+      });
+
       it('cannot be claimed while a gate is pending', async () => {
         const input = newPause({ gates: 2 });
         await store.createPause(input);
