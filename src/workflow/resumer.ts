@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
-import { answeredConfirmationIds, buildResume } from '../adk/wire.js';
+import { type AdkEvent, answeredConfirmationIds, buildResume } from '../adk/wire.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
@@ -78,11 +78,20 @@ export class Resumer {
     refreshCard(pauseId);
 
     const context = runContextOf(view);
-    if (attempt > 1 && (await this.alreadyAnswered(view))) {
-      log.info('the agent already has these decisions; not sending them again', { pauseId });
-      await store.markResumed({ pauseId, owner, now: this.deps.clock() });
-      refreshCard(pauseId);
-      return;
+    if (attempt > 1) {
+      const earlier = await this.earlierAnswer(view);
+      if (earlier !== undefined) {
+        log.info('the agent already has these decisions; posting what it said after them', {
+          pauseId,
+          events: earlier.length,
+        });
+        // Posted before the pause is marked resumed: a crash in between posts it twice rather
+        // than never.
+        await this.deps.streamer.replay(context, earlier);
+        await store.markResumed({ pauseId, owner, now: this.deps.clock() });
+        refreshCard(pauseId);
+        return;
+      }
     }
     const outcome = await this.sendWithRetries(view, context);
     const now = this.deps.clock();
@@ -118,23 +127,31 @@ export class Resumer {
   }
 
   /**
-   * A resume taken over from a replica that died, or retried after a failure, may have reached
-   * the agent already. Answering again runs nothing but costs a model turn, so the session is
-   * read first; if it cannot be read, the answers are sent (ADK would not run a tool twice).
+   * A resume taken over from a replica that died, retried after a failure, or whose request
+   * timed out may have reached the agent already. Answering again runs nothing but costs a model
+   * turn, and what the agent said after the answers would never reach the thread; so the session
+   * is read first. The events after the answers when every gate is answered there; undefined when
+   * not, or when the session cannot be read (the answers are then sent: ADK would not run a tool
+   * twice).
    */
-  private async alreadyAnswered(view: PauseView): Promise<boolean> {
+  private async earlierAnswer(view: PauseView): Promise<AdkEvent[] | undefined> {
     const { appName, userId, sessionId } = view.pause.adk;
     try {
       const session = await this.deps.adk.getSession(appName, userId, sessionId);
       const answered = answeredConfirmationIds(session.events);
-      return view.gates.every((gate) => answered.has(gate.confirmationCallId));
+      if (!view.gates.every((gate) => answered.has(gate.confirmationCallId))) return undefined;
+      const ids = new Set(view.gates.map((gate) => gate.confirmationCallId));
+      const last = session.events.findLastIndex((event) =>
+        [...answeredConfirmationIds([event])].some((id) => ids.has(id)),
+      );
+      return session.events.slice(last + 1);
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       this.deps.log.warn('could not read the session to look for earlier answers', {
         pauseId: view.pause.id,
         error: error.message,
       });
-      return false;
+      return undefined;
     }
   }
 
@@ -150,8 +167,21 @@ export class Resumer {
       ...(invocationId === undefined ? {} : { invocationId }),
     };
     let outcome = await streamer.stream(context, request);
-    for (const delay of options.retryDelaysMs) {
-      if (outcome.kind !== 'failed' || outcome.delivered || !isRetryable(outcome.error)) break;
+    for (let retry = 0; ; retry += 1) {
+      if (outcome.kind !== 'failed' || outcome.delivered) return outcome;
+      // A timeout or a broken connection says nothing about whether the request arrived.
+      if (mayHaveArrived(outcome.error)) {
+        const earlier = await this.earlierAnswer(view);
+        if (earlier !== undefined) {
+          this.deps.log.info('the request timed out but reached the agent; not sending it again', {
+            pauseId: view.pause.id,
+            reason: outcome.error.reason,
+          });
+          return { kind: 'completed', pauses: (await streamer.replay(context, earlier)).pauses };
+        }
+      }
+      const delay = options.retryDelaysMs[retry];
+      if (delay === undefined || !isRetryable(outcome.error)) return outcome;
       this.deps.log.warn('resume attempt failed; retrying', {
         pauseId: view.pause.id,
         reason: outcome.error.reason,
@@ -160,7 +190,6 @@ export class Resumer {
       await sleep(delay);
       outcome = await streamer.stream(context, request);
     }
-    return outcome;
   }
 
   /** ADK drops text sent beside the function responses, so the reasons follow as a message. */
@@ -198,7 +227,12 @@ export function runContextOf(view: PauseView): RunContext {
   };
 }
 
-/** Only failures that cannot have reached the agent: resending a delivered answer costs a model turn. */
+/** Failures after which the request may or may not have reached the agent. */
+function mayHaveArrived(error: AdkError): boolean {
+  return error.reason === 'network' || error.reason === 'timeout';
+}
+
+/** Failures worth another attempt (after `mayHaveArrived` ones found the session unanswered). */
 function isRetryable(error: AdkError): boolean {
   switch (error.reason) {
     case 'network':

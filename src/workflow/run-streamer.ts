@@ -1,7 +1,7 @@
 import type { AdkClient, RunRequest } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Gate } from '../adk/gate.js';
-import { eventText, parseGates, toolResults } from '../adk/wire.js';
+import { type AdkEvent, eventText, parseGates, toolResults } from '../adk/wire.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import {
@@ -49,14 +49,9 @@ export class RunStreamer {
   async stream(context: RunContext, request: RunRequest): Promise<StreamOutcome> {
     const { log } = this.deps;
     let delivered = false;
-    let pauses = 0;
-    let ranTools: ToolRun[] = [];
-    const flushToolSummary = async () => {
-      if (ranTools.length === 0) return;
-      const summary = renderToolSummary(ranTools);
-      ranTools = [];
-      await this.deps.threads.post(context.thread, summary);
-    };
+    const output = new ThreadOutput(context, this.deps.threads, (gates, invocationId) =>
+      this.recordPause(context, gates, invocationId),
+    );
 
     try {
       for await (const item of this.deps.adk.runSse(request)) {
@@ -69,45 +64,12 @@ export class RunStreamer {
           await this.deps.threads.post(context.thread, renderStreamWarning(item.error.message));
           continue;
         }
-        const { event } = item;
-        if (event.partial) continue;
-        // A rejected call did not run; its card already says so.
-        for (const result of toolResults(event)) {
-          if (result.status !== 'rejected') {
-            ranTools.push({ name: result.name, ok: result.status === 'ok' });
-          }
-        }
-
-        const found = parseGates(event);
-        if (found.kind === 'invalid') {
-          log.error('the agent asked for a confirmation this app cannot read', {
-            app: context.appName,
-            event: found.eventId,
-            problems: found.problems.join('; '),
-          });
-          await flushToolSummary();
-          await this.deps.threads.post(
-            context.thread,
-            renderStreamWarning(
-              `The agent asked for a confirmation that could not be read (${found.problems.join('; ')}). It cannot be approved from Slack.`,
-            ),
-          );
-        } else if (found.kind === 'pause') {
-          await flushToolSummary();
-          pauses += 1;
-          await this.recordPause(context, found.gates, event.invocationId);
-        }
-
-        const text = eventText(event);
-        if (text !== undefined) {
-          await flushToolSummary();
-          await this.deps.threads.post(context.thread, renderAgentReply({ text }));
-        }
+        await this.handle(context, output, item.event);
       }
-      await flushToolSummary();
-      return { kind: 'completed', pauses };
+      await output.flushToolSummary();
+      return { kind: 'completed', pauses: output.pauses };
     } catch (error) {
-      await flushToolSummary().catch(() => {});
+      await output.flushToolSummary().catch(() => {});
       if (!(error instanceof AdkError)) throw error;
       log.warn('agent run failed', {
         app: context.appName,
@@ -115,6 +77,53 @@ export class RunStreamer {
         error: error.message,
       });
       return { kind: 'failed', error, delivered };
+    }
+  }
+
+  /**
+   * Posts events that already happened (read back from the session) as `stream` would have:
+   * what the agent said and did after answers that another replica sent and could not report.
+   * Recording a pause again is a no-op, so a card is never posted twice.
+   */
+  async replay(context: RunContext, events: readonly AdkEvent[]): Promise<{ pauses: number }> {
+    const output = new ThreadOutput(context, this.deps.threads, (gates, invocationId) =>
+      this.recordPause(context, gates, invocationId),
+    );
+    for (const event of events) await this.handle(context, output, event);
+    await output.flushToolSummary();
+    return { pauses: output.pauses };
+  }
+
+  private async handle(context: RunContext, output: ThreadOutput, event: AdkEvent): Promise<void> {
+    if (event.partial) return;
+    // A rejected call did not run; its card already says so.
+    for (const result of toolResults(event)) {
+      if (result.status !== 'rejected') output.ranTool(result.name, result.status === 'ok');
+    }
+
+    const found = parseGates(event);
+    if (found.kind === 'invalid') {
+      this.deps.log.error('the agent asked for a confirmation this app cannot read', {
+        app: context.appName,
+        event: found.eventId,
+        problems: found.problems.join('; '),
+      });
+      await output.flushToolSummary();
+      await this.deps.threads.post(
+        context.thread,
+        renderStreamWarning(
+          `The agent asked for a confirmation that could not be read (${found.problems.join('; ')}). It cannot be approved from Slack.`,
+        ),
+      );
+    } else if (found.kind === 'pause') {
+      await output.flushToolSummary();
+      await output.pause(found.gates, event.invocationId);
+    }
+
+    const text = eventText(event);
+    if (text !== undefined) {
+      await output.flushToolSummary();
+      await this.deps.threads.post(context.thread, renderAgentReply({ text }));
     }
   }
 
@@ -142,5 +151,33 @@ export class RunStreamer {
         ),
       );
     }
+  }
+}
+
+/** What one run has put in its thread so far: tools not yet summarized, pauses recorded. */
+class ThreadOutput {
+  pauses = 0;
+  private ranTools: ToolRun[] = [];
+
+  constructor(
+    private readonly context: RunContext,
+    private readonly threads: RunThreads,
+    private readonly onPause: (gates: Gate[], invocationId: string | undefined) => Promise<void>,
+  ) {}
+
+  ranTool(name: string, ok: boolean): void {
+    this.ranTools.push({ name, ok });
+  }
+
+  async pause(gates: Gate[], invocationId: string | undefined): Promise<void> {
+    this.pauses += 1;
+    await this.onPause(gates, invocationId);
+  }
+
+  async flushToolSummary(): Promise<void> {
+    if (this.ranTools.length === 0) return;
+    const summary = renderToolSummary(this.ranTools);
+    this.ranTools = [];
+    await this.threads.post(this.context.thread, summary);
   }
 }

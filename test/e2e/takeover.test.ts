@@ -58,7 +58,7 @@ describe('a resume whose replica died', () => {
     await annotate(`taken over and answered ${tookOverMs} ms after the dead replica's claim`);
   });
 
-  it('is taken over once its lease lapses, and answers the agent already has are not sent again', {
+  it('is taken over once its lease lapses; answers the agent already has are not sent again, and what it said after them is posted', {
     timeout: 45_000,
   }, async () => {
     // Another replica records the vote and claims the resume, delivers it to ADK, then dies
@@ -107,6 +107,9 @@ describe('a resume whose replica died', () => {
       .poll(async () => (await harness.store.getPause(id))?.pause.resume, { timeout: 20_000 })
       .toMatchObject({ state: 'resumed', attempts: 2 });
     expect(harness.logs.some((line) => line.includes('already has these decisions'))).toBe(true);
+    // What the agent said after the answers the dead replica sent reaches the thread.
+    const said = await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
+    expect(said.text).toMatch(/"amount":7\d/);
 
     const { appName, userId, sessionId } = claimed.pause.adk;
     const session = await harness.adk.getSession(appName, userId, sessionId);
