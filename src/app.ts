@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { WebClientEvent } from '@slack/web-api';
 import { AdkClient } from './adk/client.js';
 import { apiRoutes, DEFAULT_ADK_TARGET } from './api/routes.js';
 import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
@@ -48,6 +47,9 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
+/** A resume lease's length without renewal (renewed every third of it while streaming). */
+export const RESUME_LEASE_MS = 10_000;
+
 /** How long shutdown waits for in-flight decisions and streams before it lets go of them. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -66,6 +68,7 @@ export async function startApp(
   const policy = await loadPolicy(config, log);
   const apiKeys = await loadApiKeys(config, log);
   const { store, signals } = await openStore(config, log);
+  await store.placeMarker(clock());
 
   const adk = new AdkClient({
     baseUrl: targets.adkBaseUrl,
@@ -95,13 +98,11 @@ export async function startApp(
     ),
     metrics: () => metrics.exposition(),
   });
-  slackApp.app.client.on(
-    WebClientEvent.RATE_LIMITED,
-    (seconds: number, { url }: { url: string }) => {
-      metrics.rateLimited(url.slice(url.lastIndexOf('/') + 1), seconds);
-    },
-  );
-  const slack = new WebApiSlackPort(slackApp.app.client, metrics);
+  const slack = new WebApiSlackPort({
+    client: slackApp.app.client,
+    modalClient: slackApp.modalClient,
+    metrics,
+  });
   const directory = new SlackApproverDirectory(slackApp.app.client);
 
   const workflow = new ApprovalWorkflow({
@@ -119,8 +120,9 @@ export async function startApp(
     options: {
       defaultApp: config.adk.defaultApp,
       owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-      // The lease covers the whole continuation: the resume streams until the agent is done.
-      leaseMs: config.adk.runTimeoutMs + 30_000,
+      // Short, and renewed while the resume streams: a dead replica's resume is taken over
+      // within one lease and one sweep.
+      leaseMs: RESUME_LEASE_MS,
       resumable: config.adk.resumable,
       retryDelaysMs: [1_000, 4_000],
     },
@@ -248,7 +250,11 @@ async function loadPolicy(config: Config, log: LineLogger): Promise<Policy> {
 function readinessChecks(store: ConfirmationStore, adk: AdkClient): Record<string, ReadinessCheck> {
   return {
     store: async () => {
-      await store.getPause('readiness-probe');
+      if ((await store.checkMarker()) === 'missing') {
+        throw new Error(
+          'the store has lost its data (its marker key is gone): pending approvals are lost; their cards say so when clicked',
+        );
+      }
     },
     adk: async () => {
       await adk.listApps();

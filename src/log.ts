@@ -28,7 +28,7 @@ const stderrSink: Sink = (line) => {
   process.stderr.write(`${line}\n`);
 };
 
-/** Shared by a logger and its children, so that `setLevel` on any of them applies to all. */
+/** Shared by a logger and its children. */
 interface LevelHolder {
   level: ConfiguredLevel;
   format: LogFormat;
@@ -59,9 +59,11 @@ export class LineLogger implements Log, BoltLogger {
   }
 
   // The three methods below make this usable as Bolt's and the Web API client's logger.
-  setLevel(level: LogLevel): void {
-    this.holder.level = level;
-  }
+  /**
+   * Ignored: the level is `LOG_LEVEL`'s. Bolt's `App` and the Web API client both call
+   * `setLevel(INFO)` on the logger they are given, which would otherwise override it for all.
+   */
+  setLevel(_level: LogLevel): void {}
   getLevel(): LogLevel {
     return toBoltLevel(this.holder.level);
   }

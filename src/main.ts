@@ -1,5 +1,6 @@
 import { startApp } from './app.js';
 import { createLog } from './log.js';
+import { guardAgainstUnhandledRejections } from './process-guard.js';
 import {
   exitOnStartFailure,
   loadConfigOrExit,
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
   }
   const log = createLog(config.logLevel, 'app', undefined, config.logFormat);
   logConfigSource(log, envFile);
+  guardAgainstUnhandledRejections(process, log.child('process'));
   const app = await startApp(config, { adkBaseUrl, slack }, log);
   stopOnSignals(app, log);
 }

@@ -19,13 +19,15 @@ describe('LineLogger', () => {
     );
   });
 
-  it('drops entries below the level, and setLevel on a child applies to all', () => {
+  it('drops entries below the level, and keeps its level when a library calls setLevel', () => {
     const { log, lines } = capture('info');
     const child = log.child('x');
     log.debug('hidden');
     child.setLevel(LogLevel.DEBUG);
-    log.debug('shown');
+    log.debug('still hidden');
+    child.info('shown');
     expect(lines.map((l) => l.split('] ')[1])).toEqual(['shown']);
+    expect(child.getLevel()).toBe(LogLevel.INFO);
   });
 
   it('formats Bolt-style variadic arguments like console.log', () => {

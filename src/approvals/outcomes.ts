@@ -16,6 +16,8 @@ export type Refusal =
   | { kind: 'expired'; expiresAt?: number; onExpiry?: 'reject' | 'cancel' }
   /** No such gate, or no longer pending (a stale card, a pause already resumed). */
   | { kind: 'not_found' }
+  /** The store holds no record of the card's pause at all (Redis lost its data, or it was removed). */
+  | { kind: 'pause_gone' }
   | { kind: 'nobody_may_approve'; rule: string }
   | { kind: 'reason_required' }
   /** An input request is answered with its form, never approved or rejected as it stands. */
@@ -24,6 +26,8 @@ export type Refusal =
   | { kind: 'permission_check_failed' }
   /** The app could not record the decision (Redis unreachable, …): nothing changed. */
   | { kind: 'decision_failed'; reference?: string | undefined }
+  /** Redis took the vote but never answered: it may be recorded. The app checks and says. */
+  | { kind: 'outcome_unknown' }
   /** The run could not start its thread in this channel; `code` is Slack's error. */
   | { kind: 'cannot_post_here'; code: string };
 
@@ -37,3 +41,10 @@ export type RunError =
   | { kind: 'timeout' }
   /** The server answered something this app cannot read. */
   | { kind: 'unreadable'; message: string };
+
+/** What a re-read found about a vote whose outcome was unknown. */
+export type VoteCheck =
+  | { kind: 'recorded'; states: readonly GateState[] }
+  | { kind: 'not_recorded' }
+  /** The store stayed out of reach for as long as the app kept trying. */
+  | { kind: 'still_unknown' };

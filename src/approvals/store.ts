@@ -29,6 +29,11 @@ export interface ConfirmationStore {
 
   /** One vote. One reject decides; approvals decide at the quorum; a voter counts once. */
   vote(input: VoteInput): Promise<VoteResult>;
+  /**
+   * One voter's vote on several gates of a pause in one atomic step (Approve all / Reject all):
+   * each gate's outcome as `vote` would give it, all or nothing applied.
+   */
+  voteAll(input: VoteAllInput): Promise<VoteAllResult>;
   /** Cancels every pending gate of the pause; the pause will not be resumed. */
   cancel(input: CancelInput): Promise<CancelResult>;
   /** Applies expiry to gates due at `now`; safe for any number of replicas at once. */
@@ -38,6 +43,8 @@ export interface ConfirmationStore {
   claimResume(input: ClaimResumeInput): Promise<ClaimResult>;
   /** Pauses whose resume is due: decided but never claimed, or whose lease lapsed. */
   dueResumes(now: number, limit?: number): Promise<string[]>;
+  /** The lease's owner extends it while the resume streams (a heartbeat). */
+  renewLease(input: RenewLeaseInput): Promise<RenewLeaseResult>;
   markResumed(input: FinishResumeInput): Promise<FinishResult>;
   markResumeFailed(input: ResumeFailedInput): Promise<FinishResult>;
 
@@ -57,6 +64,14 @@ export interface ConfirmationStore {
 
   /** The audit trail, oldest first. */
   readAudit(options?: { pauseId?: string; count?: number }): Promise<AuditEntry[]>;
+
+  /**
+   * Sets the marker that tells a store that lost its data from one that holds it (at start;
+   * kept if it is there already). Redis restarted without persistence, flushed or evicted: the
+   * marker is gone with everything else, and `checkMarker` says so.
+   */
+  placeMarker(now: number): Promise<void>;
+  checkMarker(): Promise<'present' | 'missing'>;
 
   close(): Promise<void>;
 }
@@ -134,6 +149,16 @@ export type VoteResult =
   | { kind: 'expired'; view: PauseView; state: GateState; pauseDecided: boolean }
   | { kind: 'not_found' };
 
+export interface VoteAllInput extends Omit<VoteInput, 'callId' | 'payload'> {
+  /** The gates to vote on, at least one. */
+  callIds: readonly string[];
+}
+
+export type VoteAllResult =
+  /** `view`: the pause after the step; `results`: each gate's outcome, in `callIds` order. */
+  | { kind: 'applied'; view: PauseView; results: { callId: string; result: VoteResult }[] }
+  | { kind: 'not_found' };
+
 export interface CancelInput {
   pauseId: string;
   by: string;
@@ -174,6 +199,19 @@ export type ClaimResult =
   | { kind: 'finished'; view: PauseView }
   | { kind: 'not_found' };
 
+export interface RenewLeaseInput {
+  pauseId: string;
+  owner: string;
+  now: number;
+  leaseMs: number;
+}
+
+export type RenewLeaseResult =
+  | { kind: 'renewed'; leaseUntil: number }
+  /** Another owner took the resume over (or it finished): stop. */
+  | { kind: 'lost_lease' }
+  | { kind: 'not_found' };
+
 /** Only the current lease owner's outcome is recorded. */
 export interface FinishResumeInput {
   pauseId: string;
@@ -212,7 +250,15 @@ export interface AuditEntry {
 }
 
 /** Why a store call failed for a reason that is not an expected outcome. */
-export type StoreErrorReason = 'unavailable' | 'corrupt_record' | 'script';
+export type StoreErrorReason =
+  | 'unavailable'
+  /**
+   * The call was sent but its answer never came (a reply timeout, the connection lost while
+   * waiting): a script may have run. Read the records again before saying what happened.
+   */
+  | 'outcome_unknown'
+  | 'corrupt_record'
+  | 'script';
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';

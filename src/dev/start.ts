@@ -1,4 +1,5 @@
 import { createLog } from '../log.js';
+import { guardAgainstUnhandledRejections } from '../process-guard.js';
 import {
   exitOnStartFailure,
   loadConfigOrExit,
@@ -15,6 +16,7 @@ async function start(): Promise<void> {
   const { config, envFile } = loadConfigOrExit(process.env);
   const log = createLog(config.logLevel, 'app', undefined, config.logFormat);
   logConfigSource(log, envFile);
+  guardAgainstUnhandledRejections(process, log.child('process'));
   const stack = await startStack(config, log);
   if (stack.sandboxUrl !== undefined) {
     process.stdout.write(

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import type { Refusal } from '../approvals/outcomes.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import { secondsSince } from '../metrics.js';
@@ -34,7 +35,7 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
   const on = (actionId: ActionId, handle: (context: ActionContext) => Promise<void>) =>
     onAction(app, deps, actionId, handle);
   const answer = async (context: ActionContext, reply: DecisionReply) => {
-    if (reply.kind === 'refused') await context.reply(renderRefusal(reply.refusal));
+    if (reply.kind === 'refused') await refuse(deps, context, reply.refusal);
   };
 
   on(ACTION_IDS.approve, async (context) => {
@@ -42,7 +43,7 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
     if (target === undefined) return unreadable(context);
     await answer(
       context,
-      await workflow.vote({ ...target, voter: context.user, choice: 'approve' }),
+      await workflow.vote({ ...target, voter: context.user, choice: 'approve' }, context.reply),
     );
   });
   on(ACTION_IDS.reject, async (context) => {
@@ -65,7 +66,10 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
     if (target === undefined) return unreadable(context);
     await answer(
       context,
-      await workflow.voteAll({ pauseId: target.pauseId, voter: context.user, choice: 'approve' }),
+      await workflow.voteAll(
+        { pauseId: target.pauseId, voter: context.user, choice: 'approve' },
+        context.reply,
+      ),
     );
   });
   on(ACTION_IDS.rejectAll, async (context) => {
@@ -90,12 +94,10 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
       case 'approve':
         await answer(
           context,
-          await workflow.vote({
-            pauseId: choice.pauseId,
-            callId,
-            voter: context.user,
-            choice: 'approve',
-          }),
+          await workflow.vote(
+            { pauseId: choice.pauseId, callId, voter: context.user, choice: 'approve' },
+            context.reply,
+          ),
         );
         return;
       case 'reject':
@@ -157,14 +159,15 @@ async function unreadable(context: ActionContext): Promise<void> {
 }
 
 async function openRejectModal(
-  { workflow, slack }: ListenerDeps,
+  deps: ListenerDeps,
   context: ActionContext,
   pauseId: string,
   callIds: string[],
 ): Promise<void> {
+  const { workflow, slack } = deps;
   const check = await workflow.check(pauseId, callIds, context.user);
   if (check.kind === 'refused') {
-    await context.reply(renderRefusal(check.refusal));
+    await refuse(deps, context, check.refusal);
     return;
   }
   await slack.openView({
@@ -180,14 +183,15 @@ async function openRejectModal(
 }
 
 async function openEditModal(
-  { workflow, slack }: ListenerDeps,
+  deps: ListenerDeps,
   context: ActionContext,
   pauseId: string,
   callId: string,
 ): Promise<void> {
+  const { workflow, slack } = deps;
   const check = await workflow.check(pauseId, [callId], context.user);
   if (check.kind === 'refused') {
-    await context.reply(renderRefusal(check.refusal));
+    await refuse(deps, context, check.refusal);
     return;
   }
   const [gate] = check.gates;
@@ -199,22 +203,30 @@ async function openEditModal(
 }
 
 async function openInputModal(
-  { workflow, slack }: ListenerDeps,
+  deps: ListenerDeps,
   context: ActionContext,
   pauseId: string,
   callId: string,
 ): Promise<void> {
-  const check = await workflow.check(pauseId, [callId], context.user);
+  const check = await deps.workflow.check(pauseId, [callId], context.user);
   if (check.kind === 'refused') {
-    await context.reply(renderRefusal(check.refusal));
+    await refuse(deps, context, check.refusal);
     return;
   }
   const [gate] = check.gates;
   if (gate === undefined) return;
-  await slack.openView({
+  await deps.slack.openView({
     triggerId: context.triggerId,
     view: renderInputModal({ pauseId, gate, ...cardOf(context) }),
   });
+}
+
+/** Says why privately; a card whose pause is gone from the store is also marked so for all. */
+async function refuse(deps: ListenerDeps, context: ActionContext, refusal: Refusal) {
+  if (refusal.kind === 'pause_gone' && context.channelId && context.messageTs) {
+    await deps.workflow.showPauseGone({ channelId: context.channelId, ts: context.messageTs });
+  }
+  await context.reply(renderRefusal(refusal));
 }
 
 function cardOf(context: ActionContext): { channelId?: string; messageTs?: string } {

@@ -1,9 +1,11 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
 import { newCorrelationId, withCorrelation } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { LineLogger } from '../log.js';
+import { rejectMalformedBodies } from './malformed-bodies.js';
 
 export type SlackTransport =
   | { mode: 'http'; botToken: string; signingSecret: string; apiUrl: string | undefined }
@@ -33,25 +35,43 @@ export const stampArrival = () => ({ receivedAt: performance.now() });
 
 export interface SlackApp {
   app: App;
+  /** A client of its own for `views.open`, which must answer within a trigger's 3 s. */
+  modalClient: WebClient;
   /** Starts listening; resolves with the HTTP port (for /slack/events over HTTP, and the probes). */
   start(): Promise<number>;
   stop(): Promise<void>;
 }
 
+/** Longest one Web API request may take; a hung call then fails and is retried. */
+const SLACK_REQUEST_TIMEOUT_MS = 10_000;
+/** `views.open` has to land within the trigger's 3 s, retries included. */
+const MODAL_REQUEST_TIMEOUT_MS = 2_500;
+
 /**
  * Bolt with the transport the configuration asks for: the HTTP receiver at `/slack/events`
  * (signature-verified), or Socket Mode with the app-level token. Either way `/healthz` and
- * `/readyz` (and `/metrics` when given) answer on `port`. The Web API client retries for seconds, not Slack's default half
- * hour: a decision should fail visibly rather than hang.
+ * `/readyz` (and `/metrics` when given) answer on `port`. The Web API client retries for seconds,
+ * not Slack's default half hour, times out a hung request, and hands 429s back instead of pausing
+ * every call for the `Retry-After` (the Slack port keeps rate limits per method and channel).
  */
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { transport, log } = options;
   const customRoutes = [...healthRoutes(options), ...(options.routes ?? [])];
+  const slackApiUrl = transport.apiUrl === undefined ? {} : { slackApiUrl: transport.apiUrl };
   const clientOptions = {
-    ...(transport.apiUrl === undefined ? {} : { slackApiUrl: transport.apiUrl }),
-    retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 8_000 },
+    ...slackApiUrl,
+    timeout: SLACK_REQUEST_TIMEOUT_MS,
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 },
   };
   const boltLog = log.child('bolt');
+  const modalClient = new WebClient(transport.botToken, {
+    ...slackApiUrl,
+    timeout: MODAL_REQUEST_TIMEOUT_MS,
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 0 },
+    logger: log.child('modals'),
+  });
 
   if (transport.mode === 'socket') {
     const receiver = new SocketModeReceiver({
@@ -65,6 +85,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     correlatePerRequest(app);
     return {
       app,
+      modalClient,
       async start() {
         await app.start();
         return options.port;
@@ -80,10 +101,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     customPropertiesExtractor: stampArrival,
     logger: boltLog,
   });
+  rejectMalformedBodies(receiver, {
+    endpoint: '/slack/events',
+    signingSecret: transport.signingSecret,
+    log: boltLog,
+  });
   const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
   correlatePerRequest(app);
   return {
     app,
+    modalClient,
     async start() {
       const server: Server = await receiver.start(options.port);
       const address = server.address();

@@ -4,11 +4,40 @@
  */
 
 /**
+ * Bidi controls and zero-width characters: invisible, yet they change what a reader sees —
+ * `DE00\u202E1234\u202C5678` displays as `DE0043215678`. Each is shown by name instead
+ * (`⟨U+202E⟩`). Zero-width (non-)joiners stay: emoji sequences and Indic and Persian scripts need
+ * them, and they cannot reorder text. Every one of these is a single UTF-16 unit.
+ */
+const INVISIBLE_CLASS =
+  '[\\u061c\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]';
+const INVISIBLE = new RegExp(INVISIBLE_CLASS, 'g');
+const ONE_INVISIBLE = new RegExp(`^${INVISIBLE_CLASS}$`);
+const REVEALED_WIDTH = '⟨U+0000⟩'.length;
+
+function isInvisible(unit: number): boolean {
+  return ONE_INVISIBLE.test(String.fromCharCode(unit));
+}
+
+/** Every bidi control and zero-width character named visibly: `⟨U+202E⟩`. */
+export function revealInvisible(raw: string): string {
+  return raw.replace(
+    INVISIBLE,
+    (char) => `⟨U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
+}
+
+/**
  * Slack parses `&`, `<` and `>` in text objects, and only those: escaping them makes every
  * mention, broadcast and link syntax (`<!channel>`, `<@U1>`, `<https://x|y>`) inert text.
- * `&` goes first so the other entities are not escaped twice.
+ * `&` goes first so the other entities are not escaped twice. Invisible characters that could
+ * disguise the text are revealed (`revealInvisible`).
  */
 export function escapeMrkdwn(raw: string): string {
+  return escapeEntities(revealInvisible(raw));
+}
+
+function escapeEntities(raw: string): string {
   return raw.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
@@ -41,9 +70,10 @@ export function codePoints(text: string): number {
 }
 
 /** What one UTF-16 unit of the original becomes once escaped. */
-function escapedWidth(unit: number): number {
+function escapedWidth(unit: number, reveal: boolean): number {
   if (unit === 0x26) return 5; // & → &amp;
   if (unit === 0x3c || unit === 0x3e) return 4; // < → &lt;, > → &gt;
+  if (reveal && isInvisible(unit)) return REVEALED_WIDTH;
   return 1;
 }
 
@@ -76,10 +106,11 @@ function graphemeBoundary(raw: string, at: number): number {
  * clusters of the original: never inside an entity (`&amp;`), a surrogate pair, an emoji
  * sequence or a letter with its combining marks.
  */
-export function fitEscaped(raw: string, max: number): Fitted {
+export function fitEscaped(raw: string, max: number, { reveal = true } = {}): Fitted {
+  const escapeText = reveal ? escapeMrkdwn : escapeEntities;
   // Escaping never shortens text: longer than `max` before escaping means it will be cut.
   if (raw.length <= max) {
-    const escaped = escapeMrkdwn(raw);
+    const escaped = escapeText(raw);
     if (escaped.length <= max) {
       const total = codePoints(raw);
       return { text: escaped, cut: false, shown: total, total, consumed: raw.length };
@@ -88,7 +119,7 @@ export function fitEscaped(raw: string, max: number): Fitted {
   let length = 0;
   let fits = 0;
   while (fits < raw.length) {
-    const width = escapedWidth(raw.charCodeAt(fits));
+    const width = escapedWidth(raw.charCodeAt(fits), reveal);
     if (length + width > max) break;
     length += width;
     fits += 1;
@@ -96,7 +127,7 @@ export function fitEscaped(raw: string, max: number): Fitted {
   const consumed = graphemeBoundary(raw, fits);
   const kept = raw.slice(0, consumed);
   return {
-    text: escapeMrkdwn(kept),
+    text: escapeText(kept),
     cut: true,
     shown: codePoints(kept),
     total: codePoints(raw),
@@ -136,16 +167,17 @@ export function escapeLine(raw: string, max: number): string {
 /**
  * Preformatted text in a fenced code block of at most `max` characters, the cut note (if any)
  * after the fence. A run of backticks in the content would close the fence early, so a zero-width
- * space is put between consecutive backticks.
+ * space is put between consecutive backticks — after the content's own invisible characters are
+ * revealed, so that only the app's own stays invisible.
  */
 export function codeBlock(raw: string, max: number): string {
   const fence = '```';
-  const content = raw.replace(/`(?=`)/g, '`\u200b');
+  const content = revealInvisible(raw).replace(/`(?=`)/g, '`\u200b');
   const frame = fence.length * 2 + 2;
-  const whole = fitEscaped(content, max - frame);
+  const whole = fitEscaped(content, max - frame, { reveal: false });
   if (!whole.cut) return `${fence}\n${whole.text}\n${fence}`;
   const note = cutNote(whole.total, whole.total);
-  const part = fitEscaped(content, Math.max(0, max - frame - note.length - 1));
+  const part = fitEscaped(content, Math.max(0, max - frame - note.length - 1), { reveal: false });
   return `${fence}\n${part.text}\n${fence}\n${cutNote(part.shown, part.total)}`;
 }
 

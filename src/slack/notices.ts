@@ -1,4 +1,4 @@
-import type { Refusal } from '../approvals/outcomes.js';
+import type { Refusal, VoteCheck } from '../approvals/outcomes.js';
 import type { GateDecision, GateState } from '../approvals/records.js';
 import { SYSTEM_ACTOR } from '../approvals/records.js';
 import type { SlackMessage } from './block-kit.js';
@@ -59,6 +59,8 @@ function line(refusal: Refusal): string {
     }
     case 'not_found':
       return 'This request is no longer pending: it was decided, or the card is out of date.';
+    case 'pause_gone':
+      return PAUSE_GONE;
     case 'nobody_may_approve':
       return `Nobody may approve this under the current policy (rule ${inlineCode(refusal.rule, 60)}).`;
     case 'reason_required':
@@ -69,6 +71,8 @@ function line(refusal: Refusal): string {
       return 'Could not check whether you may approve this (Slack did not answer). Nothing changed; try again in a moment.';
     case 'decision_failed':
       return `Something went wrong and your decision was not recorded. Nothing changed; try again in a moment.${referenceOf(refusal.reference)}`;
+    case 'outcome_unknown':
+      return 'The store did not answer in time, so I cannot tell yet whether your decision was recorded. I am checking, and will tell you here.';
     case 'cannot_post_here':
       return refusal.code === 'not_in_channel' || refusal.code === 'channel_not_found'
         ? 'I cannot post in this channel. Invite me first (`/invite @adk-approvals`), then run the command again.'
@@ -83,4 +87,35 @@ export function referenceOf(reference: string | undefined): string {
 
 export function renderRefusal(refusal: Refusal): SlackMessage {
   return { text: `:no_entry: ${line(refusal)}` };
+}
+
+const PAUSE_GONE =
+  'This approval is no longer on record: the app’s store has lost it. Nothing was decided and the agent was not resumed; run the agent again if the action is still needed.';
+
+/** What a card becomes once a click finds its pause gone from the store: no buttons, and why. */
+export function renderPauseGoneCard(): SlackMessage {
+  return {
+    text: 'This approval is no longer on record.',
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:warning: ${PAUSE_GONE}` } }],
+  };
+}
+
+/** The truth about a vote whose outcome was unknown, once the store answered again. */
+export function renderVoteCheck(check: VoteCheck): SlackMessage {
+  switch (check.kind) {
+    case 'recorded': {
+      const states = [...new Set(check.states)].join(', ');
+      return {
+        text: `:white_check_mark: Checked: your decision was recorded after all (now: ${states}). The card shows it.`,
+      };
+    }
+    case 'not_recorded':
+      return {
+        text: ':no_entry: Checked: your decision was not recorded. Nothing changed; click again to decide.',
+      };
+    case 'still_unknown':
+      return {
+        text: ':warning: The store is still out of reach, so I cannot tell whether your decision was recorded. Look at the card before clicking again.',
+      };
+  }
 }

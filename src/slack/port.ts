@@ -9,6 +9,7 @@ export interface SlackPort {
   postMessage(
     input: SlackMessage & { channel: string; threadTs?: string },
   ): Promise<{ channel: string; ts: string }>;
+  /** Fails at once, rather than wait, while Slack rate-limits updates in that channel. */
   updateMessage(input: SlackMessage & { channel: string; ts: string }): Promise<void>;
   postEphemeral(
     input: SlackMessage & { channel: string; user: string; threadTs?: string },
@@ -24,8 +25,14 @@ export class SlackCallError extends Error {
   constructor(
     readonly method: string,
     readonly code: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & {
+      /** Rate limited (`code` is `ratelimited`): Slack asked to wait this long. */
+      retryAfterMs?: number;
+    },
   ) {
     super(`Slack ${method} failed: ${code}`, options);
+    this.retryAfterMs = options?.retryAfterMs;
   }
+
+  readonly retryAfterMs: number | undefined;
 }

@@ -97,6 +97,11 @@ function splitEscaped(
     }
     if (take === 0) break;
     const piece = escapeMrkdwn(rest.slice(0, take));
+    // Slack refuses a section of only whitespace; there is nothing to show in one anyway.
+    if (piece.trim() === '') {
+      rest = rest.slice(take);
+      continue;
+    }
     pieces.push(piece);
     used += piece.length;
     rest = rest.slice(take);

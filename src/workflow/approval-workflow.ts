@@ -3,14 +3,17 @@ import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
-import type { ConfirmationStore, ExpiredGate } from '../approvals/store.js';
+import { type ConfirmationStore, type ExpiredGate, StoreError } from '../approvals/store.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { type Metrics, noMetrics } from '../metrics.js';
 import type { SlackMessage } from '../slack/block-kit.js';
+import type { ToolOutcome } from '../slack/gate-context.js';
+import { renderPauseGoneCard } from '../slack/notices.js';
 import type { SlackPort } from '../slack/port.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
+import { CardRefresher } from './card-refresher.js';
 import { ApprovalCards } from './cards.js';
 import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from './decider.js';
 import { ExternalPauses } from './external-pauses.js';
@@ -18,6 +21,7 @@ import { PauseRecorder } from './pause-recorder.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
 import { RunStreamer } from './run-streamer.js';
 import { RunThreads } from './run-thread.js';
+import { type VoteToVerify, VoteVerifier } from './vote-verifier.js';
 import {
   WebhookDeliveries,
   type WebhookDeliveryOptions,
@@ -37,6 +41,8 @@ export interface ExternalDeps {
   webhookKeyOf: (keyName: string) => WebhookKey | undefined;
   webhook?: Omit<WebhookDeliveryOptions, 'owner'>;
 }
+
+type Tell = (message: SlackMessage) => Promise<void>;
 
 export interface WorkflowDeps {
   store: ConfirmationStore;
@@ -72,6 +78,8 @@ export class ApprovalWorkflow {
   private readonly decisions: KeyedWorkQueue;
   private readonly runs: KeyedWorkQueue;
   private readonly cards: ApprovalCards;
+  private readonly cardRefresher: CardRefresher;
+  private readonly verifier: VoteVerifier;
   private readonly decider: Decider;
   private readonly resumer: Resumer;
   /** Resumers of the other configured ADK targets, for API pauses in `adk` mode. */
@@ -83,6 +91,7 @@ export class ApprovalWorkflow {
   private readonly agentRuns: AgentRuns;
   private readonly store: ConfirmationStore;
   private readonly clock: Clock;
+  private readonly slack: SlackPort;
   private readonly log: Log;
   private readonly metrics: Metrics;
   /** When the click being decided on a pause arrived (`performance.now()`), for click → resume. */
@@ -92,6 +101,7 @@ export class ApprovalWorkflow {
     const { store, slack, clock, options } = deps;
     this.store = store;
     this.clock = clock;
+    this.slack = slack;
     this.log = deps.log;
     const metrics = deps.metrics ?? noMetrics;
     this.metrics = metrics;
@@ -103,6 +113,9 @@ export class ApprovalWorkflow {
       concurrency: options.runConcurrency ?? 64,
     });
     this.cards = new ApprovalCards({ store, slack, clock, log: log.child('cards') });
+    this.cardRefresher = new CardRefresher({ cards: this.cards, log: log.child('cards') });
+    const refreshCard = (pauseId: string, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) =>
+      this.cardRefresher.request(pauseId, toolOutcomes);
     const threads = new RunThreads({ slack, log: log.child('thread') });
     const recorder = new PauseRecorder({
       store,
@@ -121,7 +134,7 @@ export class ApprovalWorkflow {
     });
     this.decider = new Decider({
       store,
-      cards: this.cards,
+      refreshCard,
       directory: deps.directory,
       policy: deps.policy,
       clock,
@@ -129,9 +142,16 @@ export class ApprovalWorkflow {
       metrics,
       onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
     });
+    this.verifier = new VoteVerifier({
+      store,
+      clock,
+      log: log.child('verify'),
+      onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
+      refreshCard,
+    });
     this.resumer = new Resumer({
       store,
-      cards: this.cards,
+      refreshCard,
       adk: deps.adk,
       streamer,
       threads,
@@ -154,7 +174,7 @@ export class ApprovalWorkflow {
           name,
           new Resumer({
             store,
-            cards: this.cards,
+            refreshCard,
             adk,
             streamer: targetStreamer,
             threads,
@@ -214,14 +234,23 @@ export class ApprovalWorkflow {
     return this.decider.check(pauseId, callIds, voter);
   }
 
-  vote(request: VoteRequest): Promise<DecisionReply> {
+  /** `tell`: a later private word to the voter, when the store's answer was lost. */
+  vote(request: VoteRequest, tell?: Tell): Promise<DecisionReply> {
     const clickedAt = performance.now();
-    return this.decide(request.pauseId, () => this.decider.vote(request), clickedAt);
+    const check = { pauseId: request.pauseId, voter: request.voter, callIds: [request.callId] };
+    return this.decide(request.pauseId, () => this.decider.vote(request), {
+      clickedAt,
+      unknown: { check, tell },
+    });
   }
 
-  voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>): Promise<DecisionReply> {
+  voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>, tell?: Tell): Promise<DecisionReply> {
     const clickedAt = performance.now();
-    return this.decide(request.pauseId, () => this.decider.voteAll(request), clickedAt);
+    const check = { pauseId: request.pauseId, voter: request.voter, callIds: [] };
+    return this.decide(request.pauseId, () => this.decider.voteAll(request), {
+      clickedAt,
+      unknown: { check, tell },
+    });
   }
 
   /** The Retry button on a failed resume: the requester or any approver may press it. */
@@ -231,6 +260,22 @@ export class ApprovalWorkflow {
       if (check.kind === 'done') this.scheduleResume(pauseId, { retry: true });
       return check;
     });
+  }
+
+  /**
+   * A click found its card's pause gone from the store (Redis lost its data): the card says so and
+   * loses its buttons, so that nobody else clicks it in vain.
+   */
+  async showPauseGone(card: { channelId: string; ts: string }): Promise<void> {
+    try {
+      await this.slack.updateMessage({
+        channel: card.channelId,
+        ts: card.ts,
+        ...renderPauseGoneCard(),
+      });
+    } catch (error) {
+      this.log.warn('could not mark a card whose pause is gone', { error: errorMessage(error) });
+    }
   }
 
   /** The sweeper expired these gates: show it, and resume pauses that are now decided. */
@@ -252,8 +297,8 @@ export class ApprovalWorkflow {
     await Promise.all(
       [...pauses].map(([pauseId, decided]) =>
         this.decisions.enqueue(pauseId, 'show expiry', async () => {
-          await this.cards.refresh(pauseId);
           if (decided) this.scheduleResume(pauseId);
+          this.cardRefresher.request(pauseId);
         }),
       ),
     );
@@ -270,7 +315,9 @@ export class ApprovalWorkflow {
       this.decisions.drain(timeoutMs),
       this.runs.drain(timeoutMs),
     ]);
-    return decisions && runs;
+    // Last: decisions and resumes finishing above still ask for card updates.
+    const cards = await this.cardRefresher.drain(timeoutMs);
+    return decisions && runs && cards;
   }
 
   private scheduleResume(pauseId: string, options: { retry?: boolean } = {}): void {
@@ -325,7 +372,10 @@ export class ApprovalWorkflow {
   private async decide(
     pauseId: string,
     task: () => Promise<DecisionReply>,
-    clickedAt?: number,
+    {
+      clickedAt,
+      unknown,
+    }: { clickedAt?: number; unknown?: { check: VoteToVerify; tell: Tell | undefined } } = {},
   ): Promise<DecisionReply> {
     try {
       return await this.decisions.run(pauseId, async () => {
@@ -339,6 +389,11 @@ export class ApprovalWorkflow {
       });
     } catch (error) {
       this.log.error('decision failed', { pauseId, error: errorMessage(error) });
+      // Sent but never answered: the vote may be recorded. Say so, then find out and say that.
+      if (error instanceof StoreError && error.reason === 'outcome_unknown' && unknown?.tell) {
+        this.verifier.verify(unknown.check, unknown.tell);
+        return { kind: 'refused', refusal: { kind: 'outcome_unknown' } };
+      }
       return { kind: 'refused', refusal: { kind: 'decision_failed', reference: correlationId() } };
     }
   }

@@ -6,7 +6,7 @@ import type { Log } from '../log.js';
 import { renderApprovalCard } from '../slack/approval-card.js';
 import { renderExternalNotes, withExternalNotes } from '../slack/external-notes.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
-import type { SlackPort } from '../slack/port.js';
+import { SlackCallError, type SlackPort } from '../slack/port.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
 const MAX_REFRESH_ROUNDS = 3;
@@ -46,8 +46,8 @@ export class ApprovalCards {
   }
 
   /**
-   * Re-renders the card from the store. Failures are logged, not thrown: the decision is already
-   * recorded, and the next change renders the card again. `known`: the view a store write just
+   * Re-renders the card from the store. Failures are logged and returned, not thrown: the
+   * decision is already recorded; `CardRefresher` tries again. `known`: the view a store write just
    * returned, rendered without reading it again (the read after the update still catches any
    * later change); it saves a store read and a record decoding per update. `toolOutcomes`: what
    * each approved call did once the agent resumed (ran or failed), known only to the resume.
@@ -58,16 +58,16 @@ export class ApprovalCards {
       known,
       toolOutcomes,
     }: { known?: PauseView; toolOutcomes?: ReadonlyMap<string, ToolOutcome> } = {},
-  ): Promise<void> {
+  ): Promise<RefreshOutcome> {
     try {
       let rendered: number | undefined;
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
         const view =
           round === 0 && known !== undefined ? known : await this.deps.store.getPause(pauseId);
         const ts = view?.pause.card.ts;
-        if (view === undefined || ts === undefined) return;
+        if (view === undefined || ts === undefined) return DONE;
         const version = viewVersion(view);
-        if (version === rendered) return;
+        if (version === rendered) return DONE;
         await this.deps.slack.updateMessage({
           channel: view.pause.card.channelId,
           ts,
@@ -75,14 +75,22 @@ export class ApprovalCards {
         });
         rendered = version;
       }
+      return DONE;
     } catch (error) {
       this.deps.log.error('could not update the approval card', {
         pauseId,
         error: errorMessage(error),
       });
+      return error instanceof SlackCallError && error.retryAfterMs !== undefined
+        ? { kind: 'failed', retryAfterMs: error.retryAfterMs }
+        : { kind: 'failed' };
     }
   }
 }
+
+/** `retryAfterMs`: Slack rate-limited the update and asked to wait this long. */
+export type RefreshOutcome = { kind: 'done' } | { kind: 'failed'; retryAfterMs?: number };
+const DONE: RefreshOutcome = { kind: 'done' };
 
 /** Changes whenever the pause or any of its gates changes. */
 function viewVersion(view: PauseView): number {

@@ -9,10 +9,9 @@ import {
   resolveGatePolicy,
 } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
-import type { ConfirmationStore, VoteInput } from '../approvals/store.js';
+import type { ConfirmationStore, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { ApprovalCards } from './cards.js';
 
 /** A vote as a person casts it; the store adds the time. */
 export type VoteRequest = Omit<VoteInput, 'now'>;
@@ -29,13 +28,16 @@ const refuse = (refusal: Refusal) => ({ kind: 'refused', refusal }) as const;
 
 /**
  * Step 5 of the flow: checks the voter against the current policy, applies the vote with one
- * atomic store call, and keeps the card in sync. Every refusal says why.
+ * atomic store call, schedules the resume, then asks for the card to be updated (off the
+ * decision's critical path: Slack being slow delays no decision and no resume). Every refusal
+ * says why.
  */
 export class Decider {
   constructor(
     private readonly deps: {
       store: ConfirmationStore;
-      cards: ApprovalCards;
+      /** Asks for the card to be re-rendered; never waits on Slack. */
+      refreshCard: (pauseId: string) => void;
       directory: ApproverDirectory;
       policy: () => Policy;
       clock: Clock;
@@ -52,7 +54,7 @@ export class Decider {
    */
   async check(pauseId: string, callIds: readonly string[], voter: string): Promise<VoterCheck> {
     const view = await this.deps.store.getPause(pauseId);
-    if (view === undefined) return refuse({ kind: 'not_found' });
+    if (view === undefined) return refuse({ kind: 'pause_gone' });
     const gates =
       callIds.length === 0
         ? view.gates.filter((gate) => gate.state === 'pending')
@@ -80,7 +82,7 @@ export class Decider {
   /** The Retry button: the requester, or anyone who may approve one of the gates. */
   async checkRetry(pauseId: string, user: string): Promise<DecisionReply> {
     const view = await this.deps.store.getPause(pauseId);
-    if (view === undefined) return refuse({ kind: 'not_found' });
+    if (view === undefined) return refuse({ kind: 'pause_gone' });
     if (user === view.pause.requester) return DONE;
     let refusal: Refusal = { kind: 'not_found' };
     for (const gate of view.gates) {
@@ -103,7 +105,8 @@ export class Decider {
 
   /**
    * Approve all / Reject all: every pending confirmation, or none when any of them is refused.
-   * Input requests are left to their forms.
+   * Input requests are left to their forms. The votes are one atomic store step, so a crash
+   * never leaves part of the decision applied.
    */
   async voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>): Promise<DecisionReply> {
     const check = await this.check(request.pauseId, [], request.voter);
@@ -111,20 +114,40 @@ export class Decider {
     if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
     const confirmations = check.gates.filter((gate) => gateKind(gate) === 'confirmation');
     if (confirmations.length === 0) return refuse({ kind: 'answer_required' });
+    const callIds = confirmations.map((gate) => gate.confirmationCallId);
+    const now = this.deps.clock();
+    const outcome = await this.deps.store.voteAll({ ...request, callIds, now });
+    if (outcome.kind === 'not_found') return refuse({ kind: 'pause_gone' });
     let reply = DONE;
-    for (const gate of confirmations) {
-      const result = await this.apply({ ...request, callId: gate.confirmationCallId }, false);
-      if (result.kind === 'refused' && reply.kind === 'done') reply = result;
+    let pauseDecided = false;
+    for (const { callId, result } of outcome.results) {
+      const answer = this.replyTo({ ...request, callId }, result, now);
+      if (answer.kind === 'refused' && reply.kind === 'done') reply = answer;
+      if ((result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided) {
+        pauseDecided = true;
+      }
     }
+    if (pauseDecided) this.deps.onPauseDecided(request.pauseId);
     // One card update for the lot: Slack allows about one chat.update a second per message.
-    await this.deps.cards.refresh(request.pauseId);
+    this.deps.refreshCard(request.pauseId);
     return reply;
   }
 
-  private async apply(request: VoteRequest, refreshCard = true): Promise<DecisionReply> {
-    const { store, cards, log } = this.deps;
+  private async apply(request: VoteRequest): Promise<DecisionReply> {
     const now = this.deps.clock();
-    const result = await store.vote({ ...request, now });
+    const result = await this.deps.store.vote({ ...request, now });
+    const reply = this.replyTo(request, result, now);
+    if ((result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided) {
+      // The resume first: the card update may wait on Slack, the agent must not.
+      this.deps.onPauseDecided(request.pauseId);
+    }
+    if (result.kind !== 'not_found') this.deps.refreshCard(request.pauseId);
+    return reply;
+  }
+
+  /** What the voter hears about one gate's vote; logs and counts what it changed. */
+  private replyTo(request: VoteRequest, result: VoteResult, now: number): DecisionReply {
+    const { log } = this.deps;
     switch (result.kind) {
       case 'not_found':
         return refuse({ kind: 'not_found' });
@@ -145,7 +168,6 @@ export class Decider {
           approvals: result.approvals,
           quorum: result.quorum,
         });
-        if (refreshCard) await cards.refresh(request.pauseId, { known: result.view });
         return DONE;
       case 'decided':
         log.info('gate decided', {
@@ -155,13 +177,9 @@ export class Decider {
           by: request.voter,
         });
         this.countClosed(result.view, request.callId, result.state, now);
-        if (refreshCard) await cards.refresh(request.pauseId, { known: result.view });
-        if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
         return DONE;
       case 'expired': {
         this.countClosed(result.view, request.callId, result.state, now);
-        if (refreshCard) await cards.refresh(request.pauseId);
-        if (result.pauseDecided) this.deps.onPauseDecided(request.pauseId);
         const gate = gateOf(result.view, request.callId);
         return refuse({
           kind: 'expired',

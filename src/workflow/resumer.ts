@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import { isResumabilityRefusal } from '../adk/resumability.js';
-import { answeredConfirmationIds, buildResume } from '../adk/wire.js';
+import { type AdkEvent, answeredConfirmationIds, buildResume } from '../adk/wire.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
 import { type Metrics, secondsSince } from '../metrics.js';
+import type { ToolOutcome } from '../slack/gate-context.js';
 import { renderDecisionsElsewhere, renderResumeFailed, renderRunError } from '../slack/thread.js';
-import type { ApprovalCards } from './cards.js';
+import { startLeaseHeartbeat } from './lease-heartbeat.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
 import type { RunContext, RunStreamer, StreamOutcome } from './run-streamer.js';
@@ -44,7 +45,8 @@ export class Resumer {
   constructor(
     private readonly deps: {
       store: ConfirmationStore;
-      cards: ApprovalCards;
+      /** Asks for the card to be re-rendered; never waits on Slack. */
+      refreshCard: (pauseId: string, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) => void;
       adk: Pick<AdkClient, 'getSession'>;
       streamer: RunStreamer;
       threads: RunThreads;
@@ -64,7 +66,7 @@ export class Resumer {
     pauseId: string,
     { retry = false, clickedAt }: { retry?: boolean; clickedAt?: number } = {},
   ): Promise<void> {
-    const { store, cards, log, options } = this.deps;
+    const { store, log, options } = this.deps;
     // A lease is never shared, not even by one replica's click handler and its sweeper: each
     // attempt has an owner of its own.
     const owner = `${options.owner}:${randomUUID().slice(0, 8)}`;
@@ -79,23 +81,47 @@ export class Resumer {
       log.debug('resume not claimed', { pauseId, outcome: claim.kind });
       return;
     }
-    const { view } = claim;
-    log.info('resuming', { pauseId, attempt: claim.attempt, app: view.pause.adk.appName });
+    const heartbeat = startLeaseHeartbeat(this.deps, { pauseId, owner, leaseMs: options.leaseMs });
+    try {
+      await this.resumeClaimed(claim.view, claim.attempt, owner, clickedAt);
+    } finally {
+      heartbeat.stop();
+    }
+  }
+
+  private async resumeClaimed(
+    view: PauseView,
+    attempt: number,
+    owner: string,
+    clickedAt: number | undefined,
+  ): Promise<void> {
+    const { store, refreshCard, log } = this.deps;
+    const pauseId = view.pause.id;
+    log.info('resuming', { pauseId, attempt, app: view.pause.adk.appName });
     // A first attempt follows the card update of the decision itself, which already says "the
     // agent resumes shortly": showing "resuming" too would cost a chat.update and two store reads
     // per decision (the bench's CPU profile). Retries and takeovers do show it.
-    if (claim.attempt > 1) await cards.refresh(pauseId);
+    if (attempt > 1) refreshCard(pauseId);
 
     const context = runContextOf(view);
     // A card in another channel: the run's thread learns the decisions there, once.
-    if (claim.attempt === 1 && view.pause.runThread !== undefined) {
+    if (attempt === 1 && view.pause.runThread !== undefined) {
       await this.deps.threads.post(context.thread, renderDecisionsElsewhere(view));
     }
-    if (claim.attempt > 1 && (await this.alreadyAnswered(view))) {
-      log.info('the agent already has these decisions; not sending them again', { pauseId });
-      await store.markResumed({ pauseId, owner, now: this.deps.clock() });
-      await cards.refresh(pauseId);
-      return;
+    if (attempt > 1) {
+      const earlier = await this.earlierAnswer(view);
+      if (earlier !== undefined) {
+        log.info('the agent already has these decisions; posting what it said after them', {
+          pauseId,
+          events: earlier.length,
+        });
+        // Posted before the pause is marked resumed: a crash in between posts it twice rather
+        // than never.
+        await this.deps.streamer.replay(context, earlier);
+        await store.markResumed({ pauseId, owner, now: this.deps.clock() });
+        refreshCard(pauseId);
+        return;
+      }
     }
     const { outcome, tries } = await this.sendWithRetries(view, context, clickedAt);
     const now = this.deps.clock();
@@ -114,9 +140,9 @@ export class Resumer {
         error: outcome.error.message,
         recorded: finish.kind,
       });
-      await cards.refresh(pauseId);
+      refreshCard(pauseId);
       // Said once in the thread; a failed Retry only updates the card, which shows the error.
-      if (claim.attempt === 1) {
+      if (attempt === 1) {
         await this.deps.threads.post(
           context.thread,
           renderResumeFailed(runErrorOf(outcome.error), correlationId()),
@@ -130,10 +156,7 @@ export class Resumer {
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
-    await cards.refresh(pauseId, {
-      ...(finish.kind === 'not_found' ? {} : { known: finish.view }),
-      ...(outcome.kind === 'completed' ? { toolOutcomes: outcome.toolOutcomes } : {}),
-    });
+    refreshCard(pauseId, outcome.kind === 'completed' ? outcome.toolOutcomes : undefined);
     if (outcome.kind === 'failed') {
       await this.deps.threads.post(
         context.thread,
@@ -145,23 +168,31 @@ export class Resumer {
   }
 
   /**
-   * A resume taken over from a replica that died, or retried after a failure, may have reached
-   * the agent already. Answering again runs nothing but costs a model turn, so the session is
-   * read first; if it cannot be read, the answers are sent (ADK would not run a tool twice).
+   * A resume taken over from a replica that died, retried after a failure, or whose request
+   * timed out may have reached the agent already. Answering again runs nothing but costs a model
+   * turn, and what the agent said after the answers would never reach the thread; so the session
+   * is read first. The events after the answers when every gate is answered there; undefined when
+   * not, or when the session cannot be read (the answers are then sent: ADK would not run a tool
+   * twice).
    */
-  private async alreadyAnswered(view: PauseView): Promise<boolean> {
+  private async earlierAnswer(view: PauseView): Promise<AdkEvent[] | undefined> {
     const { appName, userId, sessionId } = view.pause.adk;
     try {
       const session = await this.deps.adk.getSession(appName, userId, sessionId);
       const answered = answeredConfirmationIds(session.events);
-      return view.gates.every((gate) => answered.has(gate.confirmationCallId));
+      if (!view.gates.every((gate) => answered.has(gate.confirmationCallId))) return undefined;
+      const ids = new Set(view.gates.map((gate) => gate.confirmationCallId));
+      const last = session.events.findLastIndex((event) =>
+        [...answeredConfirmationIds([event])].some((id) => ids.has(id)),
+      );
+      return session.events.slice(last + 1);
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       this.deps.log.warn('could not read the session to look for earlier answers', {
         pauseId: view.pause.id,
         error: error.message,
       });
-      return false;
+      return undefined;
     }
   }
 
@@ -236,8 +267,22 @@ export class Resumer {
     if (clickedAt !== undefined) this.deps.metrics.clickToResume(secondsSince(clickedAt));
     let outcome = await streamer.stream(context, request);
     let tries = 1;
-    for (const delay of options.retryDelaysMs) {
-      if (outcome.kind !== 'failed' || outcome.delivered || !isRetryable(outcome.error)) break;
+    for (let retry = 0; ; retry += 1) {
+      if (outcome.kind !== 'failed' || outcome.delivered) return { outcome, tries };
+      // A timeout or a broken connection says nothing about whether the request arrived.
+      if (mayHaveArrived(outcome.error)) {
+        const earlier = await this.earlierAnswer(view);
+        if (earlier !== undefined) {
+          this.deps.log.info('the request timed out but reached the agent; not sending it again', {
+            pauseId: view.pause.id,
+            reason: outcome.error.reason,
+          });
+          const { pauses } = await streamer.replay(context, earlier);
+          return { outcome: { kind: 'completed', pauses, toolOutcomes: new Map() }, tries };
+        }
+      }
+      const delay = options.retryDelaysMs[retry];
+      if (delay === undefined || !isRetryable(outcome.error)) return { outcome, tries };
       this.deps.log.warn('resume attempt failed; retrying', {
         pauseId: view.pause.id,
         reason: outcome.error.reason,
@@ -248,7 +293,6 @@ export class Resumer {
       outcome = await streamer.stream(context, request);
       tries += 1;
     }
-    return { outcome, tries };
   }
 
   /** ADK drops text sent beside the function responses, so the reasons follow as a message. */
@@ -296,7 +340,12 @@ export function runContextOf(view: PauseView): RunContext {
   };
 }
 
-/** Only failures that cannot have reached the agent: resending a delivered answer costs a model turn. */
+/** Failures after which the request may or may not have reached the agent. */
+function mayHaveArrived(error: AdkError): boolean {
+  return error.reason === 'network' || error.reason === 'timeout';
+}
+
+/** Failures worth another attempt (after `mayHaveArrived` ones found the session unanswered). */
 function isRetryable(error: AdkError): boolean {
   switch (error.reason) {
     case 'network':

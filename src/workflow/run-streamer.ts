@@ -1,7 +1,7 @@
 import type { AdkClient, RunRequest } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Gate } from '../adk/gate.js';
-import { eventText, toolResults } from '../adk/wire.js';
+import { type AdkEvent, eventText, toolResults } from '../adk/wire.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
@@ -55,15 +55,7 @@ export class RunStreamer {
   async stream(context: RunContext, request: RunRequest): Promise<StreamOutcome> {
     const { log } = this.deps;
     let delivered = false;
-    const toolOutcomes = new Map<string, ToolOutcome>();
-    let ranTools: ToolRun[] = [];
-    const requests = new StreamRequests();
-    const flushToolSummary = async () => {
-      if (ranTools.length === 0) return;
-      const summary = renderToolSummary(ranTools);
-      ranTools = [];
-      await this.deps.threads.post(context.thread, summary);
-    };
+    const output = new ThreadOutput(context, this.deps.threads);
 
     try {
       for await (const item of this.deps.adk.runSse(request)) {
@@ -76,45 +68,12 @@ export class RunStreamer {
           await this.deps.threads.post(context.thread, renderStreamWarning(item.error.message));
           continue;
         }
-        const { event } = item;
-        if (event.partial) continue;
-        // A rejected call did not run; its card already says so.
-        for (const result of toolResults(event)) {
-          if (result.status !== 'rejected') {
-            ranTools.push({ name: result.name, ok: result.status === 'ok' });
-            if (result.callId !== undefined) {
-              toolOutcomes.set(result.callId, result.status === 'ok' ? 'ran' : 'failed');
-            }
-          }
-        }
-
-        const unreadable = requests.add(event);
-        if (unreadable !== undefined) {
-          log.error('the agent asked for a confirmation this app cannot read', {
-            app: context.appName,
-            event: unreadable.eventId,
-            problems: unreadable.problems.join('; '),
-          });
-          await flushToolSummary();
-          await this.deps.threads.post(
-            context.thread,
-            renderStreamWarning(
-              `The agent asked for a confirmation that could not be read (${unreadable.problems.join('; ')}). It cannot be approved from Slack.`,
-            ),
-          );
-        }
-
-        const text = eventText(event);
-        if (text !== undefined) {
-          await flushToolSummary();
-          await this.deps.threads.post(context.thread, renderAgentReply({ text }));
-        }
+        await this.handle(context, output, item.event);
       }
-      await flushToolSummary();
-      const pauses = await this.askPeople(context, requests);
-      return { kind: 'completed', pauses, toolOutcomes };
+      const pauses = await this.finish(context, output);
+      return { kind: 'completed', pauses, toolOutcomes: output.toolOutcomes };
     } catch (error) {
-      await flushToolSummary().catch(() => {});
+      await output.flushToolSummary().catch(() => {});
       if (!(error instanceof AdkError)) throw error;
       log.warn('agent run failed', {
         app: context.appName,
@@ -122,9 +81,58 @@ export class RunStreamer {
         error: error.message,
       });
       // Whatever the stream raised before it broke off is still waiting on the ADK server.
-      await this.askPeople(context, requests);
+      await this.askPeople(context, output.requests);
       return { kind: 'failed', error, delivered };
     }
+  }
+
+  /**
+   * Posts events that already happened (read back from the session) as `stream` would have:
+   * what the agent said and did after answers that another replica sent and could not report.
+   * Recording a pause again is a no-op, so a card is never posted twice.
+   */
+  async replay(context: RunContext, events: readonly AdkEvent[]): Promise<{ pauses: number }> {
+    const output = new ThreadOutput(context, this.deps.threads);
+    for (const event of events) await this.handle(context, output, event);
+    return { pauses: await this.finish(context, output) };
+  }
+
+  private async handle(context: RunContext, output: ThreadOutput, event: AdkEvent): Promise<void> {
+    if (event.partial) return;
+    // A rejected call did not run; its card already says so.
+    for (const result of toolResults(event)) {
+      if (result.status !== 'rejected') {
+        output.ranTool(result.name, result.callId, result.status === 'ok');
+      }
+    }
+
+    const unreadable = output.requests.add(event);
+    if (unreadable !== undefined) {
+      this.deps.log.error('the agent asked for a confirmation this app cannot read', {
+        app: context.appName,
+        event: unreadable.eventId,
+        problems: unreadable.problems.join('; '),
+      });
+      await output.flushToolSummary();
+      await this.deps.threads.post(
+        context.thread,
+        renderStreamWarning(
+          `The agent asked for a confirmation that could not be read (${unreadable.problems.join('; ')}). It cannot be approved from Slack.`,
+        ),
+      );
+    }
+
+    const text = eventText(event);
+    if (text !== undefined) {
+      await output.flushToolSummary();
+      await this.deps.threads.post(context.thread, renderAgentReply({ text }));
+    }
+  }
+
+  /** The end of a stream (or a replay): the last tool summary, then what waits for people. */
+  private async finish(context: RunContext, output: ThreadOutput): Promise<number> {
+    await output.flushToolSummary();
+    return this.askPeople(context, output.requests);
   }
 
   /**
@@ -173,5 +181,30 @@ export class RunStreamer {
         ),
       );
     }
+  }
+}
+
+/** What one stream has put in its thread so far, and what it asks of people. */
+class ThreadOutput {
+  readonly requests = new StreamRequests();
+  /** What each call that answered did, by call id. */
+  readonly toolOutcomes = new Map<string, ToolOutcome>();
+  private ranTools: ToolRun[] = [];
+
+  constructor(
+    private readonly context: RunContext,
+    private readonly threads: RunThreads,
+  ) {}
+
+  ranTool(name: string, callId: string | undefined, ok: boolean): void {
+    this.ranTools.push({ name, ok });
+    if (callId !== undefined) this.toolOutcomes.set(callId, ok ? 'ran' : 'failed');
+  }
+
+  async flushToolSummary(): Promise<void> {
+    if (this.ranTools.length === 0) return;
+    const summary = renderToolSummary(this.ranTools);
+    this.ranTools = [];
+    await this.threads.post(this.context.thread, summary);
   }
 }

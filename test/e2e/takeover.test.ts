@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildResume } from '../../src/adk/wire.js';
+import { RESUME_LEASE_MS } from '../../src/app.js';
 import { decisionsFor } from '../../src/workflow/resume-decisions.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 
@@ -22,7 +23,42 @@ afterAll(async () => {
 });
 
 describe('a resume whose replica died', () => {
-  it('is taken over once its lease lapses, and answers the agent already has are not sent again', {
+  it('is taken over within one lease of the length the app uses, and its answer reaches the thread', {
+    timeout: 45_000,
+  }, async ({ annotate }) => {
+    const run = await harness.runAgent(alice.id, OPS, 'payments transfer 64');
+    const card = await harness.card(OPS, run.ts);
+    const view = await harness.pauseOf(card);
+    const callId = view.gates[0]?.confirmationCallId;
+    if (callId === undefined) throw new Error('no gate');
+    // A replica that records the vote, claims the resume with the app's lease, and dies at once:
+    // it never renews and never sends the answer.
+    await harness.store.vote({
+      pauseId: view.pause.id,
+      callId,
+      voter: bob.id,
+      choice: 'approve',
+      now: Date.now(),
+    });
+    const claimedAt = Date.now();
+    const claim = await harness.store.claimResume({
+      pauseId: view.pause.id,
+      owner: 'replica-killed',
+      now: claimedAt,
+      leaseMs: RESUME_LEASE_MS,
+    });
+    // The app may have claimed it first: then there is nothing to take over, and the test says so.
+    expect(claim.kind).toBe('claimed');
+    const answer = await harness.reply(OPS, run.ts, 'Tool transfer_money returned');
+    const tookOverMs = Date.now() - claimedAt;
+    expect(answer.text).toContain('"amount":64');
+    await expect
+      .poll(async () => (await harness.pauseOf(card)).pause.resume, { timeout: 10_000 })
+      .toMatchObject({ state: 'resumed', attempts: 2 });
+    await annotate(`taken over and answered ${tookOverMs} ms after the dead replica's claim`);
+  });
+
+  it('is taken over once its lease lapses; answers the agent already has are not sent again, and what it said after them is posted', {
     timeout: 45_000,
   }, async () => {
     // Another replica records the vote and claims the resume, delivers it to ADK, then dies
@@ -71,6 +107,9 @@ describe('a resume whose replica died', () => {
       .poll(async () => (await harness.store.getPause(id))?.pause.resume, { timeout: 20_000 })
       .toMatchObject({ state: 'resumed', attempts: 2 });
     expect(harness.logs.some((line) => line.includes('already has these decisions'))).toBe(true);
+    // What the agent said after the answers the dead replica sent reaches the thread.
+    const said = await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
+    expect(said.text).toMatch(/"amount":7\d/);
 
     const { appName, userId, sessionId } = claimed.pause.adk;
     const session = await harness.adk.getSession(appName, userId, sessionId);

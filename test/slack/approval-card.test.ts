@@ -32,6 +32,21 @@ function decided(gate: GateRecord, state: GateState, by = 'UDECIDER', reason?: s
   };
 }
 
+describe('a bidi argument', () => {
+  it('renders with the control visible: the card shows what the tool will receive', () => {
+    const gate = gateRecord({
+      originalCall: {
+        id: 'adk-bidi',
+        name: 'transfer_money',
+        args: { iban: 'DE00\u202E1234\u202C5678' },
+      },
+    });
+    const card = render(pauseView([gate]));
+    expect(allText(card.blocks)).toContain('"iban": "DE00⟨U+202E⟩1234⟨U+202C⟩5678"');
+    expect(JSON.stringify(card)).not.toMatch(/\\u202[ce]|[\u202c\u202e]/i);
+  });
+});
+
 describe('the approval card for one gate', () => {
   const view = pauseView([gateRecord()]);
   const card = render(view);

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLog } from '../../src/log.js';
@@ -59,5 +60,63 @@ describe('health probes', () => {
         checks: { store: 'ok', adk: 'connect ECONNREFUSED 127.0.0.1:8000', slow: 'ok' },
       },
     });
+  });
+});
+
+function signed(body: string, contentType: string): RequestInit {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = `v0=${createHmac('sha256', 'secret').update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  return {
+    method: 'POST',
+    body,
+    headers: {
+      'content-type': contentType,
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': signature,
+    },
+  };
+}
+
+describe('signed but malformed bodies', () => {
+  const form = 'application/x-www-form-urlencoded';
+  it.each([
+    ['payload=null', form],
+    ['payload=%5B%5D', form],
+    ['payload=42', form],
+    ['null', 'application/json'],
+    ['"text"', 'application/json'],
+  ])('%s (%s) is answered 400, and the app keeps serving', async (body, contentType) => {
+    const response = await fetch(
+      `http://127.0.0.1:${port}/slack/events`,
+      signed(body, contentType),
+    );
+    expect(response.status).toBe(400);
+    expect((await get('/healthz')).status).toBe(200);
+  });
+
+  it('an unsigned body is still refused as unsigned (401)', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/slack/events`, {
+      method: 'POST',
+      body: 'payload=null',
+      headers: { 'content-type': form },
+    });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('LOG_LEVEL', () => {
+  it('holds for the whole app, although Bolt and its Web API client set their logger to info', () => {
+    const lines: string[] = [];
+    const log = createLog('warn', 'app', (line) => lines.push(line));
+    createSlackApp({
+      transport: { mode: 'http', botToken: 'xoxb-x', signingSecret: 's', apiUrl: sandbox.apiUrl },
+      port: 0,
+      log,
+      readiness: {},
+    });
+    log.child('workflow').info('an info line');
+    log.child('workflow').warn('a warning');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('a warning');
   });
 });

@@ -21,12 +21,29 @@ describe('escapeMrkdwn', () => {
     expect(escapeMrkdwn('&amp; & <')).toBe('&amp;amp; &amp; &lt;');
   });
 
+  it('names bidi controls and zero-width characters visibly, so they cannot disguise the text', () => {
+    expect(escapeMrkdwn('DE00\u202E1234\u202C5678')).toBe('DE00⟨U+202E⟩1234⟨U+202C⟩5678');
+    expect(escapeMrkdwn('a\u200Bb\u2066c\u2069d\uFEFFe\u200Ff')).toBe(
+      'a⟨U+200B⟩b⟨U+2066⟩c⟨U+2069⟩d⟨U+FEFF⟩e⟨U+200F⟩f',
+    );
+  });
+
+  it('keeps the joiners that emoji sequences and scripts need', () => {
+    expect(escapeMrkdwn('👩\u200D👧 می\u200Cخواهم')).toBe('👩\u200D👧 می\u200Cخواهم');
+  });
+
   it('leaves everything else alone', () => {
     expect(escapeMrkdwn('*bold* _it_ "q" \'s\' 漢字 😀')).toBe('*bold* _it_ "q" \'s\' 漢字 😀');
   });
 });
 
 describe('fitEscaped', () => {
+  it('counts a revealed character at its shown width, and never cuts inside it', () => {
+    const fitted = fitEscaped('ab\u202Ecd', 6);
+    expect(fitted).toMatchObject({ text: 'ab', cut: true, consumed: 2 });
+    expect(fitEscaped('ab\u202Ecd', 12).text).toBe('ab⟨U+202E⟩cd');
+  });
+
   it('never cuts inside an entity', () => {
     const fitted = fitEscaped('a&&&', 8);
     expect(fitted.text).toBe('a&amp;');
@@ -88,6 +105,10 @@ describe('codeBlock, inlineCode and escapeLine', () => {
   it('keeps a run of backticks in the text from closing the fence', () => {
     const block = codeBlock('a```b', 100);
     expect(block.slice(3, -3)).not.toContain('```');
+  });
+
+  it("reveals the text's own invisible characters in a code block, and only the fence guard stays hidden", () => {
+    expect(codeBlock('a\u202E\u200B``b', 100)).toBe('```\na⟨U+202E⟩⟨U+200B⟩`\u200b`b\n```');
   });
 
   it('shows a name as one line of inline code that nothing can break out of', () => {

@@ -58,6 +58,19 @@ function setValue(values: StateValues, blockId: string, state: Record<string, un
   values[blockId] = { value: state };
 }
 
+describe('a bidi argument in a modal', () => {
+  it('is shown with the control visible', () => {
+    const gate = vacationGate(0, { approved_days: 1 });
+    const bidi = {
+      ...gate,
+      originalCall: { ...gate.originalCall, args: { note: 'ok\u202Eevil' } },
+    };
+    const view = renderEditModal({ pauseId: 'p1', gate: bidi, channelId: 'C1', messageTs: '1.2' });
+    expect(JSON.stringify(view.blocks)).toContain('ok⟨U+202E⟩evil');
+    expect(JSON.stringify(view.blocks)).not.toContain('\u202e');
+  });
+});
+
 describe('the edit modal builds a form from the payload template', () => {
   const template = {
     approved_days: 0,

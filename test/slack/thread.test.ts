@@ -41,6 +41,13 @@ describe('the thread root', () => {
   });
 });
 
+describe('a bidi control in the agent reply', () => {
+  it('is shown visibly', () => {
+    const message = valid(renderAgentReply({ text: 'Sent to DE00\u202E1234\u202C5678.' }));
+    expect(allText(message.blocks)).toContain('DE00⟨U+202E⟩1234⟨U+202C⟩5678');
+  });
+});
+
 describe('the agent reply', () => {
   it('keeps Markdown readable as mrkdwn without live links', () => {
     expect(

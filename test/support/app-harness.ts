@@ -18,7 +18,15 @@ import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js
 import { loadConfig } from '../../src/config.js';
 import { createLog } from '../../src/log.js';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
-import { APP_REDIS_ENV, connectTestRedis, deleteWithPrefix, randomPrefix } from './redis.js';
+import {
+  APP_REDIS_ENV,
+  connectTestRedis,
+  deleteWithPrefix,
+  REDIS_URL,
+  randomPrefix,
+} from './redis.js';
+import { type SlackFaultProxy, startSlackFaultProxy } from './slack-fault-proxy.js';
+import { type StallingTcpProxy, startStallingTcpProxy } from './stalling-tcp-proxy.js';
 import { type SwitchableProxy, startSwitchableProxy } from './switchable-proxy.js';
 
 export { CHANNELS, PEOPLE };
@@ -39,6 +47,10 @@ export interface HarnessOptions {
   webhook?: { timeoutMs?: number; backoffMs?: number; maxBackoffMs?: number };
   /** LOG_FORMAT of the app's log lines (`logs`). Default text. */
   logFormat?: 'text' | 'json';
+  /** Put a proxy that hangs or rate-limits chosen calls between the app and Slack's Web API. */
+  slackProxy?: boolean;
+  /** Put a proxy that can hold back Redis's answers between the app and Redis. */
+  redisProxy?: boolean;
 }
 
 export interface Harness {
@@ -47,11 +59,17 @@ export interface Harness {
   adk: AdkClient;
   /** Present with `adkProxy`: take the ADK server out of the app's reach and back. */
   adkProxy: SwitchableProxy | undefined;
+  /** Present with `slackProxy`: make Slack hang or rate-limit chosen methods and channels. */
+  slackProxy: SlackFaultProxy | undefined;
+  /** Present with `redisProxy`: make Redis stop answering the app (it still runs commands). */
+  redisProxy: StallingTcpProxy | undefined;
   /** A second connection to the app's records, as another replica would see them. */
   store: RedisConfirmationStore;
   /** The client under `store`, and the app's key prefix, for reading raw keys. */
   redis: RedisClient;
   keyPrefix: string;
+  /** Deletes every key of the app's store, as a Redis restarted without persistence would. */
+  loseStoreData(): Promise<void>;
   /** Every log line of the app, for a failing test's output. */
   logs: string[];
   /** Runs `/agent <text>` as `user` in `channel`; resolves with the run's thread root. */
@@ -91,8 +109,15 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
   const sandbox = await startSandbox({ port: 0, signingSecret, botToken });
+  const slackProxy = options.slackProxy ? await startSlackFaultProxy(sandbox.apiUrl) : undefined;
+  const redisTarget = new URL(REDIS_URL);
+  const redisProxy = options.redisProxy
+    ? await startStallingTcpProxy(redisTarget.hostname, Number(redisTarget.port))
+    : undefined;
   const config = loadConfig({
-    ...APP_REDIS_ENV,
+    ...(redisProxy
+      ? { REDIS_URL: `redis://${redisProxy.host}:${redisProxy.port}` }
+      : APP_REDIS_ENV),
     REDIS_KEY_PREFIX: keyPrefix,
     POLICY_FILE: policyFile,
     ...(options.apiKeys === undefined ? {} : { API_KEYS_FILE: apiKeysFile }),
@@ -106,7 +131,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     config,
     {
       adkBaseUrl: adkProxy?.url ?? adkBaseUrl,
-      slack: { mode: 'http', botToken, signingSecret, apiUrl: sandbox.apiUrl },
+      slack: {
+        mode: 'http',
+        botToken,
+        signingSecret,
+        apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl,
+      },
       ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
     },
     log,
@@ -120,11 +150,14 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     sandbox,
     app,
     adkProxy,
+    slackProxy,
+    redisProxy,
     store,
     redis,
     keyPrefix,
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
+    loseStoreData: () => deleteWithPrefix(redis, keyPrefix),
     async runAgent(user, channel, text) {
       const before = new Set(sandbox.messages(channel).map((message) => message.ts));
       const result = await sandbox.slashCommand({ user, channel, command: '/agent', text });
@@ -184,8 +217,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       return view;
     },
     async stop() {
+      await slackProxy?.stop();
+      redisProxy?.stall(false);
       await app.stop();
       await sandbox.stop();
+      await redisProxy?.stop();
       await adkProxy?.stop();
       await deleteWithPrefix(redis, keyPrefix);
       await store.close();

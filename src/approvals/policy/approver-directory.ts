@@ -38,7 +38,10 @@ export interface ApproverDirectoryClient {
 }
 
 export interface SlackApproverDirectoryOptions {
-  /** How long a membership list is trusted; default 60 s. A removed approver keeps voting rights this long at most. */
+  /**
+   * How long a membership list is trusted; default 5 s. A removed approver keeps voting rights
+   * this long at most. Longer would save little: concurrent clicks already share one lookup.
+   */
   ttlMs?: number;
   /** Default `Date.now`. */
   now?: () => number;
@@ -49,6 +52,8 @@ export interface SlackApproverDirectoryOptions {
   /** Pages read at most per channel (default 100, 20,000 members); a larger channel fails closed. */
   maxPages?: number;
 }
+
+const DEFAULT_TTL_MS = 5_000;
 
 const slackFailureSchema = z.object({ ok: z.literal(false), error: z.string().optional() });
 const usergroupUsersSchema = z.object({ ok: z.literal(true), users: z.array(z.string()) });
@@ -77,7 +82,7 @@ export class SlackApproverDirectory implements ApproverDirectory {
     options: SlackApproverDirectoryOptions = {},
   ) {
     this.cache = new LookupCache({
-      ttlMs: options.ttlMs ?? 60_000,
+      ttlMs: options.ttlMs ?? DEFAULT_TTL_MS,
       now: options.now ?? Date.now,
       maxEntries: options.maxEntries ?? 1000,
     });

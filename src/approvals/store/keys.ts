@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
  * <prefix>pending:user:<userId>        zset   [pauseId, callId] the user may approve, by createdAt
  * <prefix>audit                        stream every transition of every pause, capped (MAXLEN ~)
  * <prefix>idempotency:<sha256 of key>  string the request an API idempotency key was first used for
+ * <prefix>marker                       string when the first replica started; gone = data lost
  * ```
  */
 export interface StoreKeys {
@@ -33,6 +34,7 @@ export interface StoreKeys {
   pendingByUser(userId: string): string;
   audit: string;
   idempotency(key: string): string;
+  marker: string;
 }
 
 /** Braces in the prefix or a pause id would move the hash tag and split a pause across slots. */
@@ -64,5 +66,6 @@ export function storeKeys(prefix: string): StoreKeys {
     pendingByUser: (userId) => `${prefix}pending:user:${userId}`,
     audit: `${prefix}audit`,
     idempotency: (key) => `${prefix}idempotency:${createHash('sha256').update(key).digest('hex')}`,
+    marker: `${prefix}marker`,
   };
 }

@@ -17,7 +17,11 @@ import type {
   NewPause,
   OutcomeInput,
   OutcomeResult,
+  RenewLeaseInput,
+  RenewLeaseResult,
   ResumeFailedInput,
+  VoteAllInput,
+  VoteAllResult,
   VoteInput,
   VoteResult,
 } from '../store.js';
@@ -28,8 +32,9 @@ import { createPause } from './memory/create-pause.js';
 import { expireGate } from './memory/expire-gate.js';
 import { finishResume } from './memory/finish-resume.js';
 import { gateOf, type MemoryPause, PauseRun, viewOf } from './memory/prelude.js';
+import { renewLease } from './memory/renew-lease.js';
 import { setCardTs } from './memory/set-card-ts.js';
-import { vote } from './memory/vote.js';
+import { vote, voteAll } from './memory/vote.js';
 import {
   assertSamePause,
   cancelDetail,
@@ -144,6 +149,24 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return result;
   }
 
+  async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
+    const { pauseId, voter, reason, now } = input;
+    const run = this.load(pauseId, now);
+    const gates = input.callIds.map((callId) => run?.gate(callId));
+    if (!run || gates.length === 0) return { kind: 'not_found' };
+    const found = gates.filter((gate) => gate !== undefined);
+    if (found.length < gates.length) return { kind: 'not_found' };
+    const results = voteAll(run, found, {
+      vote: newVote({ ...input, callId: '' }),
+      decision: personDecision(voter, now, reason),
+      expiry: systemDecision(now),
+      retentionMs: this.retentionMs,
+      detail: voteDetail(input),
+    });
+    this.mirror(run);
+    return { kind: 'applied', view: run.view(), results };
+  }
+
   async cancel(input: CancelInput): Promise<CancelResult> {
     const { pauseId, by, reason, now } = input;
     const run = this.load(pauseId, now);
@@ -186,6 +209,15 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     if (!run) return { kind: 'not_found' };
     const retryFailed = input.retryFailed ?? false;
     const result = claimResume(run, { owner, leaseUntil: now + leaseMs, leaseMs, retryFailed });
+    this.mirror(run);
+    return result;
+  }
+
+  async renewLease(input: RenewLeaseInput): Promise<RenewLeaseResult> {
+    const { pauseId, owner, now, leaseMs } = input;
+    const run = this.load(pauseId, now);
+    if (!run) return { kind: 'not_found' };
+    const result = renewLease(run, owner, now + leaseMs);
     this.mirror(run);
     return result;
   }
@@ -236,6 +268,17 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return structuredClone(
       trail.slice(0, count).map((item, i) => ({ id: String(i + 1), ...item })),
     );
+  }
+
+  /** Memory loses its data only with the process, and the marker with it. */
+  private marked = false;
+
+  async placeMarker(_now: number): Promise<void> {
+    this.marked = true;
+  }
+
+  async checkMarker(): Promise<'present' | 'missing'> {
+    return this.marked ? 'present' : 'missing';
   }
 
   async close(): Promise<void> {}

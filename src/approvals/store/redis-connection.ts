@@ -151,7 +151,8 @@ const OUTAGE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|BUSY|READONLY|MASTERDOWN|OO
 /**
  * Turns whatever ioredis threw into a `StoreError`: a reply error from Redis means a bug in a
  * command or script (`script`), a key of the wrong type means a garbled record
- * (`corrupt_record`), and anything else (refused, closed, timed out) means `unavailable`.
+ * (`corrupt_record`), a command sent but never answered means `outcome_unknown`, and anything
+ * else (refused, not connected) means `unavailable`.
  */
 export function toStoreError(error: unknown, doing: string): StoreError {
   if (error instanceof StoreError) return error;
@@ -165,7 +166,19 @@ export function toStoreError(error: unknown, doing: string): StoreError {
   if (isReply && !OUTAGE_REPLY.test(message)) {
     return new StoreError('script', `Redis refused ${doing}: ${message}`, { cause: error });
   }
+  if (SENT_NO_ANSWER.test(message)) {
+    return new StoreError('outcome_unknown', `Redis did not answer (${doing}): ${message}`, {
+      cause: error,
+    });
+  }
   return new StoreError('unavailable', `Redis is unavailable (${doing}): ${message}`, {
     cause: error,
   });
 }
+
+/**
+ * ioredis's words for a command that was written but never answered: its reply timeout, and the
+ * connection closing with the command in flight (nothing is re-sent: autoResendUnfulfilledCommands
+ * is off). A command refused before it was written says "Stream isn't writeable" instead.
+ */
+const SENT_NO_ANSWER = /^(Command timed out|Connection is closed)/;

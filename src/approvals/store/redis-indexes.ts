@@ -22,7 +22,8 @@ import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
  *   no pending gate exists without an expiry entry; an entry without a record is dropped once
  *   a minute overdue (it may belong to a pause being created right now);
  * - every pause is in the resume set from its creation and re-checked every `recheckMs` while
- *   pending, so a decided pause whose "resume now" update was lost is found again;
+ *   pending; a vote marks it due *before* its script runs (`beforeVote`), so a decided pause
+ *   whose "resume now" update was lost is found by the next sweep;
  * - entries for decided gates or finished pauses are dropped by whoever next reads them, with a
  *   compare-and-set on the score where a newer transition may have moved them;
  * - pending-by-channel/approver entries are checked against the gate's state when listed, and
@@ -81,6 +82,19 @@ export class RedisIndexes {
         ),
         this.redis.zadd(resume, 'NX', now + this.options.recheckMs, pauseId),
       ]),
+    );
+  }
+
+  /**
+   * Before a vote's script: the pause's resume check becomes due now (LT: never later than it
+   * was). The resume set is a key of its own slot, so a script cannot write it with the vote;
+   * marked first, a process that dies between a deciding vote and `afterDecision` leaves a
+   * resume the next sweep finds, not one found `recheckMs` later. A check that finds gates still
+   * pending only puts the entry back to `recheckMs` (see `checkResume`).
+   */
+  async beforeVote(pauseId: string, now: number): Promise<void> {
+    await redisCall('mark the resume due', () =>
+      this.redis.zadd(this.keys.resume, 'LT', now, pauseId),
     );
   }
 

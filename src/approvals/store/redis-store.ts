@@ -18,8 +18,12 @@ import {
   type NewPause,
   type OutcomeInput,
   type OutcomeResult,
+  type RenewLeaseInput,
+  type RenewLeaseResult,
   type ResumeFailedInput,
   StoreError,
+  type VoteAllInput,
+  type VoteAllResult,
   type VoteInput,
   type VoteResult,
 } from '../store.js';
@@ -47,15 +51,16 @@ import {
 } from './rules.js';
 import { CANCEL_LUA } from './scripts/cancel.lua.js';
 import { CLAIM_RESUME_LUA } from './scripts/claim-resume.lua.js';
-import type { ScriptCodeName } from './scripts/codes.js';
+import { type ScriptCodeName, scriptCodeName } from './scripts/codes.js';
 import { CREATE_PAUSE_LUA } from './scripts/create-pause.lua.js';
 import { EXPIRE_GATE_LUA } from './scripts/expire-gate.lua.js';
 import { FINISH_RESUME_LUA } from './scripts/finish-resume.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
+import { RENEW_LEASE_LUA } from './scripts/renew-lease.lua.js';
 import { type PauseScriptReply, parsePauseScriptReply } from './scripts/reply.js';
 import { SET_CARD_TS_LUA } from './scripts/set-card-ts.lua.js';
-import { VOTE_LUA } from './scripts/vote.lua.js';
+import { VOTE_ALL_LUA, VOTE_LUA } from './scripts/vote.lua.js';
 
 /**
  * The confirmation store on Redis, standalone or Cluster.
@@ -102,9 +107,11 @@ const SCRIPTS = {
   readPause: new LuaScript('read_pause', READ_PAUSE_LUA),
   setCardTs: new LuaScript('set_card_ts', SET_CARD_TS_LUA),
   vote: new LuaScript('vote', VOTE_LUA),
+  voteAll: new LuaScript('vote_all', VOTE_ALL_LUA),
   expireGate: new LuaScript('expire_gate', EXPIRE_GATE_LUA),
   cancel: new LuaScript('cancel', CANCEL_LUA),
   claimResume: new LuaScript('claim_resume', CLAIM_RESUME_LUA),
+  renewLease: new LuaScript('renew_lease', RENEW_LEASE_LUA),
   finishResume: new LuaScript('finish_resume', FINISH_RESUME_LUA),
 };
 
@@ -175,6 +182,19 @@ export class RedisConfirmationStore implements ConfirmationStore {
     return { kind: created ? 'created' : 'existed', view };
   }
 
+  async placeMarker(now: number): Promise<void> {
+    await redisCall('place the store marker', () =>
+      this.redis.set(this.keys.marker, String(now), 'NX'),
+    );
+  }
+
+  async checkMarker(): Promise<'present' | 'missing'> {
+    const exists = await redisCall('check the store marker', () =>
+      this.redis.exists(this.keys.marker),
+    );
+    return exists === 1 ? 'present' : 'missing';
+  }
+
   async getPause(pauseId: string): Promise<PauseView | undefined> {
     const outcome = await this.onPause(SCRIPTS.readPause, pauseId, () => ['']);
     return outcome.view;
@@ -193,6 +213,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   async vote(input: VoteInput): Promise<VoteResult> {
     const { pauseId, callId, voter, choice, payload, reason, now } = input;
     const decision = personDecision(voter, now, reason);
+    await this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(SCRIPTS.vote, pauseId, (callIds) => {
       const index = callIds.indexOf(callId);
       if (index < 0) return undefined;
@@ -211,18 +232,69 @@ export class RedisConfirmationStore implements ConfirmationStore {
     });
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
-    const [first = '', second = ''] = outcome.info;
-    switch (outcome.code) {
+    const result = this.voteResult(outcome.code, outcome.info, view, callId);
+    const decided = result.kind === 'decided' || result.kind === 'expired';
+    const updates = decided
+      ? this.indexes.afterDecision(view, now, [callId], result.pauseDecided)
+      : [];
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return result;
+  }
+
+  async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
+    const { pauseId, voter, choice, reason, now } = input;
+    const decision = personDecision(voter, now, reason);
+    await this.indexes.beforeVote(pauseId, now);
+    const outcome = await this.onPause(SCRIPTS.voteAll, pauseId, (callIds) => {
+      const indexes = input.callIds.map((callId) => callIds.indexOf(callId) + 1);
+      if (indexes.length === 0 || indexes.includes(0)) return undefined;
+      return [
+        now,
+        voter,
+        choice,
+        JSON.stringify(newVote({ ...input, callId: '' })),
+        JSON.stringify(decision),
+        JSON.stringify(systemDecision(now)),
+        this.retentionMs,
+        voteDetail(input),
+        ...indexes,
+      ];
+    });
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code !== 'OK') throw unexpected(SCRIPTS.voteAll, outcome.code);
+    const results = input.callIds.map((callId, i) => {
+      const [code = '', first = '', second = ''] = outcome.info.slice(i * 3, i * 3 + 3);
+      const name = scriptCodeName(Number(code));
+      if (name === undefined) throw unexpected(SCRIPTS.voteAll, 'CORRUPT');
+      return { callId, result: this.voteResult(name, [first, second], view, callId) };
+    });
+    const changed = results.flatMap(({ callId, result }) =>
+      result.kind === 'decided' || result.kind === 'expired' ? [callId] : [],
+    );
+    const pauseDecided = view.gates.every((gate) => gate.state !== 'pending');
+    const updates =
+      changed.length === 0 ? [] : this.indexes.afterDecision(view, now, changed, pauseDecided);
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return { kind: 'applied', view, results };
+  }
+
+  /** One gate's vote outcome, from the code and info the vote rule answered. */
+  private voteResult(
+    code: ScriptCodeName,
+    info: readonly string[],
+    view: PauseView,
+    callId: string,
+  ): VoteResult {
+    const [first = '', second = ''] = info;
+    switch (code) {
       case 'COUNTED':
-        await this.indexes.apply(view, outcome.audit, now, []);
         return { kind: 'counted', view, approvals: Number(first), quorum: Number(second) };
       case 'DECIDED':
       case 'EXPIRED': {
         const pauseDecided = second === '1';
-        const updates = this.indexes.afterDecision(view, now, [callId], pauseDecided);
-        await this.indexes.apply(view, outcome.audit, now, updates);
         const state = gateStateSchema.parse(first);
-        return outcome.code === 'DECIDED'
+        return code === 'DECIDED'
           ? { kind: 'decided', view, state, pauseDecided }
           : { kind: 'expired', view, state, pauseDecided };
       }
@@ -231,13 +303,13 @@ export class RedisConfirmationStore implements ConfirmationStore {
       case 'ALREADY_DECIDED': {
         const gate = view.gates.find((g) => g.confirmationCallId === callId);
         if (gate?.decision === undefined) {
-          const key = this.keys.gate(pauseId, callId);
+          const key = this.keys.gate(view.pause.id, callId);
           throw new StoreError('corrupt_record', `${key} is decided without a decision`);
         }
         return { kind: 'already_decided', view, state: gate.state, decision: gate.decision };
       }
       default:
-        throw unexpected(SCRIPTS.vote, outcome.code);
+        throw unexpected(SCRIPTS.vote, code);
     }
   }
 
@@ -308,6 +380,18 @@ export class RedisConfirmationStore implements ConfirmationStore {
       default:
         throw unexpected(SCRIPTS.claimResume, outcome.code);
     }
+  }
+
+  async renewLease(input: RenewLeaseInput): Promise<RenewLeaseResult> {
+    const { pauseId, owner, now, leaseMs } = input;
+    const leaseUntil = now + leaseMs;
+    const outcome = await this.onPause(SCRIPTS.renewLease, pauseId, () => [now, owner, leaseUntil]);
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code === 'LOST_LEASE') return { kind: 'lost_lease' };
+    if (outcome.code !== 'OK') throw unexpected(SCRIPTS.renewLease, outcome.code);
+    await this.indexes.apply(view, [], now, this.indexes.afterClaim(view, leaseUntil, 'resuming'));
+    return { kind: 'renewed', leaseUntil };
   }
 
   /** Decided pauses never claimed, or whose lease lapsed; failed ones wait for a human Retry. */

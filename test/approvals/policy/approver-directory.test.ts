@@ -32,6 +32,14 @@ describe('SlackApproverDirectory: user groups', () => {
     expect(client.callsTo(GROUP_LIST)).toBe(2);
   });
 
+  it('by default, sees an approver removed from a group within 5 s', async () => {
+    const fresh = new SlackApproverDirectory(client, { now: () => now });
+    expect(await fresh.usergroupMembers('S0ONCALL')).toContain('U0BOB');
+    client.groups.set('S0ONCALL', ['U0ALICE']);
+    now += 5_001;
+    expect(await fresh.usergroupMembers('S0ONCALL')).not.toContain('U0BOB');
+  });
+
   it('shares one call among concurrent lookups of the same group', async () => {
     client.hold();
     const lookups = Array.from({ length: 10 }, () => directory.usergroupMembers('S0ONCALL'));

@@ -47,6 +47,16 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       await harness.cleanup();
     });
 
+    describe('the marker of a store that holds its data', () => {
+      it('is missing until placed, then present for every replica; placing it again keeps it', async () => {
+        expect(await store.checkMarker()).toBe('missing');
+        await store.placeMarker(1);
+        await store.placeMarker(2);
+        expect(await store.checkMarker()).toBe('present');
+        expect(await (await harness.replica()).checkMarker()).toBe('present');
+      });
+    });
+
     describe('recording a pause', () => {
       it('records every gate pending at version 1 with its expiry, and the resume idle', async () => {
         const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 60_000 }), policy()] });
@@ -131,6 +141,68 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         const claim = { pauseId: 'p-missing', owner: 'r1', now: T0, leaseMs: LEASE_MS };
         expect(await store.claimResume(claim)).toEqual({ kind: 'not_found' });
         expect(await store.markResumed(claim)).toEqual({ kind: 'not_found' });
+      });
+    });
+
+    describe('voting on several gates at once (Approve all, Reject all)', () => {
+      it('decides every named gate in one step and says the pause is decided', async () => {
+        const input = newPause({ gates: 2 });
+        await store.createPause(input);
+        const result = await store.voteAll({
+          pauseId: input.id,
+          callIds: callIdsOf(input),
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 5,
+        });
+        if (result.kind !== 'applied') throw new Error(`voteAll answered ${result.kind}`);
+        expect(result.results.map(({ result: r }) => r.kind)).toEqual(['decided', 'decided']);
+        const last = result.results[1]?.result;
+        expect(last?.kind === 'decided' && last.pauseDecided).toBe(true);
+        expect(result.view.gates.map((gate) => gate.state)).toEqual(['approved', 'approved']);
+        const trail = await store.readAudit({ pauseId: input.id });
+        expect(trail.filter((entry) => entry.event === 'approved')).toHaveLength(2);
+        expect(await store.dueResumes(T0 + 5)).toContain(input.id);
+      });
+
+      it('reports a gate decided before as already decided and still decides the others', async () => {
+        const input = newPause({ gates: 2 });
+        await store.createPause(input);
+        const [first = '', second = ''] = callIdsOf(input);
+        await store.vote({
+          pauseId: input.id,
+          callId: first,
+          voter: 'U0OTHER',
+          choice: 'reject',
+          now: T0 + 1,
+        });
+        const result = await store.voteAll({
+          pauseId: input.id,
+          callIds: [first, second],
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 2,
+        });
+        if (result.kind !== 'applied') throw new Error(`voteAll answered ${result.kind}`);
+        expect(result.results.map(({ callId, result: r }) => [callId, r.kind])).toEqual([
+          [first, 'already_decided'],
+          [second, 'decided'],
+        ]);
+        expect(result.view.gates.map((gate) => gate.state)).toEqual(['rejected', 'approved']);
+      });
+
+      it('answers not_found for an unknown pause or a gate not in it, and changes nothing', async () => {
+        const input = newPause({ gates: 2 });
+        await store.createPause(input);
+        const vote = { voter: APPROVER, choice: 'approve' as const, now: T0 + 1 };
+        expect(await store.voteAll({ ...vote, pauseId: 'nope', callIds: ['x'] })).toEqual({
+          kind: 'not_found',
+        });
+        expect(
+          await store.voteAll({ ...vote, pauseId: input.id, callIds: [firstCallId(input), 'x'] }),
+        ).toEqual({ kind: 'not_found' });
+        const view = await store.getPause(input.id);
+        expect(view?.gates.map((gate) => gate.state)).toEqual(['pending', 'pending']);
       });
     });
 
@@ -500,6 +572,35 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         });
         return input.id;
       }
+
+      it('a renewed lease keeps others out past its first end; a lapsed one is taken over, and its old owner can no longer renew', async () => {
+        const pauseId = await decidedPause();
+        const other = await harness.replica();
+        const lease = { pauseId, leaseMs: 1_000 };
+        await store.claimResume({ ...lease, owner: 'r1', now: T0 + 10 });
+        expect(await store.renewLease({ ...lease, owner: 'r1', now: T0 + 900 })).toEqual({
+          kind: 'renewed',
+          leaseUntil: T0 + 1_900,
+        });
+        expect(await other.claimResume({ ...lease, owner: 'r2', now: T0 + 1_500 })).toMatchObject({
+          kind: 'leased',
+          leaseUntil: T0 + 1_900,
+        });
+        expect(await store.dueResumes(T0 + 1_500)).not.toContain(pauseId);
+        expect(await store.dueResumes(T0 + 1_900)).toContain(pauseId);
+        expect(await other.claimResume({ ...lease, owner: 'r2', now: T0 + 1_901 })).toMatchObject({
+          kind: 'claimed',
+          attempt: 2,
+        });
+        expect(await store.renewLease({ ...lease, owner: 'r1', now: T0 + 1_950 })).toEqual({
+          kind: 'lost_lease',
+        });
+        expect(await store.renewLease({ ...lease, pauseId: 'nope', owner: 'r1', now: T0 })).toEqual(
+          {
+            kind: 'not_found',
+          },
+        );
+      });
 
       it('cannot be claimed while a gate is pending', async () => {
         const input = newPause({ gates: 2 });

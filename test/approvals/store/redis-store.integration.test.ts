@@ -60,6 +60,22 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     redis.disconnect();
   });
 
+  it('marks the resume due before a vote runs, so a crash after a deciding vote delays its resume by one sweep, not minutes', async () => {
+    const recheckMs = 5 * 60_000;
+    const checking = new RedisConfirmationStore({ redis, keyPrefix, resumeRecheckMs: recheckMs });
+    const input = newPause({ policies: [policy({ quorum: 2 })] });
+    await checking.createPause(input);
+    const resume = storeKeys(keyPrefix).resume;
+    expect(Number(await redis.zscore(resume, input.id))).toBe(T0 + recheckMs);
+    const vote = { pauseId: input.id, callId: firstCallId(input), choice: 'approve' as const };
+    await checking.vote({ ...vote, voter: 'U1', now: T0 + 10 });
+    // Only counted, yet due at once: what a deciding vote's lost update would leave behind.
+    expect(Number(await redis.zscore(resume, input.id))).toBe(T0 + 10);
+    // The next sweep finds gates still pending and puts the check back.
+    expect(await checking.dueResumes(T0 + 11)).toEqual([]);
+    expect(Number(await redis.zscore(resume, input.id))).toBe(T0 + 11 + recheckMs);
+  });
+
   it('keeps pauses across a restart: a new store instance on a new connection carries on', async () => {
     const input = newPause({ policies: [policy({ quorum: 2 })] });
     await store.createPause(input);

@@ -55,3 +55,21 @@ export function vote(run: PauseRun, gate: MemoryGate, args: VoteArgs): VoteResul
   run.audit('approved', voter, callId, approvedDetail(gate.approvals, quorum));
   return { kind: 'decided', view: run.view(), state, pauseDecided: run.pauseDecided() };
 }
+
+/** Twin of vote_all in scripts/vote.lua.ts: one voter's vote on several gates in one step. */
+export function voteAll(
+  run: PauseRun,
+  gates: readonly MemoryGate[],
+  args: Omit<VoteArgs, 'payload'>,
+): { callId: string; result: VoteResult }[] {
+  const results = gates.map((gate) => ({
+    callId: gate.record.confirmationCallId,
+    result: vote(run, gate, { ...args, payload: undefined }),
+  }));
+  // Every outcome carries the pause as the whole step left it, as the script's reply does.
+  const view = run.view();
+  return results.map(({ callId, result }) => ({
+    callId,
+    result: result.kind === 'not_found' ? result : { ...result, view },
+  }));
+}

@@ -1,0 +1,75 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HTTPModuleFunctions, type HTTPReceiver } from '@slack/bolt';
+import { errorMessage } from '../error-message.js';
+import type { LineLogger } from '../log.js';
+
+/**
+ * Answers 400 to a signed request at `endpoint` whose body is not a JSON object (`payload=null`,
+ * a JSON body `null`, `[]`, `1`). Bolt's HTTP receiver reads `body.ssl_check` from whatever
+ * it parsed, in a detached async function: a `null` body throws there, and the rejection is
+ * unhandled. Unsigned requests go on to Bolt unchanged, which answers them 401; Bolt reuses the
+ * body read here (it keeps a request's `rawBody`).
+ */
+export function rejectMalformedBodies(
+  receiver: HTTPReceiver,
+  { endpoint, signingSecret, log }: { endpoint: string; signingSecret: string; log: LineLogger },
+): void {
+  const boltListener = receiver.requestListener;
+  receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== endpoint) {
+      boltListener(req, res);
+      return;
+    }
+    checkBody(req, signingSecret)
+      .then((verdict) => {
+        if (verdict.kind === 'pass') {
+          boltListener(req, res);
+          return;
+        }
+        log.warn('refused a request body', { status: verdict.status, problem: verdict.problem });
+        HTTPModuleFunctions.buildNoBodyResponse(res, verdict.status);
+      })
+      .catch((error: unknown) => {
+        log.error('could not handle a request', { error: errorMessage(error) });
+        if (!res.headersSent) HTTPModuleFunctions.buildNoBodyResponse(res, 500);
+      });
+  };
+}
+
+type Verdict = { kind: 'pass' } | { kind: 'refuse'; status: 400 | 413; problem: string };
+
+async function checkBody(req: IncomingMessage, signingSecret: string): Promise<Verdict> {
+  try {
+    await HTTPModuleFunctions.bufferIncomingMessage(req, HTTPModuleFunctions.defaultBodyLimit);
+  } catch (error) {
+    const tooLarge = HTTPModuleFunctions.isRawBodyError(error) && error.statusCode === 413;
+    return tooLarge
+      ? { kind: 'refuse', status: 413, problem: 'body too large' }
+      : { kind: 'refuse', status: 400, problem: 'body could not be read' };
+  }
+  let buffered: Awaited<ReturnType<typeof HTTPModuleFunctions.parseAndVerifyHTTPRequest>>;
+  try {
+    buffered = await HTTPModuleFunctions.parseAndVerifyHTTPRequest(
+      { enabled: true, signingSecret },
+      req,
+    );
+  } catch {
+    return { kind: 'pass' }; // not signed: Bolt refuses it
+  }
+  let body: unknown;
+  try {
+    body = HTTPModuleFunctions.parseHTTPRequestBody(buffered);
+  } catch {
+    return { kind: 'refuse', status: 400, problem: 'body is not JSON' };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { kind: 'refuse', status: 400, problem: `body is ${describe(body)}, not an object` };
+  }
+  return { kind: 'pass' };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,90 @@
+import type { Log } from '../log.js';
+import type { ToolOutcome } from '../slack/gate-context.js';
+import type { ApprovalCards } from './cards.js';
+import { KeyedWorkQueue } from './work-queue.js';
+
+export interface CardRefresherOptions {
+  /** Cards re-rendered at once. Default 16. */
+  concurrency?: number;
+  /** Waits before trying a failed update again (a rate limit's own wait replaces an entry, capped by the last). */
+  retryDelaysMs?: readonly number[];
+}
+
+const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
+
+/**
+ * Keeps cards in sync off the decision's critical path: a decision records the vote, schedules
+ * the resume and asks for a refresh here, without waiting on Slack. Requests for one card are
+ * coalesced (one render of the latest state), a failed update is tried again later (after
+ * Slack's `Retry-After` when rate limited), and a hung or rate-limited channel holds at most
+ * its own cards' slots — never a decision's or a resume's.
+ */
+export class CardRefresher {
+  private readonly queue: KeyedWorkQueue;
+  private readonly queued = new Set<string>();
+  /** What a resume learned about its calls, for the next render of their card. */
+  private readonly toolOutcomes = new Map<string, ReadonlyMap<string, ToolOutcome>>();
+  private readonly failures = new Map<string, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly retryDelaysMs: readonly number[];
+
+  constructor(
+    private readonly deps: { cards: ApprovalCards; log: Log; options?: CardRefresherOptions },
+  ) {
+    this.queue = new KeyedWorkQueue(deps.log, { concurrency: deps.options?.concurrency ?? 16 });
+    this.retryDelaysMs = deps.options?.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  }
+
+  /**
+   * Re-render this pause's card soon, with what the resume learned of its calls when given.
+   * Never waits and never throws.
+   */
+  request(pauseId: string, toolOutcomes?: ReadonlyMap<string, ToolOutcome>): void {
+    if (toolOutcomes !== undefined) this.toolOutcomes.set(pauseId, toolOutcomes);
+    if (this.queued.has(pauseId)) return;
+    this.queued.add(pauseId);
+    void this.queue.enqueue(pauseId, 'card refresh', async () => {
+      this.queued.delete(pauseId);
+      const known = this.toolOutcomes.get(pauseId);
+      const outcome = await this.deps.cards.refresh(
+        pauseId,
+        known === undefined ? {} : { toolOutcomes: known },
+      );
+      if (outcome.kind === 'done') {
+        this.failures.delete(pauseId);
+        if (this.toolOutcomes.get(pauseId) === known) this.toolOutcomes.delete(pauseId);
+        return;
+      }
+      this.retryLater(pauseId, outcome.retryAfterMs);
+    });
+  }
+
+  /** Stops retrying and waits for the refreshes under way, up to `timeoutMs`. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    return this.queue.drain(timeoutMs);
+  }
+
+  private retryLater(pauseId: string, retryAfterMs: number | undefined): void {
+    const failures = (this.failures.get(pauseId) ?? 0) + 1;
+    const delay = this.retryDelaysMs[failures - 1];
+    if (delay === undefined) {
+      this.failures.delete(pauseId);
+      this.deps.log.warn('gave up updating the card; the next change renders it again', {
+        pauseId,
+        attempts: failures,
+      });
+      return;
+    }
+    this.failures.set(pauseId, failures);
+    const cap = this.retryDelaysMs.at(-1) ?? delay;
+    const wait = retryAfterMs === undefined ? delay : Math.min(retryAfterMs, cap);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.request(pauseId);
+    }, wait);
+    timer.unref();
+    this.timers.add(timer);
+  }
+}
