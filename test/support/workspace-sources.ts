@@ -11,7 +11,10 @@ export function workspaceSources(): Plugin {
     name: 'workspace-sources',
     configEnvironment(_name, config) {
       if (config.consumer === 'client') return;
-      return { resolve: { conditions: ['source', ...defaultServerConditions] } };
+      // Not vite's `module` condition: dependencies are loaded by Node itself, and some (e.g.
+      // @opentelemetry/api, which prom-client imports) point `module` at a build only bundlers read.
+      const conditions = defaultServerConditions.filter((condition) => condition !== 'module');
+      return { resolve: { conditions: ['source', ...conditions] } };
     },
   };
 }
