@@ -18,8 +18,8 @@ RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY packages/ packages/
 COPY src/ src/
-# Workspaces that have a build script build first (block-kit), then the app.
-RUN npm run build --workspaces --if-present && npm run build
+# `npm run build` builds the workspace packages first, then the app.
+RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=3000
@@ -27,7 +27,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/block-kit/package.json packages/block-kit/
 # The root and block-kit only: the sandbox, the demo agents and every devDependency stay out.
-RUN npm install --omit=dev --workspace=packages/block-kit --include-workspace-root \
+# --omit=optional too: @google/adk's optional database drivers are dev dependencies elsewhere in
+# the lockfile, and npm keeps such packages unless both are omitted (289 packages, 181 MB).
+RUN npm install --omit=dev --omit=optional --workspace=packages/block-kit --include-workspace-root \
       --no-audit --no-fund --ignore-scripts \
     && npm cache clean --force
 COPY --from=build /app/packages/block-kit/ packages/block-kit/
