@@ -36,6 +36,13 @@ export interface RunningApp {
 /** A resume lease's length without renewal (renewed every third of it while streaming). */
 export const RESUME_LEASE_MS = 10_000;
 
+/**
+ * How old a pause without a card must be before another replica posts it: longer than a live
+ * replica can take to post one (three 10 s attempts, or a 30 s rate-limit wait, and then some),
+ * so that a slow post is not doubled.
+ */
+const CARDLESS_GRACE_MS = 90_000;
+
 /** How long shutdown waits for in-flight decisions and streams before it lets go of them. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -60,6 +67,7 @@ export async function startApp(
     runTimeoutMs: config.adk.runTimeoutMs,
   });
 
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const slackApp = createSlackApp({
     transport: targets.slack,
     port: config.port,
@@ -82,7 +90,7 @@ export async function startApp(
     log: log.child('workflow'),
     options: {
       defaultApp: config.adk.defaultApp,
-      owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+      owner,
       // Short, and renewed while the resume streams: a dead replica's resume is taken over
       // within one lease and one sweep.
       leaseMs: RESUME_LEASE_MS,
@@ -99,6 +107,12 @@ export async function startApp(
     now: clock,
     onExpired: (gates) => workflow.onExpired(gates),
     onResumeDue: (pauseIds) => workflow.onResumeDue(pauseIds),
+    cardless: {
+      owner,
+      graceMs: CARDLESS_GRACE_MS,
+      leaseMs: CARDLESS_GRACE_MS,
+      onCardless: (pauseIds) => workflow.onCardless(pauseIds),
+    },
     log: log.child('sweeper'),
   });
   log.info('app started', { port, transport: targets.slack.mode, adk: targets.adkBaseUrl });

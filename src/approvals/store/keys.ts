@@ -14,6 +14,8 @@
  * <prefix>pending:user:<userId>        zset   [pauseId, callId] the user may approve, by createdAt
  * <prefix>audit                        stream every transition of every pause, capped (MAXLEN ~)
  * <prefix>marker                       string when the first replica started; gone = data lost
+ * <prefix>cardless                     zset   pauseId of a pause recorded without a card ts, by createdAt
+ * <prefix>{<pauseId>}:card-claim       string the replica re-posting a missing card (expires)
  * ```
  */
 export interface StoreKeys {
@@ -29,6 +31,8 @@ export interface StoreKeys {
   pendingByUser(userId: string): string;
   audit: string;
   marker: string;
+  cardless: string;
+  cardClaim(pauseId: string): string;
 }
 
 /** Braces in the prefix or a pause id would move the hash tag and split a pause across slots. */
@@ -59,5 +63,7 @@ export function storeKeys(prefix: string): StoreKeys {
     pendingByUser: (userId) => `${prefix}pending:user:${userId}`,
     audit: `${prefix}audit`,
     marker: `${prefix}marker`,
+    cardless: `${prefix}cardless`,
+    cardClaim: (pauseId) => `${prefix}{${pauseId}}:card-claim`,
   };
 }
