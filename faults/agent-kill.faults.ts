@@ -117,7 +117,9 @@ describe('kill -9 at a random point of /agent → card', () => {
       `\n/agent kill -9 trials: ${TRIALS}; acked ${tally.acked} (not acked ${tally.notAcked}); within ${LOOK_AFTER_RESTART_MS} ms of the restart: card ${tally.card}, message ${tally.message}, nothing ${tally.nothing}\n`,
     );
     // Pauses recorded without a card are re-posted once they are 90 s old.
-    await new Promise((resolve) => setTimeout(resolve, Number(process.env.FAULT_GRACE_WAIT_MS ?? 95_000)));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Number(process.env.FAULT_GRACE_WAIT_MS ?? 95_000)),
+    );
     const recovered = late.filter((amount) => outcomeOf(amount) !== 'nothing').length;
     process.stdout.write(
       `after the 90 s grace for missing cards: ${recovered} of ${late.length} more have a card or message; still nothing: ${late.length - recovered}\n`,
