@@ -50,6 +50,13 @@ export interface RunningApp {
 /** A resume lease's length without renewal (renewed every third of it while streaming). */
 export const RESUME_LEASE_MS = 10_000;
 
+/**
+ * How old a pause without a card must be before another replica posts it: longer than a live
+ * replica can take to post one (three 10 s attempts, or a 30 s rate-limit wait, and then some),
+ * so that a slow post is not doubled.
+ */
+const CARDLESS_GRACE_MS = 90_000;
+
 /** How long shutdown waits for in-flight decisions and streams before it lets go of them. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -78,6 +85,7 @@ export async function startApp(
   });
 
   let workflowRef: ApprovalWorkflow | undefined;
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const slackApp = createSlackApp({
     transport: targets.slack,
     port: config.port,
@@ -119,7 +127,7 @@ export async function startApp(
     metrics,
     options: {
       defaultApp: config.adk.defaultApp,
-      owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+      owner,
       // Short, and renewed while the resume streams: a dead replica's resume is taken over
       // within one lease and one sweep.
       leaseMs: RESUME_LEASE_MS,
@@ -139,6 +147,13 @@ export async function startApp(
     onExpired: (gates) => withCorrelation(newCorrelationId(), () => workflow.onExpired(gates)),
     onResumeDue: (pauseIds) =>
       withCorrelation(newCorrelationId(), () => workflow.onResumeDue(pauseIds)),
+    cardless: {
+      owner,
+      graceMs: CARDLESS_GRACE_MS,
+      leaseMs: CARDLESS_GRACE_MS,
+      onCardless: (pauseIds) =>
+        withCorrelation(newCorrelationId(), () => workflow.onCardless(pauseIds)),
+    },
     log: log.child('sweeper'),
   });
   log.info('app started', { port, transport: targets.slack.mode, adk: targets.adkBaseUrl });

@@ -65,6 +65,8 @@ export interface Child {
   problems(): { count: number; first: readonly string[] };
   /** SIGTERM, then SIGKILL if it has not exited in time. */
   stop(): Promise<void>;
+  /** SIGKILL at once (kill -9: a crash, nothing drained); resolves once it has exited. */
+  kill(): Promise<void>;
 }
 
 export async function startChild(
@@ -137,6 +139,13 @@ export async function startChild(
     clearTimeout(timer);
   };
 
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  };
+
   try {
     const ready = await receive(readySchema, START_TIMEOUT_MS);
     return {
@@ -152,6 +161,7 @@ export async function startChild(
       output,
       problems: () => problems,
       stop,
+      kill,
     };
   } catch (error) {
     await stop();

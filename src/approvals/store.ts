@@ -39,6 +39,13 @@ export interface ConfirmationStore {
   /** Applies expiry to gates due at `now`; safe for any number of replicas at once. */
   expireDue(now: number, limit?: number): Promise<ExpiredGate[]>;
 
+  /**
+   * Pauses recorded at least `graceMs` ago whose card was never posted (no `ts`): a replica died
+   * between recording a pause and posting its card, and nobody can see or approve it. Each id
+   * returned is claimed for `leaseMs` by `owner`, so that one replica posts it.
+   */
+  claimCardless(input: ClaimCardlessInput): Promise<string[]>;
+
   /** Claims the resume of a fully decided pause, with a lease another replica may take over once it lapses. */
   claimResume(input: ClaimResumeInput): Promise<ClaimResult>;
   /** Pauses whose resume is due: decided but never claimed, or whose lease lapsed. */
@@ -198,6 +205,14 @@ export type ClaimResult =
   | { kind: 'leased'; view: PauseView; leaseUntil: number }
   | { kind: 'finished'; view: PauseView }
   | { kind: 'not_found' };
+
+export interface ClaimCardlessInput {
+  now: number;
+  graceMs: number;
+  owner: string;
+  leaseMs: number;
+  limit?: number;
+}
 
 export interface RenewLeaseInput {
   pauseId: string;

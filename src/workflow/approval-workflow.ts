@@ -309,6 +309,23 @@ export class ApprovalWorkflow {
     for (const pauseId of pauseIds) this.scheduleResume(pauseId);
   }
 
+  /**
+   * Pauses recorded without a card: the replica that recorded one died before posting it, and
+   * nobody could see or approve it. Posted now.
+   */
+  async onCardless(pauseIds: readonly string[]): Promise<void> {
+    await Promise.all(
+      pauseIds.map((pauseId) =>
+        this.decisions.enqueue(pauseId, 'post a missing card', async () => {
+          const view = await this.store.getPause(pauseId);
+          if (view === undefined || view.pause.card.ts !== undefined) return;
+          this.log.warn('posting the card of a pause recorded without one', { pauseId });
+          await this.cards.post(view);
+        }),
+      ),
+    );
+  }
+
   /** Stops taking work and waits for what was taken, up to `timeoutMs`. */
   async drain(timeoutMs: number): Promise<boolean> {
     const [decisions, runs] = await Promise.all([

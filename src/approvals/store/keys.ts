@@ -18,6 +18,8 @@ import { createHash } from 'node:crypto';
  * <prefix>audit                        stream every transition of every pause, capped (MAXLEN ~)
  * <prefix>idempotency:<sha256 of key>  string the request an API idempotency key was first used for
  * <prefix>marker                       string when the first replica started; gone = data lost
+ * <prefix>cardless                     zset   pauseId of a pause recorded without a card ts, by createdAt
+ * <prefix>{<pauseId>}:card-claim       string the replica re-posting a missing card (expires)
  * ```
  */
 export interface StoreKeys {
@@ -35,6 +37,8 @@ export interface StoreKeys {
   audit: string;
   idempotency(key: string): string;
   marker: string;
+  cardless: string;
+  cardClaim(pauseId: string): string;
 }
 
 /** Braces in the prefix or a pause id would move the hash tag and split a pause across slots. */
@@ -67,5 +71,7 @@ export function storeKeys(prefix: string): StoreKeys {
     audit: `${prefix}audit`,
     idempotency: (key) => `${prefix}idempotency:${createHash('sha256').update(key).digest('hex')}`,
     marker: `${prefix}marker`,
+    cardless: `${prefix}cardless`,
+    cardClaim: (pauseId) => `${prefix}{${pauseId}}:card-claim`,
   };
 }

@@ -3,6 +3,7 @@ import type {
   AuditEntry,
   CancelInput,
   CancelResult,
+  ClaimCardlessInput,
   ClaimResult,
   ClaimResumeInput,
   ConfirmationStore,
@@ -201,6 +202,25 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       if (gone) expired.push(gone);
     }
     return expired;
+  }
+
+  /** Who re-posts which missing card, until when (the twin of the card-claim keys). */
+  private readonly cardClaims = new Map<string, { owner: string; until: number }>();
+
+  async claimCardless(input: ClaimCardlessInput): Promise<string[]> {
+    const { now, graceMs, owner, leaseMs, limit = DEFAULT_LIMIT } = input;
+    this.purge(now);
+    const claimed: string[] = [];
+    for (const [pauseId, entry] of this.pauses) {
+      if (claimed.length >= limit) break;
+      const { pause } = entry;
+      if (pause.card.ts !== undefined || pause.createdAt > now - graceMs) continue;
+      const claim = this.cardClaims.get(pauseId);
+      if (claim !== undefined && claim.until > now) continue;
+      this.cardClaims.set(pauseId, { owner, until: now + leaseMs });
+      claimed.push(pauseId);
+    }
+    return claimed;
   }
 
   async claimResume(input: ClaimResumeInput): Promise<ClaimResult> {

@@ -177,8 +177,8 @@ export function toStoreError(error: unknown, doing: string): StoreError {
 }
 
 /**
- * ioredis's words for a command that was written but never answered: its reply timeout, and the
- * connection closing with the command in flight (nothing is re-sent: autoResendUnfulfilledCommands
- * is off). A command refused before it was written says "Stream isn't writeable" instead.
+ * ioredis's words for a command that was written but never answered in time. (A connection that
+ * closes with commands in flight says "Connection is closed", as does a call on a closed client
+ * that was never sent; those stay `unavailable`: the common stall ends in a timeout.)
  */
-const SENT_NO_ANSWER = /^(Command timed out|Connection is closed)/;
+const SENT_NO_ANSWER = /^Command timed out/;

@@ -71,10 +71,13 @@ export class RedisIndexes {
     pauseId: string,
     gates: readonly { callId: string; expiresAt: number | undefined }[],
     now: number,
+    cardPosted: boolean,
   ): Promise<void> {
-    const { expiry, resume } = this.keys;
+    const { expiry, resume, cardless } = this.keys;
     await redisCall('index the new pause', () =>
       Promise.all([
+        // Until its card's ts is saved: a crash before then leaves a pause nobody can see.
+        ...(cardPosted ? [] : [this.redis.zadd(cardless, 'NX', now, pauseId)]),
         ...gates.flatMap(({ callId, expiresAt }) =>
           expiresAt === undefined
             ? []
@@ -197,6 +200,38 @@ export class RedisIndexes {
     if (entry.detail !== '') fields.push('detail', entry.detail);
     const cap = this.options.auditMaxLen;
     return this.redis.xadd(this.keys.audit, 'MAXLEN', '~', cap, '*', ...fields);
+  }
+
+  /** The card's ts is saved: the pause is visible. */
+  afterCardPosted(pauseId: string): Promise<unknown>[] {
+    return [this.redis.zrem(this.keys.cardless, pauseId)];
+  }
+
+  /** See `ConfirmationStore.claimCardless`; entries of gone or carded pauses are dropped. */
+  async claimCardless(
+    input: { now: number; graceMs: number; owner: string; leaseMs: number },
+    limit: number,
+  ): Promise<string[]> {
+    const key = this.keys.cardless;
+    const ids = await redisCall(`read ${key}`, () =>
+      this.redis.zrangebyscore(key, '-inf', input.now - input.graceMs, 'LIMIT', 0, limit),
+    );
+    const claimed: string[] = [];
+    for (const pauseId of ids) {
+      const pauseKey = this.keys.pause(pauseId);
+      const [record, cardTs] = await redisCall(`read ${pauseKey}`, () =>
+        this.redis.hmget(pauseKey, 'record', 'cardTs'),
+      );
+      if (record === null || (cardTs !== null && cardTs !== '')) {
+        await redisCall(`drop ${key} entry`, () => this.redis.zrem(key, pauseId));
+        continue;
+      }
+      const won = await redisCall('claim a missing card', () =>
+        this.redis.set(this.keys.cardClaim(pauseId), input.owner, 'PX', input.leaseMs, 'NX'),
+      );
+      if (won === 'OK') claimed.push(pauseId);
+    }
+    return claimed;
   }
 
   // --- expiry --------------------------------------------------------------------------------

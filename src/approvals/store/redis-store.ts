@@ -4,6 +4,7 @@ import {
   type AuditEntry,
   type CancelInput,
   type CancelResult,
+  type ClaimCardlessInput,
   type ClaimResult,
   type ClaimResumeInput,
   type ConfirmationStore,
@@ -160,7 +161,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     assertNoHashTag('A pause id', input.id);
     const { id, now } = input;
     const gates = recordedGates(input.gates).map((gate) => encodeGate(id, gate, now));
-    await this.indexes.beforeCreate(id, gates, now);
+    await this.indexes.beforeCreate(id, gates, now, input.card.ts !== undefined);
     const pause = encodePause(input, callIds);
     const args: (string | number)[] = [
       now,
@@ -206,7 +207,8 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
     const outcome = await this.onPause(SCRIPTS.setCardTs, pauseId, () => [now, ts]);
-    await this.indexes.apply(outcome.view, outcome.audit, now, []);
+    const updates = outcome.view === undefined ? [] : this.indexes.afterCardPosted(pauseId);
+    await this.indexes.apply(outcome.view, outcome.audit, now, updates);
     return outcome.view;
   }
 
@@ -348,6 +350,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
     // Every entry was tried; the expiries applied are durable and their resumes come due.
     if (failure !== undefined) throw toStoreError(failure, 'expire due gates');
     return expired;
+  }
+
+  claimCardless(input: ClaimCardlessInput): Promise<string[]> {
+    return this.indexes.claimCardless(input, input.limit ?? DEFAULT_LIMIT);
   }
 
   async claimResume(input: ClaimResumeInput): Promise<ClaimResult> {

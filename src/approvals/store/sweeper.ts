@@ -14,6 +14,17 @@ export interface SweeperOptions {
   onExpired: (gates: ExpiredGate[]) => Promise<void>;
   /** Told of pauses whose resume is due (to claim and resume them). */
   onResumeDue: (pauseIds: string[]) => Promise<void>;
+  /**
+   * Pauses recorded without a card (their replica died before posting it), claimed for this
+   * replica to post. Absent: not looked for.
+   */
+  cardless?: {
+    owner: string;
+    /** How old such a pause must be: longer than a live replica may take to post a card. */
+    graceMs: number;
+    leaseMs: number;
+    onCardless: (pauseIds: string[]) => Promise<void>;
+  };
   log: Pick<Log, 'error' | 'debug'>;
   /** Entries handled per store call. Default 100. */
   batchSize?: number;
@@ -64,9 +75,18 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     }
   };
 
+  const postMissingCards = async () => {
+    const cardless = options.cardless;
+    if (cardless === undefined) return;
+    const { owner, graceMs, leaseMs } = cardless;
+    const pauseIds = await store.claimCardless({ now: now(), graceMs, owner, leaseMs });
+    if (pauseIds.length > 0) await cardless.onCardless(pauseIds);
+  };
+
   const tick = async () => {
     await report('expiring due gates', expire);
     if (!stopped) await report('handing over due resumes', resume);
+    if (!stopped) await report('posting missing cards', postMissingCards);
   };
 
   const schedule = (delayMs: number) => {

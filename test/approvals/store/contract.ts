@@ -57,6 +57,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       });
     });
 
+    describe('pauses recorded without a card', () => {
+      it('are claimed once past the grace period, by one replica, until their card ts is saved', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const other = await harness.replica();
+        const claim = { graceMs: 1_000, leaseMs: 5_000 };
+        expect(await store.claimCardless({ ...claim, owner: 'r1', now: T0 + 999 })).toEqual([]);
+        expect(await store.claimCardless({ ...claim, owner: 'r1', now: T0 + 1_000 })).toEqual([
+          input.id,
+        ]);
+        expect(await other.claimCardless({ ...claim, owner: 'r2', now: T0 + 1_001 })).toEqual([]);
+        await store.setCardTs(input.id, '1.000100', T0 + 1_002);
+        expect(await other.claimCardless({ ...claim, owner: 'r2', now: T0 + 10_000 })).toEqual([]);
+        const carded = newPause();
+        await store.createPause({ ...carded, card: { ...carded.card, ts: '2.000200' } });
+        expect(await store.claimCardless({ ...claim, owner: 'r1', now: T0 + 20_000 })).toEqual([]);
+      });
+    });
+
     describe('recording a pause', () => {
       it('records every gate pending at version 1 with its expiry, and the resume idle', async () => {
         const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 60_000 }), policy()] });

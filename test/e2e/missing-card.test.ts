@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pauseIdFor } from '../../src/approvals/records.js';
+import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { policy } from '../approvals/store/fixtures.js';
+import { pauseOf, startConversation } from '../support/adk-conversation.js';
+import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+
+const { alice, bob } = PEOPLE;
+const OPS = CHANNELS.ops.id;
+const POLICY = `
+defaults:
+  approvers: [${bob.id}]
+rules: []
+`;
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({ policy: POLICY });
+});
+afterAll(async () => {
+  await harness?.stop();
+});
+
+describe('a pause recorded by a replica that died before posting its card', () => {
+  it('gets its card posted by the sweeper, and can then be approved', {
+    timeout: 45_000,
+  }, async () => {
+    // The dead replica: it ran the agent to its pause and recorded it, long enough ago that no
+    // live replica can still be posting the card, and died before posting it.
+    const conversation = await startConversation(harness.adk, 'payments', alice.id);
+    const gates = pauseOf(await conversation.send('transfer 93'));
+    const adk = {
+      appName: conversation.appName,
+      userId: conversation.userId,
+      sessionId: conversation.sessionId,
+    };
+    const root = harness.sandbox.postAsPerson({
+      user: alice.id,
+      channel: OPS,
+      text: '/agent payments transfer 93',
+    });
+    const recordedAt = Date.now() - 5 * 60_000;
+    const pauseId = pauseIdFor(
+      adk,
+      gates.map((gate) => gate.confirmationCallId),
+    );
+    await harness.store.createPause({
+      id: pauseId,
+      adk,
+      requester: alice.id,
+      card: { channelId: OPS, threadTs: root.ts },
+      gates: gates.map((gate) => ({
+        ...gate,
+        policy: { ...policy(), approvers: [{ kind: 'user', id: bob.id }] },
+      })),
+      now: recordedAt,
+    });
+
+    const card = await harness.card(OPS, root.ts);
+    await expect
+      .poll(async () => (await harness.store.getPause(pauseId))?.pause.card.ts)
+      .toBe(card.ts);
+    expect(harness.logs.some((line) => line.includes('recorded without one'))).toBe(true);
+
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+    });
+    const answer = await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
+    expect(answer.text).toContain('"amount":93');
+  });
+});
