@@ -387,10 +387,7 @@ describe('the approvals API', () => {
     const second = await startHarness({
       policy: POLICY,
       apiKeys: `keys:\n  - name: runbooks\n    sha256: ${sha(KEY)}\n    apps: [payments]\n    signingSecret: ${SECRET}\n`,
-      keyPrefix: (harness.store as unknown as { keys: { audit: string } }).keys.audit.replace(
-        /audit$/,
-        '',
-      ),
+      keyPrefix: harness.keyPrefix,
     });
     try {
       const { chat, events } = await pausedTransfer(90);
@@ -419,11 +416,17 @@ describe('the approvals API', () => {
       );
       expect(ids.size).toBe(1);
       const [id] = [...ids];
-      await cardOf(id ?? '');
-      const cards = [...harness.sandbox.messages(OPS), ...second.sandbox.messages(OPS)].filter(
-        (m) => JSON.stringify(m.blocks).includes(id ?? ''),
+      // Whichever replica created the pause posts its card, in its own sandbox.
+      const cardsOfPause = () =>
+        [...harness.sandbox.messages(OPS), ...second.sandbox.messages(OPS)].filter((m) =>
+          JSON.stringify(m.blocks).includes(id ?? ''),
+        );
+      await Promise.any(
+        [harness.sandbox, second.sandbox].map((sandbox) =>
+          sandbox.waitFor(() => cardsOfPause()[0], { timeoutMs: 15_000 }),
+        ),
       );
-      expect(cards).toHaveLength(1);
+      expect(cardsOfPause()).toHaveLength(1);
     } finally {
       await second.stop();
     }
