@@ -11,6 +11,9 @@ beforeAll(async () => {
     policy: `defaults:\n  approvers: [${bob.id}]\n`,
     logFormat: 'json',
     adkProxy: true,
+    // A vote marks its pause's resume due before it runs, so a sweep could take the resume over
+    // from the click (under its own correlation id); this test follows the click's.
+    sweepIntervalMs: 60_000,
   });
 });
 afterEach(() => {

@@ -6,7 +6,12 @@ const OPS = CHANNELS.ops.id;
 
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness({ policy: `defaults:\n  approvers: [${bob.id}]\n` });
+  harness = await startHarness({
+    policy: `defaults:\n  approvers: [${bob.id}]\n`,
+    // A vote marks its pause's resume due before it runs, so a sweep could take the resume over
+    // from the click, and click → resume would not be timed; this test times the click's.
+    sweepIntervalMs: 60_000,
+  });
 });
 afterAll(async () => {
   await harness?.stop();
