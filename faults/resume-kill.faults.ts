@@ -1,21 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Child, compileProcesses, startChild } from '../bench/support/child-processes.js';
+import type { Child } from '../bench/support/child-processes.js';
 import { AdkClient } from '../src/adk/client.js';
 import { toolResults } from '../src/adk/wire.js';
-import { RedisConfirmationStore } from '../src/approvals/store/redis-store.js';
-import { CHANNELS, PEOPLE, type Sandbox, startSandbox } from '../src/sandbox/index.js';
+import { CHANNELS, PEOPLE, type Sandbox } from '../src/sandbox/index.js';
 import { ACTION_IDS, parseButtonValue } from '../src/slack/action-ids.js';
 import { buttons } from '../test/support/app-harness.js';
-import {
-  connectTestRedis,
-  deleteWithPrefix,
-  REDIS_URL,
-  randomPrefix,
-} from '../test/support/redis.js';
+import { type FaultStack, startFaultStack } from './support/fault-stack.js';
 
 /**
  * kill -9 at a random point after an approval (the resume on its way to ADK, the tool running,
@@ -31,54 +21,20 @@ const ANSWER_WAIT_MS = 40_000;
 const { alice, bob } = PEOPLE;
 const OPS = CHANNELS.ops.id;
 
+let stack: FaultStack;
 let sandbox: Sandbox;
-let dir: string;
-let keyPrefix: string;
-let env: Record<string, string>;
-let store: RedisConfirmationStore;
-const adk = new AdkClient({ baseUrl: inject('adkBaseUrl') });
 
 beforeAll(async () => {
-  await compileProcesses();
-  const signingSecret = randomBytes(16).toString('hex');
-  const botToken = `xoxb-faults-${randomBytes(6).toString('hex')}`;
-  sandbox = await startSandbox({ port: 0, signingSecret, botToken });
-  dir = await mkdtemp(join(tmpdir(), 'approvals-faults-'));
-  const policyFile = join(dir, 'policy.yml');
-  await writeFile(policyFile, `defaults:\n  approvers: [${bob.id}]\nrules: []\n`);
-  keyPrefix = randomPrefix();
-  store = new RedisConfirmationStore({
-    redis: await connectTestRedis(),
-    keyPrefix,
-    ownsClient: true,
-  });
-  env = {
-    SLACK_BOT_TOKEN: botToken,
-    SLACK_SIGNING_SECRET: signingSecret,
-    SLACK_API_URL: sandbox.apiUrl,
-    ADK_BASE_URL: inject('adkBaseUrl'),
-    REDIS_URL,
-    REDIS_KEY_PREFIX: keyPrefix,
-    POLICY_FILE: policyFile,
-    PORT: '0',
-    SWEEP_INTERVAL_MS: '1000',
-    LOG_LEVEL: 'warn',
-  };
+  stack = await startFaultStack(inject('adkBaseUrl'), 1_000);
+  sandbox = stack.sandbox;
 });
 afterAll(async () => {
-  await sandbox?.stop();
-  const redis = await connectTestRedis();
-  await deleteWithPrefix(redis, keyPrefix);
-  redis.disconnect();
-  await store?.close();
-  await rm(dir, { recursive: true, force: true });
+  await stack?.stop();
 });
 
-async function startReplica(label: string): Promise<Child> {
-  const child = await startChild('app', label, env);
-  sandbox.setAppEventsUrl(`http://127.0.0.1:${child.port}/slack/events`);
-  return child;
-}
+const adk = new AdkClient({ baseUrl: inject('adkBaseUrl') });
+
+const startReplica = (label: string): Promise<Child> => stack.startReplica(label);
 
 function waitFor<T>(find: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
   return sandbox.waitFor(find, { timeoutMs }).catch(() => undefined);
@@ -148,7 +104,7 @@ describe('kill -9 after an approval, while the resume runs', () => {
       const pauseId = buttons(card)
         .map((b) => parseButtonValue(b.value)?.pauseId)
         .find((id) => id !== undefined);
-      const view = pauseId === undefined ? undefined : await store.getPause(pauseId);
+      const view = pauseId === undefined ? undefined : await stack.store.getPause(pauseId);
       if (view === undefined) throw new Error(`trial ${trial}: no records`);
       const { appName, userId, sessionId } = view.pause.adk;
       const session = await adk.getSession(appName, userId, sessionId);
