@@ -1,17 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CHANNELS, PEOPLE, type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
+import { CHANNELS, PEOPLE, type Sandbox } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Child, compileProcesses, startChild } from '../bench/support/child-processes.js';
+import type { Child } from '../bench/support/child-processes.js';
 import { ACTION_IDS } from '../src/slack/action-ids.js';
-import {
-  connectTestRedis,
-  deleteWithPrefix,
-  REDIS_URL,
-  randomPrefix,
-} from '../test/support/redis.js';
+import { type FaultStack, startFaultStack } from './support/fault-stack.js';
 
 /**
  * kill -9 at a random point of `/agent` → card, then a restart: how many acknowledged commands
@@ -26,49 +17,21 @@ const SWEEP_INTERVAL_MS = 1_000;
 /** How long after the restart a trial's outcome is read: one sweep interval and then some. */
 const LOOK_AFTER_RESTART_MS = SWEEP_INTERVAL_MS + 2_000;
 
-const { alice, bob } = PEOPLE;
+const { alice } = PEOPLE;
 const OPS = CHANNELS.ops.id;
 
+let stack: FaultStack;
 let sandbox: Sandbox;
-let dir: string;
-let keyPrefix: string;
-let env: Record<string, string>;
 
 beforeAll(async () => {
-  await compileProcesses();
-  const signingSecret = randomBytes(16).toString('hex');
-  const botToken = `xoxb-faults-${randomBytes(6).toString('hex')}`;
-  sandbox = await startSandbox({ port: 0, signingSecret, botToken });
-  dir = await mkdtemp(join(tmpdir(), 'approvals-faults-'));
-  const policyFile = join(dir, 'policy.yml');
-  await writeFile(policyFile, `defaults:\n  approvers: [${bob.id}]\nrules: []\n`);
-  keyPrefix = randomPrefix();
-  env = {
-    SLACK_BOT_TOKEN: botToken,
-    SLACK_SIGNING_SECRET: signingSecret,
-    SLACK_API_URL: sandbox.apiUrl,
-    ADK_BASE_URL: inject('adkBaseUrl'),
-    REDIS_URL,
-    REDIS_KEY_PREFIX: keyPrefix,
-    POLICY_FILE: policyFile,
-    PORT: '0',
-    SWEEP_INTERVAL_MS: String(SWEEP_INTERVAL_MS),
-    LOG_LEVEL: 'warn',
-  };
+  stack = await startFaultStack(inject('adkBaseUrl'), SWEEP_INTERVAL_MS);
+  sandbox = stack.sandbox;
 });
 afterAll(async () => {
-  await sandbox?.stop();
-  const redis = await connectTestRedis();
-  await deleteWithPrefix(redis, keyPrefix);
-  redis.disconnect();
-  await rm(dir, { recursive: true, force: true });
+  await stack?.stop();
 });
 
-async function startReplica(label: string): Promise<Child> {
-  const child = await startChild('app', label, env);
-  sandbox.setAppEventsUrl(`http://127.0.0.1:${child.port}/slack/events`);
-  return child;
-}
+const startReplica = (label: string): Promise<Child> => stack.startReplica(label);
 
 type Outcome = 'card' | 'message' | 'nothing';
 
