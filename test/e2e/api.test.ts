@@ -1,9 +1,9 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { attestationMessage } from '@adk-slack-approvals/adk-approvals/attestation';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attestationMessage } from '../../src/approvals/attestation.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import {
   countToolRuns,
