@@ -11,14 +11,18 @@ import { rootAgent } from '../agents/ops/agent.js';
  * Prints one JSON line per step on stdout, so that a test can follow it: `paused`, `tool`
  * (a tool's result status), `done` or `cancelled`. Configuration from the environment:
  * APPROVALS_URL (default http://127.0.0.1:3000), APPROVALS_API_KEY, APPROVALS_SIGNING_SECRET,
- * APPROVALS_CHANNEL (optional: a channel id when no policy rule names one).
+ * APPROVALS_CHANNEL (default C0OPS000001, the sandbox's #ops: the demo policy names no channel for
+ * pauses posted through the API).
  */
+
+/** The sandbox's #ops channel (packages/slack-sandbox's seeded workspace). */
+const SANDBOX_OPS_CHANNEL = 'C0OPS000001';
 
 const environment = z.object({
   APPROVALS_URL: z.string().url().default('http://127.0.0.1:3000'),
   APPROVALS_API_KEY: z.string().min(1, 'set the API key the app knows from API_KEYS_FILE'),
   APPROVALS_SIGNING_SECRET: z.string().min(32, 'set the signingSecret of that key'),
-  APPROVALS_CHANNEL: z.string().optional(),
+  APPROVALS_CHANNEL: z.string().default(SANDBOX_OPS_CHANNEL),
 });
 
 const toolResult = z.object({ status: z.string().optional(), error: z.string().optional() });
@@ -40,7 +44,7 @@ async function main(): Promise<number> {
     apiKey: env.data.APPROVALS_API_KEY,
     signingSecret: env.data.APPROVALS_SIGNING_SECRET,
     title: 'Runbook started from the command line',
-    ...(env.data.APPROVALS_CHANNEL === undefined ? {} : { channel: env.data.APPROVALS_CHANNEL }),
+    channel: env.data.APPROVALS_CHANNEL,
   });
   const runner = new InMemoryRunner({ agent: rootAgent, appName: 'ops', plugins: [plugin] });
   const session = await runner.sessionService.createSession({ appName: 'ops', userId: 'runbook' });
