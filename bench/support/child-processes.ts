@@ -65,6 +65,8 @@ export interface Child {
   problems(): { count: number; first: readonly string[] };
   /** SIGTERM, then SIGKILL if it has not exited in time. */
   stop(): Promise<void>;
+  /** SIGKILL at once, as a crash or an OOM kill would end it: no shutdown code runs. */
+  kill(): Promise<void>;
 }
 
 export async function startChild(
@@ -148,6 +150,12 @@ export async function startChild(
       output,
       problems: () => problems,
       stop,
+      async kill() {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGKILL');
+        await exited;
+      },
     };
   } catch (error) {
     await stop();
