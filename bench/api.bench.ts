@@ -12,17 +12,16 @@ import {
   type SandboxMessage,
   startSandbox,
 } from '@adk-slack-approvals/slack-sandbox';
-import { slackSignature } from '@adk-slack-approvals/slack-sandbox/payloads';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { z } from 'zod';
 import { connectRedis } from '../src/approvals/store/redis-connection.js';
-import { ACTION_IDS } from '../src/slack/action-ids.js';
+import { waitForPauseCard } from '../test/support/pause-card.js';
 import { deleteWithPrefix, REDIS_URL, randomPrefix } from '../test/support/redis.js';
-import { approveClick } from './support/approve-clicks.js';
 import { type Child, compileProcesses, startChild } from './support/child-processes.js';
 import { FAKE_APP, type FakeAdk, pauseEvent, startFakeAdk } from './support/fake-adk.js';
 import { ms, spread, table } from './support/figures.js';
+import { postApproveClick } from './support/signed-approve.js';
 
 /**
  * The approvals API, with the app in a child process as a replica runs it (real Redis, the Slack
@@ -133,34 +132,15 @@ async function createPause(n: number, resume: object): Promise<string> {
   return createdSchema.parse(await response.json()).id;
 }
 
-function cardOf(pauseId: string): Promise<SandboxMessage> {
-  return sandbox.waitFor(
-    () =>
-      sandbox
-        .messages(OPS)
-        .find(
-          (m) =>
-            JSON.stringify(m.blocks).includes(pauseId) &&
-            JSON.stringify(m.blocks).includes(ACTION_IDS.approve),
-        ),
-    { timeoutMs: 15_000 },
-  );
-}
-
-/** Bob's Approve click, signed as Slack signs it; resolves with when it was acked (`performance.now()`). */
+/** Bob's Approve click; resolves with when it was acked (`performance.now()`). */
 async function approve(card: SandboxMessage): Promise<number> {
-  const { body } = approveClick({ card, voter: bob, sandboxUrl: sandbox.url });
-  const timestamp = Math.floor(Date.now() / 1000);
-  const response = await fetch(`${base}/slack/events`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': String(timestamp),
-      'x-slack-signature': slackSignature(signingSecret, timestamp, body),
-    },
-    body,
+  const response = await postApproveClick({
+    appUrl: base,
+    card,
+    voter: bob,
+    sandboxUrl: sandbox.url,
+    signingSecret,
   });
-  await response.body?.cancel();
   if (!response.ok) throw new Error(`click answered ${response.status}`);
   return performance.now();
 }
@@ -184,7 +164,7 @@ describe('the approvals API', () => {
     const pollLatency: number[] = [];
     for (let i = 0; i < DECISIONS; i++) {
       const id = await createPause(5000 + i, { mode: 'poll' });
-      const card = await cardOf(id);
+      const card = await waitForPauseCard(sandbox, OPS, id);
       const answered = fetch(`${base}/v1/pauses/${id}/decision?wait=30`, {
         headers: { authorization: `Bearer ${apiKey}` },
       }).then(async (response) => {
@@ -199,7 +179,7 @@ describe('the approvals API', () => {
     const webhookLatency: number[] = [];
     for (let i = 0; i < DECISIONS; i++) {
       const id = await createPause(6000 + i, { mode: 'webhook', url: `${webhookUrl}${i}` });
-      const card = await cardOf(id);
+      const card = await waitForPauseCard(sandbox, OPS, id);
       const arrived = new Promise<number>((resolve) => {
         webhookArrived = () => {
           const at = webhookArrivals.get(id);

@@ -9,13 +9,13 @@ import {
   decisionSchema,
   type RefusalReason,
 } from '@adk-slack-approvals/adk-approvals';
-import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { type Event, getFunctionCalls, getFunctionResponses, InMemoryRunner } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import { undecidedCardsOf, waitForPauseCard } from '../support/pause-card.js';
 
 /**
  * The ADK plugin package against the whole app (real Redis, the Slack sandbox, the real ADK JS
@@ -71,18 +71,10 @@ function api(path: string, body?: unknown) {
   });
 }
 
-function cardsOf(pauseId: string): SandboxMessage[] {
-  return harness.sandbox
-    .messages(OPS)
-    .filter(
-      (m) =>
-        JSON.stringify(m.blocks).includes(pauseId) &&
-        JSON.stringify(m.blocks).includes(ACTION_IDS.approve),
-    );
-}
+const cardsOf = (pauseId: string) => undecidedCardsOf(harness.sandbox, OPS, pauseId);
 
 async function approveCardOf(pauseId: string): Promise<void> {
-  const card = await harness.sandbox.waitFor(() => cardsOf(pauseId)[0], { timeoutMs: 15_000 });
+  const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
   expect(cardsOf(pauseId)).toHaveLength(1);
   await harness.sandbox.clickButton({
     user: bob.id,

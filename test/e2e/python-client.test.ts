@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import { waitForPauseCard } from '../support/pause-card.js';
 
 /**
  * The stdlib-only Python client (clients/python) against the running app: python3 posts a real
@@ -98,17 +99,7 @@ describe.skipIf(!PYTHON)('the Python client against the running app', () => {
         throw new Error(`python3 exited (${code}) before creating: ${stderr.join('')}`);
       }),
     ]);
-    const card = await harness.sandbox.waitFor(
-      () =>
-        harness.sandbox
-          .messages(OPS)
-          .find(
-            (m) =>
-              JSON.stringify(m.blocks).includes(pauseId) &&
-              JSON.stringify(m.blocks).includes(ACTION_IDS.approve),
-          ),
-      { timeoutMs: 15_000 },
-    );
+    const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
     await harness.sandbox.clickButton({
       user: bob.id,
       channel: OPS,

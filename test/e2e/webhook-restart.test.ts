@@ -5,13 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANNELS, PEOPLE, type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
-import { slackSignature } from '@adk-slack-approvals/slack-sandbox/payloads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { approveClick } from '../../bench/support/approve-clicks.js';
 import { type Child, compileProcesses, startChild } from '../../bench/support/child-processes.js';
 import { FAKE_APP, type FakeAdk, pauseEvent, startFakeAdk } from '../../bench/support/fake-adk.js';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { postApproveClick } from '../../bench/support/signed-approve.js';
+import { waitForPauseCard } from '../support/pause-card.js';
 import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from '../support/redis.js';
 
 /**
@@ -133,27 +132,13 @@ describe('webhook mode across a crash', () => {
     });
     expect(created.status).toBe(201);
     const { id } = z.object({ id: z.string() }).parse(await created.json());
-    const card = await sandbox.waitFor(
-      () =>
-        sandbox
-          .messages(OPS)
-          .find(
-            (m) =>
-              JSON.stringify(m.blocks).includes(id) &&
-              JSON.stringify(m.blocks).includes(ACTION_IDS.approve),
-          ),
-      { timeoutMs: 15_000 },
-    );
-    const { body } = approveClick({ card, voter: bob, sandboxUrl: sandbox.url });
-    const timestamp = Math.floor(Date.now() / 1000);
-    const click = await fetch(`${base}/slack/events`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-slack-request-timestamp': String(timestamp),
-        'x-slack-signature': slackSignature(slackSecret, timestamp, body),
-      },
-      body,
+    const card = await waitForPauseCard(sandbox, OPS, id);
+    const click = await postApproveClick({
+      appUrl: base,
+      card,
+      voter: bob,
+      sandboxUrl: sandbox.url,
+      signingSecret: slackSecret,
     });
     expect(click.status).toBe(200);
 
