@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # The app as a production image: built in one stage, run in another with production dependencies
 # only, as the unprivileged `node` user. Written for the npm workspace layout: the app at the root,
-# packages/block-kit a production dependency, packages/slack-sandbox and packages/demo dev-only.
+# packages/block-kit and packages/adk-approvals production dependencies, packages/slack-sandbox
+# and packages/demo dev-only.
 # Build: docker build -t adk-slack-approvals .   Run: see compose.yaml and docs/deploy.md.
 ARG NODE_VERSION=20
 
@@ -12,6 +13,7 @@ COPY package.json package-lock.json ./
 COPY packages/block-kit/package.json packages/block-kit/
 COPY packages/slack-sandbox/package.json packages/slack-sandbox/
 COPY packages/demo/package.json packages/demo/
+COPY packages/adk-approvals/package.json packages/adk-approvals/
 # `npm install`, not `npm ci`: the lockfile is made where the registry lacks Biome's binaries for
 # other platforms, and `npm ci` insists on finding them in it. The pinned versions are honoured.
 RUN npm install --no-audit --no-fund
@@ -26,13 +28,17 @@ ENV NODE_ENV=production PORT=3000
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/block-kit/package.json packages/block-kit/
-# The root and block-kit only: the sandbox, the demo agents and every devDependency stay out.
+COPY packages/adk-approvals/package.json packages/adk-approvals/
+# The root, block-kit and adk-approvals (the attestation the app and the plugin share) only:
+# the sandbox, the demo agents and every devDependency stay out.
 # --omit=optional too: @google/adk's optional database drivers are dev dependencies elsewhere in
 # the lockfile, and npm keeps such packages unless both are omitted (289 packages, 181 MB).
-RUN npm install --omit=dev --omit=optional --workspace=packages/block-kit --include-workspace-root \
+RUN npm install --omit=dev --omit=optional --workspace=packages/block-kit \
+      --workspace=packages/adk-approvals --include-workspace-root \
       --no-audit --no-fund --ignore-scripts \
     && npm cache clean --force
 COPY --from=build /app/packages/block-kit/ packages/block-kit/
+COPY --from=build /app/packages/adk-approvals/ packages/adk-approvals/
 COPY --from=build /app/dist/ dist/
 USER node
 EXPOSE 3000

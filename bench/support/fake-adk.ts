@@ -130,7 +130,7 @@ export async function startFakeAdk(): Promise<FakeAdk> {
 }
 
 /** The pause event of capture 10a: the model's call and ADK's confirmation request for it. */
-function pauseEvent(
+export function pauseEvent(
   appName: string,
   parts: ReadonlyArray<{ text?: string | undefined }>,
 ): { event: object; confirmationId: string } {

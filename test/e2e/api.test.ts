@@ -1,9 +1,12 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  attestationMessage,
+  type GateAttestation,
+} from '@adk-slack-approvals/adk-approvals/attestation';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attestationMessage } from '../../src/approvals/attestation.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import {
   countToolRuns,
@@ -183,18 +186,7 @@ describe('the approvals API', () => {
       status: string;
       gates: { callId: string; confirmed: boolean; decidedBy: { slackUserId: string } }[];
       newMessage: { role: string; parts: unknown[] };
-      attestation: {
-        gates: {
-          callId: string;
-          originalCallId: string;
-          tool: string;
-          argsSha256: string;
-          confirmed: boolean;
-          payloadSha256: string;
-          expiresAt: number;
-          signature: string;
-        }[];
-      };
+      attestation: { gates: GateAttestation[] };
     };
     expect(decision.status).toBe('decided');
     expect(decision.gates[0]).toMatchObject({

@@ -1,0 +1,194 @@
+"""An ADK plugin for `adk api_server --extra_plugins adk_slack_approvals.plugin.ApprovalsPlugin`.
+
+Same behaviour as the TypeScript plugin (packages/adk-approvals): it collects the events of an
+invocation that carry `adk_request_confirmation` calls, posts them as one pause after the run
+(Idempotency-Key per invocation), refuses in `before_tool_callback` a confirmed call the service
+did not attest for that call id and those exact arguments, and reports outcomes.
+
+Configuration from the environment: APPROVALS_URL, APPROVALS_API_KEY, APPROVALS_SIGNING_SECRET,
+APPROVALS_ENFORCEMENT (attested | deny-only | off; default attested), APPROVALS_RESUME
+(poll | adk | webhook; default adk, since the app resumes an api_server it knows),
+APPROVALS_ADK_TARGET, APPROVALS_WEBHOOK_URL, APPROVALS_CHANNEL, APPROVALS_TITLE.
+
+google-adk is imported when present; without it the module still loads (for the tests here,
+which drive the callbacks with recorded ADK event JSON).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import time
+from typing import Any, Mapping, Optional
+
+from .client import ApprovalsClient
+from .enforcement import REFUSAL_MESSAGES, judge_confirmed_call
+
+try:  # pragma: no cover - depends on the environment
+    from google.adk.plugins.base_plugin import BasePlugin as _BasePlugin
+except ImportError:  # google-adk is not installed: a stand-in with the same constructor
+
+    class _BasePlugin:  # type: ignore[no-redef]
+        def __init__(self, name: str):
+            self.name = name
+
+
+log = logging.getLogger("adk_slack_approvals")
+REQUEST_CONFIRMATION = "adk_request_confirmation"
+MODES = ("attested", "deny-only", "off")
+
+
+def _as_json(event: Any) -> dict:
+    """An ADK event as the server emits it (camelCase JSON); recorded events are dicts already."""
+    if isinstance(event, Mapping):
+        return dict(event)
+    return event.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _confirmation_calls(event: dict) -> list[dict]:
+    parts = (event.get("content") or {}).get("parts") or []
+    calls = [part.get("functionCall") or part.get("function_call") for part in parts]
+    return [call for call in calls if isinstance(call, dict) and call.get("name") == REQUEST_CONFIRMATION]
+
+
+class ApprovalsPlugin(_BasePlugin):
+    def __init__(
+        self,
+        name: str = "adk_slack_approvals",
+        *,
+        client: Optional[ApprovalsClient] = None,
+        environ: Optional[Mapping[str, str]] = None,
+    ):
+        super().__init__(name=name)
+        env = os.environ if environ is None else environ
+        self.enforcement = env.get("APPROVALS_ENFORCEMENT", "attested")
+        if self.enforcement not in MODES:
+            raise ValueError(f"APPROVALS_ENFORCEMENT: expected one of {', '.join(MODES)}")
+        self.signing_secret = env.get("APPROVALS_SIGNING_SECRET", "")
+        if self.enforcement == "attested" and len(self.signing_secret) < 32:
+            raise ValueError("APPROVALS_SIGNING_SECRET: required (32+ characters) when enforcement is attested")
+        self.client = client or ApprovalsClient(env.get("APPROVALS_URL", ""), env.get("APPROVALS_API_KEY", ""))
+        self.resume = self._resume_from(env)
+        self.extras = {
+            key: env[var] for key, var in (("channel", "APPROVALS_CHANNEL"), ("title", "APPROVALS_TITLE")) if env.get(var)
+        }
+        self._collected: dict[str, list[dict]] = {}
+        self.posted: dict[str, dict] = {}
+        self._asked_in: dict[str, tuple[str, str]] = {}
+        self._decisions: dict[str, list[tuple[str, dict]]] = {}
+        self._used: set[str] = set()
+        self._running: dict[str, tuple[str, str]] = {}
+
+    @staticmethod
+    def _resume_from(env: Mapping[str, str]) -> dict:
+        mode = env.get("APPROVALS_RESUME", "adk")
+        if mode == "poll":
+            return {"mode": "poll"}
+        if mode == "webhook":
+            url = env.get("APPROVALS_WEBHOOK_URL")
+            if not url:
+                raise ValueError("APPROVALS_WEBHOOK_URL: required when APPROVALS_RESUME is webhook")
+            return {"mode": "webhook", "url": url}
+        if mode == "adk":
+            target = env.get("APPROVALS_ADK_TARGET")
+            return {"mode": "adk", **({"target": target} if target else {})}
+        raise ValueError("APPROVALS_RESUME: expected poll, adk or webhook")
+
+    async def on_event_callback(self, *, invocation_context: Any, event: Any) -> None:
+        data = _as_json(event)
+        if data.get("partial") or not _confirmation_calls(data):
+            return None
+        self._collected.setdefault(data.get("invocationId", ""), []).append(data)
+        return None
+
+    async def after_run_callback(self, *, invocation_context: Any) -> None:
+        invocation_id = invocation_context.invocation_id
+        events = self._collected.pop(invocation_id, None)
+        if not events:
+            return None
+        session = invocation_context.session
+        app = getattr(invocation_context, "app_name", None) or session.app_name
+        key = hashlib.sha256(json.dumps([app, session.user_id, session.id, invocation_id]).encode()).hexdigest()
+        body = {
+            "app": app,
+            "userId": session.user_id,
+            "sessionId": session.id,
+            "events": events,
+            "resume": self.resume,
+            **self.extras,
+        }
+        # Raises when the service stays unreachable: a pause nobody sees must fail loudly.
+        pause = await asyncio.to_thread(self.client.create_pause, body, key)
+        self.posted[invocation_id] = pause
+        for event in events:
+            for call in _confirmation_calls(event):
+                original = ((call.get("args") or {}).get("originalFunctionCall") or {}).get("id")
+                if isinstance(original, str) and isinstance(call.get("id"), str):
+                    self._asked_in[original] = (pause["id"], call["id"])
+        return None
+
+    def accept_decision(self, decision: Mapping[str, Any]) -> None:
+        """A decision received by other means (a poll loop, a webhook); checked when its call runs."""
+        for attestation in (decision.get("attestation") or {}).get("gates") or []:
+            held = self._decisions.setdefault(attestation.get("originalCallId", ""), [])
+            if all(a.get("signature") != attestation.get("signature") for _, a in held):
+                held.append((decision["id"], attestation))
+
+    async def before_tool_callback(self, *, tool: Any, tool_args: dict, tool_context: Any) -> Optional[dict]:
+        confirmation = getattr(tool_context, "tool_confirmation", None)
+        call_id = getattr(tool_context, "function_call_id", None)
+        if confirmation is None or call_id is None:
+            return None
+        if self.enforcement == "attested" and call_id not in self._decisions and call_id in self._asked_in:
+            pause_id = self._asked_in[call_id][0]
+            try:
+                decided = await asyncio.to_thread(self.client.decision, pause_id, 0)
+                if decided is not None:
+                    self.accept_decision(decided)
+            except Exception as error:  # noqa: BLE001 - reported, and the call is refused below
+                log.warning("adk-approvals: could not read the decision of %s: %s", pause_id, type(error).__name__)
+        verdict = judge_confirmed_call(
+            mode=self.enforcement,
+            call_id=call_id,
+            tool=tool.name,
+            args=tool_args,
+            confirmed=getattr(confirmation, "confirmed", False) is True,
+            payload=getattr(confirmation, "payload", None),
+            decisions=self._decisions.get(call_id, []),
+            secret=self.signing_secret,
+            now=int(time.time()),
+            used=call_id in self._used,
+        )
+        if verdict.run:
+            if verdict.pause is not None:
+                self._used.add(call_id)
+                self._running[call_id] = verdict.pause
+            return None
+        message = REFUSAL_MESSAGES[verdict.reason or "no_decision"]
+        log.warning("adk-approvals: tool call refused: call=%s tool=%s reason=%s", call_id, tool.name, verdict.reason)
+        pause = verdict.pause or self._asked_in.get(call_id)
+        if pause is not None:
+            await self._report(pause, "blocked", f"refused by the agent's plugin: {message}")
+        return {"error": f"Tool call refused: {message}."}
+
+    async def after_tool_callback(self, *, tool: Any, tool_args: dict, tool_context: Any, result: Any) -> None:
+        pause = self._running.pop(getattr(tool_context, "function_call_id", None), None)
+        if pause is not None:
+            await self._report(pause, "executed")
+        return None
+
+    async def on_tool_error_callback(self, *, tool: Any, tool_args: dict, tool_context: Any, error: Exception) -> None:
+        pause = self._running.pop(getattr(tool_context, "function_call_id", None), None)
+        if pause is not None:
+            # The error's type only: its message may quote the arguments.
+            await self._report(pause, "failed", f"the tool raised {type(error).__name__}")
+        return None
+
+    async def _report(self, pause: tuple[str, str], status: str, detail: Optional[str] = None) -> None:
+        try:
+            await asyncio.to_thread(self.client.report_outcome, pause[0], pause[1], status, detail)
+        except Exception as error:  # noqa: BLE001 - the outcome is for people; the tool result must not depend on it
+            log.warning("adk-approvals: could not report %s for %s: %s", status, pause[0], type(error).__name__)

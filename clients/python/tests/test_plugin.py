@@ -1,0 +1,137 @@
+"""The plugin's callbacks driven with recorded ADK event JSON (test/fixtures/adk, captured from a
+real ADK api_server). google-adk is not installed here: the tool context and invocation context
+are plain objects with the attributes ADK gives them, and the API client is a recorder (the
+client itself is tested against the running app, see clients/python/README.md)."""
+
+import asyncio
+import hashlib
+import hmac
+import json
+import pathlib
+import unittest
+from types import SimpleNamespace
+
+from adk_slack_approvals.attestation import ATTESTATION_VERSION, attestation_message, canonical_json, sha256_hex
+from adk_slack_approvals.plugin import ApprovalsPlugin
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "test" / "fixtures" / "adk"
+SECRET = "a-test-signing-secret-of-32-chars-or-more"
+
+
+def recorded_events(name: str) -> list:
+    text = (FIXTURES / f"{name}.response.txt").read_text()
+    return [json.loads(line[len("data: "):]) for line in text.splitlines() if line.startswith("data: ")]
+
+
+class RecordingClient:
+    def __init__(self):
+        self.created = []
+        self.outcomes = []
+        self.decided = None
+
+    def create_pause(self, body, idempotency_key):
+        self.created.append((body, idempotency_key))
+        return {"id": "p-1", "status": "pending", "gates": [], "card": {"channel": "C1", "ts": "1.0"}}
+
+    def decision(self, pause_id, wait_s):
+        return self.decided
+
+    def report_outcome(self, pause_id, call_id, status, detail=None):
+        self.outcomes.append((pause_id, call_id, status))
+
+
+def sign(pause_id, ask_id, call_id, tool, args, confirmed=True):
+    fields = {
+        "version": ATTESTATION_VERSION,
+        "callId": ask_id,
+        "originalCallId": call_id,
+        "tool": tool,
+        "argsSha256": sha256_hex(canonical_json(args)),
+        "confirmed": confirmed,
+        "payloadSha256": "",
+        "expiresAt": 4_000_000_000,
+    }
+    message = attestation_message(pause_id, fields).encode()
+    return {**fields, "signature": hmac.new(SECRET.encode(), message, hashlib.sha256).hexdigest()}
+
+
+class PluginTest(unittest.TestCase):
+    def setUp(self):
+        self.client = RecordingClient()
+        self.plugin = ApprovalsPlugin(
+            name="approvals",
+            client=self.client,
+            environ={"APPROVALS_SIGNING_SECRET": SECRET, "APPROVALS_RESUME": "poll"},
+        )
+        self.events = recorded_events("16a_both_request")
+        self.invocation = self.events[-1]["invocationId"]
+        self.asks = [p["functionCall"] for p in self.events[-1]["content"]["parts"]]
+        context = SimpleNamespace(
+            invocation_id=self.invocation,
+            app_name="hitl_agent",
+            session=SimpleNamespace(app_name="hitl_agent", user_id="u1", id="s-both"),
+        )
+        for event in self.events:
+            asyncio.run(self.plugin.on_event_callback(invocation_context=context, event=event))
+        asyncio.run(self.plugin.after_run_callback(invocation_context=context))
+
+    def call(self, index, confirmed=True, args=None):
+        original = self.asks[index]["args"]["originalFunctionCall"]
+        tool = SimpleNamespace(name=original["name"])
+        context = SimpleNamespace(
+            function_call_id=original["id"],
+            tool_confirmation=SimpleNamespace(confirmed=confirmed, payload=None),
+        )
+        return asyncio.run(
+            self.plugin.before_tool_callback(tool=tool, tool_args=args or original["args"], tool_context=context)
+        ), tool, context
+
+    def test_posts_the_two_parallel_gates_as_one_pause_once(self):
+        self.assertEqual(len(self.client.created), 1)
+        body, key = self.client.created[0]
+        self.assertEqual(body["app"], "hitl_agent")
+        self.assertEqual(body["resume"], {"mode": "poll"})
+        self.assertEqual(len(body["events"]), 1)
+        self.assertEqual(len(self.asks), 2)
+        self.assertRegex(key, r"^[0-9a-f]{64}$")
+
+    def test_refuses_a_confirmation_without_a_decision_and_reports_it(self):
+        result, _, _ = self.call(0)
+        self.assertEqual(result, {"error": "Tool call refused: no decision from the approvers was attested for this call."})
+        self.assertEqual(self.client.outcomes, [("p-1", self.asks[0]["id"], "blocked")])
+
+    def test_runs_an_attested_call_once_and_reports_it_executed(self):
+        original = self.asks[0]["args"]["originalFunctionCall"]
+        attestation = sign("p-1", self.asks[0]["id"], original["id"], original["name"], original["args"])
+        self.client.decided = {"id": "p-1", "attestation": {"gates": [attestation]}}
+        result, tool, context = self.call(0)
+        self.assertIsNone(result)
+        asyncio.run(self.plugin.after_tool_callback(tool=tool, tool_args={}, tool_context=context, result={}))
+        self.assertEqual(self.client.outcomes, [("p-1", self.asks[0]["id"], "executed")])
+        again, _, _ = self.call(0)
+        self.assertEqual(again, {"error": "Tool call refused: the decision was already used to run this call."})
+
+    def test_refuses_a_decision_for_other_arguments(self):
+        original = self.asks[0]["args"]["originalFunctionCall"]
+        attestation = sign("p-1", self.asks[0]["id"], original["id"], original["name"], {"amount": 1})
+        self.plugin.accept_decision({"id": "p-1", "attestation": {"gates": [attestation]}})
+        result, _, _ = self.call(0)
+        self.assertEqual(result, {"error": "Tool call refused: the decision was made for other arguments."})
+
+    def test_refuses_a_deny_for_a_custom_tool(self):
+        original = self.asks[1]["args"]["originalFunctionCall"]
+        attestation = sign("p-1", self.asks[1]["id"], original["id"], original["name"], original["args"], confirmed=False)
+        self.plugin.accept_decision({"id": "p-1", "attestation": {"gates": [attestation]}})
+        result, _, _ = self.call(1, confirmed=False)
+        self.assertEqual(result, {"error": "Tool call refused: the approvers rejected this call."})
+
+    def test_the_first_pass_without_a_confirmation_is_left_to_the_tool(self):
+        context = SimpleNamespace(function_call_id="adk-x", tool_confirmation=None)
+        result = asyncio.run(
+            self.plugin.before_tool_callback(tool=SimpleNamespace(name="t"), tool_args={}, tool_context=context)
+        )
+        self.assertIsNone(result)
+
+
+if __name__ == "__main__":
+    unittest.main()

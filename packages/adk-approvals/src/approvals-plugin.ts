@@ -1,0 +1,318 @@
+import { createHash } from 'node:crypto';
+import {
+  BasePlugin,
+  type BaseTool,
+  type Context,
+  type Event,
+  getFunctionCalls,
+  type InvocationContext,
+  REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+} from '@google/adk';
+import {
+  ApprovalsClient,
+  type OutcomeStatus,
+  type PauseToPost,
+  type ResumeMode,
+} from './approvals-client.js';
+import type { CreatedPause, Decision } from './decision.js';
+import { jsonValueSchema } from './decision.js';
+import {
+  type AttestedDecision,
+  type CallVerdict,
+  type EnforcementMode,
+  judgeConfirmedCall,
+  type RefusalReason,
+} from './enforcement.js';
+
+export interface ApprovalsPluginOptions {
+  /** The approvals app's base URL. */
+  baseUrl: string;
+  /** A key from the app's `API_KEYS_FILE`. */
+  apiKey: string;
+  /** The key's `signingSecret`: checks the attestations offline. Required unless enforcement is `off` or `deny-only`. */
+  signingSecret?: string;
+  /** Default `attested`. */
+  enforcement?: EnforcementMode;
+  /** Default `{mode: 'poll'}`. */
+  resume?: ResumeMode;
+  channel?: string;
+  title?: string;
+  links?: { text: string; url: string }[];
+  requestedBy?: PauseToPost['requestedBy'];
+  /** The plugin's name in the runner. Default `adk_slack_approvals`. */
+  name?: string;
+  /** Where refusals and failed reports are told; never given arguments or payloads. Default `console`. */
+  logger?: Pick<Console, 'warn'>;
+  /** Attempts per API request (see ApprovalsClient). */
+  attempts?: number;
+  backoffMs?: number;
+}
+
+/** A pause the plugin posted for an invocation. */
+export interface PostedPause {
+  invocationId: string;
+  pause: CreatedPause;
+}
+
+/** A tool call the plugin refused, as reported to the service and the logger. */
+export interface Refusal {
+  callId: string;
+  tool: string;
+  reason: RefusalReason;
+}
+
+const REFUSED_MESSAGE: Record<RefusalReason, string> = {
+  no_decision: 'no decision from the approvers was attested for this call',
+  denied: 'the approvers rejected this call',
+  bad_signature: 'the decision is not signed by the approvals service',
+  expired: 'the decision has expired',
+  tool_mismatch: 'the decision was made for another tool',
+  arguments_mismatch: 'the decision was made for other arguments',
+  answer_mismatch: 'the confirmation differs from the decision',
+  already_used: 'the decision was already used to run this call',
+  arguments_not_json: 'the call arguments are not JSON',
+};
+
+/**
+ * Puts an agent's confirmation requests in front of people in Slack and runs a gated tool only
+ * on their decision.
+ *
+ * 1. `onEventCallback` collects the events of an invocation that carry `adk_request_confirmation`
+ *    calls; ADK ends the invocation after them.
+ * 2. `afterRunCallback` posts them as one pause (parallel gates: one card), with an
+ *    `Idempotency-Key` per invocation, so retries and re-runs post nothing twice.
+ * 3. `beforeToolCallback` judges a call that carries a confirmation (see `EnforcementMode`) and
+ *    answers a refused one with an error result instead of running it.
+ * 4. `afterToolCallback` and `onToolErrorCallback` tell the service what happened.
+ */
+export class ApprovalsPlugin extends BasePlugin {
+  readonly client: ApprovalsClient;
+  private readonly enforcement: EnforcementMode;
+  private readonly logger: Pick<Console, 'warn'>;
+  private readonly collected = new Map<string, Event[]>();
+  private readonly posted = new Map<string, PostedPause>();
+  /** Gated call id → the pause and confirmation call that ask for it. */
+  private readonly askedIn = new Map<string, { pauseId: string; callId: string }>();
+  /** Gated call id → the attested decisions received for it. */
+  private readonly decisions = new Map<string, AttestedDecision[]>();
+  private readonly used = new Set<string>();
+  /** Calls let through on a decision, whose outcome is reported after they run. */
+  private readonly running = new Map<string, { pauseId: string; callId: string }>();
+
+  constructor(private readonly options: ApprovalsPluginOptions) {
+    super(options.name ?? 'adk_slack_approvals');
+    this.enforcement = options.enforcement ?? 'attested';
+    if (this.enforcement === 'attested' && !options.signingSecret) {
+      throw new Error('ApprovalsPlugin: signingSecret is required when enforcement is attested');
+    }
+    this.logger = options.logger ?? console;
+    this.client = new ApprovalsClient({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      ...(options.attempts === undefined ? {} : { attempts: options.attempts }),
+      ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
+    });
+  }
+
+  override async onEventCallback({ event }: { event: Event }): Promise<Event | undefined> {
+    if (event.partial) return undefined;
+    const asks = getFunctionCalls(event).some(
+      (call) => call.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+    );
+    if (asks) {
+      const events = this.collected.get(event.invocationId) ?? [];
+      events.push(event);
+      this.collected.set(event.invocationId, events);
+    }
+    return undefined;
+  }
+
+  override async afterRunCallback({
+    invocationContext,
+  }: {
+    invocationContext: InvocationContext;
+  }): Promise<void> {
+    const invocationId = invocationContext.invocationId;
+    const events = this.collected.get(invocationId);
+    if (events === undefined) return;
+    this.collected.delete(invocationId);
+    const { session } = invocationContext;
+    const idempotencyKey = createHash('sha256')
+      .update(JSON.stringify([invocationContext.appName, session.userId, session.id, invocationId]))
+      .digest('hex');
+    // Throws when the service cannot be reached after the retries: a pause nobody sees must
+    // fail the run loudly rather than leave the agent waiting forever.
+    const pause = await this.client.createPause(
+      {
+        app: invocationContext.appName,
+        userId: session.userId,
+        sessionId: session.id,
+        events,
+        resume: this.options.resume ?? { mode: 'poll' },
+        ...(this.options.channel === undefined ? {} : { channel: this.options.channel }),
+        ...(this.options.title === undefined ? {} : { title: this.options.title }),
+        ...(this.options.links === undefined ? {} : { links: this.options.links }),
+        ...(this.options.requestedBy === undefined
+          ? {}
+          : { requestedBy: this.options.requestedBy }),
+      },
+      idempotencyKey,
+    );
+    this.posted.set(invocationId, { invocationId, pause });
+    for (const event of events) {
+      for (const call of getFunctionCalls(event)) {
+        const original = originalCallIdOf(call.args);
+        if (call.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && call.id && original) {
+          this.askedIn.set(original, { pauseId: pause.id, callId: call.id });
+        }
+      }
+    }
+  }
+
+  /** The pause posted for an invocation, if it paused. */
+  postedPause(invocationId: string): PostedPause | undefined {
+    return this.posted.get(invocationId);
+  }
+
+  /**
+   * Hands the plugin a decision it did not fetch itself (the poll helper, a webhook receiver).
+   * Nothing is trusted yet: each attestation is checked when its call is about to run.
+   */
+  acceptDecision(decision: Decision): void {
+    for (const attestation of decision.attestation.gates) {
+      const held = this.decisions.get(attestation.originalCallId) ?? [];
+      if (!held.some((d) => d.attestation.signature === attestation.signature)) {
+        held.push({ pauseId: decision.id, attestation });
+      }
+      this.decisions.set(attestation.originalCallId, held);
+    }
+  }
+
+  override async beforeToolCallback({
+    tool,
+    toolArgs,
+    toolContext,
+  }: {
+    tool: BaseTool;
+    toolArgs: Record<string, unknown>;
+    toolContext: Context;
+  }): Promise<Record<string, unknown> | undefined> {
+    const confirmation = toolContext.toolConfirmation;
+    const callId = toolContext.functionCallId;
+    // No confirmation: the first pass, where the tool itself asks for one.
+    if (confirmation === undefined || callId === undefined) return undefined;
+    if (this.enforcement === 'attested' && !this.decisions.has(callId)) {
+      await this.fetchDecision(callId);
+    }
+    const args = jsonValueSchema.safeParse(toolArgs);
+    const payload = jsonValueSchema.safeParse(confirmation.payload);
+    const verdict: CallVerdict = judgeConfirmedCall({
+      mode: this.enforcement,
+      call: {
+        id: callId,
+        tool: tool.name,
+        args: args.success ? args.data : undefined,
+        confirmation: {
+          confirmed: confirmation.confirmed === true,
+          payload:
+            confirmation.payload === undefined || !payload.success ? undefined : payload.data,
+        },
+      },
+      decisions: this.decisions.get(callId) ?? [],
+      secret: this.options.signingSecret ?? '',
+      now: Math.floor(Date.now() / 1000),
+      used: this.used.has(callId),
+    });
+    if (verdict.kind === 'run') {
+      if (verdict.attested !== undefined) {
+        this.used.add(callId);
+        this.running.set(callId, verdict.attested);
+      }
+      return undefined;
+    }
+    const refusal: Refusal = { callId, tool: tool.name, reason: verdict.reason };
+    this.logger.warn('adk-approvals: tool call refused', refusal);
+    const pause = verdict.pause ?? this.askedIn.get(callId);
+    if (pause !== undefined) {
+      await this.report(
+        pause,
+        'blocked',
+        `refused by the agent's plugin: ${REFUSED_MESSAGE[verdict.reason]}`,
+      );
+    }
+    return { error: `Tool call refused: ${REFUSED_MESSAGE[verdict.reason]}.` };
+  }
+
+  override async afterToolCallback({
+    toolContext,
+  }: {
+    toolContext: Context;
+  }): Promise<Record<string, unknown> | undefined> {
+    const callId = toolContext.functionCallId;
+    const pause = callId === undefined ? undefined : this.running.get(callId);
+    if (callId !== undefined && pause !== undefined) {
+      this.running.delete(callId);
+      await this.report(pause, 'executed');
+    }
+    return undefined;
+  }
+
+  override async onToolErrorCallback({
+    toolContext,
+    error,
+  }: {
+    toolContext: Context;
+    error: Error;
+  }): Promise<Record<string, unknown> | undefined> {
+    const callId = toolContext.functionCallId;
+    const pause = callId === undefined ? undefined : this.running.get(callId);
+    if (callId !== undefined && pause !== undefined) {
+      this.running.delete(callId);
+      // The error's name only: its message may quote the arguments.
+      await this.report(pause, 'failed', `the tool threw ${error.name}`);
+    }
+    return undefined;
+  }
+
+  /** Asks the service for the decision of a pause this plugin posted, without waiting. */
+  private async fetchDecision(callId: string): Promise<void> {
+    const asked = this.askedIn.get(callId);
+    if (asked === undefined) return;
+    try {
+      const poll = await this.client.decision(asked.pauseId, 0);
+      if (poll.kind === 'decided') this.acceptDecision(poll.decision);
+    } catch (error) {
+      this.logger.warn('adk-approvals: could not read the decision', {
+        pauseId: asked.pauseId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  private async report(
+    pause: { pauseId: string; callId: string },
+    status: OutcomeStatus,
+    detail?: string,
+  ): Promise<void> {
+    try {
+      await this.client.reportOutcome(pause.pauseId, {
+        callId: pause.callId,
+        status,
+        ...(detail === undefined ? {} : { detail }),
+      });
+    } catch (error) {
+      // The outcome is for people reading the card; the tool's result must not depend on it.
+      this.logger.warn('adk-approvals: could not report the outcome', {
+        pauseId: pause.pauseId,
+        status,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
+
+function originalCallIdOf(args: Record<string, unknown> | undefined): string | undefined {
+  const original = args?.originalFunctionCall;
+  if (typeof original !== 'object' || original === null || !('id' in original)) return undefined;
+  return typeof original.id === 'string' ? original.id : undefined;
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { ATTESTATION_VERSION, type JsonValue } from './attestation.js';
+
+/**
+ * What the approvals API answers, parsed at the plugin's edge: nothing past these schemas
+ * handles `unknown`. Unknown fields are allowed, so a newer service does not break an older
+ * plugin; the fields the plugin acts on are checked.
+ */
+
+export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.null(),
+    z.boolean(),
+    z.number(),
+    z.string(),
+    z.array(jsonValueSchema),
+    z.record(z.string(), jsonValueSchema),
+  ]),
+);
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits');
+
+export const gateAttestationSchema = z.object({
+  version: z.literal(ATTESTATION_VERSION),
+  callId: z.string().min(1),
+  originalCallId: z.string().min(1),
+  tool: z.string().min(1),
+  argsSha256: hex64,
+  confirmed: z.boolean(),
+  payloadSha256: z.union([hex64, z.literal('')]),
+  expiresAt: z.number().int(),
+  signature: hex64,
+});
+
+/** The one kind of part a decision's `newMessage` holds: the answer to a confirmation request. */
+const functionResponsePartSchema = z.object({
+  functionResponse: z.object({
+    id: z.string().min(1),
+    name: z.string().min(1),
+    response: z.record(z.string(), jsonValueSchema),
+  }),
+});
+
+export const decisionSchema = z.object({
+  id: z.string().min(1),
+  status: z.enum(['decided', 'cancelled']),
+  gates: z.array(
+    z.object({
+      callId: z.string(),
+      tool: z.string(),
+      confirmed: z.boolean(),
+      payload: jsonValueSchema.optional(),
+      reason: z.string().optional(),
+    }),
+  ),
+  newMessage: z
+    .object({ role: z.literal('user'), parts: z.array(functionResponsePartSchema).min(1) })
+    .optional(),
+  attestation: z.object({ keyName: z.string(), gates: z.array(gateAttestationSchema) }),
+});
+export type Decision = z.infer<typeof decisionSchema>;
+
+export const createdPauseSchema = z.object({
+  id: z.string().min(1),
+  status: z.string(),
+  gates: z.array(z.object({ callId: z.string().min(1), tool: z.string() })),
+  card: z.object({ channel: z.string(), ts: z.string().nullable() }),
+});
+export type CreatedPause = z.infer<typeof createdPauseSchema>;
+
+export const pendingSchema = z.object({ id: z.string(), status: z.literal('pending') });
+
+export const apiErrorSchema = z.object({
+  error: z.string(),
+  problems: z.array(z.string()).optional(),
+});

@@ -1,0 +1,38 @@
+/**
+ * An ADK plugin for agents that run their own `Runner`: it posts their confirmation requests to
+ * adk-slack-approvals (one card per paused invocation) and runs a gated tool only on a decision
+ * the service attested. See the package README and the app's docs/api.md.
+ */
+export {
+  ApprovalsApiError,
+  ApprovalsClient,
+  type ApprovalsClientOptions,
+  type DecisionPoll,
+  type OutcomeStatus,
+  type PauseToPost,
+  type ResumeMode,
+} from './approvals-client.js';
+export {
+  ApprovalsPlugin,
+  type ApprovalsPluginOptions,
+  type PostedPause,
+  type Refusal,
+} from './approvals-plugin.js';
+export {
+  ATTESTATION_VERSION,
+  attestationSignedBy,
+  canonicalJson,
+  type GateAttestation,
+} from './attestation.js';
+export { type CreatedPause, type Decision, decisionSchema } from './decision.js';
+export {
+  type CallVerdict,
+  type EnforcementMode,
+  judgeConfirmedCall,
+  type RefusalReason,
+} from './enforcement.js';
+export {
+  type RunWithApprovalsOptions,
+  type RunWithApprovalsResult,
+  runWithApprovals,
+} from './run-with-approvals.js';

@@ -1,0 +1,66 @@
+import type { Event, Runner } from '@google/adk';
+import type { ApprovalsPlugin } from './approvals-plugin.js';
+
+/** The genai `Content` a runner takes, named through the runner so @google/genai stays ADK's. */
+type Content = NonNullable<Parameters<Runner['runAsync']>[0]['newMessage']>;
+
+export interface RunWithApprovalsOptions {
+  /** A runner that has `plugin` among its plugins. */
+  runner: Runner;
+  plugin: ApprovalsPlugin;
+  userId: string;
+  sessionId: string;
+  newMessage: Content;
+  /** Seconds per long-poll (1–30). Default 30. */
+  waitSeconds?: number;
+  /** Pauses answered before giving up (a loop that keeps asking). Default 20. */
+  maxPauses?: number;
+  /** Every event the runs yield, as they come. */
+  onEvent?: (event: Event) => void;
+  /** Called once per pause, after it is posted and before waiting for its decision. */
+  onPause?: (pause: { id: string; tools: string[] }) => void;
+  signal?: AbortSignal;
+}
+
+export type RunWithApprovalsResult =
+  | { kind: 'completed'; events: Event[]; pauses: number }
+  | { kind: 'cancelled'; events: Event[]; pauseId: string };
+
+/**
+ * Drives a run to its end in poll mode: run; if the invocation paused (the plugin posted it),
+ * long-poll its decision, hand it to the plugin (which checks it before any tool runs), resume
+ * the runner with the decision's ready `newMessage`; repeat. For scripts and runbooks.
+ */
+export async function runWithApprovals(
+  options: RunWithApprovalsOptions,
+): Promise<RunWithApprovalsResult> {
+  const { runner, plugin, userId, sessionId } = options;
+  const events: Event[] = [];
+  let newMessage = options.newMessage;
+  for (let pauses = 0; ; pauses++) {
+    const invocations = new Set<string>();
+    for await (const event of runner.runAsync({ userId, sessionId, newMessage })) {
+      events.push(event);
+      invocations.add(event.invocationId);
+      options.onEvent?.(event);
+    }
+    const posted = [...invocations].flatMap((id) => plugin.postedPause(id) ?? []).at(-1);
+    if (posted === undefined) return { kind: 'completed', events, pauses };
+    if (pauses >= (options.maxPauses ?? 20)) {
+      throw new Error(`runWithApprovals: still pausing after ${pauses} decisions`);
+    }
+    options.onPause?.({ id: posted.pause.id, tools: posted.pause.gates.map((g) => g.tool) });
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const poll = await plugin.client.decision(posted.pause.id, options.waitSeconds ?? 30);
+      if (poll.kind === 'pending') continue;
+      const { decision } = poll;
+      if (decision.status === 'cancelled' || decision.newMessage === undefined) {
+        return { kind: 'cancelled', events, pauseId: decision.id };
+      }
+      plugin.acceptDecision(decision);
+      newMessage = decision.newMessage;
+      break;
+    }
+  }
+}
