@@ -32,7 +32,7 @@ COPY packages/adk-approvals/package.json packages/adk-approvals/
 # The root, block-kit and adk-approvals (the attestation the app and the plugin share) only:
 # the sandbox, the demo agents and every devDependency stay out.
 # --omit=optional too: @google/adk's optional database drivers are dev dependencies elsewhere in
-# the lockfile, and npm keeps such packages unless both are omitted (289 packages, 181 MB).
+# the lockfile, and npm keeps such packages unless both are omitted (290 packages, 181 MB).
 RUN npm install --omit=dev --omit=optional --workspace=packages/block-kit \
       --workspace=packages/adk-approvals --include-workspace-root \
       --no-audit --no-fund --ignore-scripts \
