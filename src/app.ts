@@ -28,6 +28,7 @@ import { registerListeners } from './listeners/index.js';
 import type { LineLogger } from './log.js';
 import { PrometheusMetrics } from './prometheus-metrics.js';
 import { createSlackApp, type ReadinessCheck, type SlackTransport } from './slack/bolt-app.js';
+import { SlackPersonNames } from './slack/person-names.js';
 import { WebApiSlackPort } from './slack/web-api-port.js';
 import { ApprovalWorkflow, type ExternalDeps } from './workflow/approval-workflow.js';
 import type { WebhookDeliveryOptions } from './workflow/webhook-deliveries.js';
@@ -118,6 +119,7 @@ export async function startApp(
     adk,
     slack,
     directory,
+    people: new SlackPersonNames(slackApp.app.client),
     policy: () => policy,
     clock,
     log: log.child('workflow'),

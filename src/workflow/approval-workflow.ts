@@ -11,6 +11,7 @@ import { type Metrics, noMetrics } from '../metrics.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
 import { renderPauseGoneCard } from '../slack/notices.js';
+import type { PersonNames } from '../slack/person-names.js';
 import type { SlackPort } from '../slack/port.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
 import { CardRefresher } from './card-refresher.js';
@@ -57,6 +58,8 @@ export interface WorkflowDeps {
   log: Log;
   /** Where latencies and outcomes are reported. Default: nowhere. */
   metrics?: Metrics;
+  /** Deciders' names for decisions read outside Slack. Default: their user ids. */
+  people?: PersonNames;
   options: ResumerOptions & {
     defaultApp: string | undefined;
     /**
@@ -191,6 +194,7 @@ export class ApprovalWorkflow {
         clock,
         log: log.child('webhooks'),
         metrics,
+        ...(deps.people === undefined ? {} : { people: deps.people }),
         keyOf: external.webhookKeyOf,
         options: { owner: options.owner, ...external.webhook },
       });
@@ -203,6 +207,7 @@ export class ApprovalWorkflow {
         log: log.child('api-pauses'),
         adkTargets: new Set(external.adkTargets.keys()),
         signingSecretOf: external.signingSecretOf,
+        ...(deps.people === undefined ? {} : { people: deps.people }),
       });
     }
     this.agentRuns = new AgentRuns({

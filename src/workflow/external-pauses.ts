@@ -11,8 +11,9 @@ import {
 } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import type { Log } from '../log.js';
+import type { PersonNames } from '../slack/person-names.js';
 import type { ApprovalCards } from './cards.js';
-import { type DecisionBody, decisionBody } from './pause-decision.js';
+import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
 
 /** How long an `Idempotency-Key` stays bound to the request it first came with. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -65,6 +66,8 @@ export interface ExternalPausesDeps {
   adkTargets: ReadonlySet<string>;
   /** The signing secret of an API key, for attestations. */
   signingSecretOf: (keyName: string) => string | undefined;
+  /** The deciders' names in decisions; absent: their user ids stand in. */
+  people?: PersonNames;
 }
 
 /**
@@ -156,7 +159,8 @@ export class ExternalPauses {
         const view = await this.ownView(keyName, pauseId);
         if (view === undefined) return { kind: 'not_found' };
         if (view.gates.every((gate) => gate.state !== 'pending')) {
-          return { kind: 'decided', body: decisionBody(view, { keyName, secret }) };
+          const names = await deciderNames(view, this.deps.people);
+          return { kind: 'decided', body: decisionBody(view, { keyName, secret }, names) };
         }
         const left = deadline - this.deps.clock();
         if (left <= 0) return { kind: 'pending' };

@@ -8,6 +8,7 @@ import {
   SYSTEM_ACTOR,
 } from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
+import type { PersonNames } from '../slack/person-names.js';
 import { decisionFor, rejectionReason } from './resume-decisions.js';
 
 /** How long an attestation may be used to run the tool after the decision. */
@@ -20,7 +21,8 @@ export interface GateDecisionBody {
   confirmed: boolean;
   payload?: JsonValue;
   reason?: string;
-  decidedBy: { slackUserId: string } | { system: true };
+  /** `name` is Slack's display name, or the user id when Slack could not say. */
+  decidedBy: { slackUserId: string; name: string } | { system: true };
   decidedAt: number;
 }
 
@@ -34,13 +36,17 @@ export interface DecisionBody {
   attestation: { keyName: string; gates: GateAttestation[] };
 }
 
-/** The decision of a pause with no gate pending, attested with the key's signing secret. Pure. */
+/**
+ * The decision of a pause with no gate pending, attested with the key's signing secret. Pure:
+ * `names` are the deciders' names, looked up beforehand (`deciderNames`).
+ */
 export function decisionBody(
   view: PauseView,
   signing: { keyName: string; secret: string },
+  names: ReadonlyMap<string, string> = new Map(),
 ): DecisionBody {
   const cancelled = view.gates.some((gate) => gate.state === 'cancelled');
-  const gates = view.gates.map(gateBody);
+  const gates = view.gates.map((gate) => gateBody(gate, names));
   const attestations = view.gates.map((gate, index) => {
     const body = gates[index];
     return attestGate(signing.secret, {
@@ -73,7 +79,7 @@ export function decisionBody(
   };
 }
 
-function gateBody(gate: GateRecord): GateDecisionBody {
+function gateBody(gate: GateRecord, names: ReadonlyMap<string, string>): GateDecisionBody {
   const decision = gate.state === 'cancelled' ? { confirmed: false } : decisionFor(gate);
   const reason = rejectionReason(gate) ?? gate.decision?.reason;
   const by = gate.decision?.by ?? SYSTEM_ACTOR;
@@ -84,7 +90,29 @@ function gateBody(gate: GateRecord): GateDecisionBody {
     confirmed: decision.confirmed,
     ...(decision.payload === undefined ? {} : { payload: decision.payload }),
     ...(reason === undefined ? {} : { reason }),
-    decidedBy: by === SYSTEM_ACTOR ? { system: true } : { slackUserId: by },
+    decidedBy:
+      by === SYSTEM_ACTOR ? { system: true } : { slackUserId: by, name: names.get(by) ?? by },
     decidedAt: gate.decision?.at ?? 0,
   };
+}
+
+/** The names of the people who decided the pause's gates, by user id; never throws. */
+export async function deciderNames(
+  view: PauseView,
+  people: PersonNames | undefined,
+): Promise<Map<string, string>> {
+  const ids = new Set(
+    view.gates.flatMap((gate) =>
+      gate.decision === undefined || gate.decision.by === SYSTEM_ACTOR ? [] : [gate.decision.by],
+    ),
+  );
+  const names = new Map<string, string>();
+  if (people === undefined) return names;
+  await Promise.all(
+    [...ids].map(async (id) => {
+      const name = await people.nameOf(id).catch(() => undefined);
+      if (name !== undefined) names.set(id, name);
+    }),
+  );
+  return names;
 }

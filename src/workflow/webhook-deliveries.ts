@@ -4,8 +4,9 @@ import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import type { PersonNames } from '../slack/person-names.js';
 import type { ApprovalCards } from './cards.js';
-import { decisionBody } from './pause-decision.js';
+import { deciderNames, decisionBody } from './pause-decision.js';
 
 export interface WebhookKey {
   secret: string;
@@ -43,6 +44,8 @@ export class WebhookDeliveries {
       clock: Clock;
       log: Log;
       metrics: Metrics;
+      /** The deciders' names in decisions; absent: their user ids stand in. */
+      people?: PersonNames;
       keyOf: (keyName: string) => WebhookKey | undefined;
       options: WebhookDeliveryOptions;
       fetch?: typeof fetch;
@@ -85,7 +88,11 @@ export class WebhookDeliveries {
     }
     const body = JSON.stringify({
       type: 'pause.decided',
-      ...decisionBody(view, { keyName: origin.keyName, secret: key.secret }),
+      ...decisionBody(
+        view,
+        { keyName: origin.keyName, secret: key.secret },
+        await deciderNames(view, this.deps.people),
+      ),
     });
     await this.note(pauseId, owner, { state: 'delivering', attempts: attempt });
     const error = await this.post(url, pauseId, body, key.secret, timeoutMs);

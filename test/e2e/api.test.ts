@@ -184,14 +184,19 @@ describe('the approvals API', () => {
     expect(decided.status).toBe(200);
     const decision = (await decided.json()) as {
       status: string;
-      gates: { callId: string; confirmed: boolean; decidedBy: { slackUserId: string } }[];
+      gates: {
+        callId: string;
+        confirmed: boolean;
+        decidedBy: { slackUserId: string; name: string };
+      }[];
       newMessage: { role: string; parts: unknown[] };
       attestation: { gates: GateAttestation[] };
     };
     expect(decision.status).toBe('decided');
     expect(decision.gates[0]).toMatchObject({
       confirmed: true,
-      decidedBy: { slackUserId: bob.id },
+      // Bob's display name in the sandbox, from users.info.
+      decidedBy: { slackUserId: bob.id, name: bob.name },
     });
     const attested = decision.attestation.gates[0];
     if (attested === undefined) throw new Error('no attestation');
