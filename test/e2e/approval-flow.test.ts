@@ -79,23 +79,6 @@ function ephemeralTexts(user: string): string[] {
   return harness.sandbox.ephemerals(user).map((message) => message.text);
 }
 
-/** How many times a tool really ran in the run's ADK session. */
-async function toolRuns(card: SandboxMessage, tool: string, marker: string): Promise<number> {
-  const { pause } = await harness.pauseOf(card);
-  const session = await harness.adk.getSession(
-    pause.adk.appName,
-    pause.adk.userId,
-    pause.adk.sessionId,
-  );
-  return session.events.filter((event) =>
-    (event.content?.parts ?? []).some(
-      (part) =>
-        part.functionResponse?.name === tool &&
-        JSON.stringify(part.functionResponse.response).includes(marker),
-    ),
-  ).length;
-}
-
 describe('approvals in Slack, end to end', () => {
   it("an approver's click runs the tool once, the answer lands in the thread and the card shows who approved", async () => {
     const { root, card } = await startRun('payments transfer 250');
@@ -112,7 +95,7 @@ describe('approvals in Slack, end to end', () => {
     const decided = await waitForCard(card, 'Agent resumed');
     expect(cardText(decided)).toContain(`<@${bob.id}>`);
     expect(buttons(decided)).toEqual([]);
-    expect(await toolRuns(card, 'transfer_money', 'transferred')).toBe(1);
+    expect(await harness.toolRuns(card, 'transfer_money', 'transferred')).toBe(1);
   });
 
   it('a reject with a reason reaches the model, and the tool does not run', async () => {
@@ -132,7 +115,7 @@ describe('approvals in Slack, end to end', () => {
 
     const decided = await waitForCard(card, 'Savings are frozen this week');
     expect(buttons(decided)).toEqual([]);
-    expect(await toolRuns(card, 'transfer_money', 'transferred')).toBe(0);
+    expect(await harness.toolRuns(card, 'transfer_money', 'transferred')).toBe(0);
   });
 
   it('edit & approve sends the edited payload to the tool; input Slack would refuse never reaches it', async () => {
@@ -280,7 +263,7 @@ describe('approvals in Slack, end to end', () => {
     expect(results.every((result) => result.answered && result.status === 200)).toBe(true);
     await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
     await waitForCard(card, 'Agent resumed');
-    expect(await toolRuns(card, 'transfer_money', 'transferred')).toBe(1);
+    expect(await harness.toolRuns(card, 'transfer_money', 'transferred')).toBe(1);
     const view = await harness.pauseOf(card);
     expect(view.pause.resume.attempts).toBe(1);
   });

@@ -36,23 +36,6 @@ function cardsIn(root: SandboxMessage): SandboxMessage[] {
   );
 }
 
-/** How many responses of `tool` the ADK session holds whose body contains `marker`. */
-async function toolRuns(card: SandboxMessage, tool: string, marker: string): Promise<number> {
-  const { pause } = await harness.pauseOf(card);
-  const session = await harness.adk.getSession(
-    pause.adk.appName,
-    pause.adk.userId,
-    pause.adk.sessionId,
-  );
-  return session.events.filter((event) =>
-    (event.content?.parts ?? []).some(
-      (part) =>
-        part.functionResponse?.name === tool &&
-        JSON.stringify(part.functionResponse.response).includes(marker),
-    ),
-  ).length;
-}
-
 describe('agent topologies, end to end', () => {
   it('a ParallelAgent whose two branches pause gets one card and one resume, and each tool runs once', async () => {
     const root = await harness.runAgent(alice.id, OPS, 'parallel_ops restart billing');
@@ -80,8 +63,8 @@ describe('agent topologies, end to end', () => {
       state: 'resumed',
       attempts: 1,
     });
-    expect(await toolRuns(card, 'restart_service', 'restarted')).toBe(1);
-    expect(await toolRuns(card, 'notify_team', 'notified')).toBe(1);
+    expect(await harness.toolRuns(card, 'restart_service', 'restarted')).toBe(1);
+    expect(await harness.toolRuns(card, 'notify_team', 'notified')).toBe(1);
   });
 
   it('a credential request is a notice naming the tool: no card, no success line', async () => {
@@ -106,6 +89,6 @@ describe('agent topologies, end to end', () => {
     const notice = await harness.reply(OPS, root.ts, 'asked for another confirmation');
     expect(JSON.stringify(notice.blocks)).toContain('Change board: sign off');
     expect(thread(root).filter((message) => message.text.startsWith('Ran '))).toEqual([]);
-    expect(await toolRuns(card, 'deploy_service', 'deployed')).toBe(0);
+    expect(await harness.toolRuns(card, 'deploy_service', 'deployed')).toBe(0);
   });
 });

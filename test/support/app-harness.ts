@@ -85,6 +85,8 @@ export interface Harness {
   approveUntilResumed(user: string, channel: string, card: SandboxMessage): Promise<number>;
   /** The records behind a card (found through its buttons' opaque ids). */
   pauseOf(card: SandboxMessage): Promise<PauseView>;
+  /** How many responses of `tool` the card's ADK session holds whose body contains `marker`. */
+  toolRuns(card: SandboxMessage, tool: string, marker: string): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -215,6 +217,18 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       const view = await store.getPause(pauseId);
       if (view === undefined) throw new Error(`no records for pause ${pauseId}`);
       return view;
+    },
+    async toolRuns(card, tool, marker) {
+      const { pause } = await harness.pauseOf(card);
+      const { appName, userId, sessionId } = pause.adk;
+      const session = await harness.adk.getSession(appName, userId, sessionId);
+      return session.events.filter((event) =>
+        (event.content?.parts ?? []).some(
+          (part) =>
+            part.functionResponse?.name === tool &&
+            JSON.stringify(part.functionResponse.response).includes(marker),
+        ),
+      ).length;
     },
     async stop() {
       await slackProxy?.stop();
