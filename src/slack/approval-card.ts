@@ -1,6 +1,7 @@
 import { blocksTextLength, LIMITS } from '@adk-slack-approvals/block-kit';
+import { gateKind } from '../adk/gate.js';
 import { isDirectMessage } from '../approvals/policy.js';
-import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
+import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
 import {
   ACTION_IDS,
   encodeButtonValue,
@@ -29,6 +30,15 @@ import { codeBlock, escapeLine, fitEscaped, inlineCode } from './escape.js';
 import type { GateContext, ToolOutcome } from './gate-context.js';
 import { approversText, expiryText, listWithin, toolName } from './gate-lines.js';
 import { channelMention, permalinkTo, slackDate, userMention } from './mentions.js';
+import {
+  allDecided,
+  askingEmoji,
+  askingOf,
+  neededHeading,
+  requestHeading,
+  stateWord,
+  waitingLine,
+} from './request-words.js';
 
 /**
  * The approval card: one message per pause, rendered from the stored records, again after every
@@ -126,7 +136,11 @@ class CardParts {
   sharedFacts(): KnownBlock | undefined {
     const [first] = this.pending;
     if (!this.factsShared || first === undefined) return undefined;
-    const lines = [approversText(first.gate.policy, 1_500), expiryText(first.gate, this.now)];
+    const asking = askingOf(this.pending.map(({ gate }) => gate));
+    const lines = [
+      approversText(first.gate.policy, 1_500, asking),
+      expiryText(first.gate, this.now),
+    ];
     return withBlockId(`facts.v${this.view.pause.version}`, {
       type: 'context',
       elements: [mrkdwn(lines.filter((line) => line !== undefined).join('\n'))],
@@ -136,19 +150,19 @@ class CardParts {
   intro(): SectionBlock {
     const { pause, gates } = this.view;
     const waiting = this.pending.length;
+    const asking = askingOf(gates);
     const head =
       waiting > 0 || gates.length === 0
-        ? ':raised_hand: *Approval needed*'
-        : ':clipboard: *Approval request*';
+        ? `${askingEmoji(asking)} *${neededHeading(asking)}*`
+        : `:clipboard: *${requestHeading(asking)}*`;
     const lines = [
       `${head} · requested by ${userMention(pause.requester)}${this.where()} · agent ${inlineCode(pause.adk.appName, 80)}`,
     ];
     const prompt = pause.origin?.prompt?.trim();
     if (pause.runThread !== undefined && prompt) lines.push(`> ${escapeLine(prompt, PROMPT_MAX)}`);
     if (gates.length === 0) lines.push('No tool calls are recorded for this request.');
-    else if (waiting === 0) lines.push(`Every call is decided: ${tally(gates)}.`);
-    else if (gates.length > 1)
-      lines.push(`${waiting} of ${gates.length} tool calls wait for a decision.`);
+    else if (waiting === 0) lines.push(`${allDecided(asking)}: ${tally(gates)}.`);
+    else if (gates.length > 1) lines.push(waitingLine(asking, waiting, gates.length));
     return withBlockId(`intro.v${pause.version}`, {
       type: 'section',
       text: mrkdwn(lines.join('\n')),
@@ -172,7 +186,9 @@ class CardParts {
     if (policy === undefined) return undefined;
     return withBlockId(`who.v${this.view.pause.version}`, {
       type: 'context',
-      elements: [mrkdwn(approversText(policy, 1_500))],
+      elements: [
+        mrkdwn(approversText(policy, 1_500, askingOf(this.pending.map(({ gate }) => gate)))),
+      ],
     });
   }
 
@@ -185,7 +201,9 @@ class CardParts {
     const pendingCount = this.pending.length;
     const selectable =
       this.menuReady && optionNameMax >= 0 ? unreachable.slice(0, SELECT_GROUP_MAX) : [];
-    if (pendingCount >= 2 || selectable.length < unreachable.length) {
+    // Approve all / Reject all decide tool calls only: questions are answered on their forms.
+    const confirmations = this.pendingConfirmations();
+    if (confirmations > 0 && (pendingCount >= 2 || selectable.length < unreachable.length)) {
       elements.push(...this.allButtons());
     }
     if (selectable.length > 0) elements.push(decideOneSelect(selectable, optionNameMax));
@@ -193,9 +211,13 @@ class CardParts {
     return withBlockId(`all.v${this.view.pause.version}`, { type: 'actions', elements });
   }
 
+  private pendingConfirmations(): number {
+    return this.pending.filter(({ gate }) => gateKind(gate) === 'confirmation').length;
+  }
+
   private allButtons(): Button[] {
     const value = encodeButtonValue({ pauseId: this.view.pause.id });
-    const count = this.pending.length;
+    const count = this.pendingConfirmations();
     return [
       {
         type: 'button',
@@ -232,7 +254,7 @@ class CardParts {
         return withBlockId(key, {
           type: 'section',
           text: mrkdwn(
-            ':hourglass_flowing_sand: Every call is decided: the agent resumes shortly.',
+            `:hourglass_flowing_sand: ${allDecided(askingOf(this.view.gates))}: the agent resumes shortly.`,
           ),
         });
       case 'resuming':
@@ -440,19 +462,14 @@ function sharedPolicy(policies: GatePolicy[]): GatePolicy | undefined {
   return rest.every((policy) => key(policy) === key(first)) ? first : undefined;
 }
 
-const STATE_WORDS: Record<GateState, string> = {
-  pending: 'pending',
-  approved: 'approved',
-  rejected: 'rejected',
-  expired: 'expired',
-  cancelled: 'cancelled',
-};
-
-/** "2 approved, 1 rejected" */
+/** "2 approved, 1 rejected"; an approved question counts as answered. */
 function tally(gates: GateRecord[]): string {
-  const counts = new Map<GateState, number>();
-  for (const gate of gates) counts.set(gate.state, (counts.get(gate.state) ?? 0) + 1);
-  return [...counts].map(([state, n]) => `${n} ${STATE_WORDS[state]}`).join(', ');
+  const counts = new Map<string, number>();
+  for (const gate of gates) {
+    const word = stateWord(gate, gate.state);
+    counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  return [...counts].map(([word, n]) => `${n} ${word}`).join(', ');
 }
 
 /** The notification text: tool names escaped, no mentions, at most a few hundred characters. */
@@ -461,11 +478,15 @@ function fallbackText(view: PauseView): string {
   const pending = gates.filter((gate) => gate.state === 'pending');
   const names = (list: GateRecord[]) =>
     listWithin(
-      list.map((gate) => escapeLine(gate.originalCall.name, 60)),
+      list.map((gate) =>
+        gateKind(gate) === 'input'
+          ? `a question from ${escapeLine(gate.author ?? 'the agent', 60)}`
+          : escapeLine(gate.originalCall.name, 60),
+      ),
       160,
     );
   if (pending.length > 0) {
-    return `Approval needed: ${names(pending)} (${escapeLine(pause.adk.appName, 60)})`;
+    return `${neededHeading(askingOf(pending))}: ${names(pending)} (${escapeLine(pause.adk.appName, 60)})`;
   }
   const resume =
     pause.resume.state === 'failed'
@@ -473,7 +494,6 @@ function fallbackText(view: PauseView): string {
       : pause.resume.state === 'resumed'
         ? ' — agent resumed'
         : '';
-  return gates.length === 0
-    ? 'Approval request'
-    : `Approval request decided: ${tally(gates)}${resume}`;
+  const heading = requestHeading(askingOf(gates));
+  return gates.length === 0 ? heading : `${heading} decided: ${tally(gates)}${resume}`;
 }

@@ -33,6 +33,7 @@ import {
 import { displayHint } from './hint.js';
 import { ANSWER_LABEL, answerButton, inputGateBlocks } from './input-card.js';
 import { changeLines, payloadChanges } from './payload-diff.js';
+import { askingOf } from './request-words.js';
 
 /** The blocks of one gate on the approval card: detailed (a section per gate) or a compact row. */
 
@@ -246,8 +247,9 @@ export function compactGateRow(
   const facts: string[] = [];
   if (gate.state === 'pending') {
     // Always said, whatever the room: the gate cannot be approved.
-    if (gate.policy.approvers.length === 0) text += ` · ${nobodyMayApprove(gate.policy)}`;
-    else if (!sharedApprovers) facts.push(approversText(gate.policy, 150));
+    const asking = askingOf([gate]);
+    if (gate.policy.approvers.length === 0) text += ` · ${nobodyMayApprove(gate.policy, asking)}`;
+    else if (!sharedApprovers) facts.push(approversText(gate.policy, 150, asking));
     const progress = progressText(gate, 100);
     if (progress) facts.push(progress);
     const expiry = expiryText(gate, now);

@@ -1,8 +1,10 @@
+import { gateKind } from '../adk/gate.js';
 import type { Approver, GatePolicy, GateRecord, Vote } from '../approvals/records.js';
 import { SYSTEM_ACTOR } from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
 import { escapeLine, escapeWithin, inlineCode } from './escape.js';
 import { slackDate, usergroupMention, userMention } from './mentions.js';
+import { type Asking, mayVerb } from './request-words.js';
 
 /**
  * The sentences that describe one gate on a card: who may approve, how far the votes are, when
@@ -44,19 +46,29 @@ export function approverName(approver: Approver, where = 'this channel'): string
   }
 }
 
-export function nobodyMayApprove(policy: GatePolicy): string {
-  return `:no_entry: Nobody may approve this under the current policy (rule ${inlineCode(policy.rule, 60)}): it cannot be approved.`;
+export function nobodyMayApprove(policy: GatePolicy, asking: Asking = 'approval'): string {
+  const verb = mayVerb(asking);
+  const outcome = asking === 'input' ? 'it cannot be answered' : 'it cannot be approved';
+  return `:no_entry: Nobody may ${verb} this under the current policy (rule ${inlineCode(policy.rule, 60)}): ${outcome}.`;
 }
 
-/** "Who may approve: <@U1>, <!subteam^S1> · 2 approvals needed · not the requester" */
-export function approversText(policy: GatePolicy, max: number): string {
-  if (policy.approvers.length === 0) return nobodyMayApprove(policy);
+/**
+ * "Who may approve: <@U1>, <!subteam^S1> · 2 approvals needed · not the requester"; for a
+ * question, "Who may answer: …".
+ */
+export function approversText(
+  policy: GatePolicy,
+  max: number,
+  asking: Asking = 'approval',
+): string {
+  if (policy.approvers.length === 0) return nobodyMayApprove(policy, asking);
+  const needed = asking === 'input' ? 'answers' : 'approvals';
   const facts = [
-    policy.quorum > 1 ? `${policy.quorum} approvals needed` : '',
+    policy.quorum > 1 ? `${policy.quorum} ${needed} needed` : '',
     policy.selfApproval ? '' : 'not the requester',
   ].filter((fact) => fact !== '');
   const suffix = facts.map((fact) => ` · ${fact}`).join('');
-  const prefix = 'Who may approve: ';
+  const prefix = `Who may ${mayVerb(asking)}: `;
   const names = policy.approvers.map((approver) => approverName(approver));
   return `${prefix}${listWithin(names, max - prefix.length - suffix.length)}${suffix}`;
 }
@@ -105,7 +117,9 @@ export function stateBadge(gate: GateRecord): string {
     case 'pending':
       return ':hourglass_flowing_sand: Pending';
     case 'approved':
-      return ':white_check_mark: Approved';
+      return gateKind(gate) === 'input'
+        ? ':white_check_mark: Answered'
+        : ':white_check_mark: Approved';
     case 'rejected':
       return ':x: Rejected';
     case 'expired':
@@ -129,7 +143,7 @@ export function decisionText(gate: GateRecord, maxReason: number): string | unde
       // With a quorum every approver is named, not only the one whose vote completed it.
       const voters = approvalsOf(gate).map((vote) => actor(vote.voter));
       const names = voters.length > 1 ? andList(voters) : byWhom;
-      line = `Approved by ${names} ${when}`;
+      line = `${gateKind(gate) === 'input' ? 'Answered' : 'Approved'} by ${names} ${when}`;
       break;
     }
     case 'rejected':

@@ -62,7 +62,7 @@ export function inputGateBlocks(
   const parts = [`${number}:speech_balloon: ${askerName(gate)} asks · ${stateBadge(gate)}`];
   const message = gate.input?.message;
   if (message !== undefined)
-    parts.push(`>${escapeWithin(message, MESSAGE_MAX).replace(/\n/g, '\n>')}`);
+    parts.push(`> ${escapeWithin(message, MESSAGE_MAX).replace(/\n/g, '\n> ')}`);
   const payload = gate.input?.payload;
   const answer = gate.state === 'approved' ? gate.decision?.payload : undefined;
   const shown = [payload, answer].filter((value) => value !== undefined).length;
@@ -73,7 +73,7 @@ export function inputGateBlocks(
 
   const facts =
     gate.state === 'pending'
-      ? [approversText(gate.policy, APPROVERS_MAX), expiryText(gate, now)]
+      ? [approversText(gate.policy, APPROVERS_MAX, 'input'), expiryText(gate, now)]
       : [decisionText(gate, REASON_MAX) ?? stateBadge(gate)];
   const factsBlock: ContextBlock = {
     type: 'context',

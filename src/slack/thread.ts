@@ -15,6 +15,7 @@ import {
 import { decisionText, listWithin, stateBadge, toolName } from './gate-lines.js';
 import { channelMention, permalinkTo, userMention } from './mentions.js';
 import { referenceOf } from './notices.js';
+import { type Asking, askingEmoji, mayVerb, neededHeading } from './request-words.js';
 
 /**
  * The messages of a run's thread: who asked what, the agent's reply, which tools ran, what went
@@ -212,18 +213,26 @@ export interface CardElsewhereInput {
   channelId: string;
   /** From `chat.getPermalink`; linked only when it is a plain https URL. */
   permalink?: string;
+  /** What the card asks of people; default approval. */
+  asking?: Asking;
 }
 
 /** In the run's thread, when the policy posted the card in another channel. */
-export function renderCardElsewhere({ channelId, permalink }: CardElsewhereInput): SlackMessage {
+export function renderCardElsewhere({
+  channelId,
+  permalink,
+  asking = 'approval',
+}: CardElsewhereInput): SlackMessage {
   const channel = channelMention(channelId) ?? 'another channel';
   const linked = permalinkTo(permalink, 'Open the request');
   const link = linked === undefined ? '' : ` ${linked}`;
+  const heading = neededHeading(asking);
+  const who = asking === 'approval' ? 'its approvers' : `those who may ${mayVerb(asking)}`;
   return {
-    text: 'Approval needed: the request was posted for its approvers in another channel.',
+    text: `${heading}: the request was posted for ${who} in another channel.`,
     blocks: [
       section(
-        `:raised_hand: Approval needed: the request was posted in ${channel} for its approvers.${link}`,
+        `${askingEmoji(asking)} ${heading}: the request was posted in ${channel} for ${who}.${link}`,
       ),
     ],
   };

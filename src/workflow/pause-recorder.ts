@@ -5,6 +5,7 @@ import { pauseIdFor } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { type Metrics, secondsSince } from '../metrics.js';
+import { askingOf } from '../slack/request-words.js';
 import { renderCardElsewhere } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
 import type { RunContext } from './run-streamer.js';
@@ -113,6 +114,7 @@ export class PauseRecorder {
         context.thread,
         renderCardElsewhere({
           channelId: posted.pause.card.channelId,
+          asking: askingOf(gates),
           ...(permalink === undefined ? {} : { permalink }),
         }),
       );

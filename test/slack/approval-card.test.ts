@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { GateRecord, GateState, PauseView } from '../../src/approvals/records.js';
 import { ACTION_IDS, parseButtonValue, parseGateChoice } from '../../src/slack/action-ids.js';
 import { renderApprovalCard } from '../../src/slack/approval-card.js';
-import { gateRecord, manyGates, NOW, POLICY, pauseView, vacationGate } from '../support/records.js';
+import {
+  gateRecord,
+  inputGate,
+  manyGates,
+  NOW,
+  POLICY,
+  pauseView,
+  vacationGate,
+} from '../support/records.js';
 import {
   allText,
   buttons,
@@ -92,6 +100,46 @@ describe('the approval card for one gate', () => {
 
   it('has a short notification text that names the tool and mentions nobody', () => {
     expect(card.text).toBe('Approval needed: transfer_money (hitl_agent)');
+  });
+});
+
+describe('a card for a question (adk_request_input) says it wants an answer', () => {
+  // The agent's own question may say anything; the card's words around it may not say approve.
+  const ownWords = (text: string) =>
+    text.replace('What budget should I approve?', '').replace(/<@\w+>/g, '<@U>');
+
+  it('is headed "Input needed", says who may answer and offers Answer, not Approve', () => {
+    const card = render(pauseView([inputGate()]));
+    const text = allText(card.blocks);
+    expect(text).toContain('*Input needed*');
+    expect(ownWords(text)).not.toMatch(/approv/i);
+    expect(text).toContain('Who may answer: <@UAPPROVER1>');
+    expect(card.text).toBe('Input needed: a question from ask_budget (hitl_agent)');
+    expect(buttons(card.blocks).map(({ label }) => label)).toEqual(['Answer']);
+  });
+
+  it('two questions get no Approve all: they are answered on their forms', () => {
+    const card = render(pauseView([inputGate(0), inputGate(1)]));
+    expect(allText(card.blocks)).toContain('2 of 2 questions wait for an answer.');
+    expect(buttons(card.blocks).map(({ label }) => label)).toEqual(['Answer', 'Answer']);
+  });
+
+  it('once answered it says answered by whom, never approved', () => {
+    const answered = decided(inputGate(), 'approved', 'UBOB');
+    const card = render(pauseView([answered]));
+    const text = allText(card.blocks);
+    expect(text).toContain('*Input request*');
+    expect(text).toContain('Every question is answered: 1 answered.');
+    expect(text).toContain('Answered by <@UBOB>');
+    expect(ownWords(text)).not.toMatch(/approv/i);
+    expect(card.text).toBe('Input request decided: 1 answered');
+  });
+
+  it('a card with a tool call and a question asks for both', () => {
+    const card = render(pauseView([gateRecord({ index: 0 }), inputGate(1)]));
+    const text = allText(card.blocks);
+    expect(text).toContain('*Approval and input needed*');
+    expect(text).toContain('2 of 2 requests wait for a decision or an answer.');
   });
 });
 

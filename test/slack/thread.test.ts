@@ -154,4 +154,14 @@ describe('tool summaries, errors and notes', () => {
       ':raised_hand: Approval needed: the request was posted in another channel for its approvers.',
     );
   });
+
+  it('says a question posted in another channel needs an answer, not an approval', () => {
+    const note = valid(renderCardElsewhere({ channelId: 'C0APPROVALS', asking: 'input' }));
+    expect(note.text).toBe(
+      'Input needed: the request was posted for those who may answer in another channel.',
+    );
+    expect(allText(note.blocks)).toBe(
+      ':speech_balloon: Input needed: the request was posted in <#C0APPROVALS> for those who may answer.',
+    );
+  });
 });

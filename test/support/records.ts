@@ -62,6 +62,22 @@ export function vacationGate(index = 0, template: JsonValue = { approved_days: 0
   });
 }
 
+/** A Workflow `RequestInput` node's question, as the 32a capture raises it. */
+export function inputGate(index = 0): GateRecord {
+  return gateRecord({
+    index,
+    kind: 'input',
+    confirmationCallId: `budget-q-${index}`,
+    originalCall: { id: `budget-q-${index}`, name: 'adk_request_input', args: {} },
+    author: 'ask_budget',
+    input: {
+      message: 'What budget should I approve?',
+      payload: { currency: 'USD' },
+      responseSchema: { type: 'object', properties: { amount: { type: 'number' } } },
+    },
+  });
+}
+
 export function pauseView(gates: GateRecord[], overrides: Partial<PauseRecord> = {}): PauseView {
   const callIds = gates.map((gate) => gate.confirmationCallId);
   const id = pauseIdFor(ADK, callIds);
