@@ -10,7 +10,10 @@
  *   when the run fails after the headers went out (`intentMismatch` is set when the message is
  *   ADK's IntentMismatchError: the decision was not applied);
  * - `invalid_resume`: a resume that would not answer exactly the gates of one pause; nothing was
- *   sent.
+ *   sent;
+ * - `ended_early`: an HTTP 200 stream that ended before the agent's final event, with no error
+ *   frame: ADK Java's api_server fails a run so (its `SseEmitter.completeWithError` closes a
+ *   committed stream and writes nothing).
  */
 export type AdkErrorReason =
   | 'http'
@@ -19,7 +22,8 @@ export type AdkErrorReason =
   | 'aborted'
   | 'protocol'
   | 'stream_error'
-  | 'invalid_resume';
+  | 'invalid_resume'
+  | 'ended_early';
 
 /** ADK's refusal to apply a confirmation: `Tool confirmation rejected for function call '<id>': <reason>.` */
 export interface IntentMismatch {

@@ -40,7 +40,9 @@ export type RunError =
   | { kind: 'not_applied'; reason: string }
   | { kind: 'timeout' }
   /** The server answered something this app cannot read. */
-  | { kind: 'unreadable'; message: string };
+  | { kind: 'unreadable'; message: string }
+  /** The stream stopped before the agent's final event, with no error (ADK Java fails so). */
+  | { kind: 'ended_early' };
 
 /** What a re-read found about a vote whose outcome was unknown. */
 export type VoteCheck =

@@ -181,6 +181,8 @@ function runErrorLine(error: RunError): string {
       return ':hourglass: The agent took too long, and the run was stopped.';
     case 'unreadable':
       return `:warning: The agent server sent something this app cannot read:\n${codeBlock(error.message, ERROR_MAX)}`;
+    case 'ended_early':
+      return ':warning: The agent stopped before its final answer, without saying why: the run most likely failed on the agent server (its log says why).';
   }
 }
 

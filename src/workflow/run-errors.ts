@@ -22,5 +22,7 @@ export function runErrorOf(error: AdkError): RunError {
     case 'protocol':
     case 'invalid_resume':
       return { kind: 'unreadable', message: error.message };
+    case 'ended_early':
+      return { kind: 'ended_early' };
   }
 }

@@ -1,7 +1,7 @@
 import type { AdkClient, RunRequest } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Gate } from '../adk/gate.js';
-import { type AdkEvent, eventText, toolResults } from '../adk/wire.js';
+import { type AdkEvent, eventText, isFinalResponse, toolResults } from '../adk/wire.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
@@ -71,6 +71,17 @@ export class RunStreamer {
         await this.handle(context, output, item.event);
       }
       const pauses = await this.finish(context, output);
+      if (endedEarly(output)) {
+        // Never a silent success: ADK Java ends a failed run's stream with no error frame.
+        const error = new AdkError(
+          'ended_early',
+          output.lastEvent === undefined
+            ? 'the agent stream ended without any event'
+            : 'the agent stream ended before its final event, with no error',
+        );
+        log.warn('agent run failed', { app: context.appName, reason: error.reason });
+        return { kind: 'failed', error, delivered };
+      }
       return { kind: 'completed', pauses, toolOutcomes: output.toolOutcomes };
     } catch (error) {
       await output.flushToolSummary().catch(() => {});
@@ -99,6 +110,7 @@ export class RunStreamer {
 
   private async handle(context: RunContext, output: ThreadOutput, event: AdkEvent): Promise<void> {
     if (event.partial) return;
+    output.lastEvent = event;
     // A rejected call did not run; its card already says so.
     for (const result of toolResults(event)) {
       if (result.status !== 'rejected') {
@@ -184,9 +196,21 @@ export class RunStreamer {
   }
 }
 
+/**
+ * A stream that asked nothing of people and whose last event could not end a run (a tool's
+ * answer the model never got to, or no event at all) was cut off, whatever its HTTP status said.
+ */
+function endedEarly(output: ThreadOutput): boolean {
+  const { gates, credentialTools, unraisedConfirmations } = output.requests.summary();
+  if (gates.length + credentialTools.length + unraisedConfirmations.length > 0) return false;
+  return output.lastEvent === undefined || !isFinalResponse(output.lastEvent);
+}
+
 /** What one stream has put in its thread so far, and what it asks of people. */
 class ThreadOutput {
   readonly requests = new StreamRequests();
+  /** The last complete (non-partial) event: whether the run got to its end. */
+  lastEvent: AdkEvent | undefined;
   /** What each call that answered did, by call id. */
   readonly toolOutcomes = new Map<string, ToolOutcome>();
   private ranTools: ToolRun[] = [];

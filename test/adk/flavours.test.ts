@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type AdkEvent,
+  isFinalResponse,
   parseEvent,
   parseGates,
   scanRequests,
@@ -150,6 +151,80 @@ describe('ADK Java events', () => {
       gates: [{ confirmationCallId: 'adk-java-req', originalCall: { id: 'java-call' } }],
     });
     expect(toolResults(request)).toEqual([]);
+  });
+});
+
+describe('ADK Java: a run cut off with no error frame', () => {
+  // ADK Java's api_server fails a run with SseEmitter.completeWithError on a stream already
+  // committed: no error frame, the stream just ends. Its events carry every absent field as null.
+  const javaEvent = (fields: Record<string, unknown>) =>
+    event({
+      invocationId: 'e-java-2',
+      author: 'bank',
+      branch: null,
+      partial: null,
+      turnComplete: null,
+      longRunningToolIds: null,
+      actions: { skipSummarization: null, requestedToolConfirmations: {}, transferToAgent: null },
+      ...fields,
+    });
+  const modelCall = javaEvent({
+    content: {
+      role: 'model',
+      parts: [{ functionCall: { id: 'j-1', name: 'transfer', args: {} } }],
+    },
+  });
+  const toolAnswer = javaEvent({
+    content: {
+      role: 'user',
+      parts: [{ functionResponse: { id: 'j-1', name: 'transfer', response: { status: 'sent' } } }],
+    },
+  });
+  const placeholder = javaEvent({
+    content: {
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            id: 'j-1',
+            name: 'transfer',
+            response: { error: 'This tool call requires confirmation, please approve or reject.' },
+          },
+        },
+      ],
+    },
+    actions: { requestedToolConfirmations: { 'j-1': { hint: 'Send?', confirmed: false } } },
+  });
+
+  it("a model's call or a tool's answer cannot end a run; the model's text can", () => {
+    expect(isFinalResponse(modelCall)).toBe(false);
+    expect(isFinalResponse(toolAnswer)).toBe(false);
+    const text = javaEvent({ content: { role: 'model', parts: [{ text: 'Sent.' }] } });
+    expect(isFinalResponse(text)).toBe(true);
+    expect(isFinalResponse(javaEvent({ ...text, partial: true }))).toBe(false);
+    expect(isFinalResponse(javaEvent({ ...toolAnswer, turnComplete: true }))).toBe(true);
+  });
+
+  it('the "requires confirmation" placeholder and the rejection are not tool runs', () => {
+    expect(toolResults(placeholder)).toEqual([]);
+    const rejected = javaEvent({
+      content: {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: 'j-1',
+              name: 'transfer',
+              response: { error: 'This tool call is rejected.' },
+            },
+          },
+        ],
+      },
+    });
+    expect(toolResults(rejected)).toEqual([
+      { callId: 'j-1', name: 'transfer', status: 'rejected' },
+    ]);
+    expect(toolResults(toolAnswer)).toEqual([{ callId: 'j-1', name: 'transfer', status: 'ok' }]);
   });
 });
 

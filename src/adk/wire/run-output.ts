@@ -101,3 +101,22 @@ export function parseIntentMismatch(message: string): IntentMismatch | undefined
   if (!match?.[1] || !match[2]) return undefined;
   return { callId: match[1], reason: match[2] };
 }
+
+/**
+ * Whether an event may end a run: ADK's own `isFinalResponse` (the same in JS, Python and Java):
+ * a call left waiting (`longRunningToolIds`), a result the model is not asked to summarise
+ * (`skipSummarization`), a credential request, or an event with no function call or response
+ * that is not partial; and an event that marks the turn complete. A run whose last event is
+ * none of these was cut off: its tool answered and the model's turn never came.
+ */
+export function isFinalResponse(event: AdkEvent): boolean {
+  if (event.turnComplete === true) return true;
+  if (event.actions?.skipSummarization === true) return true;
+  if ((event.longRunningToolIds ?? []).length > 0) return true;
+  if (Object.keys(event.actions?.requestedAuthConfigs ?? {}).length > 0) return true;
+  const parts = event.content?.parts ?? [];
+  return (
+    !isPartial(event) &&
+    parts.every((part) => part.functionCall === undefined && part.functionResponse === undefined)
+  );
+}
