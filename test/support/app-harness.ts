@@ -38,6 +38,8 @@ export interface HarnessOptions {
   sweepIntervalMs?: number;
   /** Put a proxy the test can take down between the app and the ADK server. */
   adkProxy?: boolean;
+  /** Another ADK server than the shared real one (a fake at the HTTP boundary). */
+  adkBaseUrl?: string;
   /** `ADK_RESUMABLE`; default unset (`auto`). */
   resumable?: 'auto' | 'true' | 'false';
   /** The approvals API keys file, as YAML; absent: the API is off. */
@@ -97,7 +99,7 @@ export interface Harness {
  * HTTP boundary: requests reach the app signed, exactly as Slack sends them.
  */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const adkBaseUrl = inject('adkBaseUrl');
+  const adkBaseUrl = options.adkBaseUrl ?? inject('adkBaseUrl');
   const adkProxy = options.adkProxy ? await startSwitchableProxy(adkBaseUrl) : undefined;
   const dir = await mkdtemp(join(tmpdir(), 'approvals-e2e-'));
   const policyFile = join(dir, 'policy.yml');
