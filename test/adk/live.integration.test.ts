@@ -129,6 +129,63 @@ describe('the ADK client against a real adk api_server', () => {
     expect(await countToolRuns(chat, 'transfer_money')).toBe(1);
   });
 
+  it('ADK JS 2.0 raises no request for a second confirmation a resumed tool asks for, and no answer a client can send runs the tool', async () => {
+    // Why the app can only report it (README, "Which ADK agents work"): in @google/adk 2.0.0 the
+    // request-confirmation processor resumes the tool and yields its answer, with the second ask
+    // in actions.requestedToolConfirmations, and no adk_request_confirmation call
+    // (generateRequestConfirmationEvent is called only after a model's own function calls, in
+    // LlmAgent.postprocess); and it honours a confirmation only when an agent-authored
+    // adk_request_confirmation call has that id and its original call has no answer after it.
+    const chat = await conversation('two_stage');
+    const gate = onlyGate(await chat.send('deploy api'));
+    const resumed = await chat.resume([gate], { [gate.confirmationCallId]: { confirmed: true } });
+    expect(resumed.filter((event) => parseGates(event).kind !== 'none')).toEqual([]);
+    const secondAsk = resumed.find(
+      (event) => event.actions?.requestedToolConfirmations?.[gate.originalCall.id] !== undefined,
+    );
+    expect(secondAsk?.actions?.requestedToolConfirmations).toEqual({
+      [gate.originalCall.id]: expect.objectContaining({
+        hint: 'Change board: sign off the production deploy of api.',
+      }),
+    });
+
+    const signOff = { confirmed: true, payload: { stage: 'change-board' } };
+    const answer = (id: string) =>
+      events(
+        client.runSse({
+          appName: chat.appName,
+          userId: USER,
+          sessionId: chat.sessionId,
+          newMessage: {
+            role: 'user',
+            parts: [
+              { functionResponse: { id, name: 'adk_request_confirmation', response: signOff } },
+            ],
+          },
+        }),
+      );
+    // The first gate again: its original call already has an answer after it.
+    expect(results(await answer(gate.confirmationCallId))).toEqual([]);
+    // The original call id as a confirmation: no adk_request_confirmation call has that id.
+    expect(results(await answer(gate.originalCall.id))).toEqual([]);
+    // A plain "yes": read only with runConfig.plainTextToolConfirmation, which the server never sets.
+    expect(results(await chat.send('yes'))).toEqual([]);
+
+    const session = await client.getSession(chat.appName, USER, chat.sessionId);
+    const deployed = session.events.filter((event) =>
+      (event.content?.parts ?? []).some((part) =>
+        JSON.stringify(part.functionResponse?.response ?? null).includes('"deployed"'),
+      ),
+    );
+    expect(deployed).toEqual([]);
+
+    // Control: the same check sees a deploy when the sign-off does reach the tool.
+    const control = await conversation('two_stage');
+    const first = onlyGate(await control.send('deploy api'));
+    const ran = await control.resume([first], { [first.confirmationCallId]: signOff });
+    expect(JSON.stringify(ran)).toContain('"deployed"');
+  });
+
   it('a follow-up message after a resume reaches the model', async () => {
     const chat = await conversation('payments');
     const gate = onlyGate(await chat.send('transfer 5000'));
