@@ -30,9 +30,11 @@ export function renderUnraisedConfirmation(input: { tool: string; hint?: string 
   const hint =
     input.hint === undefined
       ? ''
-      : `\n>${escapeWithin(input.hint, HINT_MAX).replace(/\n/g, '\n>')}`;
+      : `\n> ${escapeWithin(input.hint, HINT_MAX).replace(/\n/g, '\n> ')}`;
+  // Every ADK (JS 2.0, Python, Java, Go) raises adk_request_confirmation only for a call the
+  // model made; a resumed tool's second ask stays in requestedToolConfirmations.
   return notice(
-    `:warning: ${inlineCode(input.tool, 60)} asked for another confirmation, but the agent server raised no request that can be answered, so it cannot be approved from Slack. The tool has not run.${hint}`,
+    `:warning: ${inlineCode(input.tool, 60)} asked for another confirmation, but the agent server raised no request that can be answered, so it cannot be approved from Slack. The tool has not done what it asked about.${hint}\nADK asks for a confirmation only of a tool call the model makes: an agent that needs two sign-offs can gate two tool calls, or this app's policy can require two approvals (\`quorum: 2\`) of one.`,
     'A tool asked for a confirmation that cannot be answered from Slack',
   );
 }

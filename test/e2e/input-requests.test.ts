@@ -85,6 +85,8 @@ describe('input requests, end to end', () => {
     const root = await harness.runAgent(alice.id, OPS, 'ask_input charge laptops');
     const card = await inputCard(root);
     expect(cardText(card)).toContain('Which cost center should be charged?');
+    expect(cardText(card)).toContain('*Input needed*');
+    expect(cardText(card)).toContain('Who may answer:');
     expect(buttons(card).map((button) => button.action_id)).toEqual([ACTION_IDS.answer]);
 
     // Who may answer comes from the policy's `kind: input` rule.

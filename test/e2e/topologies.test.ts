@@ -88,6 +88,8 @@ describe('agent topologies, end to end', () => {
     });
     const notice = await harness.reply(OPS, root.ts, 'asked for another confirmation');
     expect(JSON.stringify(notice.blocks)).toContain('Change board: sign off');
+    // It says what does work, since no answer from Slack can give the second sign-off.
+    expect(JSON.stringify(notice.blocks)).toContain('quorum: 2');
     expect(thread(root).filter((message) => message.text.startsWith('Ran '))).toEqual([]);
     expect(await harness.toolRuns(card, 'deploy_service', 'deployed')).toBe(0);
   });
