@@ -6,19 +6,23 @@ import type { Approver, GateDecision, GateState } from './records.js';
  */
 
 /** Why a click (a vote, a modal, a Retry, a command) changed nothing. */
+/**
+ * `question`: the gate is an input request (`adk_request_input`), which people answer rather
+ * than approve; the reply says so.
+ */
 export type Refusal =
   /** The clicker is not among the approvers; `approvers` says who is. */
-  | { kind: 'not_approver'; approvers: readonly Approver[] }
+  | { kind: 'not_approver'; approvers: readonly Approver[]; question?: true }
   /** The clicker started the run and the policy does not allow self-approval. */
-  | { kind: 'self_approval' }
-  | { kind: 'already_decided'; state: GateState; decision: GateDecision }
+  | { kind: 'self_approval'; question?: true }
+  | { kind: 'already_decided'; state: GateState; decision: GateDecision; question?: true }
   | { kind: 'already_voted'; approvals?: number; quorum?: number }
   | { kind: 'expired'; expiresAt?: number; onExpiry?: 'reject' | 'cancel' }
   /** No such gate, or no longer pending (a stale card, a pause already resumed). */
   | { kind: 'not_found' }
   /** The store holds no record of the card's pause at all (Redis lost its data, or it was removed). */
   | { kind: 'pause_gone' }
-  | { kind: 'nobody_may_approve'; rule: string }
+  | { kind: 'nobody_may_approve'; rule: string; question?: true }
   | { kind: 'reason_required' }
   /** An input request is answered with its form, never approved or rejected as it stands. */
   | { kind: 'answer_required' }

@@ -12,12 +12,12 @@ import { slackDate, userMention } from './mentions.js';
  * Mentions in an ephemeral message notify no one (only the clicker sees it).
  */
 
-function decidedLine(state: GateState, decision: GateDecision): string {
+function decidedLine(state: GateState, decision: GateDecision, question: boolean): string {
   const when = slackDate(decision.at);
   const by = decision.by === SYSTEM_ACTOR ? '' : ` by ${userMention(decision.by)}`;
   switch (state) {
     case 'approved':
-      return `This was already approved${by} ${when}.`;
+      return `This was already ${question ? 'answered' : 'approved'}${by} ${when}.`;
     case 'rejected':
       return `This was already rejected${by} ${when}.`;
     case 'expired':
@@ -33,17 +33,21 @@ function decidedLine(state: GateState, decision: GateDecision): string {
 
 function line(refusal: Refusal): string {
   switch (refusal.kind) {
-    case 'not_approver':
+    case 'not_approver': {
+      const verb = refusal.question ? 'answer' : 'approve';
       return refusal.approvers.length === 0
-        ? 'You cannot approve this: under the current policy nobody may.'
-        : `You are not among those who may approve this: ${listWithin(
+        ? `You cannot ${verb} this: under the current policy nobody may.`
+        : `You are not among those who may ${verb} this: ${listWithin(
             refusal.approvers.map((approver) => approverName(approver, 'the card’s channel')),
             1_500,
           )}.`;
+    }
     case 'self_approval':
-      return 'You started this run, and the policy does not let you approve it yourself.';
+      return refusal.question
+        ? 'You started this run, and the policy does not let you answer its questions yourself.'
+        : 'You started this run, and the policy does not let you approve it yourself.';
     case 'already_decided':
-      return decidedLine(refusal.state, refusal.decision);
+      return decidedLine(refusal.state, refusal.decision, refusal.question === true);
     case 'already_voted': {
       const { approvals, quorum } = refusal;
       const progress =
@@ -62,7 +66,7 @@ function line(refusal: Refusal): string {
     case 'pause_gone':
       return PAUSE_GONE;
     case 'nobody_may_approve':
-      return `Nobody may approve this under the current policy (rule ${inlineCode(refusal.rule, 60)}).`;
+      return `Nobody may ${refusal.question ? 'answer' : 'approve'} this under the current policy (rule ${inlineCode(refusal.rule, 60)}).`;
     case 'reason_required':
       return 'The policy asks for a reason to reject this. Please give one.';
     case 'answer_required':

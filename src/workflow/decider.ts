@@ -65,7 +65,12 @@ export class Decider {
       return refuse(
         decided.decision === undefined
           ? { kind: 'not_found' }
-          : { kind: 'already_decided', state: decided.state, decision: decided.decision },
+          : {
+              kind: 'already_decided',
+              state: decided.state,
+              decision: decided.decision,
+              ...questionOf(decided),
+            },
       );
     }
 
@@ -158,8 +163,15 @@ export class Decider {
           ...(gate === undefined ? {} : approvalProgress(gate)),
         });
       }
-      case 'already_decided':
-        return refuse({ kind: 'already_decided', state: result.state, decision: result.decision });
+      case 'already_decided': {
+        const gate = gateOf(result.view, request.callId);
+        return refuse({
+          kind: 'already_decided',
+          state: result.state,
+          decision: result.decision,
+          ...(gate === undefined ? {} : questionOf(gate)),
+        });
+      }
       case 'counted':
         log.info('vote counted', {
           pauseId: request.pauseId,
@@ -230,13 +242,13 @@ export class Decider {
       if (verdict.ok) return undefined;
       switch (verdict.reason) {
         case 'nobody_may_approve':
-          refusal = { kind: 'nobody_may_approve', rule: policy.rule };
+          refusal = { kind: 'nobody_may_approve', rule: policy.rule, ...questionOf(gate) };
           break;
         case 'self_approval':
-          refusal = { kind: 'self_approval' };
+          refusal = { kind: 'self_approval', ...questionOf(gate) };
           break;
         case 'not_approver':
-          refusal = { kind: 'not_approver', approvers: verdict.approvers };
+          refusal = { kind: 'not_approver', approvers: verdict.approvers, ...questionOf(gate) };
           break;
       }
     } catch (error) {
@@ -253,6 +265,11 @@ export class Decider {
     });
     return refusal;
   }
+}
+
+/** Refusals about an input request say "answer", not "approve". */
+function questionOf(gate: GateRecord): { question?: true } {
+  return gateKind(gate) === 'input' ? { question: true } : {};
 }
 
 function lacksRequiredReason(

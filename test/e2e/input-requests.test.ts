@@ -97,7 +97,7 @@ describe('input requests, end to end', () => {
       actionId: ACTION_IDS.answer,
     });
     await harness.sandbox.waitFor(() =>
-      harness.sandbox.ephemerals(carol.id).find((message) => message.text.includes('may approve')),
+      harness.sandbox.ephemerals(carol.id).find((message) => message.text.includes('may answer')),
     );
 
     const modal = await openForm(bob.id, card);

@@ -29,6 +29,26 @@ describe('ephemeral refusals', () => {
     );
   });
 
+  it('words a refusal about a question (an input request) as answering, not approving', () => {
+    expect(
+      say({ kind: 'not_approver', approvers: [{ kind: 'user', id: 'U1' }], question: true }),
+    ).toBe(':no_entry: You are not among those who may answer this: <@U1>.');
+    expect(say({ kind: 'self_approval', question: true })).toContain(
+      'answer its questions yourself',
+    );
+    expect(
+      say({
+        kind: 'already_decided',
+        state: 'approved',
+        decision: { by: 'U7', at: AT },
+        question: true,
+      }),
+    ).toBe(`:no_entry: This was already answered by <@U7> ${DATE}.`);
+    expect(say({ kind: 'nobody_may_approve', rule: 'rules[1]', question: true })).toContain(
+      'Nobody may answer this',
+    );
+  });
+
   it('refuses self-approval', () => {
     expect(say({ kind: 'self_approval' })).toContain('does not let you approve it yourself');
   });
