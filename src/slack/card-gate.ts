@@ -31,7 +31,7 @@ import {
   toolName,
 } from './gate-lines.js';
 import { displayHint } from './hint.js';
-import { ANSWER_LABEL, answerButton, inputGateBlocks } from './input-card.js';
+import { ANSWER_LABEL, answerButton, askerName, inputGateBlocks } from './input-card.js';
 import { changeLines, payloadChanges } from './payload-diff.js';
 import { askingOf } from './request-words.js';
 
@@ -51,7 +51,8 @@ export const BUTTON_LABELS = {
 
 function title({ gate, position, count, toolOutcome }: GateContext): string {
   const number = count > 1 ? `*${position + 1}.* ` : '';
-  return `${number}${toolName(gate)} · ${outcomeBadge(gate, toolOutcome)}`;
+  const name = gate.kind === 'input' ? `:speech_balloon: ${askerName(gate)} asks` : toolName(gate);
+  return `${number}${name} · ${outcomeBadge(gate, toolOutcome)}`;
 }
 
 /** The state, and for an approved call what came of it: a failure is never shown as ✅. */
@@ -265,7 +266,14 @@ export function compactGateRow(
     text += ` · ${fact}`;
   }
   const room = max - text.length - 1;
-  if (room >= 24) text += `\n${inlineCode(json(gate.originalCall.args, 0), room)}`;
+  // A question's row shows what it asks; a tool call's row, its arguments.
+  const question = gate.kind === 'input' ? gate.input?.message : undefined;
+  if (room >= 24) {
+    text +=
+      question === undefined
+        ? `\n${inlineCode(json(gate.originalCall.args, 0), room)}`
+        : `\n${escapeLine(question, room)}`;
+  }
   const row: SectionBlock = { type: 'section', text: mrkdwn(text) };
   const accessory = gate.state === 'pending' ? rowAccessory(context) : undefined;
   if (accessory !== undefined) row.accessory = accessory;

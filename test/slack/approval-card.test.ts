@@ -135,6 +135,14 @@ describe('a card for a question (adk_request_input) says it wants an answer', ()
     expect(card.text).toBe('Input request decided: 1 answered');
   });
 
+  it('in rows, as many questions are shown, each says who asks and what, not adk_request_input', () => {
+    const card = render(pauseView(manyGates(30, inputGate)));
+    const text = allText(card.blocks);
+    expect(text).toContain(':speech_balloon: `ask_budget` asks');
+    expect(text).toContain('What budget should I approve?');
+    expect(text).not.toContain('adk_request_input');
+  });
+
   it('a card with a tool call and a question asks for both', () => {
     const card = render(pauseView([gateRecord({ index: 0 }), inputGate(1)]));
     const text = allText(card.blocks);
