@@ -22,6 +22,9 @@ describe('runErrorOf', () => {
       kind: 'error_frame',
       message: 'boom',
     });
+    expect(runErrorOf(new AdkError('ended_early', 'no final event'))).toEqual({
+      kind: 'ended_early',
+    });
     expect(runErrorOf(new AdkError('protocol', 'not JSON'))).toEqual({
       kind: 'unreadable',
       message: 'not JSON',
