@@ -220,15 +220,8 @@ afterAll(async () => {
   await fake?.stop();
 });
 
-function thread(root: SandboxMessage): SandboxMessage[] {
-  return harness.sandbox.replies(OPS, root.ts).filter((message) => message.ts !== root.ts);
-}
-
-function cardsIn(root: SandboxMessage): SandboxMessage[] {
-  return thread(root).filter((message) =>
-    JSON.stringify(message.blocks).includes(ACTION_IDS.approve),
-  );
-}
+const thread = (root: SandboxMessage) => harness.thread(OPS, root);
+const cardsIn = (root: SandboxMessage) => harness.openCards(OPS, root);
 
 const approve = (card: SandboxMessage) =>
   harness.sandbox.clickButton({

@@ -26,15 +26,8 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-function thread(root: SandboxMessage): SandboxMessage[] {
-  return harness.sandbox.replies(OPS, root.ts).filter((message) => message.ts !== root.ts);
-}
-
-function cardsIn(root: SandboxMessage): SandboxMessage[] {
-  return thread(root).filter((message) =>
-    JSON.stringify(message.blocks).includes(ACTION_IDS.approve),
-  );
-}
+const thread = (root: SandboxMessage) => harness.thread(OPS, root);
+const cardsIn = (root: SandboxMessage) => harness.openCards(OPS, root);
 
 describe('agent topologies, end to end', () => {
   it('a ParallelAgent whose two branches pause gets one card and one resume, and each tool runs once', async () => {

@@ -78,6 +78,10 @@ export interface Harness {
   runAgent(user: string, channel: string, text: string): Promise<SandboxMessage>;
   /** Waits for the approval card in a thread (the first bot reply with approval buttons). */
   card(channel: string, threadTs: string): Promise<SandboxMessage>;
+  /** The replies in a run's thread so far, without its root. */
+  thread(channel: string, root: SandboxMessage): SandboxMessage[];
+  /** The thread's messages that still carry approval buttons: the cards open for decisions. */
+  openCards(channel: string, root: SandboxMessage): SandboxMessage[];
   /** Waits for a reply in the thread whose text contains `needle`. */
   reply(channel: string, threadTs: string, needle: string): Promise<SandboxMessage>;
   /**
@@ -184,6 +188,14 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
             .find((message) => JSON.stringify(message.blocks).includes(ACTION_IDS.approve)),
         { timeoutMs: 15_000 },
       );
+    },
+    thread(channel, root) {
+      return sandbox.replies(channel, root.ts).filter((message) => message.ts !== root.ts);
+    },
+    openCards(channel, root) {
+      return harness
+        .thread(channel, root)
+        .filter((message) => JSON.stringify(message.blocks).includes(ACTION_IDS.approve));
     },
     reply(channel, threadTs, needle) {
       return sandbox.waitFor(
