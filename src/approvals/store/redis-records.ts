@@ -73,9 +73,9 @@ const numberText = z
 const pauseHashSchema = z.object({
   record: jsonText.pipe(storedPauseSchema),
   cardTs: z.string().nullable(),
-  version: numberText,
+  version: numberText.pipe(pauseRecordSchema.shape.version),
   resumeState: z.enum(RESUME_STATES),
-  attempts: numberText,
+  attempts: numberText.pipe(pauseRecordSchema.shape.resume.shape.attempts),
   leaseOwner: z.string().nullable(),
   leaseUntil: numberText.nullable(),
   lastError: z.string().nullable(),
@@ -86,17 +86,21 @@ const gateHashSchema = z.object({
   record: jsonText.pipe(storedGateSchema),
   policy: jsonText.pipe(gatePolicySchema),
   state: gateStateSchema,
-  version: numberText,
+  version: numberText.pipe(gateRecordSchema.shape.version),
   expiresAt: numberText.nullable(),
   votes: jsonText.pipe(z.array(voteSchema)),
   decision: jsonText.pipe(gateDecisionSchema.omit({ payload: true })).nullable(),
   decisionPayload: jsonText.pipe(jsonValueSchema).nullable(),
 });
 
+/**
+ * The hash's parts are each parsed by their schema once; the record is assembled from them
+ * (typed, not parsed again: a second pass over the same values would only cost time).
+ */
 export function decodePause(key: string, values: readonly (string | null)[]): PauseRecord {
   const hash = parseOrThrow(key, pauseHashSchema, zip(PAUSE_FIELDS, values));
   const { record, cardTs } = hash;
-  return parseOrThrow(key, pauseRecordSchema, {
+  return {
     ...record,
     card: cardTs === null ? record.card : { ...record.card, ts: cardTs },
     resume: {
@@ -108,7 +112,7 @@ export function decodePause(key: string, values: readonly (string | null)[]): Pa
       ...(hash.resumeAt === null ? {} : { at: hash.resumeAt }),
     },
     version: hash.version,
-  });
+  };
 }
 
 export function decodeGate(key: string, values: readonly (string | null)[]): GateRecord {
@@ -120,7 +124,7 @@ export function decodeGate(key: string, values: readonly (string | null)[]): Gat
           ...hash.decision,
           ...(hash.decisionPayload === null ? {} : { payload: hash.decisionPayload }),
         };
-  return parseOrThrow(key, gateRecordSchema, {
+  return {
     ...hash.record,
     policy: hash.policy,
     state: hash.state,
@@ -128,7 +132,7 @@ export function decodeGate(key: string, values: readonly (string | null)[]): Gat
     ...(decision === undefined ? {} : { decision }),
     ...(hash.expiresAt === null ? {} : { expiresAt: hash.expiresAt }),
     version: hash.version,
-  });
+  };
 }
 
 /**
@@ -155,9 +159,15 @@ export function decodeView(
   return { pause, gates };
 }
 
+/**
+ * Only the call ids, to build a pause's script keys: the rest of the record is checked when the
+ * script's snapshot is decoded, so it is not parsed twice.
+ */
+const storedCallIdsSchema = jsonText.pipe(storedPauseSchema.pick({ callIds: true }));
+
 /** The call ids of a pause from its `record` field alone (to build its script keys). */
 export function decodeCallIds(key: string, record: string): string[] {
-  return parseOrThrow(key, jsonText.pipe(storedPauseSchema), record).callIds;
+  return parseOrThrow(key, storedCallIdsSchema, record).callIds;
 }
 
 function parseOrThrow<T extends z.ZodType>(key: string, schema: T, input: unknown): z.output<T> {

@@ -63,7 +63,8 @@ local function load()
   local gates = {}
   for i = 3, #KEYS do
     kind = type_of(KEYS[i])
-    if kind == 'none' then return nil, corrupt(i, 'is missing') end
+    -- No such gate: the caller built its keys from stale or guessed call ids.
+    if kind == 'none' then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}} end
     if kind ~= 'hash' then return nil, corrupt(i, 'holds a ' .. kind .. ', not a hash') end
     local g = redis.call('HMGET', KEYS[i], 'callId', 'state', 'version', 'expiresAt', 'policy')
     local gate = {key = KEYS[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
