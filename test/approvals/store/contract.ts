@@ -161,6 +161,30 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(await store.claimResume(claim)).toEqual({ kind: 'not_found' });
         expect(await store.markResumed(claim)).toEqual({ kind: 'not_found' });
       });
+
+      it('a replica that never saw a pause finds its gates by the clicked call id: an unknown one is not_found, the second of two is voted', async () => {
+        const single = newPause();
+        const double = newPause({ gates: 2 });
+        await store.createPause(single);
+        await store.createPause(double);
+        const vote = { voter: APPROVER, choice: 'approve', now: T0 + 1 } as const;
+        const cold = await harness.replica();
+        expect(await cold.vote({ ...vote, pauseId: single.id, callId: 'other' })).toEqual({
+          kind: 'not_found',
+        });
+        const second = callIdsOf(double)[1] ?? '';
+        const fresh = await harness.replica();
+        expect(await fresh.vote({ ...vote, pauseId: double.id, callId: second })).toMatchObject({
+          kind: 'decided',
+          state: 'approved',
+          pauseDecided: false,
+        });
+        const gates = (await store.getPause(double.id))?.gates.map((gate) => gate.state);
+        expect(gates).toEqual(['pending', 'approved']);
+        expect(
+          await cold.vote({ ...vote, pauseId: single.id, callId: firstCallId(single) }),
+        ).toMatchObject({ kind: 'decided', state: 'approved', pauseDecided: true });
+      });
     });
 
     describe('voting on several gates at once (Approve all, Reject all)', () => {
