@@ -105,16 +105,21 @@ export class RedisIndexes {
   }
 
   /**
-   * Before a vote's script: the pause's resume check becomes due now (LT: never later than it
+   * With a vote's script: the pause's resume check becomes due now (LT: never later than it
    * was). The resume set is a key of its own slot, so a script cannot write it with the vote;
-   * marked first, a process that dies between a deciding vote and `afterDecision` leaves a
-   * resume the next sweep finds, not one found `recheckMs` later. A check that finds gates still
-   * pending only puts the entry back to `recheckMs` (see `checkResume`).
+   * sent in the same write as the script (not after its answer), a process that dies between a
+   * deciding vote and `afterDecision` leaves a resume the next sweep finds, not one found
+   * `recheckMs` later. A check that finds gates still pending only puts the entry back to
+   * `recheckMs` (see `checkResume`). Resolves to whether the mark was written: when it was not,
+   * a deciding vote marks the resume afterwards, as every other decision does.
    */
-  async beforeVote(pauseId: string, now: number): Promise<void> {
-    await redisCall('mark the resume due', () =>
-      this.redis.zadd(this.keys.resume, 'LT', now, pauseId),
-    );
+  async beforeVote(pauseId: string, now: number): Promise<boolean> {
+    try {
+      await this.redis.zadd(this.keys.resume, 'LT', now, pauseId);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -146,9 +151,10 @@ export class RedisIndexes {
     now: number,
     changed: readonly string[],
     pauseDecided: boolean,
+    resumeMarked = false,
   ): Promise<unknown>[] {
     const batch = new IndexBatch();
-    this.collectDecision(batch, view, now, changed, pauseDecided);
+    this.collectDecision(batch, view, now, changed, pauseDecided && !resumeMarked);
     return batch.send(this.redis, (callId, pauseId) => this.callIndex(callId, pauseId, 'expire'));
   }
 

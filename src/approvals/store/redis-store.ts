@@ -219,7 +219,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   async vote(input: VoteInput): Promise<VoteResult> {
     const { pauseId, callId, voter, choice, payload, reason, now } = input;
     const decision = personDecision(voter, now, reason);
-    await this.indexes.beforeVote(pauseId, now);
+    const marking = this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(
       SCRIPTS.vote,
       pauseId,
@@ -245,8 +245,9 @@ export class RedisConfirmationStore implements ConfirmationStore {
     if (view === undefined) return { kind: 'not_found' };
     const result = this.voteResult(outcome.code, outcome.info, view, callId);
     const decided = result.kind === 'decided' || result.kind === 'expired';
+    const marked = await marking;
     const updates = decided
-      ? this.indexes.afterDecision(view, now, [callId], result.pauseDecided)
+      ? this.indexes.afterDecision(view, now, [callId], result.pauseDecided, marked)
       : [];
     await this.indexes.apply(view, outcome.audit, now, updates);
     return result;
@@ -255,7 +256,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
     const { pauseId, voter, choice, reason, now } = input;
     const decision = personDecision(voter, now, reason);
-    await this.indexes.beforeVote(pauseId, now);
+    const marking = this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(SCRIPTS.voteAll, pauseId, (callIds) => {
       const indexes = input.callIds.map((callId) => callIds.indexOf(callId) + 1);
       if (indexes.length === 0 || indexes.includes(0)) return undefined;
@@ -284,8 +285,11 @@ export class RedisConfirmationStore implements ConfirmationStore {
       result.kind === 'decided' || result.kind === 'expired' ? [callId] : [],
     );
     const pauseDecided = view.gates.every((gate) => gate.state !== 'pending');
+    const marked = await marking;
     const updates =
-      changed.length === 0 ? [] : this.indexes.afterDecision(view, now, changed, pauseDecided);
+      changed.length === 0
+        ? []
+        : this.indexes.afterDecision(view, now, changed, pauseDecided, marked);
     await this.indexes.apply(view, outcome.audit, now, updates);
     return { kind: 'applied', view, results };
   }
