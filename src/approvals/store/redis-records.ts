@@ -28,16 +28,29 @@ const storedPauseSchema = pauseRecordSchema
   .extend({ card: pauseRecordSchema.shape.card.omit({ ts: true }) });
 type StoredPause = z.infer<typeof storedPauseSchema>;
 
-/** The `record` field of a gate hash. */
-const storedGateSchema = gateRecordSchema.omit({
-  policy: true,
-  state: true,
-  votes: true,
-  decision: true,
-  expiresAt: true,
-  version: true,
-});
+/**
+ * The `record` of a gate: what never changes after creation. Its call id, pause id and creation
+ * time are the pause's (its key, the pause's callIds and createdAt), so they are not stored again;
+ * records written before this was so still carry them, and are read as they are.
+ */
+const storedGateSchema = gateRecordSchema
+  .omit({
+    policy: true,
+    state: true,
+    votes: true,
+    decision: true,
+    expiresAt: true,
+    version: true,
+  })
+  .partial({ confirmationCallId: true, pauseId: true, createdAt: true });
 type StoredGate = z.infer<typeof storedGateSchema>;
+
+/** What a gate's record shares with its pause, for the fields it does not store. */
+interface GateContext {
+  callId: string;
+  pauseId: string;
+  createdAt: number;
+}
 
 /** Every field of the new pause but its gates is kept (fields added to both types carry over). */
 export function encodePause(input: NewPause, callIds: readonly string[]) {
@@ -47,9 +60,9 @@ export function encodePause(input: NewPause, callIds: readonly string[]) {
   return { record: JSON.stringify(record), cardTs: ts ?? '' };
 }
 
-export function encodeGate(pauseId: string, gate: NewGate, now: number) {
-  const { policy, ...fields } = gate;
-  const record: StoredGate = { ...fields, pauseId, createdAt: now };
+export function encodeGate(gate: NewGate, now: number) {
+  const { policy, confirmationCallId: _, ...fields } = gate;
+  const record: StoredGate = fields;
   const expiresAt = gateExpiresAt(policy, now);
   return {
     callId: gate.confirmationCallId,
@@ -115,8 +128,18 @@ export function decodePause(key: string, values: readonly (string | null)[]): Pa
   };
 }
 
-export function decodeGate(key: string, values: readonly (string | null)[]): GateRecord {
+export function decodeGate(
+  key: string,
+  values: readonly (string | null)[],
+  context: GateContext,
+): GateRecord {
   const hash = parseOrThrow(key, gateHashSchema, zip(GATE_FIELDS, values));
+  const {
+    confirmationCallId = context.callId,
+    pauseId = context.pauseId,
+    createdAt = context.createdAt,
+    ...record
+  } = hash.record;
   const decision =
     hash.decision === null
       ? undefined
@@ -125,7 +148,10 @@ export function decodeGate(key: string, values: readonly (string | null)[]): Gat
           ...(hash.decisionPayload === null ? {} : { payload: hash.decisionPayload }),
         };
   return {
-    ...hash.record,
+    ...record,
+    confirmationCallId,
+    pauseId,
+    createdAt,
     policy: hash.policy,
     state: hash.state,
     votes: hash.votes,
@@ -150,7 +176,8 @@ export function decodeView(
   if (!sameList(pause.callIds, callIds) || gateValues.length !== callIds.length) return undefined;
   const gates = gateValues.map((values, i) => {
     const key = keys[i + 2] ?? '';
-    const gate = decodeGate(key, values);
+    const callId = callIds[i] ?? '';
+    const gate = decodeGate(key, values, { callId, pauseId: pause.id, createdAt: pause.createdAt });
     if (gate.confirmationCallId !== callIds[i] || gate.pauseId !== pause.id) {
       throw new StoreError('corrupt_record', `${key}: belongs to another gate or pause`);
     }

@@ -164,7 +164,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const callIds = checkNewPause(input);
     assertNoHashTag('A pause id', input.id);
     const { id, now } = input;
-    const gates = recordedGates(input.gates).map((gate) => encodeGate(id, gate, now));
+    const gates = recordedGates(input.gates).map((gate) => encodeGate(gate, now));
     await this.indexes.beforeCreate(id, gates, now, input.card.ts !== undefined);
     const pause = encodePause(input, callIds);
     const args: (string | number)[] = [
