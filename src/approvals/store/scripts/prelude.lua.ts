@@ -1,5 +1,5 @@
 import { luaCodeTable } from './codes.js';
-import { GATE_FIELDS, luaFieldList, PAUSE_FIELDS } from './fields.js';
+import { GATE_FIELDS, luaFieldList, luaFillGateFields, PAUSE_FIELDS } from './fields.js';
 import { luaRules } from './rules.lua.js';
 
 /**
@@ -18,13 +18,14 @@ local NOW = ARGV[1]
 local NOW_MS = tonumber(NOW)
 local PAUSE, AUDIT = KEYS[1], KEYS[2]
 local audited = {}
+${luaFillGateFields()}
 
 local function reply(code, info)
   local pause, gates = {}, {}
   if redis.call('EXISTS', PAUSE) == 1 then
     pause = redis.call('HMGET', PAUSE, unpack(PAUSE_FIELDS))
     for i = 3, #KEYS do
-      gates[#gates + 1] = redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS))
+      gates[#gates + 1] = fill_gate_fields(redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS)), i - 2)
     end
   end
   return {code, info or {}, audited, pause, gates}
@@ -72,7 +73,8 @@ local function load()
     if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
     if not tonumber(g[3] or '') then return nil, corrupt(i, 'field version') end
     if g[4] and not gate.expires_at then return nil, corrupt(i, 'field expiresAt') end
-    local ok, policy = pcall(cjson.decode, g[5] or '')
+    local policy_json = g[5] or redis.call('HGET', PAUSE, 'policy:' .. (i - 2)) or ''
+    local ok, policy = pcall(cjson.decode, policy_json)
     if not ok or type(policy) ~= 'table' or type(policy.quorum) ~= 'number'
       or type(policy.onExpiry) ~= 'string' or not rawget(EXPIRY_OUTCOME, policy.onExpiry) then
       return nil, corrupt(i, 'field policy')
