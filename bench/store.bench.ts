@@ -89,7 +89,107 @@ afterAll(async () => {
   admin.disconnect();
 });
 
+interface Traffic {
+  /** Commands the client sent (an EVALSHA counts once). */
+  sent: number;
+  /** Socket writes: commands sent together (one tick, one connection) are one round trip. */
+  writes: number;
+  /** Commands Redis ran, those inside scripts included. */
+  processed: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+/** Counts what a client sends, by wrapping its `sendCommand` (every command goes through it). */
+function countTraffic(redis: Redis) {
+  const counts = { sent: 0, streams: new Set<unknown>(), direct: 0 };
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command, stream) => {
+    counts.sent += 1;
+    if (stream === undefined) counts.direct += 1;
+    else counts.streams.add(stream);
+    return send(command, stream);
+  };
+  return counts;
+}
+
+/** `work` alone on an otherwise idle server: what it cost, per operation. */
+async function traffic(admin: Redis, client: Redis, operations: number, work: () => Promise<void>) {
+  const stats = async () => {
+    const text = await admin.info('stats');
+    const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(text)?.[1] ?? NaN);
+    return {
+      processed: field('total_commands_processed'),
+      bytesIn: field('total_net_input_bytes'),
+      bytesOut: field('total_net_output_bytes'),
+    };
+  };
+  const counts = countTraffic(client);
+  const before = await stats();
+  await work();
+  const after = await stats();
+  const per = (value: number) => value / operations;
+  // The admin's own INFO is one processed command; its bytes are left in (a few hundred).
+  return {
+    sent: per(counts.sent),
+    writes: per(counts.streams.size + counts.direct),
+    processed: per(after.processed - before.processed - 1 - counts.sent) + per(counts.sent),
+    bytesIn: per(after.bytesIn - before.bytesIn),
+    bytesOut: per(after.bytesOut - before.bytesOut),
+  } satisfies Traffic;
+}
+
+function describeTraffic(what: string, t: Traffic): string {
+  const one = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
+  return (
+    `${what}: ${one(t.sent)} commands sent in ${one(t.writes)} round trips, ` +
+    `${one(t.processed)} run by Redis (scripts' included), ` +
+    `${Math.round(t.bytesIn)} B in / ${Math.round(t.bytesOut)} B out`
+  );
+}
+
 describe('Redis confirmation store', () => {
+  it('what one create, one vote and one expiry cost in commands, round trips and bytes', async () => {
+    // Counted, not timed: these figures do not depend on the machine's load.
+    const keyPrefix = prefix();
+    const creator = await connectRedis(REDIS_URL);
+    const clicker = await connectRedis(REDIS_URL);
+    const creating = new RedisConfirmationStore({ redis: creator, keyPrefix });
+    // Another replica: its call-id cache is cold, as for a click that lands elsewhere.
+    const voting = new RedisConfirmationStore({ redis: clicker, keyPrefix });
+    const count = 200;
+    const inputs = Array.from({ length: count }, () =>
+      newPause({ policies: [policy({ expiresInMs: 3_600_000 })] }),
+    );
+    const created = await traffic(admin, creator, count, async () => {
+      for (const input of inputs) await creating.createPause(input);
+    });
+    print(describeTraffic('one create (one gate)', created));
+    const voted = await traffic(admin, clicker, count, async () => {
+      for (const input of inputs) {
+        await voting.vote({
+          pauseId: input.id,
+          callId: firstCallId(input),
+          voter: 'U1',
+          choice: 'approve',
+          now: T0 + 1,
+        });
+      }
+    });
+    print(describeTraffic('one deciding vote, another replica', voted));
+    const expiring = Array.from({ length: count }, () =>
+      newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
+    );
+    for (const input of expiring) await creating.createPause(input);
+    // The voting replica never saw these pauses either.
+    const swept = await traffic(admin, clicker, count, async () => {
+      await voting.expireDue(T0 + 1_000, count);
+    });
+    print(describeTraffic(`one expired gate, in a sweep batch of ${count}`, swept));
+    await creator.quit();
+    await clicker.quit();
+  });
+
   it.each([
     [1, VOTES_ONE_CLIENT],
     [50, VOTES_FIFTY_CLIENTS],
