@@ -469,7 +469,12 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const { pauseId, count = DEFAULT_LIMIT } = options;
     return pauseId === undefined
       ? readAuditStream(this.redis, this.keys.audit, count)
-      : readPauseTrail(this.redis, this.keys.pauseAudit(pauseId), pauseId, count);
+      : readPauseTrail(
+          this.redis,
+          { pause: this.keys.pause(pauseId), list: this.keys.pauseAudit(pauseId) },
+          pauseId,
+          count,
+        );
   }
 
   async close(): Promise<void> {

@@ -111,6 +111,10 @@ describe('Redis: pauses recorded by the previous version', () => {
     const claim = { pauseId: input.id, owner: 'r1', now: T0 + 2, leaseMs: 30_000 };
     expect(await store.claimResume(claim)).toMatchObject({ kind: 'claimed', attempt: 1 });
     const resumed = await store.markResumed(claim);
+    const delivery = { state: 'delivered', attempts: 1, at: T0 + 4 } as const;
+    expect(await store.recordDelivery({ pauseId: input.id, delivery, actor: 'r1' })).toBe(
+      'recorded',
+    );
     expect(resumed.kind === 'ok' && resumed.view.gates.map((gate) => gate.votes.length)).toEqual([
       2, 1,
     ]);
@@ -124,7 +128,10 @@ describe('Redis: pauses recorded by the previous version', () => {
       'rejected',
       'resume_claimed',
       'resumed',
+      'delivery',
     ]);
+    // Its trail stayed in its list: the entries written after the upgrade are there in order.
+    expect(await redis.llen(storeKeys(prefix).pauseAudit(input.id))).toBe(events.length);
   });
 
   it('expires a gate written in the first layout when the sweep finds it due', async () => {

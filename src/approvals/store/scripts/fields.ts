@@ -15,6 +15,12 @@
  * reason), `decisionPayload` (JSON), and one `v:<voter>` field per voter.
  */
 
+/**
+ * The pause hash field holding its trail: one JSON entry per line. Pauses recorded before it
+ * keep theirs in the `audit` list key, where their later entries go too.
+ */
+export const TRAIL_FIELD = 'trail';
+
 /** What a script returns of a pause, in this order (HMGET). */
 export const PAUSE_FIELDS = [
   'record',

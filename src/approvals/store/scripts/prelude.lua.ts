@@ -1,5 +1,11 @@
 import { luaCodeTable } from './codes.js';
-import { GATE_FIELDS, luaFieldList, luaFillGateFields, PAUSE_FIELDS } from './fields.js';
+import {
+  GATE_FIELDS,
+  luaFieldList,
+  luaFillGateFields,
+  PAUSE_FIELDS,
+  TRAIL_FIELD,
+} from './fields.js';
 import { luaRules } from './rules.lua.js';
 
 /**
@@ -13,6 +19,7 @@ export const PAUSE_PRELUDE = `
 ${luaCodeTable()}
 ${luaFieldList('PAUSE_FIELDS', PAUSE_FIELDS)}
 ${luaFieldList('GATE_FIELDS', GATE_FIELDS)}
+local TRAIL_FIELD = '${TRAIL_FIELD}'
 ${luaRules()}
 local NOW = ARGV[1]
 local NOW_MS = tonumber(NOW)
@@ -86,12 +93,31 @@ local function load()
 end
 
 -- The pause's own trail: one JSON object per entry, all strings (cjson encodes those safely).
+-- It is the pause hash's TRAIL_FIELD, entries one per line (JSON has no raw newline): a list key
+-- of its own cost more than the entries it held. A pause recorded before keeps its list.
+local trail_in_list = nil
 local function audit(event, actor, call_id, detail)
   local entry = {at = NOW, event = event, actor = actor}
   if call_id ~= '' then entry.callId = call_id end
   if detail ~= '' then entry.detail = detail end
-  if redis.call('RPUSH', AUDIT, cjson.encode(entry)) > PER_PAUSE_AUDIT_MAX then
-    redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
+  local json = cjson.encode(entry)
+  if trail_in_list == nil then trail_in_list = type_of(AUDIT) == 'list' end
+  if trail_in_list then
+    if redis.call('RPUSH', AUDIT, json) > PER_PAUSE_AUDIT_MAX then
+      redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
+    end
+  else
+    local trail = redis.call('HGET', PAUSE, TRAIL_FIELD)
+    if trail then
+      trail = trail .. '\\n' .. json
+      local _, lines = string.gsub(trail, '\\n', '')
+      if lines >= PER_PAUSE_AUDIT_MAX then
+        trail = string.sub(trail, string.find(trail, '\\n', 1, true) + 1)
+      end
+    else
+      trail = json
+    end
+    redis.call('HSET', PAUSE, TRAIL_FIELD, trail)
   end
   audited[#audited + 1] = {event, actor, call_id, detail}
 end
