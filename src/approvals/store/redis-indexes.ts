@@ -117,7 +117,14 @@ export class RedisIndexes {
     try {
       await this.redis.zadd(this.keys.resume, 'LT', now, pauseId);
       return true;
-    } catch {
+    } catch (error) {
+      this.options.log?.warn(
+        'marking the resume due before a vote failed (a deciding vote marks it after)',
+        {
+          pauseId,
+          error: toStoreError(error, 'mark the resume due').message,
+        },
+      );
       return false;
     }
   }
