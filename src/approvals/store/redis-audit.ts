@@ -22,8 +22,10 @@ const auditFieldsSchema = z.object({
 const streamSchema = z.array(z.tuple([z.string(), z.array(z.string())]));
 
 /**
- * A pause's trail, oldest first; ids are positions in it. It is the pause hash's trail field, or
- * the list key of a pause recorded before the trail moved into the hash (both read at once).
+ * A pause's trail, oldest first; ids are positions in it. It is the pause hash's trail field,
+ * then the list key: the list holds the trail of a pause recorded before the trail moved into the
+ * hash, and the entries a previous-version replica appended during a rolling upgrade (after
+ * which the scripts append to the list too, so the order holds). Both are read at once.
  */
 export async function readPauseTrail(
   redis: RedisClient,
@@ -34,9 +36,10 @@ export async function readPauseTrail(
   const [listed, field] = await redisCall(`read ${keys.pause}`, () =>
     Promise.all([redis.lrange(keys.list, 0, count - 1), redis.hget(keys.pause, TRAIL_FIELD)]),
   );
-  const texts = listed.length > 0 || field === null ? listed : field.split('\n').slice(0, count);
-  const key = listed.length > 0 ? keys.list : keys.pause;
+  const inField = field === null ? [] : field.split('\n');
+  const texts = [...inField, ...listed].slice(0, count);
   return texts.map((text, i) => {
+    const key = i < inField.length ? keys.pause : keys.list;
     const json = parseJsonText(text);
     return auditEntry(key, String(i + 1), pauseId, json.ok ? json.value : undefined);
   });

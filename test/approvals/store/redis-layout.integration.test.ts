@@ -134,6 +134,22 @@ describe('Redis: pauses recorded by the previous version', () => {
     expect(await redis.llen(storeKeys(prefix).pauseAudit(input.id))).toBe(events.length);
   });
 
+  it("keeps a new pause's trail in order when a previous-version replica appended to its list during a rolling upgrade", async () => {
+    const input = newPause({ policies: [policy({ quorum: 2 })] });
+    await store.createPause(input);
+    const callId = callIdsOf(input)[0] ?? '';
+    // What the previous version's vote script appends: an entry on the pause's list key.
+    const entry = { at: String(T0 + 1), event: 'voted', actor: 'U1', callId, detail: 'x=1' };
+    await redis.rpush(storeKeys(prefix).pauseAudit(input.id), JSON.stringify(entry));
+    await store.vote({ pauseId: input.id, callId, voter: 'U2', choice: 'approve', now: T0 + 2 });
+    const trail = await store.readAudit({ pauseId: input.id });
+    expect(trail.map((e) => [e.id, e.event, e.actor])).toEqual([
+      ['1', 'created', 'U0REQUESTER'],
+      ['2', 'voted', 'U1'],
+      ['3', 'voted', 'U2'],
+    ]);
+  });
+
   it('expires a gate written in the first layout when the sweep finds it due', async () => {
     const input = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
     await writeFirstLayout(redis, prefix, input);
