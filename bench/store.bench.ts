@@ -54,6 +54,31 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+/**
+ * The wall time of `work`, and the CPU time it cost this process and the Redis server. On a
+ * shared, loaded machine the wall time mostly measures the load; CPU time much less so (the
+ * server's figure includes whatever else it served meanwhile).
+ */
+async function cpuTimed(work: () => Promise<unknown>) {
+  const redisCpuMs = async () => {
+    const text = await admin.info('cpu');
+    const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(text)?.[1]);
+    return (field('used_cpu_user') + field('used_cpu_sys')) * 1_000;
+  };
+  const redisBefore = await redisCpuMs();
+  const cpuBefore = process.cpuUsage();
+  const ms = await timed(work);
+  const cpu = process.cpuUsage(cpuBefore);
+  const redisMs = (await redisCpuMs()) - redisBefore;
+  return { ms, nodeMs: (cpu.user + cpu.system) / 1_000, redisMs };
+}
+
+/** `Node 275 + Redis 110 µs` per operation. */
+function cpuPer(count: number, cost: { nodeMs: number; redisMs: number }): string {
+  const us = (ms: number) => Math.round((ms * 1_000) / count);
+  return `Node ${us(cost.nodeMs)} + Redis ${us(cost.redisMs)} µs`;
+}
+
 /** Runs `total` jobs over `workers` concurrent loops, job i by worker i % workers. */
 async function spread(
   total: number,
@@ -89,7 +114,107 @@ afterAll(async () => {
   admin.disconnect();
 });
 
+interface Traffic {
+  /** Commands the client sent (an EVALSHA counts once). */
+  sent: number;
+  /** Socket writes: commands sent together (one tick, one connection) are one round trip. */
+  writes: number;
+  /** Commands Redis ran, those inside scripts included. */
+  processed: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+/** Counts what a client sends, by wrapping its `sendCommand` (every command goes through it). */
+function countTraffic(redis: Redis) {
+  const counts = { sent: 0, streams: new Set<unknown>(), direct: 0 };
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command, stream) => {
+    counts.sent += 1;
+    if (stream === undefined) counts.direct += 1;
+    else counts.streams.add(stream);
+    return send(command, stream);
+  };
+  return counts;
+}
+
+/** `work` alone on an otherwise idle server: what it cost, per operation. */
+async function traffic(admin: Redis, client: Redis, operations: number, work: () => Promise<void>) {
+  const stats = async () => {
+    const text = await admin.info('stats');
+    const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(text)?.[1] ?? NaN);
+    return {
+      processed: field('total_commands_processed'),
+      bytesIn: field('total_net_input_bytes'),
+      bytesOut: field('total_net_output_bytes'),
+    };
+  };
+  const counts = countTraffic(client);
+  const before = await stats();
+  await work();
+  const after = await stats();
+  const per = (value: number) => value / operations;
+  // The admin's own INFO is one processed command; its bytes are left in (a few hundred).
+  return {
+    sent: per(counts.sent),
+    writes: per(counts.streams.size + counts.direct),
+    processed: per(after.processed - before.processed - 1 - counts.sent) + per(counts.sent),
+    bytesIn: per(after.bytesIn - before.bytesIn),
+    bytesOut: per(after.bytesOut - before.bytesOut),
+  } satisfies Traffic;
+}
+
+function describeTraffic(what: string, t: Traffic): string {
+  const one = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
+  return (
+    `${what}: ${one(t.sent)} commands sent in ${one(t.writes)} round trips, ` +
+    `${one(t.processed)} run by Redis (scripts' included), ` +
+    `${Math.round(t.bytesIn)} B in / ${Math.round(t.bytesOut)} B out`
+  );
+}
+
 describe('Redis confirmation store', () => {
+  it('what one create, one vote and one expiry cost in commands, round trips and bytes', async () => {
+    // Counted, not timed: these figures do not depend on the machine's load.
+    const keyPrefix = prefix();
+    const creator = await connectRedis(REDIS_URL);
+    const clicker = await connectRedis(REDIS_URL);
+    const creating = new RedisConfirmationStore({ redis: creator, keyPrefix });
+    // Another replica: its call-id cache is cold, as for a click that lands elsewhere.
+    const voting = new RedisConfirmationStore({ redis: clicker, keyPrefix });
+    const count = 200;
+    const inputs = Array.from({ length: count }, () =>
+      newPause({ policies: [policy({ expiresInMs: 3_600_000 })] }),
+    );
+    const created = await traffic(admin, creator, count, async () => {
+      for (const input of inputs) await creating.createPause(input);
+    });
+    print(describeTraffic('one create (one gate)', created));
+    const voted = await traffic(admin, clicker, count, async () => {
+      for (const input of inputs) {
+        await voting.vote({
+          pauseId: input.id,
+          callId: firstCallId(input),
+          voter: 'U1',
+          choice: 'approve',
+          now: T0 + 1,
+        });
+      }
+    });
+    print(describeTraffic('one deciding vote, another replica', voted));
+    const expiring = Array.from({ length: count }, () =>
+      newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
+    );
+    for (const input of expiring) await creating.createPause(input);
+    // The voting replica never saw these pauses either.
+    const swept = await traffic(admin, clicker, count, async () => {
+      await voting.expireDue(T0 + 1_000, count);
+    });
+    print(describeTraffic(`one expired gate, in a sweep batch of ${count}`, swept));
+    await creator.quit();
+    await clicker.quit();
+  });
+
   it.each([
     [1, VOTES_ONE_CLIENT],
     [50, VOTES_FIFTY_CLIENTS],
@@ -108,7 +233,7 @@ describe('Redis confirmation store', () => {
       );
       await createAll(creator, inputs);
 
-      const storeMs = await timed(() =>
+      const storeCost = await cpuTimed(() =>
         spread(votes, clients, (i, worker) => {
           const input = inputs[i];
           const store = stores[worker];
@@ -122,7 +247,7 @@ describe('Redis confirmation store', () => {
           });
         }),
       );
-      const bareMs = await timed(() =>
+      const bareCost = await cpuTimed(() =>
         spread(votes, clients, async (i, worker) => {
           const redis = connections[worker];
           if (!redis) return;
@@ -130,11 +255,12 @@ describe('Redis confirmation store', () => {
           await redis.hset(`${keyPrefix}bare:gate:${i}`, 'state', 'approved', 'by', 'U1');
         }),
       );
-      const storeRate = rate(votes, storeMs);
-      const bareRate = rate(votes, bareMs);
+      const storeRate = rate(votes, storeCost.ms);
+      const bareRate = rate(votes, bareCost.ms);
       print(
         `votes/s, ${clients} client(s): store ${storeRate}, bare SET NX + HSET ${bareRate}, ` +
-          `ratio ${(storeRate / bareRate).toFixed(2)} (${votes} deciding votes, quorum 1)`,
+          `ratio ${(storeRate / bareRate).toFixed(2)} (${votes} deciding votes, quorum 1); ` +
+          `CPU per vote ${cpuPer(votes, storeCost)}, bare ${cpuPer(votes, bareCost)}`,
       );
       if (clients === 50) {
         budget.push({
@@ -213,15 +339,18 @@ describe('Redis confirmation store', () => {
       ownsClient: true,
     });
     let expired = 0;
-    const ms = await timed(async () => {
+    const cost = await cpuTimed(async () => {
       for (;;) {
         const batch = await sweeper.expireDue(T0 + 1_000, 1_000);
         expired += batch.length;
         if (batch.length === 0) break;
       }
     });
+    const ms = cost.ms;
     print(
-      `sweep ${expired} due gates: ${Math.round(ms)} ms (${rate(expired, ms)} gates/s, batches of 1,000)`,
+      `sweep ${expired} due gates: ${Math.round(ms)} ms (${rate(expired, ms)} gates/s, batches of 1,000); ` +
+        `CPU ${Math.round(cost.nodeMs)} ms Node + ${Math.round(cost.redisMs)} ms Redis, ` +
+        `${cpuPer(expired, cost)} per gate`,
     );
     // The floor: the same number of due members in one sorted set, taken off in batches of 1,000.
     const due = `${keyPrefix}floor:due`;

@@ -6,9 +6,11 @@ import { createHash } from 'node:crypto';
  * global keys, each in its own slot, touched only by single-key commands.
  *
  * ```
- * <prefix>{<pauseId>}:pause            hash   the pause record, its resume status, pending count
- * <prefix>{<pauseId>}:gate:<callId>    hash   one gate: record, state, votes, decision
- * <prefix>{<pauseId>}:audit            list   the pause's transitions (JSON), written by the scripts
+ * <prefix>{<pauseId>}:pause            hash   the pause record, its resume status, pending count,
+ *                                             its gates' records and policies, its trail
+ * <prefix>{<pauseId>}:gate:<callId>    hash   one gate: state, votes, decision (small: a listpack)
+ * <prefix>{<pauseId>}:audit            list   the trail of a pause recorded before the trail
+ *                                             moved into the pause hash (scripts/fields.ts)
  * <prefix>{<pauseId>}:notes            hash   outcomes reported by the agent, webhook delivery status
  * <prefix>expiry                       zset   [pauseId, callId] by the gate's expiresAt
  * <prefix>resume                       zset   pauseId by when to look at its resume next

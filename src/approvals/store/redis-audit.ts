@@ -3,6 +3,7 @@ import { parseJsonText } from '../../json.js';
 import { type AuditEntry, StoreError } from '../store.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-connection.js';
+import { TRAIL_FIELD } from './scripts/fields.js';
 
 /**
  * Reading the Redis store's audit: a pause's own trail (a list of JSON entries written by the
@@ -20,15 +21,25 @@ const auditFieldsSchema = z.object({
 });
 const streamSchema = z.array(z.tuple([z.string(), z.array(z.string())]));
 
-/** A pause's trail, oldest first; ids are positions in it. */
+/**
+ * A pause's trail, oldest first; ids are positions in it. It is the pause hash's trail field,
+ * then the list key: the list holds the trail of a pause recorded before the trail moved into the
+ * hash, and the entries a previous-version replica appended during a rolling upgrade (after
+ * which the scripts append to the list too, so the order holds). Both are read at once.
+ */
 export async function readPauseTrail(
   redis: RedisClient,
-  key: string,
+  keys: { pause: string; list: string },
   pauseId: string,
   count: number,
 ): Promise<AuditEntry[]> {
-  const texts = await redisCall(`read ${key}`, () => redis.lrange(key, 0, count - 1));
+  const [listed, field] = await redisCall(`read ${keys.pause}`, () =>
+    Promise.all([redis.lrange(keys.list, 0, count - 1), redis.hget(keys.pause, TRAIL_FIELD)]),
+  );
+  const inField = field === null ? [] : field.split('\n');
+  const texts = [...inField, ...listed].slice(0, count);
   return texts.map((text, i) => {
+    const key = i < inField.length ? keys.pause : keys.list;
     const json = parseJsonText(text);
     return auditEntry(key, String(i + 1), pauseId, json.ok ? json.value : undefined);
   });

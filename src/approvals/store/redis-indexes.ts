@@ -8,6 +8,7 @@ import { type RedisClient, redisCall, toStoreError } from './redis-connection.js
 import { isLiveResume } from './rules.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
+import { MIRROR_AUDIT_LUA } from './scripts/mirror-audit.lua.js';
 import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
 import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
 
@@ -52,6 +53,21 @@ const LISTING_ROUNDS = 10;
 const gateMemberSchema = z.tuple([z.string(), z.string()]);
 const ZSET_CAS = new LuaScript('zset_cas', ZSET_CAS_LUA);
 const CALL_INDEX = new LuaScript('call_index', CALL_INDEX_LUA);
+const MIRROR_AUDIT = new LuaScript('mirror_audit', MIRROR_AUDIT_LUA);
+
+/** A transition's audit entries, as its script wrote them to the pause's trail. */
+export interface AuditMirror {
+  pauseId: string;
+  audit: readonly ScriptAuditEntry[];
+}
+
+/** One gate a sweep expired, with the pause as the expiry left it. */
+export interface ExpiryDone {
+  view: PauseView;
+  callId: string;
+  pauseDecided: boolean;
+  audit: readonly ScriptAuditEntry[];
+}
 
 export function indexMember(pauseId: string, callId: string): string {
   return JSON.stringify([pauseId, callId]);
@@ -89,16 +105,28 @@ export class RedisIndexes {
   }
 
   /**
-   * Before a vote's script: the pause's resume check becomes due now (LT: never later than it
+   * With a vote's script: the pause's resume check becomes due now (LT: never later than it
    * was). The resume set is a key of its own slot, so a script cannot write it with the vote;
-   * marked first, a process that dies between a deciding vote and `afterDecision` leaves a
-   * resume the next sweep finds, not one found `recheckMs` later. A check that finds gates still
-   * pending only puts the entry back to `recheckMs` (see `checkResume`).
+   * sent in the same write as the script (not after its answer), a process that dies between a
+   * deciding vote and `afterDecision` leaves a resume the next sweep finds, not one found
+   * `recheckMs` later. A check that finds gates still pending only puts the entry back to
+   * `recheckMs` (see `checkResume`). Resolves to whether the mark was written: when it was not,
+   * a deciding vote marks the resume afterwards, as every other decision does.
    */
-  async beforeVote(pauseId: string, now: number): Promise<void> {
-    await redisCall('mark the resume due', () =>
-      this.redis.zadd(this.keys.resume, 'LT', now, pauseId),
-    );
+  async beforeVote(pauseId: string, now: number): Promise<boolean> {
+    try {
+      await this.redis.zadd(this.keys.resume, 'LT', now, pauseId);
+      return true;
+    } catch (error) {
+      this.options.log?.warn(
+        'marking the resume due before a vote failed (a deciding vote marks it after)',
+        {
+          pauseId,
+          error: toStoreError(error, 'mark the resume due').message,
+        },
+      );
+      return false;
+    }
   }
 
   /**
@@ -130,24 +158,57 @@ export class RedisIndexes {
     now: number,
     changed: readonly string[],
     pauseDecided: boolean,
+    resumeMarked = false,
   ): Promise<unknown>[] {
+    const batch = new IndexBatch();
+    this.collectDecision(batch, view, now, changed, pauseDecided && !resumeMarked);
+    return batch.send(this.redis, (callId, pauseId) => this.callIndex(callId, pauseId, 'expire'));
+  }
+
+  /**
+   * The index updates of a whole sweep batch: one ZREM per index key and one ZADD of the resume
+   * set for all its gates, and one mirror call for all their audit entries, instead of five or
+   * six commands per gate. `stale` are expiry entries found decided or gone (dropped as well).
+   */
+  async afterExpiries(
+    done: readonly ExpiryDone[],
+    stale: readonly IndexEntry[],
+    now: number,
+  ): Promise<void> {
+    const batch = new IndexBatch();
+    for (const entry of stale) batch.remove(this.keys.expiry, entry.member);
+    for (const { view, callId, pauseDecided } of done) {
+      this.collectDecision(batch, view, now, [callId], pauseDecided);
+    }
+    const updates = batch.send(this.redis, (callId, pauseId) =>
+      this.callIndex(callId, pauseId, 'expire'),
+    );
+    const mirrors = done.map(({ view, audit }) => ({ pauseId: view.pause.id, audit }));
+    await this.settle(done[0]?.view.pause.id, [...updates, this.mirror(mirrors, now)]);
+  }
+
+  private collectDecision(
+    batch: IndexBatch,
+    view: PauseView,
+    now: number,
+    changed: readonly string[],
+    pauseDecided: boolean,
+  ): void {
     const { pause } = view;
     const abandoned = pause.resume.state === 'abandoned';
-    const updates: Promise<unknown>[] = [];
     for (const gate of view.gates) {
       const callId = gate.confirmationCallId;
       if (gate.state === 'pending' || !(abandoned || changed.includes(callId))) continue;
       const entry = indexMember(pause.id, callId);
-      updates.push(this.redis.zrem(this.keys.expiry, entry));
-      for (const key of this.pendingKeys(view, callId)) updates.push(this.redis.zrem(key, entry));
+      batch.remove(this.keys.expiry, entry);
+      for (const key of this.pendingKeys(view, callId)) batch.remove(key, entry);
     }
     if (abandoned) {
-      updates.push(this.redis.zrem(this.keys.resume, pause.id));
-      for (const callId of pause.callIds) updates.push(this.callIndex(callId, pause.id, 'expire'));
+      batch.remove(this.keys.resume, pause.id);
+      for (const callId of pause.callIds) batch.expireCallIndex(callId, pause.id);
     } else if (pauseDecided) {
-      updates.push(this.redis.zadd(this.keys.resume, now, pause.id));
+      batch.add(this.keys.resume, now, pause.id);
     }
-    return updates;
   }
 
   /** A claim's lease end is when its resume is due again (GT: an older claim never undoes it). */
@@ -182,24 +243,35 @@ export class RedisIndexes {
     updates: Promise<unknown>[],
   ): Promise<void> {
     const mirrored =
-      view === undefined ? [] : audit.map((entry) => this.mirror(view.pause.id, now, entry));
-    const results = await Promise.allSettled([...mirrored, ...updates]);
+      view === undefined ? [] : [this.mirror([{ pauseId: view.pause.id, audit }], now)];
+    await this.settle(view?.pause.id, [...mirrored, ...updates]);
+  }
+
+  private async settle(pauseId: string | undefined, updates: Promise<unknown>[]): Promise<void> {
+    const results = await Promise.allSettled(updates);
     const failed = results.find((result) => result.status === 'rejected');
     if (failed) {
       this.options.log?.warn('an index update after a recorded transition failed', {
-        pauseId: view?.pause.id,
+        pauseId,
         error: toStoreError(failed.reason, 'update an index').message,
       });
     }
   }
 
-  private mirror(pauseId: string, now: number, entry: ScriptAuditEntry): Promise<unknown> {
-    const fields = ['at', String(now), 'pauseId', pauseId, 'event', entry.event];
-    fields.push('actor', entry.actor);
-    if (entry.callId !== '') fields.push('callId', entry.callId);
-    if (entry.detail !== '') fields.push('detail', entry.detail);
-    const cap = this.options.auditMaxLen;
-    return this.redis.xadd(this.keys.audit, 'MAXLEN', '~', cap, '*', ...fields);
+  /** Every entry in one call (mirror_audit), or none when there is nothing to mirror. */
+  private async mirror(mirrors: readonly AuditMirror[], now: number): Promise<unknown> {
+    const args: (string | number)[] = [this.options.auditMaxLen];
+    for (const { pauseId, audit } of mirrors) {
+      for (const entry of audit) {
+        const fields = ['at', String(now), 'pauseId', pauseId, 'event', entry.event];
+        fields.push('actor', entry.actor);
+        if (entry.callId !== '') fields.push('callId', entry.callId);
+        if (entry.detail !== '') fields.push('detail', entry.detail);
+        args.push(fields.length, ...fields);
+      }
+    }
+    if (args.length === 1) return;
+    await MIRROR_AUDIT.run(this.redis, [this.keys.audit], args);
   }
 
   /** The card's ts is saved: the pause is visible. */
@@ -256,14 +328,9 @@ export class RedisIndexes {
     );
   }
 
-  /** The gate was decided or never expires: its entry is stale. */
-  dropExpiry(entry: IndexEntry): Promise<unknown> {
-    return redisCall('drop a stale expiry', () => this.redis.zrem(this.keys.expiry, entry.member));
-  }
-
-  /** The pause does not exist: drop the entry once it cannot belong to a pause being created. */
-  async dropOrphanExpiry(entry: IndexEntry, now: number): Promise<void> {
-    if (entry.score < now - ORPHAN_GRACE_MS) await this.dropExpiry(entry);
+  /** An expiry entry whose pause does not exist is dropped once it cannot be a pause in the making. */
+  isOrphanExpiry(entry: IndexEntry, now: number): boolean {
+    return entry.score < now - ORPHAN_GRACE_MS;
   }
 
   // --- resume --------------------------------------------------------------------------------
@@ -415,4 +482,45 @@ function withScores(flat: readonly string[]): { member: string; score: number }[
     out.push({ member: flat[i] ?? '', score: Number(flat[i + 1]) });
   }
   return out;
+}
+
+/**
+ * Index updates collected from one or many transitions, sent as one command per key: ZREM with
+ * every member to drop, ZADD with every member to (re)score.
+ */
+class IndexBatch {
+  private readonly removals = new Map<string, Set<string>>();
+  private readonly additions = new Map<string, Map<string, number>>();
+  private readonly callIndexes = new Map<string, string>();
+
+  remove(key: string, member: string): void {
+    const members = this.removals.get(key) ?? new Set<string>();
+    members.add(member);
+    this.removals.set(key, members);
+  }
+
+  add(key: string, score: number, member: string): void {
+    const members = this.additions.get(key) ?? new Map<string, number>();
+    members.set(member, score);
+    this.additions.set(key, members);
+  }
+
+  /** The call id's entry takes its pause's retention (only while it still names that pause). */
+  expireCallIndex(callId: string, pauseId: string): void {
+    this.callIndexes.set(callId, pauseId);
+  }
+
+  send(
+    redis: RedisClient,
+    expireCallIndex: (callId: string, pauseId: string) => Promise<unknown>,
+  ): Promise<unknown>[] {
+    const sent: Promise<unknown>[] = [];
+    for (const [key, members] of this.removals) sent.push(redis.zrem(key, ...members));
+    for (const [key, members] of this.additions) {
+      const pairs = [...members].flatMap(([member, score]) => [score, member]);
+      sent.push(redis.zadd(key, ...pairs));
+    }
+    for (const [callId, pauseId] of this.callIndexes) sent.push(expireCallIndex(callId, pauseId));
+    return sent;
+  }
 }

@@ -28,16 +28,29 @@ const storedPauseSchema = pauseRecordSchema
   .extend({ card: pauseRecordSchema.shape.card.omit({ ts: true }) });
 type StoredPause = z.infer<typeof storedPauseSchema>;
 
-/** The `record` field of a gate hash. */
-const storedGateSchema = gateRecordSchema.omit({
-  policy: true,
-  state: true,
-  votes: true,
-  decision: true,
-  expiresAt: true,
-  version: true,
-});
+/**
+ * The `record` of a gate: what never changes after creation. Its call id, pause id and creation
+ * time are the pause's (its key, the pause's callIds and createdAt), so they are not stored again;
+ * records written before this was so still carry them, and are read as they are.
+ */
+const storedGateSchema = gateRecordSchema
+  .omit({
+    policy: true,
+    state: true,
+    votes: true,
+    decision: true,
+    expiresAt: true,
+    version: true,
+  })
+  .partial({ confirmationCallId: true, pauseId: true, createdAt: true });
 type StoredGate = z.infer<typeof storedGateSchema>;
+
+/** What a gate's record shares with its pause, for the fields it does not store. */
+interface GateContext {
+  callId: string;
+  pauseId: string;
+  createdAt: number;
+}
 
 /** Every field of the new pause but its gates is kept (fields added to both types carry over). */
 export function encodePause(input: NewPause, callIds: readonly string[]) {
@@ -47,9 +60,9 @@ export function encodePause(input: NewPause, callIds: readonly string[]) {
   return { record: JSON.stringify(record), cardTs: ts ?? '' };
 }
 
-export function encodeGate(pauseId: string, gate: NewGate, now: number) {
-  const { policy, ...fields } = gate;
-  const record: StoredGate = { ...fields, pauseId, createdAt: now };
+export function encodeGate(gate: NewGate, now: number) {
+  const { policy, confirmationCallId: _, ...fields } = gate;
+  const record: StoredGate = fields;
   const expiresAt = gateExpiresAt(policy, now);
   return {
     callId: gate.confirmationCallId,
@@ -73,9 +86,9 @@ const numberText = z
 const pauseHashSchema = z.object({
   record: jsonText.pipe(storedPauseSchema),
   cardTs: z.string().nullable(),
-  version: numberText,
+  version: numberText.pipe(pauseRecordSchema.shape.version),
   resumeState: z.enum(RESUME_STATES),
-  attempts: numberText,
+  attempts: numberText.pipe(pauseRecordSchema.shape.resume.shape.attempts),
   leaseOwner: z.string().nullable(),
   leaseUntil: numberText.nullable(),
   lastError: z.string().nullable(),
@@ -86,17 +99,21 @@ const gateHashSchema = z.object({
   record: jsonText.pipe(storedGateSchema),
   policy: jsonText.pipe(gatePolicySchema),
   state: gateStateSchema,
-  version: numberText,
+  version: numberText.pipe(gateRecordSchema.shape.version),
   expiresAt: numberText.nullable(),
   votes: jsonText.pipe(z.array(voteSchema)),
   decision: jsonText.pipe(gateDecisionSchema.omit({ payload: true })).nullable(),
   decisionPayload: jsonText.pipe(jsonValueSchema).nullable(),
 });
 
+/**
+ * The hash's parts are each parsed by their schema once; the record is assembled from them
+ * (typed, not parsed again: a second pass over the same values would only cost time).
+ */
 export function decodePause(key: string, values: readonly (string | null)[]): PauseRecord {
   const hash = parseOrThrow(key, pauseHashSchema, zip(PAUSE_FIELDS, values));
   const { record, cardTs } = hash;
-  return parseOrThrow(key, pauseRecordSchema, {
+  return {
     ...record,
     card: cardTs === null ? record.card : { ...record.card, ts: cardTs },
     resume: {
@@ -108,11 +125,21 @@ export function decodePause(key: string, values: readonly (string | null)[]): Pa
       ...(hash.resumeAt === null ? {} : { at: hash.resumeAt }),
     },
     version: hash.version,
-  });
+  };
 }
 
-export function decodeGate(key: string, values: readonly (string | null)[]): GateRecord {
+export function decodeGate(
+  key: string,
+  values: readonly (string | null)[],
+  context: GateContext,
+): GateRecord {
   const hash = parseOrThrow(key, gateHashSchema, zip(GATE_FIELDS, values));
+  const {
+    confirmationCallId = context.callId,
+    pauseId = context.pauseId,
+    createdAt = context.createdAt,
+    ...record
+  } = hash.record;
   const decision =
     hash.decision === null
       ? undefined
@@ -120,15 +147,18 @@ export function decodeGate(key: string, values: readonly (string | null)[]): Gat
           ...hash.decision,
           ...(hash.decisionPayload === null ? {} : { payload: hash.decisionPayload }),
         };
-  return parseOrThrow(key, gateRecordSchema, {
-    ...hash.record,
+  return {
+    ...record,
+    confirmationCallId,
+    pauseId,
+    createdAt,
     policy: hash.policy,
     state: hash.state,
     votes: hash.votes,
     ...(decision === undefined ? {} : { decision }),
     ...(hash.expiresAt === null ? {} : { expiresAt: hash.expiresAt }),
     version: hash.version,
-  });
+  };
 }
 
 /**
@@ -146,7 +176,8 @@ export function decodeView(
   if (!sameList(pause.callIds, callIds) || gateValues.length !== callIds.length) return undefined;
   const gates = gateValues.map((values, i) => {
     const key = keys[i + 2] ?? '';
-    const gate = decodeGate(key, values);
+    const callId = callIds[i] ?? '';
+    const gate = decodeGate(key, values, { callId, pauseId: pause.id, createdAt: pause.createdAt });
     if (gate.confirmationCallId !== callIds[i] || gate.pauseId !== pause.id) {
       throw new StoreError('corrupt_record', `${key}: belongs to another gate or pause`);
     }
@@ -155,9 +186,15 @@ export function decodeView(
   return { pause, gates };
 }
 
+/**
+ * Only the call ids, to build a pause's script keys: the rest of the record is checked when the
+ * script's snapshot is decoded, so it is not parsed twice.
+ */
+const storedCallIdsSchema = jsonText.pipe(storedPauseSchema.pick({ callIds: true }));
+
 /** The call ids of a pause from its `record` field alone (to build its script keys). */
 export function decodeCallIds(key: string, record: string): string[] {
-  return parseOrThrow(key, jsonText.pipe(storedPauseSchema), record).callIds;
+  return parseOrThrow(key, storedCallIdsSchema, record).callIds;
 }
 
 function parseOrThrow<T extends z.ZodType>(key: string, schema: T, input: unknown): z.output<T> {

@@ -31,7 +31,7 @@ import {
 import { assertNoHashTag, type StoreKeys, storeKeys } from './keys.js';
 import { readAuditStream, readPauseTrail } from './redis-audit.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
-import { type IndexEntry, RedisIndexes } from './redis-indexes.js';
+import { type ExpiryDone, type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisPauseNotes } from './redis-notes.js';
 import { decodeCallIds, decodeView, encodeGate, encodePause } from './redis-records.js';
 import {
@@ -59,7 +59,11 @@ import { FINISH_RESUME_LUA } from './scripts/finish-resume.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
 import { RENEW_LEASE_LUA } from './scripts/renew-lease.lua.js';
-import { type PauseScriptReply, parsePauseScriptReply } from './scripts/reply.js';
+import {
+  type PauseScriptReply,
+  parsePauseScriptReply,
+  type ScriptAuditEntry,
+} from './scripts/reply.js';
 import { SET_CARD_TS_LUA } from './scripts/set-card-ts.lua.js';
 import { VOTE_ALL_LUA, VOTE_LUA } from './scripts/vote.lua.js';
 
@@ -160,7 +164,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const callIds = checkNewPause(input);
     assertNoHashTag('A pause id', input.id);
     const { id, now } = input;
-    const gates = recordedGates(input.gates).map((gate) => encodeGate(id, gate, now));
+    const gates = recordedGates(input.gates).map((gate) => encodeGate(gate, now));
     await this.indexes.beforeCreate(id, gates, now, input.card.ts !== undefined);
     const pause = encodePause(input, callIds);
     const args: (string | number)[] = [
@@ -215,29 +219,35 @@ export class RedisConfirmationStore implements ConfirmationStore {
   async vote(input: VoteInput): Promise<VoteResult> {
     const { pauseId, callId, voter, choice, payload, reason, now } = input;
     const decision = personDecision(voter, now, reason);
-    await this.indexes.beforeVote(pauseId, now);
-    const outcome = await this.onPause(SCRIPTS.vote, pauseId, (callIds) => {
-      const index = callIds.indexOf(callId);
-      if (index < 0) return undefined;
-      return [
-        now,
-        index + 1,
-        voter,
-        choice,
-        JSON.stringify(newVote(input)),
-        payload === undefined ? '' : JSON.stringify(payload),
-        JSON.stringify(decision),
-        JSON.stringify(systemDecision(now)),
-        this.retentionMs,
-        voteDetail(input),
-      ];
-    });
+    const marking = this.indexes.beforeVote(pauseId, now);
+    const outcome = await this.onPause(
+      SCRIPTS.vote,
+      pauseId,
+      (callIds) => {
+        const index = callIds.indexOf(callId);
+        if (index < 0) return undefined;
+        return [
+          now,
+          index + 1,
+          voter,
+          choice,
+          JSON.stringify(newVote(input)),
+          payload === undefined ? '' : JSON.stringify(payload),
+          JSON.stringify(decision),
+          JSON.stringify(systemDecision(now)),
+          this.retentionMs,
+          voteDetail(input),
+        ];
+      },
+      callId,
+    );
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
     const result = this.voteResult(outcome.code, outcome.info, view, callId);
     const decided = result.kind === 'decided' || result.kind === 'expired';
+    const marked = await marking;
     const updates = decided
-      ? this.indexes.afterDecision(view, now, [callId], result.pauseDecided)
+      ? this.indexes.afterDecision(view, now, [callId], result.pauseDecided, marked)
       : [];
     await this.indexes.apply(view, outcome.audit, now, updates);
     return result;
@@ -246,7 +256,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
     const { pauseId, voter, choice, reason, now } = input;
     const decision = personDecision(voter, now, reason);
-    await this.indexes.beforeVote(pauseId, now);
+    const marking = this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(SCRIPTS.voteAll, pauseId, (callIds) => {
       const indexes = input.callIds.map((callId) => callIds.indexOf(callId) + 1);
       if (indexes.length === 0 || indexes.includes(0)) return undefined;
@@ -275,8 +285,11 @@ export class RedisConfirmationStore implements ConfirmationStore {
       result.kind === 'decided' || result.kind === 'expired' ? [callId] : [],
     );
     const pauseDecided = view.gates.every((gate) => gate.state !== 'pending');
+    const marked = await marking;
     const updates =
-      changed.length === 0 ? [] : this.indexes.afterDecision(view, now, changed, pauseDecided);
+      changed.length === 0
+        ? []
+        : this.indexes.afterDecision(view, now, changed, pauseDecided, marked);
     await this.indexes.apply(view, outcome.audit, now, updates);
     return { kind: 'applied', view, results };
   }
@@ -336,17 +349,27 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   /**
    * One read of the global expiry set, then one per-pause script per entry (Cluster-safe): the
-   * script's state check makes each gate expire once, whichever replica gets there first.
+   * script's state check makes each gate expire once, whichever replica gets there first. The
+   * index updates of the whole batch go out together, one command per index key.
    */
   async expireDue(now: number, limit = DEFAULT_LIMIT): Promise<ExpiredGate[]> {
     const entries = await this.indexes.dueExpiries(now, limit);
     const results = await Promise.allSettled(entries.map((entry) => this.expireEntry(entry, now)));
     const expired: ExpiredGate[] = [];
+    const done: ExpiryDone[] = [];
+    const stale: IndexEntry[] = [];
     let failure: unknown;
-    for (const result of results) {
+    for (const [i, result] of results.entries()) {
+      const entry = entries[i];
       if (result.status === 'rejected') failure ??= result.reason;
-      else if (result.value !== undefined) expired.push(result.value);
+      else if (result.value === 'stale' && entry) stale.push(entry);
+      else if (typeof result.value === 'object') {
+        const { gate, audit } = result.value;
+        expired.push(gate);
+        done.push({ view: gate.view, callId: gate.callId, pauseDecided: gate.pauseDecided, audit });
+      }
     }
+    await this.indexes.afterExpiries(done, stale, now);
     // Every entry was tried; the expiries applied are durable and their resumes come due.
     if (failure !== undefined) throw toStoreError(failure, 'expire due gates');
     return expired;
@@ -446,7 +469,12 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const { pauseId, count = DEFAULT_LIMIT } = options;
     return pauseId === undefined
       ? readAuditStream(this.redis, this.keys.audit, count)
-      : readPauseTrail(this.redis, this.keys.pauseAudit(pauseId), pauseId, count);
+      : readPauseTrail(
+          this.redis,
+          { pause: this.keys.pause(pauseId), list: this.keys.pauseAudit(pauseId) },
+          pauseId,
+          count,
+        );
   }
 
   async close(): Promise<void> {
@@ -458,31 +486,36 @@ export class RedisConfirmationStore implements ConfirmationStore {
     }
   }
 
-  private async expireEntry(entry: IndexEntry, now: number): Promise<ExpiredGate | undefined> {
+  /** Expires one entry's gate; `stale`: its entry is to be dropped; `kept`: left (or moved). */
+  private async expireEntry(
+    entry: IndexEntry,
+    now: number,
+  ): Promise<{ gate: ExpiredGate; audit: ScriptAuditEntry[] } | 'stale' | 'kept'> {
     const { pauseId, callId } = entry;
-    const outcome = await this.onPause(SCRIPTS.expireGate, pauseId, (callIds) => {
-      const index = callIds.indexOf(callId);
-      if (index < 0) return undefined;
-      return [now, index + 1, JSON.stringify(systemDecision(now)), this.retentionMs];
-    });
+    const outcome = await this.onPause(
+      SCRIPTS.expireGate,
+      pauseId,
+      (callIds) => {
+        const index = callIds.indexOf(callId);
+        if (index < 0) return undefined;
+        return [now, index + 1, JSON.stringify(systemDecision(now)), this.retentionMs];
+      },
+      callId,
+    );
     const { code, info, view } = outcome;
     if (code === 'NOT_FOUND') {
-      await this.indexes.dropOrphanExpiry(entry, now);
-      return undefined;
+      // An entry without a pause may belong to a pause being created right now.
+      return this.indexes.isOrphanExpiry(entry, now) ? 'stale' : 'kept';
     }
-    if (code === 'NOT_PENDING') {
-      await this.indexes.dropExpiry(entry);
-      return undefined;
-    }
+    if (code === 'NOT_PENDING') return 'stale';
     if (code === 'NOT_DUE') {
       await this.indexes.rescheduleExpiry(entry, Number(info[0]));
-      return undefined;
+      return 'kept';
     }
     if (code !== 'EXPIRED' || view === undefined) throw unexpected(SCRIPTS.expireGate, code);
     const pauseDecided = info[1] === '1';
-    const updates = this.indexes.afterDecision(view, now, [callId], pauseDecided);
-    await this.indexes.apply(view, outcome.audit, now, updates);
-    return { view, callId, state: gateStateSchema.parse(info[0]), pauseDecided };
+    const state = gateStateSchema.parse(info[0]);
+    return { gate: { view, callId, state, pauseDecided }, audit: outcome.audit };
   }
 
   private async finish(
@@ -513,14 +546,24 @@ export class RedisConfirmationStore implements ConfirmationStore {
    * Runs a per-pause script on the pause's keys. `args` gets the pause's call ids and returns
    * the script's ARGV, or undefined when the call names no gate of the pause (not found). Stale
    * cached call ids are reloaded once.
+   *
+   * `guess`: the call id the caller names (a click, an expiry entry). With no call ids cached,
+   * the script first runs as if the pause held that one gate, as most pauses do: right, it saves
+   * reading and parsing the pause record first (a round trip); wrong, the script answers
+   * KEYS_MISMATCH having written nothing, and the real call ids are read.
    */
   private async onPause(
     script: LuaScript,
     pauseId: string,
     args: (callIds: readonly string[]) => (string | number)[] | undefined,
+    guess?: string,
   ): Promise<PauseOutcome> {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const callIds = await this.callIdsOf(pauseId);
+      const guessed =
+        attempt === 0 && guess !== undefined && !this.callIdCache.has(pauseId)
+          ? [guess]
+          : undefined;
+      const callIds = guessed ?? (await this.callIdsOf(pauseId));
       const argv = callIds && args(callIds);
       if (callIds === undefined || argv === undefined) return NOT_FOUND;
       const outcome = await this.runScript(script, pauseId, callIds, argv);
@@ -528,7 +571,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
         this.callIdCache.delete(pauseId);
         return outcome;
       }
-      if (outcome.view !== undefined) return outcome;
+      if (outcome.view !== undefined) {
+        if (guessed) this.remember(pauseId, outcome.view.pause.callIds);
+        return outcome;
+      }
       this.callIdCache.delete(pauseId);
     }
     const key = this.keys.pause(pauseId);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../../../src/approvals/records.js';
+import { PER_PAUSE_AUDIT_MAX } from '../../../src/approvals/store/rules.js';
 import type { ConfirmationStore, VoteResult } from '../../../src/approvals/store.js';
 import {
   APPROVER,
@@ -160,6 +161,30 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         const claim = { pauseId: 'p-missing', owner: 'r1', now: T0, leaseMs: LEASE_MS };
         expect(await store.claimResume(claim)).toEqual({ kind: 'not_found' });
         expect(await store.markResumed(claim)).toEqual({ kind: 'not_found' });
+      });
+
+      it('a replica that never saw a pause finds its gates by the clicked call id: an unknown one is not_found, the second of two is voted', async () => {
+        const single = newPause();
+        const double = newPause({ gates: 2 });
+        await store.createPause(single);
+        await store.createPause(double);
+        const vote = { voter: APPROVER, choice: 'approve', now: T0 + 1 } as const;
+        const cold = await harness.replica();
+        expect(await cold.vote({ ...vote, pauseId: single.id, callId: 'other' })).toEqual({
+          kind: 'not_found',
+        });
+        const second = callIdsOf(double)[1] ?? '';
+        const fresh = await harness.replica();
+        expect(await fresh.vote({ ...vote, pauseId: double.id, callId: second })).toMatchObject({
+          kind: 'decided',
+          state: 'approved',
+          pauseDecided: false,
+        });
+        const gates = (await store.getPause(double.id))?.gates.map((gate) => gate.state);
+        expect(gates).toEqual(['pending', 'approved']);
+        expect(
+          await cold.vote({ ...vote, pauseId: single.id, callId: firstCallId(single) }),
+        ).toMatchObject({ kind: 'decided', state: 'approved', pauseDecided: true });
       });
     });
 
@@ -793,6 +818,27 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
     });
 
     describe('audit', () => {
+      it("a pause's trail keeps its newest PER_PAUSE_AUDIT_MAX entries in a vote storm", async () => {
+        const input = newPause({ policies: [policy({ quorum: PER_PAUSE_AUDIT_MAX + 10 })] });
+        await store.createPause(input);
+        const callId = firstCallId(input);
+        const voters = Array.from({ length: PER_PAUSE_AUDIT_MAX + 1 }, (_, i) => `U${i}`);
+        for (let i = 0; i < voters.length; i += 100) {
+          await Promise.all(
+            voters
+              .slice(i, i + 100)
+              .map((voter) =>
+                store.vote({ pauseId: input.id, callId, voter, choice: 'approve', now: T0 + 1 }),
+              ),
+          );
+        }
+        const trail = await store.readAudit({ pauseId: input.id, count: 2 * PER_PAUSE_AUDIT_MAX });
+        expect(trail).toHaveLength(PER_PAUSE_AUDIT_MAX);
+        // The created entry and the first vote's are gone; the last vote's is there.
+        expect(trail.filter((entry) => entry.event === 'created')).toEqual([]);
+        expect(trail.at(-1)?.actor).toBe(voters.at(-1));
+      });
+
       it('records who did what to which gate and when, without arguments, payloads or reasons', async () => {
         const secretArg = 'ACCOUNT-4242-SECRET';
         const input = newPause({ policies: [policy({ quorum: 2 })], args: { account: secretArg } });

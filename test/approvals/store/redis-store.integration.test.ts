@@ -163,8 +163,12 @@ describe(`${where}: what only a durable, shared store shows`, () => {
         now: T0 + 1,
       });
     }
+    // The trail is a field of the pause hash: a new pause has no audit list key.
+    expect(await redis.exists(keys.pauseAudit(input.id))).toBe(0);
     const pauseKeys = [
-      ...keys.scriptKeys(input.id, callIdsOf(input)),
+      ...keys
+        .scriptKeys(input.id, callIdsOf(input))
+        .filter((key) => key !== keys.pauseAudit(input.id)),
       ...callIdsOf(input).map(keys.call),
     ];
     for (const key of pauseKeys) expect(await redis.pttl(key)).toBe(-1);
@@ -256,6 +260,39 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     expect(await redis.zscore(keys.expiry, orphan)).not.toBeNull();
     expect(await store.expireDue(T0 + 62_000)).toEqual([]);
     expect(await redis.zscore(keys.expiry, orphan)).toBeNull();
+  });
+
+  it('one sweep batch of many pauses leaves no index entry of an expired gate and mirrors every expiry to the global audit', async () => {
+    const keys = storeKeys(keyPrefix);
+    const expiring = policy({ expiresInMs: 1_000 });
+    const rejecting = Array.from({ length: 20 }, () => newPause({ policies: [expiring] }));
+    const both = newPause({ gates: 2, policies: [expiring] });
+    const abandoning = newPause({
+      gates: 2,
+      policies: [policy({ expiresInMs: 1_000, onExpiry: 'cancel' })],
+    });
+    const inputs = [...rejecting, both, abandoning];
+    await Promise.all(inputs.map((input) => store.createPause(input)));
+    const swept = new RedisConfirmationStore({
+      redis: await connectTestRedis(),
+      keyPrefix,
+      ownsClient: true,
+    });
+    try {
+      const expired = await swept.expireDue(T0 + 1_000, 1_000);
+      expect(expired.length).toBeGreaterThanOrEqual(23);
+      expect(await redis.zcard(keys.expiry)).toBe(0);
+      expect(await redis.zcard(keys.pendingByChannel(CHANNEL))).toBe(0);
+      expect(await redis.zcard(keys.pendingByUser(APPROVER))).toBe(0);
+      expect(await store.dueResumes(T0 + 1_000, 100)).toHaveLength(21);
+      const mirrored = (await store.readAudit({ count: 1_000 })).filter(
+        (e) => e.event === 'expired',
+      );
+      expect(mirrored).toHaveLength(expired.length);
+      expect(await swept.expireDue(T0 + 1_000, 1_000)).toEqual([]);
+    } finally {
+      await swept.close();
+    }
   });
 
   it('lists a pending gate again after its channel entry was lost, once the pause is recorded again', async () => {

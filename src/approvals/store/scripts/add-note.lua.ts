@@ -1,7 +1,10 @@
+import { TRAIL_FIELD } from './fields.js';
+
 /**
  * add_note: records a fact about a pause that is not a transition (an outcome the agent
  * reported, a webhook delivery attempt) beside it, with an entry in its trail, atomically.
- * KEYS: [1] pause hash, [2] pause audit list, [3] pause notes hash
+ * KEYS: [1] pause hash (holds the trail), [2] pause audit list (the trail of a pause recorded
+ *   before the trail moved into the pause hash), [3] pause notes hash
  * ARGV: [1] note field, [2] note JSON, [3] audit entry JSON, [4] retention ms,
  *       [5] call id the note is about ('' for none)
  * Returns 1 (recorded) | 0 (no such pause) | -1 (the pause has no gate with that call id)
@@ -21,6 +24,14 @@ if ARGV[5] ~= '' then
 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[3], ARGV[4])
-redis.call('RPUSH', KEYS[2], ARGV[3])
+-- The trail as the transition scripts keep it (prelude.lua.ts): a list for a pause recorded
+-- before the trail moved into the pause hash, else the hash's trail field.
+if redis.call('TYPE', KEYS[2])['ok'] == 'list' then
+  redis.call('RPUSH', KEYS[2], ARGV[3])
+else
+  local trail = redis.call('HGET', KEYS[1], '${TRAIL_FIELD}')
+  if trail then trail = trail .. '\\n' .. ARGV[3] else trail = ARGV[3] end
+  redis.call('HSET', KEYS[1], '${TRAIL_FIELD}', trail)
+end
 return 1
 `;

@@ -27,7 +27,10 @@ export const ScriptCode = {
   NOT_FOUND: -1,
   /** A key or field does not hold what the scripts wrote; info = {key index (1-based), problem}. */
   CORRUPT: -2,
-  /** The caller's gate keys do not match the pause's gate count: its cached call ids are stale. */
+  /**
+   * The caller's gate keys are not the pause's gates (another count, or a key that does not
+   * exist): its cached call ids are stale, or were a guess.
+   */
   KEYS_MISMATCH: -3,
 } as const;
 

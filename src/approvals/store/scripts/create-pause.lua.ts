@@ -21,8 +21,10 @@ for i = 3, #KEYS do
   local a = 6 + (i - 3) * 4
   -- A gate left over without its pause (deleted by hand) must not lend its voters to this one.
   redis.call('DEL', KEYS[i])
-  redis.call('HSET', KEYS[i], 'callId', ARGV[a], 'record', ARGV[a + 1], 'policy', ARGV[a + 2],
-    'state', STATE.pending, 'version', 1, 'votes', '[]', 'approvals', 0)
+  -- The large JSON values go to the pause hash, so that the gate hash stays small (fields.ts).
+  redis.call('HSET', PAUSE, 'record:' .. (i - 2), ARGV[a + 1], 'policy:' .. (i - 2), ARGV[a + 2])
+  redis.call('HSET', KEYS[i], 'callId', ARGV[a], 'state', STATE.pending, 'version', 1,
+    'votes', '[]', 'approvals', 0)
   if ARGV[a + 3] ~= '' then redis.call('HSET', KEYS[i], 'expiresAt', ARGV[a + 3]) end
 end
 audit(EVENT.created, ARGV[4], '', ARGV[5])

@@ -8,11 +8,18 @@
  * `version`, `gateCount`, `pending` (gates still pending), `resumeState`, `attempts`,
  * `leaseOwner`, `leaseUntil`, `lastError`, `resumeAt`.
  *
- * Gate hash: `record` (JSON: the gate, pauseId, createdAt), `policy` (JSON), `callId`, `state`,
+ * Gate hash: `record` (JSON: the gate; kept in the pause hash, see GATE_FIELDS_ON_PAUSE),
+ * `policy` (JSON; likewise), `callId`, `state`,
  * `version`, `expiresAt`, `votes` (JSON array, appended to), `approvals` (distinct approving
  * voters), `lastPayload` (JSON of the latest approve vote's payload), `decision` (JSON: by, at,
  * reason), `decisionPayload` (JSON), and one `v:<voter>` field per voter.
  */
+
+/**
+ * The pause hash field holding its trail: one JSON entry per line. Pauses recorded before it
+ * keep theirs in the `audit` list key, where their later entries go too.
+ */
+export const TRAIL_FIELD = 'trail';
 
 /** What a script returns of a pause, in this order (HMGET). */
 export const PAUSE_FIELDS = [
@@ -38,6 +45,39 @@ export const GATE_FIELDS = [
   'decision',
   'decisionPayload',
 ] as const;
+
+/**
+ * The gate fields kept in the pause hash, as `<field>:<gate index>` (1-based, callIds order):
+ * the two large JSON values. Left in the gate hash they would make Redis keep it as a hash table
+ * (any value over `hash-max-listpack-value`, 64 bytes by default) instead of a listpack, which
+ * costs about 600 more bytes per pending gate; the pause hash is a hash table anyway. Gates
+ * recorded before this hold them in their own hash, where the scripts look first.
+ */
+export const GATE_FIELDS_ON_PAUSE = ['record', 'policy'] as const;
+
+/**
+ * `fill_gate_fields(values, i)`: completes an HMGET of GATE_FIELDS on gate i with the fields it
+ * does not hold (GATE_FIELDS_ON_PAUSE), read from the pause hash.
+ */
+export function luaFillGateFields(): string {
+  const positions = GATE_FIELDS_ON_PAUSE.map((field) => {
+    const at = GATE_FIELDS.indexOf(field);
+    if (at < 0) throw new Error(`${field} is not a gate field`);
+    return { field, at: at + 1 };
+  });
+  const reads = positions.map(({ field }) => `'${field}:' .. i`).join(', ');
+  const lines = positions.map(
+    ({ at }, n) => `  if not values[${at}] then values[${at}] = from_pause[${n + 1}] end`,
+  );
+  return [
+    'local function fill_gate_fields(values, i)',
+    `  if ${positions.map(({ at }) => `values[${at}]`).join(' and ')} then return values end`,
+    `  local from_pause = redis.call('HMGET', PAUSE, ${reads})`,
+    ...lines,
+    '  return values',
+    'end',
+  ].join('\n');
+}
 
 /** `local NAME = {'a', 'b'}` for the Lua side. */
 export function luaFieldList(name: string, fields: readonly string[]): string {

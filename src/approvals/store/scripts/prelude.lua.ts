@@ -1,5 +1,11 @@
 import { luaCodeTable } from './codes.js';
-import { GATE_FIELDS, luaFieldList, PAUSE_FIELDS } from './fields.js';
+import {
+  GATE_FIELDS,
+  luaFieldList,
+  luaFillGateFields,
+  PAUSE_FIELDS,
+  TRAIL_FIELD,
+} from './fields.js';
 import { luaRules } from './rules.lua.js';
 
 /**
@@ -13,18 +19,20 @@ export const PAUSE_PRELUDE = `
 ${luaCodeTable()}
 ${luaFieldList('PAUSE_FIELDS', PAUSE_FIELDS)}
 ${luaFieldList('GATE_FIELDS', GATE_FIELDS)}
+local TRAIL_FIELD = '${TRAIL_FIELD}'
 ${luaRules()}
 local NOW = ARGV[1]
 local NOW_MS = tonumber(NOW)
 local PAUSE, AUDIT = KEYS[1], KEYS[2]
 local audited = {}
+${luaFillGateFields()}
 
 local function reply(code, info)
   local pause, gates = {}, {}
   if redis.call('EXISTS', PAUSE) == 1 then
     pause = redis.call('HMGET', PAUSE, unpack(PAUSE_FIELDS))
     for i = 3, #KEYS do
-      gates[#gates + 1] = redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS))
+      gates[#gates + 1] = fill_gate_fields(redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS)), i - 2)
     end
   end
   return {code, info or {}, audited, pause, gates}
@@ -63,7 +71,8 @@ local function load()
   local gates = {}
   for i = 3, #KEYS do
     kind = type_of(KEYS[i])
-    if kind == 'none' then return nil, corrupt(i, 'is missing') end
+    -- No such gate: the caller built its keys from stale or guessed call ids.
+    if kind == 'none' then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}} end
     if kind ~= 'hash' then return nil, corrupt(i, 'holds a ' .. kind .. ', not a hash') end
     local g = redis.call('HMGET', KEYS[i], 'callId', 'state', 'version', 'expiresAt', 'policy')
     local gate = {key = KEYS[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
@@ -71,7 +80,8 @@ local function load()
     if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
     if not tonumber(g[3] or '') then return nil, corrupt(i, 'field version') end
     if g[4] and not gate.expires_at then return nil, corrupt(i, 'field expiresAt') end
-    local ok, policy = pcall(cjson.decode, g[5] or '')
+    local policy_json = g[5] or redis.call('HGET', PAUSE, 'policy:' .. (i - 2)) or ''
+    local ok, policy = pcall(cjson.decode, policy_json)
     if not ok or type(policy) ~= 'table' or type(policy.quorum) ~= 'number'
       or type(policy.onExpiry) ~= 'string' or not rawget(EXPIRY_OUTCOME, policy.onExpiry) then
       return nil, corrupt(i, 'field policy')
@@ -83,12 +93,31 @@ local function load()
 end
 
 -- The pause's own trail: one JSON object per entry, all strings (cjson encodes those safely).
+-- It is the pause hash's TRAIL_FIELD, entries one per line (JSON has no raw newline): a list key
+-- of its own cost more than the entries it held. A pause recorded before keeps its list.
+local trail_in_list = nil
 local function audit(event, actor, call_id, detail)
   local entry = {at = NOW, event = event, actor = actor}
   if call_id ~= '' then entry.callId = call_id end
   if detail ~= '' then entry.detail = detail end
-  if redis.call('RPUSH', AUDIT, cjson.encode(entry)) > PER_PAUSE_AUDIT_MAX then
-    redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
+  local json = cjson.encode(entry)
+  if trail_in_list == nil then trail_in_list = type_of(AUDIT) == 'list' end
+  if trail_in_list then
+    if redis.call('RPUSH', AUDIT, json) > PER_PAUSE_AUDIT_MAX then
+      redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
+    end
+  else
+    local trail = redis.call('HGET', PAUSE, TRAIL_FIELD)
+    if trail then
+      trail = trail .. '\\n' .. json
+      local _, lines = string.gsub(trail, '\\n', '')
+      if lines >= PER_PAUSE_AUDIT_MAX then
+        trail = string.sub(trail, string.find(trail, '\\n', 1, true) + 1)
+      end
+    else
+      trail = json
+    end
+    redis.call('HSET', PAUSE, TRAIL_FIELD, trail)
   end
   audited[#audited + 1] = {event, actor, call_id, detail}
 end

@@ -1,0 +1,161 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { storeKeys } from '../../../src/approvals/store/keys.js';
+import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
+import { indexMember } from '../../../src/approvals/store/redis-indexes.js';
+import { RedisConfirmationStore } from '../../../src/approvals/store/redis-store.js';
+import { recordedGates } from '../../../src/approvals/store/rules.js';
+import type { NewPause } from '../../../src/approvals/store.js';
+import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
+import { APPROVER, callIdsOf, newPause, policy, T0 } from './fixtures.js';
+
+/**
+ * Pending gates live for days, so an upgrade meets records written by the version before it.
+ * `writeFirstLayout` writes a pause exactly as the store wrote it up to commit 8d4018a: each
+ * gate's record (with its call id, pause id and createdAt) and policy in the gate's own hash.
+ */
+async function writeFirstLayout(redis: RedisClient, prefix: string, input: NewPause) {
+  const keys = storeKeys(prefix);
+  const { gates, now, card: location, ...fields } = input;
+  const { ts, ...card } = location;
+  const callIds = callIdsOf(input);
+  const pauseRecord = { ...fields, card, callIds, createdAt: now };
+  const pauseKey = keys.pause(input.id);
+  await redis.hset(pauseKey, {
+    record: JSON.stringify(pauseRecord),
+    version: 1,
+    gateCount: gates.length,
+    pending: gates.length,
+    resumeState: 'idle',
+    attempts: 0,
+    ...(ts === undefined ? {} : { cardTs: ts }),
+  });
+  for (const gate of recordedGates(gates)) {
+    const { policy: gatePolicy, ...gateFields } = gate;
+    const callId = gate.confirmationCallId;
+    const expiresAt =
+      gatePolicy.expiresInMs === undefined ? undefined : now + gatePolicy.expiresInMs;
+    await redis.hset(keys.gate(input.id, callId), {
+      callId,
+      record: JSON.stringify({ ...gateFields, pauseId: input.id, createdAt: now }),
+      policy: JSON.stringify(gatePolicy),
+      state: 'pending',
+      version: 1,
+      votes: '[]',
+      approvals: 0,
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+    });
+    if (expiresAt !== undefined) {
+      await redis.zadd(keys.expiry, expiresAt, indexMember(input.id, callId));
+    }
+  }
+  await redis.rpush(
+    keys.pauseAudit(input.id),
+    JSON.stringify({
+      at: String(now),
+      actor: input.requester,
+      event: 'created',
+      detail: 'gates=2',
+    }),
+  );
+  await redis.zadd(keys.resume, now + 300_000, input.id);
+}
+
+describe('Redis: pauses recorded by the previous version', () => {
+  let redis: RedisClient;
+  let prefix: string;
+  let store: RedisConfirmationStore;
+
+  beforeEach(async () => {
+    redis = await connectTestRedis();
+    prefix = randomPrefix();
+    store = new RedisConfirmationStore({ redis, keyPrefix: prefix });
+  });
+  afterEach(async () => {
+    await deleteWithPrefix(redis, prefix);
+    redis.disconnect();
+  });
+
+  it('reads a pending pause written in the first layout as the same view a new pause has', async () => {
+    const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 60_000 })] });
+    await writeFirstLayout(redis, prefix, input);
+    const old = await store.getPause(input.id);
+
+    const fresh = randomPrefix();
+    const current = new RedisConfirmationStore({ redis, keyPrefix: fresh });
+    try {
+      await current.createPause(input);
+      expect(old).toEqual(await current.getPause(input.id));
+    } finally {
+      await deleteWithPrefix(redis, fresh);
+    }
+  });
+
+  it('votes, decides, claims and resumes a pause written in the first layout', async () => {
+    const input = newPause({ gates: 2, policies: [policy({ quorum: 2 })] });
+    await writeFirstLayout(redis, prefix, input);
+    const [first = '', second = ''] = callIdsOf(input);
+    const vote = { pauseId: input.id, choice: 'approve', now: T0 + 1 } as const;
+    expect(await store.vote({ ...vote, callId: first, voter: APPROVER })).toMatchObject({
+      kind: 'counted',
+      approvals: 1,
+      quorum: 2,
+    });
+    expect(await store.vote({ ...vote, callId: first, voter: 'U2' })).toMatchObject({
+      kind: 'decided',
+      state: 'approved',
+      pauseDecided: false,
+    });
+    const rejected = await store.vote({ ...vote, callId: second, voter: 'U2', choice: 'reject' });
+    expect(rejected).toMatchObject({ kind: 'decided', state: 'rejected', pauseDecided: true });
+    expect(await store.dueResumes(T0 + 2)).toEqual([input.id]);
+    const claim = { pauseId: input.id, owner: 'r1', now: T0 + 2, leaseMs: 30_000 };
+    expect(await store.claimResume(claim)).toMatchObject({ kind: 'claimed', attempt: 1 });
+    const resumed = await store.markResumed(claim);
+    const delivery = { state: 'delivered', attempts: 1, at: T0 + 4 } as const;
+    expect(await store.recordDelivery({ pauseId: input.id, delivery, actor: 'r1' })).toBe(
+      'recorded',
+    );
+    expect(resumed.kind === 'ok' && resumed.view.gates.map((gate) => gate.votes.length)).toEqual([
+      2, 1,
+    ]);
+    const events = (await store.readAudit({ pauseId: input.id })).map((entry) => entry.event);
+    expect(events).toEqual([
+      'created',
+      'voted',
+      'voted',
+      'approved',
+      'voted',
+      'rejected',
+      'resume_claimed',
+      'resumed',
+      'delivery',
+    ]);
+    // Its trail stayed in its list: the entries written after the upgrade are there in order.
+    expect(await redis.llen(storeKeys(prefix).pauseAudit(input.id))).toBe(events.length);
+  });
+
+  it("keeps a new pause's trail in order when a previous-version replica appended to its list during a rolling upgrade", async () => {
+    const input = newPause({ policies: [policy({ quorum: 2 })] });
+    await store.createPause(input);
+    const callId = callIdsOf(input)[0] ?? '';
+    // What the previous version's vote script appends: an entry on the pause's list key.
+    const entry = { at: String(T0 + 1), event: 'voted', actor: 'U1', callId, detail: 'x=1' };
+    await redis.rpush(storeKeys(prefix).pauseAudit(input.id), JSON.stringify(entry));
+    await store.vote({ pauseId: input.id, callId, voter: 'U2', choice: 'approve', now: T0 + 2 });
+    const trail = await store.readAudit({ pauseId: input.id });
+    expect(trail.map((e) => [e.id, e.event, e.actor])).toEqual([
+      ['1', 'created', 'U0REQUESTER'],
+      ['2', 'voted', 'U1'],
+      ['3', 'voted', 'U2'],
+    ]);
+  });
+
+  it('expires a gate written in the first layout when the sweep finds it due', async () => {
+    const input = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
+    await writeFirstLayout(redis, prefix, input);
+    const expired = await store.expireDue(T0 + 1_000);
+    expect(expired.map((gate) => [gate.callId, gate.state])).toEqual([
+      [callIdsOf(input)[0], 'expired'],
+    ]);
+  });
+});
