@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { parseJsonText } from '../../json.js';
 import type { Log } from '../../log.js';
 import { gateStateSchema, type PauseNotes, type PauseView } from '../records.js';
 import {
@@ -97,6 +99,17 @@ export interface RedisStoreOptions {
   ownsClient?: boolean;
   /** Told when an index update after a recorded transition failed (the system recovers). */
   log?: Pick<Log, 'warn'>;
+}
+
+/** Pauses read per round trip when counting pending gates. */
+const COUNT_BATCH = 1_000;
+const recordAppSchema = z.object({ adk: z.object({ appName: z.string() }) });
+
+/** The app of a stored pause record; a record that does not parse is counted as `unknown`. */
+function appOfRecord(record: string): string {
+  const json = parseJsonText(record);
+  const parsed = json.ok ? recordAppSchema.safeParse(json.value) : undefined;
+  return parsed?.success ? parsed.data.adk.appName : 'unknown';
 }
 
 const DEFAULT_RECHECK_MS = 5 * 60 * 1000;
@@ -420,6 +433,37 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   listPendingByChannel(channelId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     return this.indexes.pendingInChannel(channelId, limit);
+  }
+
+  /**
+   * Every pause with a gate pending is in the resume set from its creation (see redis-indexes.ts),
+   * and its hash's `pending` field is kept by its own scripts: the set is scanned (ZSCAN: a
+   * pause present throughout is seen, maybe twice, hence the set of ids) and each pause's count
+   * read with its app, in batches. Single-key reads only, so it works on Redis Cluster too.
+   */
+  async countPendingByApp(): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    const seen = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, entries] = await redisCall('scan the resume set', () =>
+        this.redis.zscan(this.keys.resume, cursor, 'COUNT', COUNT_BATCH),
+      );
+      cursor = next;
+      // ZSCAN answers member, score, member, score, …
+      const ids = entries.filter((_, i) => i % 2 === 0 && !seen.has(entries[i] ?? ''));
+      for (const id of ids) seen.add(id);
+      const rows = await redisCall('read pending counts', () =>
+        Promise.all(ids.map((id) => this.redis.hmget(this.keys.pause(id), 'pending', 'record'))),
+      );
+      for (const [pending, record] of rows) {
+        const count = Number(pending);
+        if (!(count > 0) || record === null || record === undefined) continue;
+        const app = appOfRecord(record);
+        counts.set(app, (counts.get(app) ?? 0) + count);
+      }
+    } while (cursor !== '0');
+    return counts;
   }
 
   recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {
