@@ -146,6 +146,8 @@ const NOT_FOUND: PauseOutcome = {
 export class RedisConfirmationStore implements ConfirmationStore {
   private readonly redis: RedisClient;
   private readonly keys: StoreKeys;
+  /** The app of each live pause, as the last `countPendingByApp` found them. */
+  private appByPause = new Map<string, string>();
   private readonly indexes: RedisIndexes;
   private readonly retentionMs: number;
   private readonly ownsClient: boolean;
@@ -439,11 +441,13 @@ export class RedisConfirmationStore implements ConfirmationStore {
    * Every pause with a gate pending is in the resume set from its creation (see redis-indexes.ts),
    * and its hash's `pending` field is kept by its own scripts: the set is scanned (ZSCAN: a
    * pause present throughout is seen, maybe twice, hence the set of ids) and each pause's count
-   * read with its app, in batches. Single-key reads only, so it works on Redis Cluster too.
+   * read, in batches. Single-key reads only, so it works on Redis Cluster too. A pause's app never
+   * changes: it is read (from the record) once and kept for as long as the pause is live, so a
+   * later count reads one small field per pause.
    */
   async countPendingByApp(): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
-    const seen = new Set<string>();
+    const apps = new Map<string, string>();
     let cursor = '0';
     do {
       const [next, entries] = await redisCall('scan the resume set', () =>
@@ -451,18 +455,40 @@ export class RedisConfirmationStore implements ConfirmationStore {
       );
       cursor = next;
       // ZSCAN answers member, score, member, score, …
-      const ids = entries.filter((_, i) => i % 2 === 0 && !seen.has(entries[i] ?? ''));
-      for (const id of ids) seen.add(id);
+      const ids = entries.filter((id, i) => i % 2 === 0 && !apps.has(id));
       const rows = await redisCall('read pending counts', () =>
-        Promise.all(ids.map((id) => this.redis.hmget(this.keys.pause(id), 'pending', 'record'))),
+        Promise.all(
+          ids.map(async (id) => {
+            const known = this.appByPause.get(id);
+            if (known !== undefined) {
+              return {
+                id,
+                app: known,
+                pending: await this.redis.hget(this.keys.pause(id), 'pending'),
+              };
+            }
+            const [pending, record] = await this.redis.hmget(
+              this.keys.pause(id),
+              'pending',
+              'record',
+            );
+            return {
+              id,
+              app: typeof record === 'string' ? appOfRecord(record) : undefined,
+              pending,
+            };
+          }),
+        ),
       );
-      for (const [pending, record] of rows) {
+      for (const { id, app, pending } of rows) {
+        if (app === undefined) continue;
+        apps.set(id, app);
         const count = Number(pending);
-        if (!(count > 0) || record === null || record === undefined) continue;
-        const app = appOfRecord(record);
-        counts.set(app, (counts.get(app) ?? 0) + count);
+        if (count > 0) counts.set(app, (counts.get(app) ?? 0) + count);
       }
     } while (cursor !== '0');
+    // Only the pauses live now: finished ones leave the resume set, and this map with them.
+    this.appByPause = apps;
     return counts;
   }
 
