@@ -88,10 +88,11 @@ export class PrometheusMetrics implements Metrics {
   });
   private countPending: (() => Promise<Map<string, number>>) | undefined;
   private pendingCounted: { atMs: number; counts: Map<string, number> } | undefined;
+  private counting: Promise<void> | undefined;
   private readonly pendingApps = new Set<string>();
   private readonly pending = new Gauge({
     name: 'approvals_pending_gates',
-    help: 'Gates pending now, by app, counted in the store at scrape time (at most 5 s old); every replica reports the same count, so aggregate with max by (app).',
+    help: 'Gates pending now, by app, counted in the store (the latest count, started at most 5 s before the scrape unless a count takes longer); every replica reports the same count, so aggregate with max by (app).',
     labelNames: ['app'],
     registers: [this.registry],
     collect: () => this.collectPending(),
@@ -161,28 +162,45 @@ export class PrometheusMetrics implements Metrics {
     this.countPending = count;
   }
 
+  /**
+   * Counting reads every live pause (seconds at 100,000 pending gates on a loaded machine, see
+   * bench/pending-scale.bench.ts), longer than a scrape should take: only the first scrape waits
+   * for a count; later ones show the latest finished count and start the next one in the
+   * background once it is `PENDING_COUNT_REUSE_MS` old.
+   */
   private async collectPending(): Promise<void> {
-    if (this.countPending === undefined) return;
-    const now = Date.now();
-    if (
+    const count = this.countPending;
+    if (count === undefined) return;
+    const stale =
       this.pendingCounted === undefined ||
-      now - this.pendingCounted.atMs >= PENDING_COUNT_REUSE_MS
-    ) {
-      try {
-        this.pendingCounted = { atMs: now, counts: await this.countPending() };
-      } catch {
-        // No count is better than a stale one presented as exact; the store's outage shows on
-        // /readyz and in the logs of the calls that failed.
-        this.pendingCounted = undefined;
-        this.pending.reset();
-        this.pendingApps.clear();
-        return;
-      }
+      Date.now() - this.pendingCounted.atMs >= PENDING_COUNT_REUSE_MS;
+    if (stale && this.counting === undefined) {
+      const atMs = Date.now();
+      this.counting = count()
+        .then(
+          (counts) => {
+            this.pendingCounted = { atMs, counts };
+          },
+          () => {
+            // No count is better than a stale one presented as exact; the store's outage shows
+            // on /readyz and in the logs of the calls that failed.
+            this.pendingCounted = undefined;
+          },
+        )
+        .finally(() => {
+          this.counting = undefined;
+        });
     }
-    const { counts } = this.pendingCounted;
-    for (const app of counts.keys()) this.pendingApps.add(app);
+    if (this.pendingCounted === undefined) await this.counting;
+    const counted = this.pendingCounted;
+    if (counted === undefined) {
+      this.pending.reset();
+      this.pendingApps.clear();
+      return;
+    }
+    for (const app of counted.counts.keys()) this.pendingApps.add(app);
     // An app whose last gate was decided shows 0, not a vanished series.
-    for (const app of this.pendingApps) this.pending.set({ app }, counts.get(app) ?? 0);
+    for (const app of this.pendingApps) this.pending.set({ app }, counted.counts.get(app) ?? 0);
   }
 
   /** The text GET /metrics answers, and its content type. */
