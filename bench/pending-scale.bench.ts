@@ -124,8 +124,18 @@ describe('pending gates at scale', () => {
         const fillSeconds = (performance.now() - started) / 1_000;
         const bytesPerGate = ((await usedMemory()) - before) / (size - already);
         const latency = await clickLatencies();
+        // What a /metrics scrape costs the store: the pending-gates gauge counts every live pause.
+        // The first count reads each new pause's record for its app; the next reads its count only.
+        const countTimes: number[] = [];
+        let counted = new Map<string, number>();
+        for (let round = 0; round < 2; round += 1) {
+          const countStarted = performance.now();
+          counted = await store.countPendingByApp();
+          countTimes.push(performance.now() - countStarted);
+        }
+        const total = [...counted.values()].reduce((sum, n) => sum + n, 0);
         print(
-          `${size.toLocaleString('en')} pending (${(size - already).toLocaleString('en')} recorded in ${fillSeconds.toFixed(1)} s): click → ack p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms, max ${ms(latency.max)} ms over ${latency.count} clicks; ${Math.round(bytesPerGate)} B per gate (used_memory delta)`,
+          `${size.toLocaleString('en')} pending (${(size - already).toLocaleString('en')} recorded in ${fillSeconds.toFixed(1)} s): click → ack p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms, max ${ms(latency.max)} ms over ${latency.count} clicks; ${Math.round(bytesPerGate)} B per gate (used_memory delta); counting pending gates (${total.toLocaleString('en')}) took ${countTimes.map(ms).join(' ms, then ')} ms`,
         );
         return { latency, bytesPerGate };
       };
