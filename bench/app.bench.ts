@@ -532,10 +532,6 @@ function printSummary(): void {
     print(`resumes naming a call id the fake ADK server never issued: ${strangers}`);
 }
 
-/** Slack's posting limit the 500-card row is measured against: one message a second a channel. */
-const CARDS = 500;
-const CARD_CHANNEL_COUNT = 5;
-
 function budgetRows(): BudgetRow[] {
   const single = decisionRows.filter((row) => row.processes === 1);
   const appCpu = single.map((row) => row.cpu.apps / row.decisions);
@@ -568,13 +564,6 @@ function budgetRows(): BudgetRow[] {
       floor: `${range(bareP99, ms)} ms (bare ack p99)`,
       budget: '≤ 500 ms',
       met: clickToResume.length > 0 && Math.max(...clickToResume) <= 500,
-    },
-    {
-      figure: `${CARDS} cards over ${CARD_CHANNEL_COUNT} channels, 1 msg/s/channel enforced`,
-      measured: 'not measured: the sandbox does not enforce a per-channel rate yet',
-      floor: `${CARDS / CARD_CHANNEL_COUNT} s (the rate-limit bound)`,
-      budget: '0 lost, ≤ 1.05 × bound',
-      met: undefined,
     },
   ];
 }

@@ -77,6 +77,7 @@ export async function startApp(
   const apiKeys = await loadApiKeys(config, log);
   const { store, signals } = await openStore(config, log);
   await store.placeMarker(clock());
+  metrics.countPendingGatesWith(() => store.countPendingByApp());
 
   const adk = new AdkClient({
     baseUrl: targets.adkBaseUrl,

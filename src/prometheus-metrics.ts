@@ -1,9 +1,14 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { DecisionOutcome, Metrics, WebhookDeliveryOutcome } from './metrics.js';
 
 /** Seconds: a click's ack and Web API calls live in milliseconds, Slack's ack deadline is 3 s. */
 const FAST = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Seconds: people take minutes to days to decide. */
+/**
+ * How long a pending-gates count is reused: counting reads every live pause in the store, and
+ * several Prometheus servers (or a dashboard's refresh) may scrape each replica.
+ */
+const PENDING_COUNT_REUSE_MS = 5_000;
 const HUMAN = [10, 30, 60, 300, 900, 1_800, 3_600, 4 * 3_600, 12 * 3_600, 86_400, 7 * 86_400];
 
 /**
@@ -16,7 +21,7 @@ export class PrometheusMetrics implements Metrics {
 
   private readonly opened = new Counter({
     name: 'approvals_gates_opened_total',
-    help: 'Gates recorded by this replica (pending until closed). Pending = opened - closed, summed over replicas.',
+    help: 'Gates recorded by this replica (pending until closed); approvals_pending_gates is the exact count.',
     labelNames: ['app'],
     registers: [this.registry],
   });
@@ -81,6 +86,17 @@ export class PrometheusMetrics implements Metrics {
     labelNames: ['service', 'method', 'error'],
     registers: [this.registry],
   });
+  private countPending: (() => Promise<Map<string, number>>) | undefined;
+  private pendingCounted: { atMs: number; counts: Map<string, number> } | undefined;
+  private counting: Promise<void> | undefined;
+  private readonly pendingApps = new Set<string>();
+  private readonly pending = new Gauge({
+    name: 'approvals_pending_gates',
+    help: 'Gates pending now, by app, counted in the store (the latest count, started at most 5 s before the scrape unless a count takes longer); every replica reports the same count, so aggregate with max by (app).',
+    labelNames: ['app'],
+    registers: [this.registry],
+    collect: () => this.collectPending(),
+  });
   private readonly rateLimits = new Counter({
     name: 'approvals_slack_rate_limited_total',
     help: 'Slack 429 answers, by Web API method.',
@@ -139,6 +155,52 @@ export class PrometheusMetrics implements Metrics {
   rateLimited(method: string, seconds: number): void {
     this.rateLimits.inc({ method });
     this.rateLimitWait.inc({ method }, seconds);
+  }
+
+  /** Where `approvals_pending_gates` is counted: the store, shared by every replica. */
+  countPendingGatesWith(count: () => Promise<Map<string, number>>): void {
+    this.countPending = count;
+  }
+
+  /**
+   * Counting reads every live pause (seconds at 100,000 pending gates on a loaded machine, see
+   * bench/pending-scale.bench.ts), longer than a scrape should take: only the first scrape waits
+   * for a count; later ones show the latest finished count and start the next one in the
+   * background once it is `PENDING_COUNT_REUSE_MS` old.
+   */
+  private async collectPending(): Promise<void> {
+    const count = this.countPending;
+    if (count === undefined) return;
+    const stale =
+      this.pendingCounted === undefined ||
+      Date.now() - this.pendingCounted.atMs >= PENDING_COUNT_REUSE_MS;
+    if (stale && this.counting === undefined) {
+      const atMs = Date.now();
+      this.counting = count()
+        .then(
+          (counts) => {
+            this.pendingCounted = { atMs, counts };
+          },
+          () => {
+            // No count is better than a stale one presented as exact; the store's outage shows
+            // on /readyz and in the logs of the calls that failed.
+            this.pendingCounted = undefined;
+          },
+        )
+        .finally(() => {
+          this.counting = undefined;
+        });
+    }
+    if (this.pendingCounted === undefined) await this.counting;
+    const counted = this.pendingCounted;
+    if (counted === undefined) {
+      this.pending.reset();
+      this.pendingApps.clear();
+      return;
+    }
+    for (const app of counted.counts.keys()) this.pendingApps.add(app);
+    // An app whose last gate was decided shows 0, not a vanished series.
+    for (const app of this.pendingApps) this.pending.set({ app }, counted.counts.get(app) ?? 0);
   }
 
   /** The text GET /metrics answers, and its content type. */

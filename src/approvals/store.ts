@@ -56,6 +56,11 @@ export interface ConfirmationStore {
   markResumeFailed(input: ResumeFailedInput): Promise<FinishResult>;
 
   listPendingByChannel(channelId: string, limit?: number): Promise<GateRef[]>;
+  /**
+   * Gates still pending, by ADK app name: each pause's own count, which its transitions keep
+   * exact; reads every live pause (O(pauses)), so callers cache it (the metrics gauge does).
+   */
+  countPendingByApp(): Promise<Map<string, number>>;
   listPendingByApprover(userId: string, limit?: number): Promise<GateRef[]>;
   /** Records what the agent reported after a decision; the pause's trail gets an entry. */
   recordOutcome(input: OutcomeInput): Promise<OutcomeResult>;

@@ -31,3 +31,34 @@ export class RateLimitWindows {
 function keyOf(method: string, channel: string): string {
   return `${method} ${channel}`;
 }
+
+/**
+ * Calls of one method on one channel, one at a time in arrival order once Slack has refused one
+ * of them. Without it, a hundred card posts refused together all wake when the window ends: one
+ * is let through, the rest are refused again and give up. In a lane each waits its turn, then
+ * the window, and the channel posts at Slack's rate. Other channels and methods are not held.
+ */
+export class RateLimitLanes {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  /** Whether calls of `method` on `channel` are queued or running in a lane. */
+  busy(method: string, channel: string): boolean {
+    return this.tails.has(keyOf(method, channel));
+  }
+
+  /** Runs `task` after every task queued before it for this method and channel. */
+  run<T>(method: string, channel: string, task: () => Promise<T>): Promise<T> {
+    const key = keyOf(method, channel);
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(task);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}

@@ -4,7 +4,7 @@ import { errorMessage } from '../error-message.js';
 import { type Metrics, noMetrics, secondsSince } from '../metrics.js';
 import type { SlackMessage } from './block-kit.js';
 import { SlackCallError, type SlackPort } from './port.js';
-import { RateLimitWindows } from './rate-limit-windows.js';
+import { RateLimitLanes, RateLimitWindows } from './rate-limit-windows.js';
 
 const postedSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
 const permalinkSchema = z.object({ permalink: z.url({ protocol: /^https?$/ }) });
@@ -18,14 +18,20 @@ const rateLimitedSchema = z.object({
 });
 
 /**
- * Longest a message post waits out a channel's rate limit before it fails. Posts carry the
- * agent's answers, so they wait (in the background); updates never wait: the card refresher
- * renders the latest state once the window ends, and a wait would only hold a slot.
+ * Longest window of a channel's rate limit a message post waits out before it fails (its turn
+ * behind other posts to the channel is not counted: each of those is a card or answer too). Posts
+ * carry cards and the agent's answers, so they wait (in the background); updates never wait: the
+ * card refresher renders the latest state once the window ends, and a wait would only hold a slot.
  */
 const POST_MAX_WAIT_MS = 30_000;
 const EPHEMERAL_MAX_WAIT_MS = 5_000;
 /** A permalink only decorates a message: it is worth a short wait, never a long one. */
 const PERMALINK_MAX_WAIT_MS = 2_000;
+/**
+ * Refusals a call takes in its lane before it fails. Each is a window Slack named, at most the
+ * call's own limit; more in a row than this means another client is spending the channel's rate.
+ */
+const MAX_ATTEMPTS_IN_TURN = 5;
 
 export interface WebApiSlackPortOptions {
   /** Bolt's client (or any `WebClient`) set to reject rate-limited calls and to time out. */
@@ -50,6 +56,7 @@ export class WebApiSlackPort implements SlackPort {
   private readonly modalClient: WebClient;
   private readonly metrics: Metrics;
   private readonly windows: RateLimitWindows;
+  private readonly lanes = new RateLimitLanes();
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(options: WebApiSlackPortOptions) {
@@ -121,9 +128,10 @@ export class WebApiSlackPort implements SlackPort {
   }
 
   /**
-   * Waits out a rate-limit window of this method and channel when it ends within `maxWaitMs`,
-   * else fails at once with `ratelimited`; a 429 opens the window and is waited out (once) the
-   * same way.
+   * One call, kept within Slack's rate limit of this method and channel. A call fails at once with
+   * `ratelimited` when the window it would wait for ends later than `maxWaitMs` from now (always,
+   * with 0). Otherwise, once a call was refused (429), it and the calls after it take turns in the
+   * channel's lane (`RateLimitLanes`), each waiting out the window Slack named before it goes.
    */
   private async call<T>(
     method: string,
@@ -131,38 +139,83 @@ export class WebApiSlackPort implements SlackPort {
     maxWaitMs: number,
     request: () => Promise<T>,
   ): Promise<T> {
-    for (let attempt = 0; ; attempt += 1) {
+    const remaining = this.windows.remainingMs(method, channel);
+    if (remaining > maxWaitMs) {
+      throw new SlackCallError(method, 'ratelimited', { retryAfterMs: remaining });
+    }
+    if (remaining === 0 && (maxWaitMs === 0 || !this.lanes.busy(method, channel))) {
+      const first = await this.attempt(method, channel, request);
+      if (first.kind === 'answered') return first.response;
+      if (first.retryAfterMs > maxWaitMs) {
+        throw new SlackCallError(method, 'ratelimited', {
+          cause: first.error,
+          retryAfterMs: first.retryAfterMs,
+        });
+      }
+    }
+    return this.lanes.run(method, channel, () => this.inTurn(method, channel, maxWaitMs, request));
+  }
+
+  /** A call's turn in its lane: wait the window, call, and again while Slack still refuses. */
+  private async inTurn<T>(
+    method: string,
+    channel: string,
+    maxWaitMs: number,
+    request: () => Promise<T>,
+  ): Promise<T> {
+    let refused: unknown;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS_IN_TURN; attempt += 1) {
       const remaining = this.windows.remainingMs(method, channel);
+      if (remaining > maxWaitMs) {
+        throw new SlackCallError(method, 'ratelimited', {
+          cause: refused,
+          retryAfterMs: remaining,
+        });
+      }
       if (remaining > 0) {
-        if (remaining > maxWaitMs) {
-          throw new SlackCallError(method, 'ratelimited', { retryAfterMs: remaining });
-        }
         this.metrics.rateLimited(method, remaining / 1_000);
         await this.sleep(remaining);
       }
-      const started = performance.now();
-      try {
-        const response = await request();
-        this.metrics.externalCall('slack', method, secondsSince(started), undefined);
-        return response;
-      } catch (error) {
-        const limited = rateLimitedSchema.safeParse(error);
-        if (limited.success) {
-          this.metrics.externalCall('slack', method, secondsSince(started), 'ratelimited');
-          const retryAfterMs = limited.data.retryAfter * 1_000;
-          this.windows.note(method, channel, retryAfterMs);
-          if (attempt === 0) continue;
-          throw new SlackCallError(method, 'ratelimited', { cause: error, retryAfterMs });
-        }
-        const platform = platformErrorSchema.safeParse(error);
-        // Slack's codes are a fixed vocabulary; anything else (network, timeout) is one code, so
-        // that an error text never becomes a metric label.
-        const code = platform.success ? platform.data.data.error : 'request_failed';
-        this.metrics.externalCall('slack', method, secondsSince(started), code);
-        throw new SlackCallError(method, platform.success ? code : errorMessage(error), {
-          cause: error,
-        });
+      const outcome = await this.attempt(method, channel, request);
+      if (outcome.kind === 'answered') return outcome.response;
+      refused = outcome.error;
+    }
+    throw new SlackCallError(method, 'ratelimited', {
+      cause: refused,
+      retryAfterMs: this.windows.remainingMs(method, channel),
+    });
+  }
+
+  /** One request: its answer, or Slack's 429 (whose window is noted); other errors throw. */
+  private async attempt<T>(
+    method: string,
+    channel: string,
+    request: () => Promise<T>,
+  ): Promise<
+    | { kind: 'answered'; response: T }
+    | { kind: 'ratelimited'; retryAfterMs: number; error: unknown }
+  > {
+    const started = performance.now();
+    try {
+      const response = await request();
+      this.metrics.externalCall('slack', method, secondsSince(started), undefined);
+      return { kind: 'answered', response };
+    } catch (error) {
+      const limited = rateLimitedSchema.safeParse(error);
+      if (limited.success) {
+        this.metrics.externalCall('slack', method, secondsSince(started), 'ratelimited');
+        const retryAfterMs = limited.data.retryAfter * 1_000;
+        this.windows.note(method, channel, retryAfterMs);
+        return { kind: 'ratelimited', retryAfterMs, error };
       }
+      const platform = platformErrorSchema.safeParse(error);
+      // Slack's codes are a fixed vocabulary; anything else (network, timeout) is one code, so
+      // that an error text never becomes a metric label.
+      const code = platform.success ? platform.data.data.error : 'request_failed';
+      this.metrics.externalCall('slack', method, secondsSince(started), code);
+      throw new SlackCallError(method, platform.success ? code : errorMessage(error), {
+        cause: error,
+      });
     }
   }
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPROVER, callIdsOf, newPause, policy } from '../approvals/store/fixtures.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 
 const { alice, bob } = PEOPLE;
@@ -62,4 +63,33 @@ describe('GET /metrics', () => {
     expect(after.samples.get('approvals_webhook_deliveries_total{outcome="delivered"}')).toBe(0);
     expect(after.samples.get('approvals_resume_failures_total')).toBeUndefined();
   });
+
+  it("approvals_pending_gates is the store's count, whichever replica recorded or decided the gates", async () => {
+    // Recorded and decided through a store of their own, as another replica would: this app
+    // neither opened nor closed them, and its gauge still counts them.
+    const now = Date.now();
+    const pending = () => policy({ expiresInMs: 3_600_000 });
+    const two = newPause({ gates: 2, now, policies: [pending()] });
+    const one = newPause({ now, policies: [pending()] });
+    for (const pause of [two, one]) await harness.store.createPause(pause);
+    const gauge = async () =>
+      (await scrape()).samples.get('approvals_pending_gates{app="hitl_agent"}');
+    // A count is reused for up to 5 s: the gauge follows within that.
+    const poll = { timeout: 15_000, interval: 250 };
+    await expect.poll(gauge, poll).toBe(3);
+
+    for (const pause of [two, one]) {
+      const [callId] = callIdsOf(pause);
+      if (callId === undefined) throw new Error('no gate');
+      const voted = await harness.store.vote({
+        pauseId: pause.id,
+        callId,
+        voter: APPROVER,
+        choice: 'approve',
+        now: Date.now(),
+      });
+      expect(voted.kind).toBe('decided');
+    }
+    await expect.poll(gauge, poll).toBe(1);
+  }, 40_000);
 });

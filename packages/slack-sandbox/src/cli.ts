@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 
 import { parseArgs } from 'node:util';
+import { SLACK_CHANNEL_RATES } from './channel-rates.js';
 import { stderrLog } from './log.js';
 import { startSandbox } from './server.js';
 
@@ -10,7 +11,10 @@ import { startSandbox } from './server.js';
  * stable value lets an app's .env survive restarts.
  */
 const usage = `Usage: slack-sandbox [--port 3001] [--host 127.0.0.1] [--app-url http://127.0.0.1:3000/slack/events]
-                     [--bot-token xoxb-…] [--signing-secret …]`;
+                     [--bot-token xoxb-…] [--signing-secret …] [--slack-rate-limits]
+
+  --slack-rate-limits  answer 429 + Retry-After past Slack's one message a second per channel
+                       (chat.postMessage and chat.update, burst 3); off by default`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -20,6 +24,7 @@ async function main(): Promise<void> {
       'app-url': { type: 'string', default: 'http://127.0.0.1:3000/slack/events' },
       'bot-token': { type: 'string', default: 'xoxb-sandbox-0000000000-local' },
       'signing-secret': { type: 'string', default: 'sandbox-signing-secret' },
+      'slack-rate-limits': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -36,6 +41,7 @@ async function main(): Promise<void> {
     botToken: values['bot-token'],
     signingSecret: values['signing-secret'],
     appEventsUrl: values['app-url'],
+    ...(values['slack-rate-limits'] ? { channelRates: SLACK_CHANNEL_RATES } : {}),
     log: stderrLog('sandbox'),
   });
   const env = sandbox.env();

@@ -3,6 +3,7 @@
  * An app talks to it exactly as to Slack (`SLACK_API_URL=<sandbox>/api/`).
  */
 export type { ApiCall } from './api-calls.js';
+export { type ChannelRate, SLACK_CHANNEL_RATES } from './channel-rates.js';
 export type { SandboxEphemeral, SandboxMessage } from './conversations.js';
 export type {
   ClickInput,

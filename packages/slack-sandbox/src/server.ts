@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiCall } from './api-calls.js';
+import type { ChannelRate } from './channel-rates.js';
 import type { SandboxEphemeral, SandboxMessage } from './conversations.js';
 import { sendJson, sendText } from './http/bodies.js';
 import { LiveUpdates } from './http/live-updates.js';
@@ -40,6 +41,12 @@ export interface SandboxOptions {
    * manifest.yml: mentions reach the app as typed (`@bob`), not as `<@U…|bob>`.
    */
   escapeCommandText?: boolean;
+  /**
+   * Per-channel rate limits by method, e.g. `SLACK_CHANNEL_RATES` (Slack's one message a second
+   * per channel, with a small burst): a call over its channel's rate answers HTTP 429 with
+   * `Retry-After`. Default: none, so that tests posting many messages never wait.
+   */
+  channelRates?: Readonly<Record<string, ChannelRate>>;
   log?: Log;
 }
 
@@ -109,7 +116,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     throw new TypeError('startSandbox: botToken and signingSecret must not be empty');
   }
   const log = options.log ?? silentLog;
-  const state = new SandboxState({ triggerTtlMs: options.triggerTtlMs ?? 3000 });
+  const state = new SandboxState({
+    triggerTtlMs: options.triggerTtlMs ?? 3000,
+    ...(options.channelRates === undefined ? {} : { channelRates: options.channelRates }),
+  });
   let appEventsUrl = options.appEventsUrl;
   let baseUrl = '';
   const driver = new InteractionDriver({

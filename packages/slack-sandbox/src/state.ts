@@ -1,4 +1,5 @@
 import { type ApiCall, RateLimits } from './api-calls.js';
+import { type ChannelRate, ChannelRateLimits } from './channel-rates.js';
 import { Conversations } from './conversations.js';
 import { Modals } from './modals.js';
 import { ResponseUrls } from './response-urls.js';
@@ -27,6 +28,8 @@ export class SandboxState {
   readonly triggers: Triggers;
   readonly responseUrls: ResponseUrls;
   readonly rateLimits = new RateLimits();
+  /** Per-channel posting limits; none unless the sandbox was started with `channelRates`. */
+  readonly channelRates: ChannelRateLimits;
   calls: ApiCall[] = [];
   notices: Notice[] = [];
   private version = 0;
@@ -34,9 +37,10 @@ export class SandboxState {
   private readonly listeners = new Set<() => void>();
 
   constructor(
-    options: { triggerTtlMs: number },
+    options: { triggerTtlMs: number; channelRates?: Readonly<Record<string, ChannelRate>> },
     readonly nowMs: () => number = Date.now,
   ) {
+    this.channelRates = new ChannelRateLimits(options.channelRates ?? {}, nowMs);
     this.timestamps = new TimestampSource(nowMs);
     this.conversations = new Conversations(this.timestamps);
     this.modals = new Modals(nowMs);
@@ -76,6 +80,7 @@ export class SandboxState {
     this.conversations.clear();
     this.modals.clear();
     this.rateLimits.clear();
+    this.channelRates.clear();
     this.calls = [];
     this.notices = [];
   }

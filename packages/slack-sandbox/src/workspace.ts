@@ -102,6 +102,20 @@ export const CHANNELS = {
     isPrivate: false,
     members: [PEOPLE.alice.id, PEOPLE.bob.id, PEOPLE.carol.id],
   },
+  incidents: {
+    id: 'C0INCIDENTS',
+    name: 'incidents',
+    topic: 'Outages in progress',
+    isPrivate: false,
+    members: [PEOPLE.alice.id, PEOPLE.bob.id, PEOPLE.carol.id, PEOPLE.dave.id],
+  },
+  releases: {
+    id: 'C0RELEASES1',
+    name: 'releases',
+    topic: 'Deploys and rollbacks',
+    isPrivate: false,
+    members: [PEOPLE.alice.id, PEOPLE.bob.id, PEOPLE.carol.id, PEOPLE.dave.id],
+  },
 } as const satisfies Record<string, Channel>;
 
 export interface UserGroup {

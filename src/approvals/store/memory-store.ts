@@ -273,6 +273,17 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return this.listPending(this.pendingByUser, userId, limit);
   }
 
+  async countPendingByApp(): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const { pause, gates } of this.pauses.values()) {
+      const pending = gates.filter((gate) => gate.record.state === 'pending').length;
+      if (pending === 0) continue;
+      const app = pause.adk.appName;
+      counts.set(app, (counts.get(app) ?? 0) + pending);
+    }
+    return counts;
+  }
+
   async listPendingByChannel(channelId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     return this.listPending(this.pendingByChannel, channelId, limit);
   }

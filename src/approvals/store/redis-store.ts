@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { parseJsonText } from '../../json.js';
 import type { Log } from '../../log.js';
 import { gateStateSchema, type PauseNotes, type PauseView } from '../records.js';
 import {
@@ -103,6 +105,17 @@ export interface RedisStoreOptions {
   log?: Pick<Log, 'warn'>;
 }
 
+/** Pauses read per round trip when counting pending gates. */
+const COUNT_BATCH = 1_000;
+const recordAppSchema = z.object({ adk: z.object({ appName: z.string() }) });
+
+/** The app of a stored pause record; a record that does not parse is counted as `unknown`. */
+function appOfRecord(record: string): string {
+  const json = parseJsonText(record);
+  const parsed = json.ok ? recordAppSchema.safeParse(json.value) : undefined;
+  return parsed?.success ? parsed.data.adk.appName : 'unknown';
+}
+
 const DEFAULT_RECHECK_MS = 5 * 60 * 1000;
 /** Call ids of a pause never change: a replica keeps the latest ones to build script keys. */
 const CALL_ID_CACHE_SIZE = 10_000;
@@ -137,6 +150,8 @@ const NOT_FOUND: PauseOutcome = {
 export class RedisConfirmationStore implements ConfirmationStore {
   private readonly redis: RedisClient;
   private readonly keys: StoreKeys;
+  /** The app of each live pause, as the last `countPendingByApp` found them. */
+  private appByPause = new Map<string, string>();
   private readonly indexes: RedisIndexes;
   private readonly retentionMs: number;
   private readonly ownsClient: boolean;
@@ -443,6 +458,61 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   listPendingByChannel(channelId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     return this.indexes.pendingInChannel(channelId, limit);
+  }
+
+  /**
+   * Every pause with a gate pending is in the resume set from its creation (see redis-indexes.ts),
+   * and its hash's `pending` field is kept by its own scripts: the set is scanned (ZSCAN: a
+   * pause present throughout is seen, maybe twice, hence the set of ids) and each pause's count
+   * read, in batches. Single-key reads only, so it works on Redis Cluster too. A pause's app never
+   * changes: it is read (from the record) once and kept for as long as the pause is live, so a
+   * later count reads one small field per pause.
+   */
+  async countPendingByApp(): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    const apps = new Map<string, string>();
+    let cursor = '0';
+    do {
+      const [next, entries] = await redisCall('scan the resume set', () =>
+        this.redis.zscan(this.keys.resume, cursor, 'COUNT', COUNT_BATCH),
+      );
+      cursor = next;
+      // ZSCAN answers member, score, member, score, …
+      const ids = entries.filter((id, i) => i % 2 === 0 && !apps.has(id));
+      const rows = await redisCall('read pending counts', () =>
+        Promise.all(
+          ids.map(async (id) => {
+            const known = this.appByPause.get(id);
+            if (known !== undefined) {
+              return {
+                id,
+                app: known,
+                pending: await this.redis.hget(this.keys.pause(id), 'pending'),
+              };
+            }
+            const [pending, record] = await this.redis.hmget(
+              this.keys.pause(id),
+              'pending',
+              'record',
+            );
+            return {
+              id,
+              app: typeof record === 'string' ? appOfRecord(record) : undefined,
+              pending,
+            };
+          }),
+        ),
+      );
+      for (const { id, app, pending } of rows) {
+        if (app === undefined) continue;
+        apps.set(id, app);
+        const count = Number(pending);
+        if (count > 0) counts.set(app, (counts.get(app) ?? 0) + count);
+      }
+    } while (cursor !== '0');
+    // Only the pauses live now: finished ones leave the resume set, and this map with them.
+    this.appByPause = apps;
+    return counts;
   }
 
   recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {

@@ -815,6 +815,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(await store.listPendingByApprover(APPROVER)).toEqual([]);
         expect(await store.listPendingByChannel('C0NOBODY')).toEqual([]);
       });
+
+      it('counts pending gates by app, exactly, as gates are decided and pauses cancelled', async () => {
+        expect(await store.countPendingByApp()).toEqual(new Map());
+        const a = newPause({ gates: 2 });
+        const b = newPause();
+        await store.createPause(a);
+        await store.createPause(b);
+        expect(await store.countPendingByApp()).toEqual(new Map([['hitl_agent', 3]]));
+        await store.vote({
+          pauseId: a.id,
+          callId: firstCallId(a),
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 1,
+        });
+        expect(await store.countPendingByApp()).toEqual(new Map([['hitl_agent', 2]]));
+        await store.cancel({ pauseId: a.id, by: 'U9', now: T0 + 2 });
+        expect(await store.countPendingByApp()).toEqual(new Map([['hitl_agent', 1]]));
+      });
     });
 
     describe('audit', () => {

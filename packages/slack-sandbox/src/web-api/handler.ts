@@ -84,7 +84,8 @@ export async function handleWebApi(
     if (token === undefined) return answer(200, failure('not_authed'));
     if (!sameSecret(token, options.botToken)) return answer(200, failure('invalid_auth'));
   }
-  const retryAfterSec = state.rateLimits.take(method);
+  const retryAfterSec =
+    state.rateLimits.take(method) ?? state.channelRates.take(method, stringArg(args, 'channel'));
   if (retryAfterSec !== undefined) {
     return answer(429, failure('ratelimited'), { 'retry-after': String(retryAfterSec) });
   }
