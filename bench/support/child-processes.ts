@@ -24,7 +24,7 @@ let exitHookInstalled = false;
  * The workspace packages the child processes import, in build order. Node runs their `dist/`
  * (the `source` condition is for vitest and tsc only), so they are compiled first.
  */
-const PACKAGES = ['packages/block-kit', 'packages/slack-sandbox'];
+const PACKAGES = ['packages/block-kit', 'packages/adk-approvals', 'packages/slack-sandbox'];
 
 /**
  * Compiles the packages the child processes need, then the processes and what they import,
