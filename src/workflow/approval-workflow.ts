@@ -50,7 +50,7 @@ export interface ExternalDeps {
   webhook?: Omit<WebhookDeliveryOptions, 'owner'>;
 }
 
-type Tell = (message: SlackMessage) => Promise<void>;
+export type Tell = (message: SlackMessage) => Promise<void>;
 
 export interface WorkflowDeps {
   store: ConfirmationStore;
