@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeKeys } from '../../src/approvals/store/keys.js';
 import type { RunIntent } from '../../src/approvals/store.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
@@ -34,6 +35,21 @@ async function diedDuring(intent: Omit<RunIntent, 'requester' | 'channelId' | 'a
     leaseMs: 1_000,
   });
 }
+
+describe('an /agent run whose replica lives', () => {
+  it('leaves no intent behind once its card is posted, so nobody is told it died', async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'payments transfer 70');
+    await harness.card(OPS, root.ts);
+    // Read without claiming: a claim would hold the intent and hide that it was never finished.
+    const runs = storeKeys(harness.keyPrefix).runs;
+    await expect.poll(() => harness.redis.zcard(runs)).toBe(0);
+    const anHourOn = { now: Date.now() + 3_600_000, owner: 'another-replica', leaseMs: 1_000 };
+    expect(await harness.store.claimDeadRuns(anHourOn)).toEqual([]);
+    expect(harness.sandbox.replies(OPS, root.ts).some((m) => m.text.includes('restarted'))).toBe(
+      false,
+    );
+  });
+});
 
 describe('an /agent run whose replica died', () => {
   it('before its thread existed: the requester is told privately what was asked, and that nothing ran', async () => {
