@@ -134,6 +134,7 @@ export async function startApp(
       // Short, and renewed while the resume streams: a dead replica's resume is taken over
       // within one lease and one sweep.
       leaseMs: RESUME_LEASE_MS,
+      runLeaseMs: config.runLeaseMs,
       resumable: config.adk.resumable,
       retryDelaysMs: [1_000, 4_000],
     },
@@ -156,6 +157,12 @@ export async function startApp(
       leaseMs: CARDLESS_GRACE_MS,
       onCardless: (pauseIds) =>
         withCorrelation(newCorrelationId(), () => workflow.onCardless(pauseIds)),
+    },
+    deadRuns: {
+      owner,
+      leaseMs: config.runLeaseMs,
+      onDeadRuns: (intents) =>
+        withCorrelation(newCorrelationId(), () => workflow.onDeadRuns(intents)),
     },
     log: log.child('sweeper'),
   });

@@ -183,6 +183,7 @@ const environmentSchema = z
     API_KEYS_FILE: optionalString,
     ADK_TARGETS: optionalString.pipe(adkTargets.optional()),
     SWEEP_INTERVAL_MS: wholeNumber('milliseconds', 1_000, { min: 50, max: 3_600_000 }),
+    RUN_LEASE_MS: wholeNumber('milliseconds', 10_000, { min: 300, max: 600_000 }),
     LOG_LEVEL: optionalString.pipe(
       z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
@@ -262,6 +263,8 @@ export interface Config {
   /** ADK servers API pauses may resume on, by name, beside `default` (ADK_BASE_URL). */
   adkTargets: Record<string, string>;
   sweepIntervalMs: number;
+  /** The lease of an `/agent` run's intent: a run whose replica died is told after it lapses. */
+  runLeaseMs: number;
   logLevel: LogLevel;
   /** `text` lines for people, or `json` lines for a log collector. */
   logFormat: LogFormat;
@@ -334,6 +337,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     apiKeysFile: e.API_KEYS_FILE,
     adkTargets: e.ADK_TARGETS ?? {},
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+    runLeaseMs: e.RUN_LEASE_MS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
   };

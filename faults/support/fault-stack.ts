@@ -12,6 +12,9 @@ import {
   randomPrefix,
 } from '../../test/support/redis.js';
 
+/** The run-intent lease the replicas run with: short, so that trials need not wait long. */
+export const RUN_LEASE_MS = 1_500;
+
 export interface FaultStack {
   sandbox: Sandbox;
   /** The app's records, read as another replica would. */
@@ -50,6 +53,8 @@ export async function startFaultStack(
     POLICY_FILE: policyFile,
     PORT: '0',
     SWEEP_INTERVAL_MS: String(sweepIntervalMs),
+    // A run whose replica is killed is told of within this and a sweep (default 10 s).
+    RUN_LEASE_MS: String(RUN_LEASE_MS),
     LOG_LEVEL: 'warn',
   };
   return {

@@ -6,6 +6,7 @@ import { parseInputSubmission } from '../slack/input-modal.js';
 import { parseEditMetadata, parseRejectMetadata } from '../slack/modal-metadata.js';
 import { parseEditSubmission, parseRejectSubmission } from '../slack/modals.js';
 import { renderRefusal } from '../slack/notices.js';
+import type { Tell } from '../workflow/approval-workflow.js';
 import type { DecisionReply } from '../workflow/decider.js';
 import type { ListenerDeps } from './deps.js';
 import { viewSubmissionSchema } from './payloads.js';
@@ -16,8 +17,11 @@ type SubmissionOutcome =
   | { kind: 'invalid'; errors: Record<string, string> }
   /** The modal closes and the person is told why not. */
   | { kind: 'refused'; reply: DecisionReply }
-  /** The modal closes, then the decision is made. */
-  | { kind: 'valid'; decide: () => Promise<DecisionReply> };
+  /**
+   * The modal closes, then the decision is made. `tell`: a later private word to the submitter,
+   * when the store's answer was lost (the outcome is unknown, then found out and told).
+   */
+  | { kind: 'valid'; decide: (tell: Tell | undefined) => Promise<DecisionReply> };
 
 interface Submission<M> {
   metadata: M;
@@ -47,14 +51,17 @@ export function registerApprovalViews(app: App, deps: ListenerDeps): void {
     if (!form.ok) return { kind: 'invalid', errors: form.errors };
     return {
       kind: 'valid',
-      decide: () =>
-        workflow.vote({
-          pauseId: metadata.pauseId,
-          callId: metadata.callId,
-          voter,
-          choice: 'approve',
-          payload: form.payload,
-        }),
+      decide: (tell) =>
+        workflow.vote(
+          {
+            pauseId: metadata.pauseId,
+            callId: metadata.callId,
+            voter,
+            choice: 'approve',
+            payload: form.payload,
+          },
+          tell,
+        ),
     };
   });
 
@@ -69,14 +76,17 @@ export function registerApprovalViews(app: App, deps: ListenerDeps): void {
     if (!form.ok) return { kind: 'invalid', errors: form.errors };
     return {
       kind: 'valid',
-      decide: () =>
-        workflow.vote({
-          pauseId: metadata.pauseId,
-          callId: metadata.callId,
-          voter,
-          choice: 'approve',
-          payload: form.answer,
-        }),
+      decide: (tell) =>
+        workflow.vote(
+          {
+            pauseId: metadata.pauseId,
+            callId: metadata.callId,
+            voter,
+            choice: 'approve',
+            payload: form.answer,
+          },
+          tell,
+        ),
     };
   });
 
@@ -98,10 +108,10 @@ export function registerApprovalViews(app: App, deps: ListenerDeps): void {
     const [only] = callIds;
     return {
       kind: 'valid',
-      decide: () =>
+      decide: (tell) =>
         callIds.length === 1 && only !== undefined
-          ? workflow.vote({ ...vote, callId: only })
-          : workflow.voteAll(vote),
+          ? workflow.vote({ ...vote, callId: only }, tell)
+          : workflow.voteAll(vote, tell),
     };
   });
 }
@@ -131,7 +141,11 @@ function onSubmission<M extends { channelId?: string | undefined }>(
         return;
       }
       await ack();
-      await report(outcome.kind === 'refused' ? outcome.reply : await outcome.decide());
+      await report(
+        outcome.kind === 'refused'
+          ? outcome.reply
+          : await outcome.decide(teller(deps, voter, metadata.channelId)),
+      );
     } catch (error) {
       deps.log.error('handling a modal submission failed', {
         callbackId,
@@ -152,6 +166,28 @@ function errorsResponse(errors: Record<string, string>): ViewResponseAction {
 
 function notFound(): SubmissionOutcome {
   return { kind: 'refused', reply: { kind: 'refused', refusal: { kind: 'not_found' } } };
+}
+
+/**
+ * The later word to a submitter whose decision's outcome was unknown, privately in the card's
+ * channel; none when that channel did not fit the metadata.
+ */
+function teller(
+  { slack, log }: ListenerDeps,
+  user: string,
+  channelId: string | undefined,
+): Tell | undefined {
+  if (channelId === undefined) return undefined;
+  return async (message) => {
+    try {
+      await slack.postEphemeral({ channel: channelId, user, ...message });
+    } catch (error) {
+      log.warn('could not tell the person what became of their decision', {
+        user,
+        error: errorMessage(error),
+      });
+    }
+  };
 }
 
 /**

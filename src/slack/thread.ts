@@ -259,3 +259,32 @@ export function renderDecisionsElsewhere({ pause, gates }: PauseView): SlackMess
     ],
   };
 }
+
+/** How far a run got before the replica running it died (see `renderRunDied`). */
+export type RunDeath =
+  /** Before the run's thread existed: told privately, naming what was asked. */
+  | { stage: 'before_thread'; text: string }
+  /** Before the agent started: nothing ran. */
+  | { stage: 'before_agent' }
+  /** While the agent worked; `pauses`: how many requests for approval were found and shown. */
+  | { stage: 'while_agent'; pauses: number };
+
+/** What the requester is told when the replica running their run died (issue 11). */
+export function renderRunDied(death: RunDeath): SlackMessage {
+  switch (death.stage) {
+    case 'before_thread':
+      return messageOf(
+        `:warning: The app restarted before your run “${escapeWithin(death.text, PROMPT_MAX)}” could start. Nothing was run or approved; run it again.`,
+      );
+    case 'before_agent':
+      return messageOf(
+        ':warning: The app restarted before the agent started. Nothing was run or approved; run it again.',
+      );
+    case 'while_agent':
+      return messageOf(
+        death.pauses > 0
+          ? ':warning: The app restarted while the agent was working. Its request for approval is in this thread; nothing was approved yet.'
+          : ':warning: The app restarted while the agent was working, and the run stopped there. Nothing was approved; what the agent did before is above. Run it again if it did not finish.',
+      );
+  }
+}

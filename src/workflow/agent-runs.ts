@@ -9,6 +9,7 @@ import { renderRefusal } from '../slack/notices.js';
 import { renderRunError, renderThreadRoot } from '../slack/thread.js';
 import { agentCommandHelp, parseAgentCommand } from './agent-command.js';
 import { runErrorOf } from './run-errors.js';
+import type { HeldRun } from './run-intents.js';
 import type { RunContext, RunStreamer } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
 
@@ -50,6 +51,20 @@ export class AgentRuns {
   async start(
     input: AgentCommandInput,
     reply: (message: SlackMessage) => Promise<void>,
+    held?: HeldRun,
+  ): Promise<void> {
+    try {
+      await this.run(input, reply, held);
+    } finally {
+      // Every way out of `run` has told the person something (or a card was posted).
+      await held?.finish();
+    }
+  }
+
+  private async run(
+    input: AgentCommandInput,
+    reply: (message: SlackMessage) => Promise<void>,
+    held: HeldRun | undefined,
   ): Promise<void> {
     const { threads, log } = this.deps;
     let apps: string[];
@@ -90,6 +105,7 @@ export class AgentRuns {
       return;
     }
     const { thread } = started;
+    await held?.progress({ threadTs: thread.threadTs });
 
     let sessionId: string;
     try {
@@ -97,6 +113,7 @@ export class AgentRuns {
         state: { slack: { channel: thread.channelId, thread: thread.threadTs } },
       });
       sessionId = session.id;
+      await held?.progress({ appName: command.app, sessionId });
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not create an ADK session', { app: command.app, error: error.message });

@@ -3,7 +3,12 @@ import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
-import { type ConfirmationStore, type ExpiredGate, StoreError } from '../approvals/store.js';
+import {
+  type ConfirmationStore,
+  type ExpiredGate,
+  type RunIntent,
+  StoreError,
+} from '../approvals/store.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -20,6 +25,8 @@ import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from '
 import { ExternalPauses } from './external-pauses.js';
 import { PauseRecorder } from './pause-recorder.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
+import { type HeldRun, RunIntents } from './run-intents.js';
+import { RunRecovery } from './run-recovery.js';
 import { RunStreamer } from './run-streamer.js';
 import { RunThreads } from './run-thread.js';
 import { type VoteToVerify, VoteVerifier } from './vote-verifier.js';
@@ -43,7 +50,7 @@ export interface ExternalDeps {
   webhook?: Omit<WebhookDeliveryOptions, 'owner'>;
 }
 
-type Tell = (message: SlackMessage) => Promise<void>;
+export type Tell = (message: SlackMessage) => Promise<void>;
 
 export interface WorkflowDeps {
   store: ConfirmationStore;
@@ -69,6 +76,11 @@ export interface WorkflowDeps {
     decisionConcurrency?: number;
     /** Agent runs and resumes streaming at once (long tasks, mostly waiting on a model). Default 64. */
     runConcurrency?: number;
+    /**
+     * The lease of a run intent, renewed every third of it while the run goes on: a run whose
+     * replica died is told to its requester one lease (and a sweep) later. Default `leaseMs`.
+     */
+    runLeaseMs?: number;
   };
 }
 
@@ -92,6 +104,9 @@ export class ApprovalWorkflow {
   /** Entry points of the approvals API; absent without it. */
   readonly external: ExternalPauses | undefined;
   private readonly agentRuns: AgentRuns;
+  private readonly runIntents: RunIntents;
+  private readonly runRecovery: RunRecovery;
+  private readonly owner: string;
   private readonly store: ConfirmationStore;
   private readonly clock: Clock;
   private readonly slack: SlackPort;
@@ -210,6 +225,21 @@ export class ApprovalWorkflow {
         ...(deps.people === undefined ? {} : { people: deps.people }),
       });
     }
+    this.owner = options.owner;
+    this.runIntents = new RunIntents({
+      store,
+      clock,
+      log: log.child('run-intents'),
+      owner: options.owner,
+      leaseMs: options.runLeaseMs ?? options.leaseMs,
+    });
+    this.runRecovery = new RunRecovery({
+      adk: deps.adk,
+      slack,
+      threads,
+      streamer,
+      log: log.child('run-recovery'),
+    });
     this.agentRuns = new AgentRuns({
       adk: deps.adk,
       threads,
@@ -221,10 +251,37 @@ export class ApprovalWorkflow {
     });
   }
 
+  /**
+   * `/agent …` accepted: its intent is recorded before the ack, so that a crash from here on is
+   * told to the requester by another replica. Undefined when the store could not record it.
+   */
+  acceptRun(input: AgentCommandInput): Promise<HeldRun | undefined> {
+    return this.runIntents.accept(input);
+  }
+
   /** `/agent …`: runs in the background; `reply` answers the person privately. */
-  startRun(input: AgentCommandInput, reply: (message: SlackMessage) => Promise<void>): void {
+  startRun(
+    input: AgentCommandInput,
+    reply: (message: SlackMessage) => Promise<void>,
+    held?: HeldRun,
+  ): void {
     void this.runs.enqueue(`run:${input.channelId}:${input.userId}`, 'agent run', () =>
-      this.agentRuns.start(input, reply),
+      this.agentRuns.start(input, reply, held),
+    );
+  }
+
+  /**
+   * Runs whose replica died, claimed by this replica's sweep: the requester is told. A run that
+   * could not be told (Slack or ADK down) keeps its claim until the lease lapses, then is retried.
+   */
+  async onDeadRuns(intents: readonly RunIntent[]): Promise<void> {
+    await Promise.all(
+      intents.map((intent) =>
+        this.runs.enqueue(`dead-run:${intent.id}`, 'tell of a dead run', async () => {
+          await this.runRecovery.recover(intent);
+          await this.store.finishRun({ runId: intent.id, owner: this.owner });
+        }),
+      ),
     );
   }
 

@@ -22,6 +22,8 @@ import { createHash } from 'node:crypto';
  * <prefix>marker                       string when the first replica started; gone = data lost
  * <prefix>cardless                     zset   pauseId of a pause recorded without a card ts, by createdAt
  * <prefix>{<pauseId>}:card-claim       string the replica re-posting a missing card (expires)
+ * <prefix>{run:<runId>}:intent         hash   an accepted /agent run: who, where, progress, owner, lease
+ * <prefix>runs                         zset   runId of each run intent, by when its lease lapses
  * ```
  */
 export interface StoreKeys {
@@ -41,6 +43,8 @@ export interface StoreKeys {
   marker: string;
   cardless: string;
   cardClaim(pauseId: string): string;
+  runIntent(runId: string): string;
+  runs: string;
 }
 
 /** Braces in the prefix or a pause id would move the hash tag and split a pause across slots. */
@@ -75,5 +79,7 @@ export function storeKeys(prefix: string): StoreKeys {
     marker: `${prefix}marker`,
     cardless: `${prefix}cardless`,
     cardClaim: (pauseId) => `${prefix}{${pauseId}}:card-claim`,
+    runIntent: (runId) => `${prefix}{run:${runId}}:intent`,
+    runs: `${prefix}runs`,
   };
 }

@@ -1,9 +1,11 @@
 import type { PauseNotes, PauseView } from '../records.js';
 import type {
+  AdvanceRunInput,
   AuditEntry,
   CancelInput,
   CancelResult,
   ClaimCardlessInput,
+  ClaimDeadRunsInput,
   ClaimResult,
   ClaimResumeInput,
   ConfirmationStore,
@@ -18,9 +20,11 @@ import type {
   NewPause,
   OutcomeInput,
   OutcomeResult,
+  RecordRunInput,
   RenewLeaseInput,
   RenewLeaseResult,
   ResumeFailedInput,
+  RunIntent,
   VoteAllInput,
   VoteAllResult,
   VoteInput,
@@ -34,6 +38,7 @@ import { expireGate } from './memory/expire-gate.js';
 import { finishResume } from './memory/finish-resume.js';
 import { gateOf, type MemoryPause, PauseRun, viewOf } from './memory/prelude.js';
 import { renewLease } from './memory/renew-lease.js';
+import { MemoryRunIntents } from './memory/run-intents.js';
 import { setCardTs } from './memory/set-card-ts.js';
 import { vote, voteAll } from './memory/vote.js';
 import {
@@ -221,6 +226,24 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       claimed.push(pauseId);
     }
     return claimed;
+  }
+
+  private readonly runIntents = new MemoryRunIntents();
+
+  async recordRun(input: RecordRunInput): Promise<void> {
+    this.runIntents.record(input);
+  }
+
+  async advanceRun(input: AdvanceRunInput): Promise<'renewed' | 'lost'> {
+    return this.runIntents.advance(input);
+  }
+
+  async finishRun(input: { runId: string; owner: string }): Promise<void> {
+    this.runIntents.finish(input);
+  }
+
+  async claimDeadRuns(input: ClaimDeadRunsInput): Promise<RunIntent[]> {
+    return this.runIntents.claimDead(input, input.limit ?? DEFAULT_LIMIT);
   }
 
   async claimResume(input: ClaimResumeInput): Promise<ClaimResult> {

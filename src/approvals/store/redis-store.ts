@@ -3,10 +3,12 @@ import { parseJsonText } from '../../json.js';
 import type { Log } from '../../log.js';
 import { gateStateSchema, type PauseNotes, type PauseView } from '../records.js';
 import {
+  type AdvanceRunInput,
   type AuditEntry,
   type CancelInput,
   type CancelResult,
   type ClaimCardlessInput,
+  type ClaimDeadRunsInput,
   type ClaimResult,
   type ClaimResumeInput,
   type ConfirmationStore,
@@ -21,9 +23,11 @@ import {
   type NewPause,
   type OutcomeInput,
   type OutcomeResult,
+  type RecordRunInput,
   type RenewLeaseInput,
   type RenewLeaseResult,
   type ResumeFailedInput,
+  type RunIntent,
   StoreError,
   type VoteAllInput,
   type VoteAllResult,
@@ -36,6 +40,7 @@ import { type RedisClient, redisCall, toStoreError } from './redis-connection.js
 import { type ExpiryDone, type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisPauseNotes } from './redis-notes.js';
 import { decodeCallIds, decodeView, encodeGate, encodePause } from './redis-records.js';
+import { RedisRunIntents } from './redis-run-intents.js';
 import {
   assertSamePause,
   cancelDetail,
@@ -157,6 +162,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   private readonly ownsClient: boolean;
   private readonly callIdCache = new Map<string, readonly string[]>();
   private readonly notes: RedisPauseNotes;
+  private readonly runIntents: RedisRunIntents;
 
   constructor(options: RedisStoreOptions) {
     if (options.redis.options.keyPrefix) {
@@ -167,6 +173,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.ownsClient = options.ownsClient ?? false;
     this.notes = new RedisPauseNotes(this.redis, this.keys, this.retentionMs);
+    this.runIntents = new RedisRunIntents(this.redis, this.keys);
     this.indexes = new RedisIndexes(this.redis, this.keys, {
       retentionMs: this.retentionMs,
       auditMaxLen: options.auditMaxLen ?? DEFAULT_AUDIT_MAXLEN,
@@ -392,6 +399,22 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   claimCardless(input: ClaimCardlessInput): Promise<string[]> {
     return this.indexes.claimCardless(input, input.limit ?? DEFAULT_LIMIT);
+  }
+
+  recordRun(input: RecordRunInput): Promise<void> {
+    return this.runIntents.record(input);
+  }
+
+  advanceRun(input: AdvanceRunInput): Promise<'renewed' | 'lost'> {
+    return this.runIntents.advance(input);
+  }
+
+  finishRun(input: { runId: string; owner: string }): Promise<void> {
+    return this.runIntents.finish(input);
+  }
+
+  claimDeadRuns(input: ClaimDeadRunsInput): Promise<RunIntent[]> {
+    return this.runIntents.claimDead(input, input.limit ?? DEFAULT_LIMIT);
   }
 
   async claimResume(input: ClaimResumeInput): Promise<ClaimResult> {

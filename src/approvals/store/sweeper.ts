@@ -1,7 +1,7 @@
 import { errorMessage } from '../../error-message.js';
 import type { Log } from '../../log.js';
 import type { Clock } from '../clock.js';
-import type { ConfirmationStore, ExpiredGate } from '../store.js';
+import type { ConfirmationStore, ExpiredGate, RunIntent } from '../store.js';
 import { DEFAULT_LIMIT } from './rules.js';
 
 export interface SweeperOptions {
@@ -24,6 +24,15 @@ export interface SweeperOptions {
     graceMs: number;
     leaseMs: number;
     onCardless: (pauseIds: string[]) => Promise<void>;
+  };
+  /**
+   * Accepted `/agent` runs whose replica died (their intent's lease lapsed), claimed for this
+   * replica to tell their requesters. Absent: not looked for.
+   */
+  deadRuns?: {
+    owner: string;
+    leaseMs: number;
+    onDeadRuns: (intents: RunIntent[]) => Promise<void>;
   };
   log: Pick<Log, 'error' | 'debug'>;
   /** Entries handled per store call. Default 100. */
@@ -83,10 +92,19 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     if (pauseIds.length > 0) await cardless.onCardless(pauseIds);
   };
 
+  const tellOfDeadRuns = async () => {
+    const deadRuns = options.deadRuns;
+    if (deadRuns === undefined) return;
+    const { owner, leaseMs } = deadRuns;
+    const intents = await store.claimDeadRuns({ now: now(), owner, leaseMs, limit: batchSize });
+    if (intents.length > 0) await deadRuns.onDeadRuns(intents);
+  };
+
   const tick = async () => {
     await report('expiring due gates', expire);
     if (!stopped) await report('handing over due resumes', resume);
     if (!stopped) await report('posting missing cards', postMissingCards);
+    if (!stopped) await report('telling of runs that died', tellOfDeadRuns);
   };
 
   const schedule = (delayMs: number) => {

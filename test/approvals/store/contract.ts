@@ -77,6 +77,55 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       });
     });
 
+    describe('run intents', () => {
+      const intent = {
+        id: 'run-1',
+        requester: 'U0REQUESTER',
+        channelId: CHANNEL,
+        text: 'payments transfer 10',
+        acceptedAt: T0,
+      };
+      const lease = { leaseMs: 1_000 };
+
+      it('are claimed once their lease lapses, by one replica, with the progress recorded', async () => {
+        await store.recordRun({ intent, owner: 'r1', now: T0, ...lease });
+        const other = await harness.replica();
+        expect(await other.claimDeadRuns({ owner: 'r2', now: T0 + 999, ...lease })).toEqual([]);
+        expect(
+          await store.advanceRun({
+            runId: intent.id,
+            owner: 'r1',
+            now: T0 + 500,
+            ...lease,
+            progress: { threadTs: '1.000100', appName: 'payments', sessionId: 's-1' },
+          }),
+        ).toBe('renewed');
+        expect(await other.claimDeadRuns({ owner: 'r2', now: T0 + 1_499, ...lease })).toEqual([]);
+        const claimed = await other.claimDeadRuns({ owner: 'r2', now: T0 + 1_500, ...lease });
+        expect(claimed).toEqual([
+          { ...intent, threadTs: '1.000100', appName: 'payments', sessionId: 's-1' },
+        ]);
+        expect(await store.claimDeadRuns({ owner: 'r3', now: T0 + 1_501, ...lease })).toEqual([]);
+        // The replica that was too slow to renew has lost the run; its finish changes nothing.
+        expect(
+          await store.advanceRun({ runId: intent.id, owner: 'r1', now: T0 + 1_502, ...lease }),
+        ).toBe('lost');
+        await store.finishRun({ runId: intent.id, owner: 'r1' });
+        expect(await store.claimDeadRuns({ owner: 'r3', now: T0 + 2_500, ...lease })).toHaveLength(
+          1,
+        );
+      });
+
+      it('a finished run is never claimed', async () => {
+        await store.recordRun({ intent, owner: 'r1', now: T0, ...lease });
+        await store.finishRun({ runId: intent.id, owner: 'r1' });
+        expect(await store.claimDeadRuns({ owner: 'r2', now: T0 + 60_000, ...lease })).toEqual([]);
+        expect(
+          await store.advanceRun({ runId: intent.id, owner: 'r1', now: T0 + 60_001, ...lease }),
+        ).toBe('lost');
+      });
+    });
+
     describe('recording a pause', () => {
       it('records every gate pending at version 1 with its expiry, and the resume idle', async () => {
         const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 60_000 }), policy()] });
