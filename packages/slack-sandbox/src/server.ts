@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { ApiCall } from './api-calls.js';
 import type { SandboxEphemeral, SandboxMessage } from './conversations.js';
+import { EventDeliveries, type EventDelivery } from './events/event-delivery.js';
 import { sendJson, sendText } from './http/bodies.js';
 import { LiveUpdates } from './http/live-updates.js';
 import { handlePageApi } from './http/page-api.js';
@@ -40,6 +41,11 @@ export interface SandboxOptions {
    * manifest.yml: mentions reach the app as typed (`@bob`), not as `<@U…|bob>`.
    */
   escapeCommandText?: boolean;
+  /**
+   * Delays before an unacknowledged Events API delivery is retried (Slack: at once, 1 min,
+   * 5 min). Default [0, 500, 2000].
+   */
+  eventRetryDelaysMs?: readonly number[];
   log?: Log;
 }
 
@@ -73,8 +79,12 @@ export interface Sandbox {
   submitView(input: SubmitViewInput): Promise<InteractionResult>;
   /** Closes a person's topmost modal; the app hears of it only with `notify_on_close`. */
   closeView(input: CloseViewInput): Promise<InteractionResult>;
-  /** Posts a plain message as a person. */
+  /** Posts a plain message as a person; the app gets a `message` event (and `app_mention`). */
   postAsPerson(input: PostAsPersonInput): SandboxMessage;
+  /** Events API events sent to the app (of one type, e.g. `message`, `app_mention`), oldest first. */
+  events(type?: string): EventDelivery[];
+  /** Sends a delivered event again as Slack's next retry (a duplicate the app must ignore). */
+  redeliverEvent(eventId: string, reason?: string): Promise<EventDelivery>;
 
   /** Top-level messages of a channel (by id or name), oldest first; replies are in `replies`. */
   messages(channel: string): SandboxMessage[];
@@ -120,6 +130,21 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ackTimeoutMs: options.ackTimeoutMs ?? 3000,
     escapeCommandText: options.escapeCommandText ?? false,
     log,
+  });
+  const events = new EventDeliveries({
+    signingSecret: options.signingSecret,
+    appEventsUrl: () => appEventsUrl,
+    ackTimeoutMs: options.ackTimeoutMs ?? 3000,
+    retryDelaysMs: options.eventRetryDelaysMs ?? [0, 500, 2000],
+    nowMs: state.nowMs,
+    socket: () => undefined,
+    onChange: () => state.changed(),
+    log: log.child('events'),
+  });
+  state.events.subscribe((event) => {
+    events.deliver(event).catch((error: unknown) => {
+      log.error('event delivery failed', { error: String(error) });
+    });
   });
   const live = new LiveUpdates(state);
   const pageDir = pageDirectory();
@@ -205,6 +230,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       if (!posted.ok) throw new Error(`postAsPerson: ${posted.reason}`);
       return posted.message;
     },
+    events: (type) =>
+      structuredClone(
+        events
+          .all()
+          .filter((e) => type === undefined || e.type === type || e.type.startsWith(`${type}/`)),
+      ),
+    redeliverEvent: async (eventId, reason) =>
+      structuredClone(await events.redeliver(eventId, reason)),
     messages: (name) => structuredClone(state.conversations.roots(channel(name))),
     message: (name, ts) => {
       const found = state.conversations.find(channel(name), ts);
@@ -224,6 +257,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       waitFor(state, () => probe(sandbox), waitOptions?.timeoutMs ?? 5000),
     reset: () => {
       state.reset();
+      events.clear();
       state.changed();
     },
     stop: async () => {

@@ -1,5 +1,6 @@
 import { type ApiCall, RateLimits } from './api-calls.js';
 import { Conversations } from './conversations.js';
+import { EventOutbox } from './events/outbox.js';
 import { Modals } from './modals.js';
 import { ResponseUrls } from './response-urls.js';
 import { TimestampSource } from './timestamps.js';
@@ -27,6 +28,8 @@ export class SandboxState {
   readonly triggers: Triggers;
   readonly responseUrls: ResponseUrls;
   readonly rateLimits = new RateLimits();
+  /** Events API events for the app; see `events/`. */
+  readonly events = new EventOutbox();
   calls: ApiCall[] = [];
   notices: Notice[] = [];
   private version = 0;

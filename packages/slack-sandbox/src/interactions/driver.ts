@@ -1,4 +1,5 @@
 import type { SandboxMessage } from '../conversations.js';
+import { appMentionEvent, mentionsBot, messageEvent } from '../events/event-payloads.js';
 import { parseJsonObject } from '../http/bodies.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { Log } from '../log.js';
@@ -196,7 +197,10 @@ export class InteractionDriver {
     return outcomeOf(await this.deliver(url, payloadForm(payload)));
   }
 
-  /** A person posts a plain message (the app hears nothing: the sandbox sends no Events API events). */
+  /**
+   * A person posts a plain message, at the top or in a thread. The app hears of it as Slack tells
+   * it: a `message` event, and an `app_mention` too when the text mentions the bot.
+   */
   postAsPerson(
     input: PostAsPersonInput,
   ): { ok: true; message: SandboxMessage } | { ok: false; reason: string } {
@@ -216,6 +220,10 @@ export class InteractionDriver {
       threadTs: input.threadTs,
     });
     this.state.changed();
+    this.state.events.emit(messageEvent(message, conversation));
+    if (conversation.kind === 'channel' && mentionsBot(message.text)) {
+      this.state.events.emit(appMentionEvent(message));
+    }
     return { ok: true, message };
   }
 
