@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ApiCall } from './api-calls.js';
 import type { SandboxEphemeral, SandboxMessage } from './conversations.js';
 import { EventDeliveries, type EventDelivery } from './events/event-delivery.js';
+import { SocketModeServer } from './events/socket-mode.js';
 import { sendJson, sendText } from './http/bodies.js';
 import { LiveUpdates } from './http/live-updates.js';
 import { handlePageApi } from './http/page-api.js';
@@ -30,6 +31,11 @@ export interface SandboxOptions {
   host?: string;
   signingSecret: string;
   botToken: string;
+  /**
+   * The app-level token (`xapp-…`) that `apps.connections.open` accepts. Absent: Socket Mode is
+   * off (`apps.connections.open` answers `invalid_auth`).
+   */
+  appToken?: string;
   /** Where interactions and slash commands are POSTed, e.g. `http://127.0.0.1:3000/slack/events`. */
   appEventsUrl?: string;
   /** How long a trigger id stays usable. Slack: 3 s. */
@@ -54,6 +60,8 @@ export interface SandboxEnvironment {
   SLACK_API_URL: string;
   SLACK_BOT_TOKEN: string;
   SLACK_SIGNING_SECRET: string;
+  /** Present when the sandbox was given an app-level token: the app may use Socket Mode. */
+  SLACK_APP_TOKEN?: string;
 }
 
 export interface WaitForOptions {
@@ -70,6 +78,10 @@ export interface Sandbox {
   env(): SandboxEnvironment;
   appEventsUrl(): string | undefined;
   setAppEventsUrl(url: string | undefined): void;
+  /** Whether an app is connected over Socket Mode (it then gets everything over the socket). */
+  socketConnected(): boolean;
+  /** Sends `disconnect` to Socket Mode connections, as Slack does before it recycles one. */
+  disconnectSocket(reason?: string): void;
 
   /** Types `/command text` as a person; the ack body becomes an ephemeral (or in-channel) reply. */
   slashCommand(input: SlashCommandInput): Promise<InteractionResult>;
@@ -122,11 +134,18 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const state = new SandboxState({ triggerTtlMs: options.triggerTtlMs ?? 3000 });
   let appEventsUrl = options.appEventsUrl;
   let baseUrl = '';
+  const socket = new SocketModeServer({
+    baseUrl: () => baseUrl,
+    ackTimeoutMs: options.ackTimeoutMs ?? 3000,
+    onChange: () => state.changed(),
+    log: log.child('socket-mode'),
+  });
   const driver = new InteractionDriver({
     state,
     signingSecret: options.signingSecret,
     baseUrl: () => baseUrl,
     appEventsUrl: () => appEventsUrl,
+    socket,
     ackTimeoutMs: options.ackTimeoutMs ?? 3000,
     escapeCommandText: options.escapeCommandText ?? false,
     log,
@@ -137,7 +156,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ackTimeoutMs: options.ackTimeoutMs ?? 3000,
     retryDelaysMs: options.eventRetryDelaysMs ?? [0, 500, 2000],
     nowMs: state.nowMs,
-    socket: () => undefined,
+    socket,
     onChange: () => state.changed(),
     log: log.child('events'),
   });
@@ -162,7 +181,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         res,
         api[1],
         { state, baseUrl },
-        { botToken: options.botToken, log },
+        {
+          botToken: options.botToken,
+          ...(options.appToken === undefined ? {} : { appToken: options.appToken }),
+          openSocketUrl: () => socket.openUrl(),
+          log,
+        },
       );
     const response = /^\/response\/([A-Za-z0-9_-]+)$/.exec(path);
     if (response?.[1]) return handleResponseUrl(req, res, response[1], state);
@@ -193,6 +217,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       else res.end();
     });
   });
+  server.on('upgrade', (req, duplex, head) => {
+    if (!socket.handleUpgrade(req, duplex, head)) duplex.destroy();
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
@@ -218,9 +245,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       SLACK_API_URL: `${baseUrl}/api/`,
       SLACK_BOT_TOKEN: options.botToken,
       SLACK_SIGNING_SECRET: options.signingSecret,
+      ...(options.appToken === undefined ? {} : { SLACK_APP_TOKEN: options.appToken }),
     }),
     appEventsUrl: () => appEventsUrl,
     setAppEventsUrl,
+    socketConnected: () => socket.connected(),
+    disconnectSocket: (reason) => socket.disconnectAll(reason),
     slashCommand: (input) => driver.slashCommand(input),
     clickButton: (input) => driver.clickButton(input),
     submitView: (input) => driver.submitView(input),
@@ -262,6 +292,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     stop: async () => {
       live.close();
+      socket.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

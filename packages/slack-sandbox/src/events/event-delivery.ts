@@ -3,12 +3,13 @@ import { type Delivery, deliverSigned } from '../interactions/delivery.js';
 import type { JsonObject } from '../json.js';
 import type { Log } from '../log.js';
 import { eventCallback } from './event-payloads.js';
+import type { SocketModeServer } from './socket-mode.js';
 
 /** One attempt at delivering an event: Slack's retry number (0: the first try) and what came of it. */
 export interface EventAttempt {
   retryNum: number;
   retryReason: string | undefined;
-  /** `answered <status>`, `timeout`, `unreachable`, or `socket` (sent over Socket Mode). */
+  /** `answered <status>` (`socket answered 200` over Socket Mode), `timeout`, `unreachable`. */
   outcome: string;
 }
 
@@ -21,11 +22,8 @@ export interface EventDelivery {
   attempts: EventAttempt[];
 }
 
-/** Sends envelopes over the app's Socket Mode connection, when it has one. */
-export interface SocketEventSink {
-  /** False when no app is connected over Socket Mode (the sandbox then uses HTTP). */
-  sendEvent(envelope: JsonObject, retry: { num: number; reason: string | undefined }): boolean;
-}
+/** The app's Socket Mode connection, when it has one. */
+export type SocketLink = Pick<SocketModeServer, 'connected' | 'send'>;
 
 export interface EventDeliveryOptions {
   signingSecret: string;
@@ -38,7 +36,7 @@ export interface EventDeliveryOptions {
    */
   retryDelaysMs: readonly number[];
   nowMs: () => number;
-  socket: () => SocketEventSink | undefined;
+  socket: SocketLink;
   onChange: () => void;
   log: Log;
 }
@@ -104,10 +102,14 @@ export class EventDeliveries {
       delivery.attempts.push({ retryNum, retryReason, outcome });
       this.options.onChange();
     };
-    const socket = this.options.socket();
-    if (socket?.sendEvent(delivery.envelope, { num: retryNum, reason: retryReason })) {
-      record('socket');
-      return 'done';
+    const { socket } = this.options;
+    if (socket.connected()) {
+      const acked = await socket.send('events_api', delivery.envelope, {
+        num: retryNum,
+        reason: retryReason,
+      });
+      record(acked.kind === 'answered' ? 'socket answered 200' : `socket ${acked.kind}`);
+      return acked.kind === 'answered' ? 'done' : 'timeout';
     }
     const url = this.options.appEventsUrl();
     if (url === undefined) {
