@@ -20,8 +20,10 @@ import {
 } from './approvals/store/redis-connection.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
+import { RedisThreadSessions } from './approvals/store/redis-thread-sessions.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
+import { MemoryThreadSessions, type ThreadSessions } from './approvals/thread-sessions.js';
 import type { Config } from './config.js';
 import { newCorrelationId, withCorrelation } from './correlation.js';
 import { registerListeners } from './listeners/index.js';
@@ -75,7 +77,7 @@ export async function startApp(
   // The policy first: a mistake in it stops the start before anything is connected.
   const policy = await loadPolicy(config, log);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals } = await openStore(config, log);
+  const { store, signals, sessions } = await openStore(config, log);
   await store.placeMarker(clock());
   metrics.countPendingGatesWith(() => store.countPendingByApp());
 
@@ -117,6 +119,7 @@ export async function startApp(
 
   const workflow = new ApprovalWorkflow({
     store,
+    sessions,
     adk,
     slack,
     directory,
@@ -190,12 +193,16 @@ export async function startApp(
 async function openStore(
   config: Config,
   log: LineLogger,
-): Promise<{ store: ConfirmationStore; signals: PauseSignals }> {
+): Promise<{ store: ConfirmationStore; signals: PauseSignals; sessions: ThreadSessions }> {
   if (config.redis === undefined) {
     log.warn(
       'REDIS_URL and REDIS_CLUSTER_NODES are not set: using the in-process store. It is single-instance and loses every pending approval on restart; set one of them for anything but a trial.',
     );
-    return { store: new MemoryConfirmationStore(), signals: new LocalPauseSignals() };
+    return {
+      store: new MemoryConfirmationStore(),
+      signals: new LocalPauseSignals(),
+      sessions: new MemoryThreadSessions(),
+    };
   }
   const redis =
     config.redis.kind === 'cluster'
@@ -214,7 +221,9 @@ async function openStore(
     log: log.child('store'),
   });
   const signals = await RedisPauseSignals.open(redis, config.redis.keyPrefix, log.child('signals'));
-  return { store, signals };
+  // Same connection and prefix as the store; the store closes the connection.
+  const sessions = new RedisThreadSessions(redis, config.redis.keyPrefix);
+  return { store, signals, sessions };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {

@@ -36,3 +36,24 @@ export const viewSubmissionSchema = z.object({
     state: z.object({ values: z.unknown() }),
   }),
 });
+
+/** The envelope of an Events API delivery: the id Slack keeps on every retry of one event. */
+export const eventEnvelopeSchema = z.object({
+  event_id: z.string().min(1),
+  team_id: z.string().optional(),
+});
+
+/**
+ * A `message` or `app_mention` event. `subtype` and `bot_id` are read only to leave out what is
+ * not a person's new message: the app's own posts, other bots, edits, deletions, joins.
+ */
+export const messageEventSchema = z.object({
+  type: z.enum(['message', 'app_mention']),
+  subtype: z.string().optional(),
+  bot_id: z.string().optional(),
+  user: z.string().min(1).optional(),
+  channel: z.string().min(1),
+  text: z.string().optional(),
+  ts: z.string().min(1),
+  thread_ts: z.string().optional(),
+});

@@ -78,7 +78,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       appToken: transport.appToken,
       customRoutes,
       customPropertiesExtractor: stampArrival,
-      installerOptions: { port: options.port },
+      // The client that calls `apps.connections.open` goes where the Web API does.
+      installerOptions: { port: options.port, clientOptions: slackApiUrl },
       logger: boltLog,
     });
     const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });

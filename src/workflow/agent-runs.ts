@@ -2,7 +2,9 @@ import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Clock } from '../approvals/clock.js';
 import { canRouteCards, type Policy } from '../approvals/policy.js';
+import type { ThreadSessions } from '../approvals/thread-sessions.js';
 import { correlationId } from '../correlation.js';
+import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import { renderRefusal } from '../slack/notices.js';
@@ -35,6 +37,8 @@ export class AgentRuns {
     private readonly deps: {
       adk: Pick<AdkClient, 'listApps' | 'createSession'>;
       threads: RunThreads;
+      /** Where the thread's session is kept, so that replies in the thread continue it. */
+      sessions: ThreadSessions;
       streamer: RunStreamer;
       defaultApp: string | undefined;
       /** The policy as it is now: where this run's cards could go. */
@@ -122,6 +126,23 @@ export class AgentRuns {
     }
 
     log.info('run started', { app: command.app, user: input.userId, sessionId });
+    try {
+      await this.deps.sessions.save({
+        channelId: thread.channelId,
+        threadTs: thread.threadTs,
+        appName: command.app,
+        userId: input.userId,
+        sessionId,
+        requester: input.userId,
+        ...(input.teamId === undefined ? {} : { teamId: input.teamId }),
+      });
+    } catch (error) {
+      // The run itself does not need it; only replies in its thread will go unanswered.
+      log.error('could not remember the run thread; replies in it will be ignored', {
+        sessionId,
+        error: errorMessage(error),
+      });
+    }
     const context: RunContext = {
       appName: command.app,
       userId: input.userId,

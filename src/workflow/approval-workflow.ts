@@ -9,6 +9,7 @@ import {
   type RunIntent,
   StoreError,
 } from '../approvals/store.js';
+import { MemoryThreadSessions, type ThreadSessions } from '../approvals/thread-sessions.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -27,8 +28,13 @@ import { PauseRecorder } from './pause-recorder.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
 import { type HeldRun, RunIntents } from './run-intents.js';
 import { RunRecovery } from './run-recovery.js';
-import { RunStreamer } from './run-streamer.js';
+import { RunStreamer, type RunStreamerDeps } from './run-streamer.js';
 import { RunThreads } from './run-thread.js';
+import {
+  type ThreadMessageInput,
+  type ThreadMessageOutcome,
+  ThreadReplies,
+} from './thread-replies.js';
 import { type VoteToVerify, VoteVerifier } from './vote-verifier.js';
 import {
   WebhookDeliveries,
@@ -58,6 +64,8 @@ export interface WorkflowDeps {
   slack: SlackPort;
   /** Absent: no approvals API (pauses come only from `/agent` runs). */
   external?: ExternalDeps;
+  /** Which session each run's thread is (for replies in it). Default: in this process only. */
+  sessions?: ThreadSessions;
   directory: ApproverDirectory;
   /** The policy as it is now; read on every decision. */
   policy: () => Policy;
@@ -107,6 +115,7 @@ export class ApprovalWorkflow {
   private readonly runIntents: RunIntents;
   private readonly runRecovery: RunRecovery;
   private readonly owner: string;
+  private readonly threadReplies: ThreadReplies;
   private readonly store: ConfirmationStore;
   private readonly clock: Clock;
   private readonly slack: SlackPort;
@@ -135,6 +144,12 @@ export class ApprovalWorkflow {
     const refreshCard = (pauseId: string, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) =>
       this.cardRefresher.request(pauseId, toolOutcomes);
     const threads = new RunThreads({ slack, log: log.child('thread') });
+    const sessions = deps.sessions ?? new MemoryThreadSessions();
+    const recordPause: RunStreamerDeps['onPause'] = async (context, gates, invocationId) => {
+      const { pauseId } = await recorder.record(context, gates, invocationId);
+      const { channelId, threadTs } = context.thread;
+      if (threadTs !== undefined) await sessions.notePause(channelId, threadTs, pauseId);
+    };
     const recorder = new PauseRecorder({
       store,
       cards: this.cards,
@@ -147,7 +162,7 @@ export class ApprovalWorkflow {
     const streamer = new RunStreamer({
       adk: deps.adk,
       threads,
-      onPause: (context, gates, invocationId) => recorder.record(context, gates, invocationId),
+      onPause: recordPause,
       log: log.child('stream'),
     });
     this.decider = new Decider({
@@ -185,7 +200,7 @@ export class ApprovalWorkflow {
         const targetStreamer = new RunStreamer({
           adk,
           threads,
-          onPause: (context, gates, invocationId) => recorder.record(context, gates, invocationId),
+          onPause: recordPause,
           log: log.child(`stream:${name}`),
         });
         this.targetResumers.set(
@@ -243,12 +258,35 @@ export class ApprovalWorkflow {
     this.agentRuns = new AgentRuns({
       adk: deps.adk,
       threads,
+      sessions,
       streamer,
       defaultApp: options.defaultApp,
       policy: deps.policy,
       clock,
       log: log.child('runs'),
     });
+    this.threadReplies = new ThreadReplies({
+      sessions,
+      store,
+      threads,
+      streamer,
+      log: log.child('replies'),
+    });
+  }
+
+  /**
+   * A person's message in a channel the app is in (Events API, after the ack). Replies in one
+   * thread are taken one at a time, in order; anything outside a run's thread is ignored.
+   */
+  onThreadMessage(input: ThreadMessageInput): void {
+    void this.runs.enqueue(
+      `thread:${input.channelId}:${input.threadTs ?? input.ts}`,
+      'thread reply',
+      async () => {
+        const outcome: ThreadMessageOutcome = await this.threadReplies.handle(input);
+        this.log.debug('thread message handled', { eventId: input.eventId, outcome });
+      },
+    );
   }
 
   /**

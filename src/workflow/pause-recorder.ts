@@ -33,7 +33,7 @@ export class PauseRecorder {
     context: RunContext,
     gates: Gate[],
     invocationId: string | undefined,
-  ): Promise<void> {
+  ): Promise<{ pauseId: string }> {
     const { store, cards, log, metrics } = this.deps;
     const started = performance.now();
     const policy = this.deps.policy();
@@ -96,7 +96,7 @@ export class PauseRecorder {
     const { view } = result;
     if (result.kind === 'existed' && view.pause.card.ts !== undefined) {
       log.info('pause already recorded; its card exists', { pauseId: view.pause.id });
-      return;
+      return { pauseId: view.pause.id };
     }
     log.info('pause recorded', {
       pauseId: view.pause.id,
@@ -119,6 +119,7 @@ export class PauseRecorder {
         }),
       );
     }
+    return { pauseId: view.pause.id };
   }
 }
 

@@ -50,6 +50,23 @@ export class RunThreads {
     }
   }
 
+  /** A word to one person in the thread (ephemeral), e.g. why their reply was not passed on. */
+  async postEphemeral(thread: ThreadRef, user: string, message: SlackMessage): Promise<void> {
+    try {
+      await this.deps.slack.postEphemeral({
+        channel: thread.channelId,
+        user,
+        ...(thread.threadTs === undefined ? {} : { threadTs: thread.threadTs }),
+        ...message,
+      });
+    } catch (error) {
+      this.deps.log.warn('could not answer in the run thread', {
+        channel: thread.channelId,
+        error: errorMessage(error),
+      });
+    }
+  }
+
   async post(thread: ThreadRef, message: SlackMessage): Promise<void> {
     try {
       await this.deps.slack.postMessage({

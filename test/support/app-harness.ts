@@ -53,6 +53,11 @@ export interface HarnessOptions {
   slackProxy?: boolean;
   /** Put a proxy that can hold back Redis's answers between the app and Redis. */
   redisProxy?: boolean;
+  /**
+   * Connect the app over Socket Mode (`SLACK_APP_TOKEN`) to the sandbox's WebSocket instead of
+   * giving the sandbox its `/slack/events` URL: commands, clicks and events travel the socket.
+   */
+  socketMode?: boolean;
 }
 
 export interface Harness {
@@ -116,7 +121,13 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
 
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
-  const sandbox = await startSandbox({ port: 0, signingSecret, botToken });
+  const appToken = `xapp-1-test-${randomBytes(6).toString('hex')}`;
+  const sandbox = await startSandbox({
+    port: 0,
+    signingSecret,
+    botToken,
+    ...(options.socketMode ? { appToken } : {}),
+  });
   const slackProxy = options.slackProxy ? await startSlackFaultProxy(sandbox.apiUrl) : undefined;
   const redisTarget = new URL(REDIS_URL);
   const redisProxy = options.redisProxy
@@ -139,17 +150,19 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     config,
     {
       adkBaseUrl: adkProxy?.url ?? adkBaseUrl,
-      slack: {
-        mode: 'http',
-        botToken,
-        signingSecret,
-        apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl,
-      },
+      slack: options.socketMode
+        ? { mode: 'socket', botToken, appToken, apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl }
+        : {
+            mode: 'http',
+            botToken,
+            signingSecret,
+            apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl,
+          },
       ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
     },
     log,
   );
-  sandbox.setAppEventsUrl(`http://127.0.0.1:${app.port}/slack/events`);
+  if (!options.socketMode) sandbox.setAppEventsUrl(`http://127.0.0.1:${app.port}/slack/events`);
 
   const redis = await connectTestRedis();
   const store = new RedisConfirmationStore({ redis, keyPrefix, ownsClient: true });

@@ -5,6 +5,7 @@
 export type { ApiCall } from './api-calls.js';
 export { type ChannelRate, SLACK_CHANNEL_RATES } from './channel-rates.js';
 export type { SandboxEphemeral, SandboxMessage } from './conversations.js';
+export type { EventAttempt, EventDelivery } from './events/event-delivery.js';
 export type {
   ClickInput,
   CloseViewInput,

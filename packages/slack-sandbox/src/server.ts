@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { ApiCall } from './api-calls.js';
 import type { ChannelRate } from './channel-rates.js';
 import type { SandboxEphemeral, SandboxMessage } from './conversations.js';
+import { EventDeliveries, type EventDelivery } from './events/event-delivery.js';
+import { SocketModeServer } from './events/socket-mode.js';
 import { sendJson, sendText } from './http/bodies.js';
 import { LiveUpdates } from './http/live-updates.js';
 import { handlePageApi } from './http/page-api.js';
@@ -30,6 +32,11 @@ export interface SandboxOptions {
   host?: string;
   signingSecret: string;
   botToken: string;
+  /**
+   * The app-level token (`xapp-…`) that `apps.connections.open` accepts. Absent: Socket Mode is
+   * off (`apps.connections.open` answers `invalid_auth`).
+   */
+  appToken?: string;
   /** Where interactions and slash commands are POSTed, e.g. `http://127.0.0.1:3000/slack/events`. */
   appEventsUrl?: string;
   /** How long a trigger id stays usable. Slack: 3 s. */
@@ -47,6 +54,11 @@ export interface SandboxOptions {
    * `Retry-After`. Default: none, so that tests posting many messages never wait.
    */
   channelRates?: Readonly<Record<string, ChannelRate>>;
+  /**
+   * Delays before an unacknowledged Events API delivery is retried (Slack: at once, 1 min,
+   * 5 min). Default [0, 500, 2000].
+   */
+  eventRetryDelaysMs?: readonly number[];
   log?: Log;
 }
 
@@ -55,6 +67,8 @@ export interface SandboxEnvironment {
   SLACK_API_URL: string;
   SLACK_BOT_TOKEN: string;
   SLACK_SIGNING_SECRET: string;
+  /** Present when the sandbox was given an app-level token: the app may use Socket Mode. */
+  SLACK_APP_TOKEN?: string;
 }
 
 export interface WaitForOptions {
@@ -71,6 +85,10 @@ export interface Sandbox {
   env(): SandboxEnvironment;
   appEventsUrl(): string | undefined;
   setAppEventsUrl(url: string | undefined): void;
+  /** Whether an app is connected over Socket Mode (it then gets everything over the socket). */
+  socketConnected(): boolean;
+  /** Sends `disconnect` to Socket Mode connections, as Slack does before it recycles one. */
+  disconnectSocket(reason?: string): void;
 
   /** Types `/command text` as a person; the ack body becomes an ephemeral (or in-channel) reply. */
   slashCommand(input: SlashCommandInput): Promise<InteractionResult>;
@@ -80,8 +98,12 @@ export interface Sandbox {
   submitView(input: SubmitViewInput): Promise<InteractionResult>;
   /** Closes a person's topmost modal; the app hears of it only with `notify_on_close`. */
   closeView(input: CloseViewInput): Promise<InteractionResult>;
-  /** Posts a plain message as a person. */
+  /** Posts a plain message as a person; the app gets a `message` event (and `app_mention`). */
   postAsPerson(input: PostAsPersonInput): SandboxMessage;
+  /** Events API events sent to the app (of one type, e.g. `message`, `app_mention`), oldest first. */
+  events(type?: string): EventDelivery[];
+  /** Sends a delivered event again as Slack's next retry (a duplicate the app must ignore). */
+  redeliverEvent(eventId: string, reason?: string): Promise<EventDelivery>;
 
   /** Top-level messages of a channel (by id or name), oldest first; replies are in `replies`. */
   messages(channel: string): SandboxMessage[];
@@ -122,14 +144,36 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
   let appEventsUrl = options.appEventsUrl;
   let baseUrl = '';
+  const socket = new SocketModeServer({
+    baseUrl: () => baseUrl,
+    ackTimeoutMs: options.ackTimeoutMs ?? 3000,
+    onChange: () => state.changed(),
+    log: log.child('socket-mode'),
+  });
   const driver = new InteractionDriver({
     state,
     signingSecret: options.signingSecret,
     baseUrl: () => baseUrl,
     appEventsUrl: () => appEventsUrl,
+    socket,
     ackTimeoutMs: options.ackTimeoutMs ?? 3000,
     escapeCommandText: options.escapeCommandText ?? false,
     log,
+  });
+  const events = new EventDeliveries({
+    signingSecret: options.signingSecret,
+    appEventsUrl: () => appEventsUrl,
+    ackTimeoutMs: options.ackTimeoutMs ?? 3000,
+    retryDelaysMs: options.eventRetryDelaysMs ?? [0, 500, 2000],
+    nowMs: state.nowMs,
+    socket,
+    onChange: () => state.changed(),
+    log: log.child('events'),
+  });
+  state.events.subscribe((event) => {
+    events.deliver(event).catch((error: unknown) => {
+      log.error('event delivery failed', { error: String(error) });
+    });
   });
   const live = new LiveUpdates(state);
   const pageDir = pageDirectory();
@@ -147,7 +191,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         res,
         api[1],
         { state, baseUrl },
-        { botToken: options.botToken, log },
+        {
+          botToken: options.botToken,
+          ...(options.appToken === undefined ? {} : { appToken: options.appToken }),
+          openSocketUrl: () => socket.openUrl(),
+          log,
+        },
       );
     const response = /^\/response\/([A-Za-z0-9_-]+)$/.exec(path);
     if (response?.[1]) return handleResponseUrl(req, res, response[1], state);
@@ -178,6 +227,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       else res.end();
     });
   });
+  server.on('upgrade', (req, duplex, head) => {
+    if (!socket.handleUpgrade(req, duplex, head)) duplex.destroy();
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
@@ -203,9 +255,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       SLACK_API_URL: `${baseUrl}/api/`,
       SLACK_BOT_TOKEN: options.botToken,
       SLACK_SIGNING_SECRET: options.signingSecret,
+      ...(options.appToken === undefined ? {} : { SLACK_APP_TOKEN: options.appToken }),
     }),
     appEventsUrl: () => appEventsUrl,
     setAppEventsUrl,
+    socketConnected: () => socket.connected(),
+    disconnectSocket: (reason) => socket.disconnectAll(reason),
     slashCommand: (input) => driver.slashCommand(input),
     clickButton: (input) => driver.clickButton(input),
     submitView: (input) => driver.submitView(input),
@@ -215,6 +270,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       if (!posted.ok) throw new Error(`postAsPerson: ${posted.reason}`);
       return posted.message;
     },
+    events: (type) =>
+      structuredClone(
+        events
+          .all()
+          .filter((e) => type === undefined || e.type === type || e.type.startsWith(`${type}/`)),
+      ),
+    redeliverEvent: async (eventId, reason) =>
+      structuredClone(await events.redeliver(eventId, reason)),
     messages: (name) => structuredClone(state.conversations.roots(channel(name))),
     message: (name, ts) => {
       const found = state.conversations.find(channel(name), ts);
@@ -234,10 +297,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       waitFor(state, () => probe(sandbox), waitOptions?.timeoutMs ?? 5000),
     reset: () => {
       state.reset();
+      events.clear();
       state.changed();
     },
     stop: async () => {
       live.close();
+      socket.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,6 +1,7 @@
 import { type ApiCall, RateLimits } from './api-calls.js';
 import { type ChannelRate, ChannelRateLimits } from './channel-rates.js';
 import { Conversations } from './conversations.js';
+import { EventOutbox } from './events/outbox.js';
 import { Modals } from './modals.js';
 import { ResponseUrls } from './response-urls.js';
 import { TimestampSource } from './timestamps.js';
@@ -30,6 +31,8 @@ export class SandboxState {
   readonly rateLimits = new RateLimits();
   /** Per-channel posting limits; none unless the sandbox was started with `channelRates`. */
   readonly channelRates: ChannelRateLimits;
+  /** Events API events for the app; see `events/`. */
+  readonly events = new EventOutbox();
   calls: ApiCall[] = [];
   notices: Notice[] = [];
   private version = 0;

@@ -17,6 +17,10 @@ export async function deliverSigned(input: {
   body: string;
   timeoutMs: number;
   nowSec: number;
+  /** Default the form type of interactions; Events API deliveries are `application/json`. */
+  contentType?: string;
+  /** More headers, e.g. `X-Slack-Retry-Num` on an Events API retry. */
+  headers?: Record<string, string>;
   fetch?: typeof fetch;
 }): Promise<Delivery> {
   const doFetch = input.fetch ?? fetch;
@@ -24,10 +28,11 @@ export async function deliverSigned(input: {
     const response = await doFetch(input.url, {
       method: 'POST',
       headers: {
-        'content-type': 'application/x-www-form-urlencoded',
+        'content-type': input.contentType ?? 'application/x-www-form-urlencoded',
         'x-slack-request-timestamp': String(input.nowSec),
         'x-slack-signature': slackSignature(input.signingSecret, input.nowSec, input.body),
         'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+        ...input.headers,
       },
       body: input.body,
       signal: AbortSignal.timeout(input.timeoutMs),

@@ -1,4 +1,7 @@
 import type { SandboxMessage } from '../conversations.js';
+import type { SocketLink } from '../events/event-delivery.js';
+import { appMentionEvent, mentionsBot, messageEvent } from '../events/event-payloads.js';
+import type { SocketEnvelopeType } from '../events/socket-mode.js';
 import { parseJsonObject } from '../http/bodies.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { Log } from '../log.js';
@@ -42,12 +45,16 @@ export interface DriverOptions {
   /** The sandbox's origin, for `response_url`s. */
   baseUrl: () => string;
   appEventsUrl: () => string | undefined;
+  /** The app's Socket Mode connection: used instead of the URL while connected. */
+  socket: SocketLink;
   /** Slack gives up on an app after 3 seconds. */
   ackTimeoutMs: number;
   /** The command's `should_escape` in the app's manifest: mentions and links as `<…>` ids. */
   escapeCommandText: boolean;
   log: Log;
 }
+
+type AppTarget = { kind: 'socket' } | { kind: 'http'; url: string };
 
 const refused = (reason: string): InteractionResult => ({ answered: false, reason });
 
@@ -74,8 +81,8 @@ export class InteractionDriver {
       threadTs: undefined,
       original: undefined,
     };
-    const url = this.options.appEventsUrl();
-    if (url === undefined) {
+    const app = this.appTarget();
+    if (app === undefined) {
       this.slackbotSays(
         target,
         `${command} is not a valid command. In Slack, all messages that start with the "/" character are interpreted as commands.`,
@@ -94,7 +101,7 @@ export class InteractionDriver {
       triggerId: this.state.triggers.issue(person.id),
       responseUrl: this.responseUrl(target),
     });
-    const delivery = await this.deliver(url, fieldsForm(fields));
+    const delivery = await this.deliver(app, 'slash_commands', fields, fieldsForm(fields));
     if (delivery.kind === 'answered' && delivery.status === 200) {
       this.applyCommandAck(target, person, `${command} ${text}`.trim(), delivery.body);
     } else {
@@ -111,8 +118,8 @@ export class InteractionDriver {
     if (!located.ok) return refused(located.reason);
     const picked = pickElement(located.blocks, input);
     if (!picked.ok) return refused(picked.reason);
-    const url = this.options.appEventsUrl();
-    if (url === undefined) return refused('no app events URL is set');
+    const app = this.appTarget();
+    if (app === undefined) return refused('no app events URL is set');
 
     const action = actionJson(picked.found, picked.choice, this.state.timestamps.next());
     const stateValues: JsonObject =
@@ -125,7 +132,7 @@ export class InteractionDriver {
       action,
       stateValues,
     });
-    const delivery = await this.deliver(url, payloadForm(payload));
+    const delivery = await this.deliver(app, 'interactive', payload, payloadForm(payload));
     if (delivery.kind !== 'answered' || delivery.status !== 200) {
       this.state.notify({
         user: person.id,
@@ -156,14 +163,14 @@ export class InteractionDriver {
       const listed = Object.entries(read.errors).map(([block, error]) => `${block}: ${error}`);
       return refused(`the Slack client shows errors and sends nothing (${listed.join('; ')})`);
     }
-    const url = this.options.appEventsUrl();
-    if (url === undefined) return refused('no app events URL is set');
+    const app = this.appTarget();
+    if (app === undefined) return refused('no app events URL is set');
     const payload = viewSubmissionPayload({
       person,
       triggerId: this.state.triggers.issue(person.id),
       view: toSlackView(open),
     });
-    const delivery = await this.deliver(url, payloadForm(payload));
+    const delivery = await this.deliver(app, 'interactive', payload, payloadForm(payload));
     if (delivery.kind === 'answered' && delivery.status === 200) {
       applyViewAck(this.state, person, open, delivery.body);
     } else {
@@ -190,13 +197,16 @@ export class InteractionDriver {
     if (!viewFlag(closing, 'notify_on_close')) {
       return refused('closed; the view has no notify_on_close, so Slack tells the app nothing');
     }
-    const url = this.options.appEventsUrl();
-    if (url === undefined) return refused('closed; no app events URL is set');
+    const app = this.appTarget();
+    if (app === undefined) return refused('closed; no app events URL is set');
     const payload = viewClosedPayload({ person, view: slackView, isCleared: cleared });
-    return outcomeOf(await this.deliver(url, payloadForm(payload)));
+    return outcomeOf(await this.deliver(app, 'interactive', payload, payloadForm(payload)));
   }
 
-  /** A person posts a plain message (the app hears nothing: the sandbox sends no Events API events). */
+  /**
+   * A person posts a plain message, at the top or in a thread. The app hears of it as Slack tells
+   * it: a `message` event, and an `app_mention` too when the text mentions the bot.
+   */
   postAsPerson(
     input: PostAsPersonInput,
   ): { ok: true; message: SandboxMessage } | { ok: false; reason: string } {
@@ -216,6 +226,10 @@ export class InteractionDriver {
       threadTs: input.threadTs,
     });
     this.state.changed();
+    this.state.events.emit(messageEvent(message, conversation));
+    if (conversation.kind === 'channel' && mentionsBot(message.text)) {
+      this.state.events.emit(appMentionEvent(message));
+    }
     return { ok: true, message };
   }
 
@@ -231,9 +245,22 @@ export class InteractionDriver {
     return true;
   }
 
-  private deliver(url: string, body: string): Promise<Delivery> {
+  /** Where the app listens: its Socket Mode connection when it has one, else its request URL. */
+  private appTarget(): AppTarget | undefined {
+    if (this.options.socket.connected()) return { kind: 'socket' };
+    const url = this.options.appEventsUrl();
+    return url === undefined ? undefined : { kind: 'http', url };
+  }
+
+  private deliver(
+    app: AppTarget,
+    type: SocketEnvelopeType,
+    payload: JsonObject,
+    body: string,
+  ): Promise<Delivery> {
+    if (app.kind === 'socket') return this.options.socket.send(type, payload);
     return deliverSigned({
-      url,
+      url: app.url,
       signingSecret: this.options.signingSecret,
       body,
       timeoutMs: this.options.ackTimeoutMs,

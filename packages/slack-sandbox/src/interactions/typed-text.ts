@@ -1,4 +1,4 @@
-import { allChannels, allPeople, allUserGroups } from '../workspace.js';
+import { allChannels, allPeople, allUserGroups, BOT } from '../workspace.js';
 
 /**
  * Text a person typed, as Slack stores messages and delivers slash commands with
@@ -13,6 +13,8 @@ export function encodeTypedText(text: string): string {
         return `${lead}<!${lower}>`;
       const person = allPeople().find((p) => p.name === lower);
       if (person) return `${lead}<@${person.id}|${person.name}>`;
+      // The app's bot user, as Slack's client encodes a picked mention: the id alone.
+      if (lower === BOT.name) return `${lead}<@${BOT.userId}>`;
       const group = allUserGroups().find((g) => g.handle === lower);
       if (group) return `${lead}<!subteam^${group.id}|@${group.handle}>`;
       return whole;

@@ -1,5 +1,6 @@
 import { withGeneratedIds } from '../blocks.js';
 import { toSlackMessage } from '../conversations.js';
+import { messageChangedEvent, messageEvent } from '../events/event-payloads.js';
 import { BOT, findConversation, findPerson, isMember } from '../workspace.js';
 import { type Arguments, booleanArg, jsonArg, stringArg } from './arguments.js';
 import type { WebApiContext } from './context.js';
@@ -31,6 +32,8 @@ export function postMessage(args: Arguments, { state }: WebApiContext): MethodRe
     broadcast: booleanArg(args, 'reply_broadcast'),
     metadata,
   });
+  // Slack tells the app of its own messages too; it must tell them apart (`bot_id`).
+  state.events.emit(messageEvent(message, conversation));
   return { ok: true, channel: conversation.id, ts: message.ts, message: toSlackMessage(message) };
 }
 
@@ -45,6 +48,7 @@ export function update(args: Arguments, { state }: WebApiContext): MethodResult 
   const { text, blocks, metadata } = read.content;
   if (text === undefined && blocks === undefined && !hasAttachments(args))
     return failure('no_text');
+  const before = toSlackMessage(message);
   // Slack keeps the previous blocks when `blocks` is left out; `[]` removes them.
   state.conversations.update(message, {
     text: text ?? '',
@@ -52,6 +56,9 @@ export function update(args: Arguments, { state }: WebApiContext): MethodResult 
     editor: BOT.userId,
     metadata,
   });
+  state.events.emit(
+    messageChangedEvent(before, message, conversation, message.edited?.ts ?? message.ts),
+  );
   return {
     ok: true,
     channel: conversation.id,

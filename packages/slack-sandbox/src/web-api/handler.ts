@@ -43,6 +43,10 @@ const SCOPES =
 
 export interface WebApiOptions {
   botToken: string;
+  /** The app-level token; only `apps.connections.open` takes it. */
+  appToken?: string;
+  /** A one-time `ws://` URL of the sandbox's Socket Mode server. */
+  openSocketUrl: () => string;
   log: Log;
 }
 
@@ -76,6 +80,15 @@ export async function handleWebApi(
     sendJson(res, status, body, { 'x-oauth-scopes': SCOPES, ...headers });
   };
 
+  if (method === 'apps.connections.open') {
+    // Slack: only an app-level token with `connections:write` may open a connection.
+    const token = bearerToken(req) ?? stringArg(args, 'token');
+    if (token === undefined) return answer(200, failure('not_authed'));
+    if (token.startsWith('xoxb-')) return answer(200, failure('not_allowed_token_type'));
+    if (options.appToken === undefined || !sameSecret(token, options.appToken))
+      return answer(200, failure('invalid_auth'));
+    return answer(200, { ok: true, url: options.openSocketUrl() });
+  }
   const implementation = METHODS[method];
   if (!implementation) return answer(200, failure('unknown_method', { req_method: method }));
   if (!parsed.ok) return answer(200, failure(parsed.error));
