@@ -441,6 +441,8 @@ describe('the sandbox page in a real browser', () => {
     expect(await page.getByTestId('channel-list').getByRole('button').allTextContents()).toEqual([
       '#general',
       '#ops',
+      '#incidents',
+      '#releases',
     ]);
 
     const mine = page.locator('[data-testid="message"][data-user="U0DAVE00001"]');
