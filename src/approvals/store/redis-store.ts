@@ -19,6 +19,7 @@ import {
   type NewPause,
   type OutcomeInput,
   type OutcomeResult,
+  type PendingIndex,
   type RenewLeaseInput,
   type RenewLeaseResult,
   type ResumeFailedInput,
@@ -420,6 +421,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   listPendingByChannel(channelId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     return this.indexes.pendingInChannel(channelId, limit);
+  }
+
+  listPending(index: PendingIndex, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
+    return this.indexes.pendingIn(index, limit);
   }
 
   recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {
