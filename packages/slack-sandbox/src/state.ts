@@ -1,5 +1,6 @@
 import { type ApiCall, RateLimits } from './api-calls.js';
 import { Conversations } from './conversations.js';
+import { Homes } from './homes.js';
 import { Modals } from './modals.js';
 import { ResponseUrls } from './response-urls.js';
 import { TimestampSource } from './timestamps.js';
@@ -24,6 +25,7 @@ export class SandboxState {
   readonly timestamps: TimestampSource;
   readonly conversations: Conversations;
   readonly modals: Modals;
+  readonly homes: Homes;
   readonly triggers: Triggers;
   readonly responseUrls: ResponseUrls;
   readonly rateLimits = new RateLimits();
@@ -40,6 +42,7 @@ export class SandboxState {
     this.timestamps = new TimestampSource(nowMs);
     this.conversations = new Conversations(this.timestamps);
     this.modals = new Modals(nowMs);
+    this.homes = new Homes(nowMs);
     this.triggers = new Triggers(options.triggerTtlMs, nowMs);
     this.responseUrls = new ResponseUrls(nowMs);
   }
@@ -75,6 +78,7 @@ export class SandboxState {
   reset(): void {
     this.conversations.clear();
     this.modals.clear();
+    this.homes.clear();
     this.rateLimits.clear();
     this.calls = [];
     this.notices = [];
