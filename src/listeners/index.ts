@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import { registerApprovalActions } from './actions.js';
 import { registerAgentCommand } from './commands.js';
 import type { ListenerDeps } from './deps.js';
+import { registerAppHome } from './home.js';
 import { registerApprovalViews } from './views.js';
 
 /** Every surface the app listens on. Listeners ack, parse, call the workflow, reply. */
@@ -9,4 +10,5 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerAgentCommand(app, deps);
   registerApprovalActions(app, deps);
   registerApprovalViews(app, deps);
+  registerAppHome(app, deps);
 }
