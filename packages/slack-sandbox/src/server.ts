@@ -84,6 +84,8 @@ export interface Sandbox {
   ephemerals(user: string): SandboxEphemeral[];
   /** A person's open modals, bottom to top. */
   views(user: string): SandboxView[];
+  /** A person's App Home tab as the app last published it (`views.publish`), if it did. */
+  home(user: string): SandboxView | undefined;
   /** Web API calls (and `response_url` posts, as method `response_url`), oldest first. */
   calls(method?: string): ApiCall[];
   notices(user?: string): Notice[];
@@ -214,6 +216,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       structuredClone(state.conversations.replies(channel(name), threadTs)),
     ephemerals: (user) => structuredClone(state.conversations.ephemeralsFor(person(user))),
     views: (user) => structuredClone(state.modals.stack(person(user))),
+    home: (user) => structuredClone(state.homes.of(person(user))),
     calls: (method) =>
       structuredClone(state.calls.filter((c) => method === undefined || c.method === method)),
     notices: (user) =>
