@@ -93,6 +93,28 @@ describe('the App Home', () => {
     expect(JSON.stringify(after.view)).toContain('approved');
   });
 
+  it('app_home_opened publishes the Home: Carol, of the on-call group, finds the card there; Dave finds nothing to approve', async () => {
+    const { card } = await startRun('payments transfer 45');
+    const { pause } = await harness.pauseOf(card);
+    const { carol } = PEOPLE;
+
+    for (const user of [carol.id, dave.id]) {
+      const opened = await postEvent({
+        type: 'app_home_opened',
+        user,
+        channel: 'D0APPHOME01',
+        tab: 'home',
+        event_ts: '1795326457.000100',
+      });
+      expect(opened.status).toBe(200);
+    }
+    const carolsHome = await homeOnceItSays(carol.id, (text) => text.includes(pause.id));
+    expect(homeApproves(carolsHome.view, pause.id)).toBe(1);
+    const davesHome = await homeOnceItSays(dave.id, (text) => text.includes('Waiting for you'));
+    expect(JSON.stringify(davesHome.view)).toContain('Nothing waits for your decision.');
+    expect(homeApproves(davesHome.view, pause.id)).toBe(0);
+  });
+
   it("a forged Approve from Dave's Home is refused, says why on his Home, and changes nothing", async () => {
     const { card } = await startRun('payments transfer 20');
     const { pause } = await harness.pauseOf(card);
@@ -104,9 +126,10 @@ describe('the App Home', () => {
     });
     expect(response.status).toBe(200);
 
-    const davesHome = await homeOnceItSays(dave.id, (text) => text.includes('Waiting for you'));
+    // The refusal is said on his Home (a Home click has no response_url to answer through).
+    const davesHome = await homeOnceItSays(dave.id, (text) => text.includes(':warning:'));
     const text = JSON.stringify(davesHome.view);
-    expect(text).toContain(':warning:');
+    expect(text).toContain('Waiting for you');
     expect(text).not.toContain(pause.id);
     expect(homeApproves(davesHome.view, pause.id)).toBe(0);
 
@@ -116,6 +139,31 @@ describe('the App Home', () => {
     expect(await harness.toolRuns(card, 'transfer_money', 'transferred')).toBe(0);
   });
 });
+
+/** An Events API `event_callback` as Slack sends it, signed: the sandbox does not deliver events yet. */
+async function postEvent(event: Record<string, unknown>): Promise<Response> {
+  const body = JSON.stringify({
+    token: 'unused',
+    team_id: 'T0SANDBOX01',
+    api_app_id: 'A0SANDBOX01',
+    type: 'event_callback',
+    event_id: `Ev${Date.now()}`,
+    event_time: Math.floor(Date.now() / 1000),
+    event,
+  });
+  const timestamp = Math.floor(Date.now() / 1000);
+  const response = await fetch(harness.appEventsUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-slack-request-timestamp': String(timestamp),
+      'x-slack-signature': slackSignature(harness.signingSecret, timestamp, body),
+    },
+    body,
+  });
+  await response.body?.cancel();
+  return response;
+}
 
 /** A block_actions from a Home tab, signed as Slack signs it, for a button the person never saw. */
 async function postHomeClick(
