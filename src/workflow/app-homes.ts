@@ -146,7 +146,7 @@ export class AppHomes {
       const gate = check.gates[0];
       if (gate !== undefined) found.push(await this.homeGate(check.view, gate.confirmationCallId));
     }
-    return found.filter((item) => item.gate !== undefined);
+    return found;
   }
 
   private async requestsOf(userId: string): Promise<HomeGate[]> {

@@ -123,7 +123,8 @@ export class ApprovalWorkflow {
       slack,
       directory: deps.directory,
       policy: deps.policy,
-      check: (pauseId, callIds, voter) => this.decider.check(pauseId, callIds, voter),
+      check: (pauseId, callIds, voter) =>
+        this.decider.check(pauseId, callIds, voter, { listing: true }),
       clock,
       log: log.child('homes'),
     });
