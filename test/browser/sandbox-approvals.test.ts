@@ -273,13 +273,16 @@ describe('cards that show what Approve approves (#12)', () => {
 describe('the App Home (#13)', () => {
   it("Bob's Home lists the pending card; approving there resumes the run and the card says approved", async () => {
     await openAs('alice');
-    const root = await runAgent('restart search');
+    // A service no other test restarts: their cards may still wait on Bob's Home.
+    const root = await runAgent('restart web');
 
     await page.getByTestId('person-switch').selectOption(PEOPLE.bob.id);
     await page.getByTestId('app-home-tab').click();
     const home = page.getByTestId('app-home');
     await home.getByText('Waiting for you').waitFor();
-    const waiting = home.locator('[data-block-type="section"]').filter({ hasText: 'search' });
+    const waiting = home
+      .locator('[data-block-type="section"]')
+      .filter({ hasText: /service: web\b/ });
     await waiting.getByText('restart_service').waitFor();
     await shoot('home-waiting');
     // Its buttons are in the actions block right under it (other tests' cards may wait too).
@@ -294,7 +297,7 @@ describe('the App Home (#13)', () => {
 
     await page.getByTestId('channel-ops').click();
     const thread = await openThread(root, false);
-    await thread.getByText('search restarted').waitFor();
+    await thread.getByText('web restarted').waitFor();
     await thread.getByText('Agent resumed').waitFor();
     expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(0);
   });
