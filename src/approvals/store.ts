@@ -75,6 +75,11 @@ export interface ConfirmationStore {
    */
   countPendingByApp(): Promise<Map<string, number>>;
   listPendingByApprover(userId: string, limit?: number): Promise<GateRef[]>;
+  /**
+   * Pending gates by one index (see `PendingIndex`), oldest first. Candidates only: who may
+   * decide a gate is settled by the policy as it is now, when the listing is used.
+   */
+  listPending(index: PendingIndex, limit?: number): Promise<GateRef[]>;
   /** Records what the agent reported after a decision; the pause's trail gets an entry. */
   recordOutcome(input: OutcomeInput): Promise<OutcomeResult>;
   /** Records where a webhook delivery stands (shown on the card); the trail gets an entry. */
@@ -302,6 +307,18 @@ export type FinishResult =
   /** The lease lapsed and someone else took over: this owner's outcome is not recorded. */
   | { kind: 'lost_lease'; view: PauseView }
   | { kind: 'not_found' };
+
+/**
+ * The pending indexes a gate is in while pending: its card's channel, each user approver, each
+ * user-group approver, its requester, and — when its card channel's members may approve — the
+ * one store-wide list of such gates (channel membership is known only to Slack).
+ */
+export type PendingIndex =
+  | { kind: 'channel'; id: string }
+  | { kind: 'user'; id: string }
+  | { kind: 'usergroup'; id: string }
+  | { kind: 'requester'; id: string }
+  | { kind: 'channel_members' };
 
 export interface GateRef {
   pauseId: string;

@@ -21,6 +21,8 @@ import { privateReply } from './replies.js';
 
 interface ActionContext {
   user: string;
+  /** The click came from the App Home tab: replies go to the Home, not a channel. */
+  fromHome: boolean;
   triggerId: string;
   /** The card: where the modal's submission reports back. */
   channelId: string | undefined;
@@ -47,6 +49,22 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
     );
   });
   on(ACTION_IDS.reject, async (context) => {
+    const target = gateButton(context);
+    if (target === undefined) return unreadable(context);
+    await openRejectModal(deps, context, target.pauseId, [target.callId]);
+  });
+  // The App Home's buttons: the same checks and store steps as the card's, and the Home follows.
+  on(ACTION_IDS.homeApprove, async (context) => {
+    const target = gateButton(context);
+    if (target === undefined) return unreadable(context);
+    const reply = await workflow.vote(
+      { ...target, voter: context.user, choice: 'approve' },
+      context.reply,
+    );
+    if (reply.kind === 'refused') await refuse(deps, context, reply.refusal);
+    else workflow.homes.refresh(context.user);
+  });
+  on(ACTION_IDS.homeReject, async (context) => {
     const target = gateButton(context);
     if (target === undefined) return unreadable(context);
     await openRejectModal(deps, context, target.pauseId, [target.callId]);
@@ -115,17 +133,22 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
 
 function onAction(
   app: App,
-  { log, metrics }: ListenerDeps,
+  deps: ListenerDeps,
   actionId: ActionId,
   handle: (context: ActionContext) => Promise<void>,
 ): void {
+  const { log, metrics } = deps;
   app.action(actionId, async ({ ack, body, respond, context: bolt }) => {
     await ack();
     // Stamped by the receiver (bolt-app.ts) when the request arrived.
     const { receivedAt } = bolt;
     if (typeof receivedAt === 'number') metrics.clickToAck(secondsSince(receivedAt));
-    const reply = privateReply(respond, log);
     const parsed = blockActionSchema.safeParse(body);
+    const fromHome = parsed.success && parsed.data.view?.type === 'home';
+    const reply =
+      fromHome && parsed.success
+        ? homeReply(deps, parsed.data.user.id)
+        : privateReply(respond, log);
     const action = parsed.success ? parsed.data.actions[0] : undefined;
     if (!parsed.success || action === undefined) {
       log.warn('unreadable block action', { actionId, problem: parsed.error?.issues[0]?.message });
@@ -136,6 +159,7 @@ function onAction(
     try {
       await handle({
         user: user.id,
+        fromHome,
         triggerId: trigger_id,
         channelId: channel?.id,
         messageTs: message?.ts,
@@ -147,6 +171,13 @@ function onAction(
       await reply(renderRefusal({ kind: 'decision_failed', reference: correlationId() }));
     }
   });
+}
+
+/** A Home click has no `response_url`: its answer is a notice on the person's Home. */
+function homeReply(deps: ListenerDeps, user: string) {
+  return async (message: SlackMessage): Promise<void> => {
+    deps.workflow.homes.refresh(user, message.text);
+  };
 }
 
 function gateButton(context: ActionContext): Required<ButtonValue> | undefined {

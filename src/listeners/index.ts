@@ -3,6 +3,7 @@ import { registerApprovalActions } from './actions.js';
 import { registerAgentCommand } from './commands.js';
 import type { ListenerDeps } from './deps.js';
 import { registerThreadEvents } from './events.js';
+import { registerAppHome } from './home.js';
 import { registerApprovalViews } from './views.js';
 
 /** Every surface the app listens on. Listeners ack, parse, call the workflow, reply. */
@@ -11,4 +12,5 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerApprovalActions(app, deps);
   registerApprovalViews(app, deps);
   registerThreadEvents(app, deps);
+  registerAppHome(app, deps);
 }

@@ -17,6 +17,8 @@ export const blockActionSchema = z.object({
   trigger_id: z.string().min(1),
   channel: z.object({ id: z.string().min(1) }).optional(),
   message: z.object({ ts: z.string().min(1), thread_ts: z.string().optional() }).optional(),
+  /** Present on clicks in a view: `home` for the App Home tab. */
+  view: z.object({ type: z.string() }).optional(),
   actions: z
     .array(
       z.object({
@@ -56,4 +58,10 @@ export const messageEventSchema = z.object({
   text: z.string().optional(),
   ts: z.string().min(1),
   thread_ts: z.string().optional(),
+});
+
+export const appHomeOpenedSchema = z.object({
+  user: z.string().min(1),
+  /** `home` or `messages`: only the Home tab has a view to publish. */
+  tab: z.string().optional(),
 });

@@ -195,7 +195,7 @@ function teller(
  * channel (or are logged when the card's channel did not fit the metadata).
  */
 function reporter(
-  { slack, log }: ListenerDeps,
+  { slack, log, workflow }: ListenerDeps,
   user: string,
   channelId: string | undefined,
 ): (reply: DecisionReply) => Promise<void> {
@@ -203,10 +203,8 @@ function reporter(
     if (reply.kind === 'done') return;
     const { refusal } = reply;
     if (channelId === undefined) {
-      log.warn('a refusal could not be shown: the card channel is unknown', {
-        user,
-        reason: refusal.kind,
-      });
+      // Opened from the App Home: no channel to answer in, so the Home says why.
+      workflow.homes.refresh(user, renderRefusal(refusal).text);
       return;
     }
     try {

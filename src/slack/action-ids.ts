@@ -28,6 +28,10 @@ export const ACTION_IDS = {
    * row per gate. `selected_option.value`: `GateChoice`.
    */
   gateMenu: 'approvals.gate_menu',
+  /** Button on a gate in the App Home's "Waiting for you". Value: `ButtonValue` with `callId`. */
+  homeApprove: 'approvals.home_approve',
+  /** As `homeApprove`; opens the reject modal. */
+  homeReject: 'approvals.home_reject',
 } as const;
 export type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
 

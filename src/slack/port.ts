@@ -1,4 +1,4 @@
-import type { View } from '@slack/types';
+import type { HomeView, View } from '@slack/types';
 import type { SlackMessage } from './block-kit.js';
 
 /**
@@ -15,6 +15,8 @@ export interface SlackPort {
     input: SlackMessage & { channel: string; user: string; threadTs?: string },
   ): Promise<void>;
   openView(input: { triggerId: string; view: View }): Promise<void>;
+  /** The person's App Home tab (`views.publish`); replaces what was there. */
+  publishHome(input: { userId: string; view: HomeView }): Promise<void>;
   /** A link to a message (`chat.getPermalink`). */
   getPermalink(input: { channel: string; ts: string }): Promise<string>;
 }

@@ -115,6 +115,13 @@ export class WebApiSlackPort implements SlackPort {
     );
   }
 
+  async publishHome(input: Parameters<SlackPort['publishHome']>[0]): Promise<void> {
+    // Rate limits on views.publish are per app and user (Tier 4).
+    await this.call('views.publish', input.userId, 0, () =>
+      this.client.views.publish({ user_id: input.userId, view: input.view }),
+    );
+  }
+
   async getPermalink(input: { channel: string; ts: string }): Promise<string> {
     const response = await this.call(
       'chat.getPermalink',

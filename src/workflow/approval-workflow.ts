@@ -20,6 +20,7 @@ import { renderPauseGoneCard } from '../slack/notices.js';
 import type { PersonNames } from '../slack/person-names.js';
 import type { SlackPort } from '../slack/port.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
+import { AppHomes } from './app-homes.js';
 import { CardRefresher } from './card-refresher.js';
 import { ApprovalCards } from './cards.js';
 import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from './decider.js';
@@ -102,6 +103,8 @@ export class ApprovalWorkflow {
   private readonly runs: KeyedWorkQueue;
   private readonly cards: ApprovalCards;
   private readonly cardRefresher: CardRefresher;
+  /** Each person's App Home, refreshed when a pause that concerns them changes. */
+  readonly homes: AppHomes;
   private readonly verifier: VoteVerifier;
   private readonly decider: Decider;
   private readonly resumer: Resumer;
@@ -139,10 +142,29 @@ export class ApprovalWorkflow {
     this.runs = new KeyedWorkQueue(log.child('runs'), {
       concurrency: options.runConcurrency ?? 64,
     });
-    this.cards = new ApprovalCards({ store, slack, clock, log: log.child('cards') });
+    this.homes = new AppHomes({
+      store,
+      slack,
+      directory: deps.directory,
+      policy: deps.policy,
+      check: (pauseId, callIds, voter) =>
+        this.decider.check(pauseId, callIds, voter, { listing: true }),
+      clock,
+      log: log.child('homes'),
+    });
+    this.cards = new ApprovalCards({
+      store,
+      slack,
+      clock,
+      log: log.child('cards'),
+      onChanged: (pauseId) => this.homes.pauseChanged(pauseId),
+    });
     this.cardRefresher = new CardRefresher({ cards: this.cards, log: log.child('cards') });
-    const refreshCard = (pauseId: string, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) =>
+    // Whatever changes a card changes the Homes of the people it concerns.
+    const refreshCard = (pauseId: string, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) => {
       this.cardRefresher.request(pauseId, toolOutcomes);
+      this.homes.pauseChanged(pauseId);
+    };
     const threads = new RunThreads({ slack, log: log.child('thread') });
     const sessions = deps.sessions ?? new MemoryThreadSessions();
     const recordPause: RunStreamerDeps['onPause'] = async (context, gates, invocationId) => {
@@ -399,6 +421,7 @@ export class ApprovalWorkflow {
         this.decisions.enqueue(pauseId, 'show expiry', async () => {
           if (decided) this.scheduleResume(pauseId);
           this.cardRefresher.request(pauseId);
+          this.homes.pauseChanged(pauseId);
         }),
       ),
     );
@@ -433,8 +456,11 @@ export class ApprovalWorkflow {
       this.runs.drain(timeoutMs),
     ]);
     // Last: decisions and resumes finishing above still ask for card updates.
-    const cards = await this.cardRefresher.drain(timeoutMs);
-    return decisions && runs && cards;
+    const [cards, homes] = await Promise.all([
+      this.cardRefresher.drain(timeoutMs),
+      this.homes.drain(timeoutMs),
+    ]);
+    return decisions && runs && cards && homes;
   }
 
   private scheduleResume(pauseId: string, options: { retry?: boolean } = {}): void {

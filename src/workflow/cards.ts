@@ -18,7 +18,14 @@ const MAX_REFRESH_ROUNDS = 3;
  */
 export class ApprovalCards {
   constructor(
-    private readonly deps: { store: ConfirmationStore; slack: SlackPort; clock: Clock; log: Log },
+    private readonly deps: {
+      store: ConfirmationStore;
+      slack: SlackPort;
+      clock: Clock;
+      log: Log;
+      /** A card was posted or re-rendered: its people's Homes follow. Never waits. */
+      onChanged?: (pauseId: string) => void;
+    },
   ) {}
 
   /** Posts the card of a newly recorded pause and remembers where it went. */
@@ -31,6 +38,7 @@ export class ApprovalCards {
       ...message,
     });
     const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
+    this.deps.onChanged?.(view.pause.id);
     return updated ?? view;
   }
 
@@ -59,6 +67,7 @@ export class ApprovalCards {
       toolOutcomes,
     }: { known?: PauseView; toolOutcomes?: ReadonlyMap<string, ToolOutcome> } = {},
   ): Promise<RefreshOutcome> {
+    this.deps.onChanged?.(pauseId);
     try {
       let rendered: number | undefined;
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {

@@ -50,9 +50,16 @@ export class Decider {
 
   /**
    * May `voter` decide these gates (every pending gate when `callIds` is empty)? Asked before a
-   * vote and before a modal opens, so that nobody fills in a form only to be refused.
+   * vote and before a modal opens, so that nobody fills in a form only to be refused. `listing`:
+   * asked to list what a person may decide (the App Home), not for a click: refusals are not
+   * logged as refused votes.
    */
-  async check(pauseId: string, callIds: readonly string[], voter: string): Promise<VoterCheck> {
+  async check(
+    pauseId: string,
+    callIds: readonly string[],
+    voter: string,
+    { listing = false }: { listing?: boolean } = {},
+  ): Promise<VoterCheck> {
     const view = await this.deps.store.getPause(pauseId);
     if (view === undefined) return refuse({ kind: 'pause_gone' });
     const gates =
@@ -77,7 +84,7 @@ export class Decider {
     const policies: GatePolicy[] = [];
     for (const gate of gates) {
       const policy = this.currentPolicy(view, gate);
-      const refusal = await this.authorizeOne(view, gate, policy, voter);
+      const refusal = await this.authorizeOne(view, gate, policy, voter, listing);
       if (refusal !== undefined) return refuse(refusal);
       policies.push(policy);
     }
@@ -227,6 +234,7 @@ export class Decider {
     gate: GateRecord,
     policy: GatePolicy,
     voter: string,
+    listing = false,
   ): Promise<Refusal | undefined> {
     let refusal: Refusal;
     try {
@@ -257,6 +265,7 @@ export class Decider {
       this.deps.log.warn('could not resolve approvers; refusing', { error: error.message });
       refusal = { kind: 'permission_check_failed' };
     }
+    if (listing) return refusal;
     this.deps.log.info('vote refused', {
       pauseId: view.pause.id,
       callId: gate.confirmationCallId,

@@ -269,3 +269,36 @@ describe('cards that show what Approve approves (#12)', () => {
     await shoot('cross-channel-run-thread');
   });
 });
+
+describe('the App Home (#13)', () => {
+  it("Bob's Home lists the pending card; approving there resumes the run and the card says approved", async () => {
+    await openAs('alice');
+    // A service no other test restarts: their cards may still wait on Bob's Home.
+    const root = await runAgent('restart web');
+
+    await page.getByTestId('person-switch').selectOption(PEOPLE.bob.id);
+    await page.getByTestId('app-home-tab').click();
+    const home = page.getByTestId('app-home');
+    await home.getByText('Waiting for you').waitFor();
+    const waiting = home
+      .locator('[data-block-type="section"]')
+      .filter({ hasText: /service: web\b/ });
+    await waiting.getByText('restart_service').waitFor();
+    await shoot('home-waiting');
+    // Its buttons are in the actions block right under it (other tests' cards may wait too).
+    await waiting
+      .locator('xpath=following-sibling::*[@data-block-type="actions"][1]')
+      .getByRole('button', { name: 'Approve' })
+      .click();
+    // The Home lets it go, and the decision shows under "Recent decisions".
+    await waiting.waitFor({ state: 'detached' });
+    await home.getByText('approved by').first().waitFor();
+    await shoot('home-decided');
+
+    await page.getByTestId('channel-ops').click();
+    const thread = await openThread(root, false);
+    await thread.getByText('web restarted').waitFor();
+    await thread.getByText('Agent resumed').waitFor();
+    expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+  });
+});

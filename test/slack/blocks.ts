@@ -74,7 +74,7 @@ const OWN_MARKUP = [
   /<!subteam\^[A-Z0-9]+>/g,
   /<#[A-Z0-9]+>/g,
   /<!date\^-?\d+\^\{date_short_pretty\} at \{time\}\|[0-9TZ:-]+>/g,
-  /<https?:\/\/[^\s|<>]+\|(Open the request|open the run)>/g,
+  /<https?:\/\/[^\s|<>]+\|(Open the request|open the run|Open card)>/g,
   /^> /gm,
 ];
 

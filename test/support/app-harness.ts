@@ -79,6 +79,9 @@ export interface Harness {
   loseStoreData(): Promise<void>;
   /** Every log line of the app, for a failing test's output. */
   logs: string[];
+  /** The app's events URL and signing secret: for requests Slack would never send (forgeries). */
+  appEventsUrl: string;
+  signingSecret: string;
   /** Runs `/agent <text>` as `user` in `channel`; resolves with the run's thread root. */
   runAgent(user: string, channel: string, text: string): Promise<SandboxMessage>;
   /** Waits for the approval card in a thread (the first bot reply with approval buttons). */
@@ -178,6 +181,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     keyPrefix,
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
+    appEventsUrl: `http://127.0.0.1:${app.port}/slack/events`,
+    signingSecret,
     loseStoreData: () => deleteWithPrefix(redis, keyPrefix),
     async runAgent(user, channel, text) {
       const before = new Set(sandbox.messages(channel).map((message) => message.ts));

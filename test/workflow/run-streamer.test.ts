@@ -78,6 +78,7 @@ async function stream(events: unknown[]) {
     async updateMessage() {},
     async postEphemeral() {},
     async openView() {},
+    async publishHome() {},
     async getPermalink() {
       return 'https://example.slack.com/p1';
     },

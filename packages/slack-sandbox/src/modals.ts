@@ -124,7 +124,8 @@ export class Modals {
   }
 }
 
-function prepared(view: JsonObject): JsonObject {
+/** A view as stored: a copy, with the block and action ids Slack fills in. */
+export function prepared(view: JsonObject): JsonObject {
   const copy = structuredClone(view);
   if (Array.isArray(copy.blocks)) copy.blocks = withGeneratedIds(copy.blocks);
   return copy;

@@ -100,6 +100,8 @@ export interface Sandbox {
   closeView(input: CloseViewInput): Promise<InteractionResult>;
   /** Posts a plain message as a person; the app gets a `message` event (and `app_mention`). */
   postAsPerson(input: PostAsPersonInput): SandboxMessage;
+  /** A person opens the app's Home tab: the app gets `app_home_opened`. */
+  openAppHome(user: string): void;
   /** Events API events sent to the app (of one type, e.g. `message`, `app_mention`), oldest first. */
   events(type?: string): EventDelivery[];
   /** Sends a delivered event again as Slack's next retry (a duplicate the app must ignore). */
@@ -113,6 +115,8 @@ export interface Sandbox {
   ephemerals(user: string): SandboxEphemeral[];
   /** A person's open modals, bottom to top. */
   views(user: string): SandboxView[];
+  /** A person's App Home tab as the app last published it (`views.publish`), if it did. */
+  home(user: string): SandboxView | undefined;
   /** Web API calls (and `response_url` posts, as method `response_url`), oldest first. */
   calls(method?: string): ApiCall[];
   notices(user?: string): Notice[];
@@ -265,6 +269,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     clickButton: (input) => driver.clickButton(input),
     submitView: (input) => driver.submitView(input),
     closeView: (input) => driver.closeView(input),
+    openAppHome: (user) => {
+      const opened = driver.openAppHome(user);
+      if (!opened.ok) throw new Error(`openAppHome: ${opened.reason}`);
+    },
     postAsPerson: (input) => {
       const posted = driver.postAsPerson(input);
       if (!posted.ok) throw new Error(`postAsPerson: ${posted.reason}`);
@@ -287,6 +295,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       structuredClone(state.conversations.replies(channel(name), threadTs)),
     ephemerals: (user) => structuredClone(state.conversations.ephemeralsFor(person(user))),
     views: (user) => structuredClone(state.modals.stack(person(user))),
+    home: (user) => structuredClone(state.homes.of(person(user))),
     calls: (method) =>
       structuredClone(state.calls.filter((c) => method === undefined || c.method === method)),
     notices: (user) =>

@@ -2,6 +2,7 @@ import { type ApiCall, RateLimits } from './api-calls.js';
 import { type ChannelRate, ChannelRateLimits } from './channel-rates.js';
 import { Conversations } from './conversations.js';
 import { EventOutbox } from './events/outbox.js';
+import { Homes } from './homes.js';
 import { Modals } from './modals.js';
 import { ResponseUrls } from './response-urls.js';
 import { TimestampSource } from './timestamps.js';
@@ -26,6 +27,7 @@ export class SandboxState {
   readonly timestamps: TimestampSource;
   readonly conversations: Conversations;
   readonly modals: Modals;
+  readonly homes: Homes;
   readonly triggers: Triggers;
   readonly responseUrls: ResponseUrls;
   readonly rateLimits = new RateLimits();
@@ -47,6 +49,7 @@ export class SandboxState {
     this.timestamps = new TimestampSource(nowMs);
     this.conversations = new Conversations(this.timestamps);
     this.modals = new Modals(nowMs);
+    this.homes = new Homes(nowMs);
     this.triggers = new Triggers(options.triggerTtlMs, nowMs);
     this.responseUrls = new ResponseUrls(nowMs);
   }
@@ -82,6 +85,7 @@ export class SandboxState {
   reset(): void {
     this.conversations.clear();
     this.modals.clear();
+    this.homes.clear();
     this.rateLimits.clear();
     this.channelRates.clear();
     this.calls = [];

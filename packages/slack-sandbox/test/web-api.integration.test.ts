@@ -369,6 +369,34 @@ describe('the sandbox Web API, through the real @slack/web-api client', () => {
       ).toBe('not_found');
     });
 
+    it('views.publish keeps one Home per person: same id on republish, new hash, stale hash and bad views refused', async () => {
+      const client = webClient(sandbox);
+      const home = (text: string) => ({
+        type: 'home' as const,
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
+      });
+      const bob = PEOPLE.bob.id;
+      const first = await client.views.publish({ user_id: bob, view: home('First') });
+      const second = await client.views.publish({ user_id: bob, view: home('Second') });
+      expect(second.view).toMatchObject({ id: first.view?.id, type: 'home' });
+      expect(second.view?.hash).not.toBe(first.view?.hash);
+      expect(JSON.stringify(sandbox.home('bob')?.view)).toContain('Second');
+      expect(sandbox.home('carol')).toBeUndefined();
+      expect(
+        (
+          await slackError(
+            client.views.publish({ user_id: bob, hash: String(first.view?.hash), view: home('x') }),
+          )
+        ).error,
+      ).toBe('hash_conflict');
+      expect((await slackError(client.views.publish({ user_id: bob, view: modal() }))).error).toBe(
+        'invalid_arguments',
+      );
+      expect(
+        (await slackError(client.views.publish({ user_id: 'U0NOBODY01', view: home('x') }))).error,
+      ).toBe('user_not_found');
+    });
+
     it('views.push stacks a view on the open one', async () => {
       const client = webClient(sandbox);
       await client.views.open({ trigger_id: await triggerFor('bob'), view: modal() });

@@ -17,6 +17,9 @@ import { createHash } from 'node:crypto';
  * <prefix>call:<callId>                string pauseId of the newest pause holding that call id
  * <prefix>pending:channel:<channelId>  zset   [pauseId, callId] of pending gates, by createdAt
  * <prefix>pending:user:<userId>        zset   [pauseId, callId] the user may approve, by createdAt
+ * <prefix>pending:usergroup:<groupId>  zset   [pauseId, callId] the group's members may approve
+ * <prefix>pending:requester:<userId>   zset   [pauseId, callId] of the user's own requests
+ * <prefix>pending:channel-members      zset   [pauseId, callId] its card channel's members may approve
  * <prefix>audit                        stream every transition of every pause, capped (MAXLEN ~)
  * <prefix>idempotency:<sha256 of key>  string the request an API idempotency key was first used for
  * <prefix>marker                       string when the first replica started; gone = data lost
@@ -38,6 +41,8 @@ export interface StoreKeys {
   call(callId: string): string;
   pendingByChannel(channelId: string): string;
   pendingByUser(userId: string): string;
+  /** A pending index by its name (`pendingIndexName`): `pending:<name>`. */
+  pending(indexName: string): string;
   audit: string;
   idempotency(key: string): string;
   marker: string;
@@ -74,6 +79,7 @@ export function storeKeys(prefix: string): StoreKeys {
     call: (callId) => `${prefix}call:${callId}`,
     pendingByChannel: (channelId) => `${prefix}pending:channel:${channelId}`,
     pendingByUser: (userId) => `${prefix}pending:user:${userId}`,
+    pending: (indexName) => `${prefix}pending:${indexName}`,
     audit: `${prefix}audit`,
     idempotency: (key) => `${prefix}idempotency:${createHash('sha256').update(key).digest('hex')}`,
     marker: `${prefix}marker`,

@@ -20,6 +20,7 @@ import type {
   NewPause,
   OutcomeInput,
   OutcomeResult,
+  PendingIndex,
   RecordRunInput,
   RenewLeaseInput,
   RenewLeaseResult,
@@ -55,6 +56,8 @@ import {
   isLiveResume,
   newVote,
   outcomeAudit,
+  pendingIndexesOf,
+  pendingIndexName,
   personDecision,
   recordedGates,
   resumeFailedDetail,
@@ -83,9 +86,8 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   private readonly pauses = new Map<string, MemoryPause>();
   /** The newest pause holding each call id. */
   private readonly byCallId = new Map<string, string>();
-  /** Gates pending when recorded, by card channel and by user approver; stale ones drop when listed. */
-  private readonly pendingByChannel = new Map<string, Map<string, GateRef>>();
-  private readonly pendingByUser = new Map<string, Map<string, GateRef>>();
+  /** Gates pending when recorded, by index name (`pendingIndexName`); stale ones drop when listed. */
+  private readonly pending = new Map<string, Map<string, GateRef>>();
   private readonly audit: AuditEntry[] = [];
   /** Outcomes and delivery status, by pause id; dropped with the pause. */
   private readonly notes = new Map<string, PauseNotes>();
@@ -293,7 +295,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
 
   /** Explicit user approvers only: user groups and channel members are known only to Slack. */
   async listPendingByApprover(userId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
-    return this.listPending(this.pendingByUser, userId, limit);
+    return this.listPending({ kind: 'user', id: userId }, limit);
   }
 
   async countPendingByApp(): Promise<Map<string, number>> {
@@ -308,7 +310,24 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   async listPendingByChannel(channelId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
-    return this.listPending(this.pendingByChannel, channelId, limit);
+    return this.listPending({ kind: 'channel', id: channelId }, limit);
+  }
+
+  /** Oldest first; refs of gates no longer pending (or pauses gone) are dropped as they are met. */
+  async listPending(index: PendingIndex, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
+    const name = pendingIndexName(index);
+    const refs = this.pending.get(name);
+    if (!refs) return [];
+    const found: GateRef[] = [];
+    for (const [key, ref] of refs) {
+      if (found.length >= limit) break;
+      const entry = this.pauses.get(ref.pauseId);
+      const gate = entry && gateOf(entry, ref.callId);
+      if (gate?.record.state === 'pending') found.push({ ...ref });
+      else refs.delete(key);
+    }
+    if (refs.size === 0) this.pending.delete(name);
+    return found;
   }
 
   /**
@@ -426,9 +445,8 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     for (const gate of view.gates) {
       if (gate.state !== 'pending') continue;
       const ref: GateRef = { pauseId: id, callId: gate.confirmationCallId };
-      addRef(this.pendingByChannel, view.pause.card.channelId, ref);
-      for (const approver of gate.policy.approvers) {
-        if (approver.kind === 'user') addRef(this.pendingByUser, approver.id, ref);
+      for (const index of pendingIndexesOf(view, ref.callId)) {
+        addRef(this.pending, pendingIndexName(index), ref);
       }
     }
   }
@@ -442,26 +460,6 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     if (this.audit.length > this.auditMaxLen) {
       this.audit.splice(0, this.audit.length - this.auditMaxLen);
     }
-  }
-
-  /** Oldest first; refs of gates no longer pending (or pauses gone) are dropped as they are met. */
-  private listPending(
-    index: Map<string, Map<string, GateRef>>,
-    id: string,
-    limit: number,
-  ): GateRef[] {
-    const refs = index.get(id);
-    if (!refs) return [];
-    const found: GateRef[] = [];
-    for (const [key, ref] of refs) {
-      if (found.length >= limit) break;
-      const entry = this.pauses.get(ref.pauseId);
-      const gate = entry && gateOf(entry, ref.callId);
-      if (gate?.record.state === 'pending') found.push({ ...ref });
-      else refs.delete(key);
-    }
-    if (refs.size === 0) index.delete(id);
-    return found;
   }
 
   /** The twin of Redis expiring a finished pause's keys: drops pauses whose retention ended. */

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
 import type { Log } from '../../log.js';
 import type { PauseView } from '../records.js';
-import { type GateRef, StoreError } from '../store.js';
+import { type GateRef, type PendingIndex, StoreError } from '../store.js';
 import type { StoreKeys } from './keys.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
-import { isLiveResume } from './rules.js';
+import { isLiveResume, pendingIndexesOf, pendingIndexName } from './rules.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { MIRROR_AUDIT_LUA } from './scripts/mirror-audit.lua.js';
@@ -409,6 +409,10 @@ export class RedisIndexes {
     return this.listPending(this.keys.pendingByChannel(channelId), limit);
   }
 
+  pendingIn(index: PendingIndex, limit: number): Promise<GateRef[]> {
+    return this.listPending(this.keys.pending(pendingIndexName(index)), limit);
+  }
+
   /** Oldest first; entries of gates no longer pending are dropped as they are met. */
   private async listPending(key: string, limit: number): Promise<GateRef[]> {
     const found: GateRef[] = [];
@@ -438,11 +442,9 @@ export class RedisIndexes {
   }
 
   private pendingKeys(view: PauseView, callId: string): string[] {
-    const gate = view.gates.find((g) => g.confirmationCallId === callId);
-    const users = (gate?.policy.approvers ?? []).flatMap((approver) =>
-      approver.kind === 'user' ? [this.keys.pendingByUser(approver.id)] : [],
+    return pendingIndexesOf(view, callId).map((index) =>
+      this.keys.pending(pendingIndexName(index)),
     );
-    return [this.keys.pendingByChannel(view.pause.card.channelId), ...users];
   }
 
   private async zsetCas(key: string, entry: string, expected: string, next: string) {

@@ -23,6 +23,7 @@ import {
   type NewPause,
   type OutcomeInput,
   type OutcomeResult,
+  type PendingIndex,
   type RecordRunInput,
   type RenewLeaseInput,
   type RenewLeaseResult,
@@ -536,6 +537,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
     // Only the pauses live now: finished ones leave the resume set, and this map with them.
     this.appByPause = apps;
     return counts;
+  }
+
+  listPending(index: PendingIndex, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
+    return this.indexes.pendingIn(index, limit);
   }
 
   recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {

@@ -8,7 +8,7 @@ import {
   SYSTEM_ACTOR,
   type Vote,
 } from '../records.js';
-import type { NewGate, NewPause, VoteInput } from '../store.js';
+import type { NewGate, NewPause, PendingIndex, VoteInput } from '../store.js';
 
 /**
  * The rules both stores follow, whatever they store in: defaults, what a state means, what a
@@ -292,4 +292,28 @@ export function deliveryAudit(
       ['error_length', delivery.lastError?.length],
     ]),
   };
+}
+
+// --- pending indexes ---------------------------------------------------------------------------
+
+/** The pending indexes one gate of the pause is listed in while pending (see `PendingIndex`). */
+export function pendingIndexesOf(view: PauseView, callId: string): PendingIndex[] {
+  const gate = view.gates.find((g) => g.confirmationCallId === callId);
+  const indexes: PendingIndex[] = [
+    { kind: 'channel', id: view.pause.card.channelId },
+    { kind: 'requester', id: view.pause.requester },
+  ];
+  let channelMembers = false;
+  for (const approver of gate?.policy.approvers ?? []) {
+    if (approver.kind === 'user') indexes.push({ kind: 'user', id: approver.id });
+    else if (approver.kind === 'usergroup') indexes.push({ kind: 'usergroup', id: approver.id });
+    else channelMembers = true;
+  }
+  if (channelMembers) indexes.push({ kind: 'channel_members' });
+  return indexes;
+}
+
+/** One name per index, the same in both stores: `user:U1`, `channel-members`, … */
+export function pendingIndexName(index: PendingIndex): string {
+  return index.kind === 'channel_members' ? 'channel-members' : `${index.kind}:${index.id}`;
 }

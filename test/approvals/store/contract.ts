@@ -883,6 +883,31 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         await store.cancel({ pauseId: a.id, by: 'U9', now: T0 + 2 });
         expect(await store.countPendingByApp()).toEqual(new Map([['hitl_agent', 1]]));
       });
+
+      it('by user group, by requester and by channel-member approval, until they are decided', async () => {
+        const grouped = newPause({
+          policies: [policy({ approvers: [{ kind: 'usergroup', id: 'S0ONCALL' }] })],
+        });
+        const members = newPause({ policies: [policy({ approvers: [{ kind: 'channel' }] })] });
+        await store.createPause(grouped);
+        await store.createPause(members);
+        const ref = (input: typeof grouped) => ({ pauseId: input.id, callId: firstCallId(input) });
+        expect(await store.listPending({ kind: 'usergroup', id: 'S0ONCALL' })).toEqual([
+          ref(grouped),
+        ]);
+        expect(await store.listPending({ kind: 'channel_members' })).toEqual([ref(members)]);
+        expect(
+          [...(await store.listPending({ kind: 'requester', id: 'U0REQUESTER' }))].sort((x, y) =>
+            x.pauseId.localeCompare(y.pauseId),
+          ),
+        ).toEqual([ref(grouped), ref(members)].sort((x, y) => x.pauseId.localeCompare(y.pauseId)));
+        expect(await store.listPending({ kind: 'usergroup', id: 'S0OTHER' })).toEqual([]);
+        await store.cancel({ pauseId: grouped.id, by: 'U0REQUESTER', now: T0 + 1 });
+        expect(await store.listPending({ kind: 'usergroup', id: 'S0ONCALL' })).toEqual([]);
+        expect(await store.listPending({ kind: 'requester', id: 'U0REQUESTER' })).toEqual([
+          ref(members),
+        ]);
+      });
     });
 
     describe('audit', () => {

@@ -1,6 +1,7 @@
 import { type SandboxMessage, toSlackMessage } from '../conversations.js';
 import type { JsonObject } from '../json.js';
-import { BOT, type Conversation, TEAM } from '../workspace.js';
+import { type SandboxView, toSlackView } from '../modals.js';
+import { BOT, type Conversation, type Person, TEAM } from '../workspace.js';
 
 /**
  * Events API payloads as Slack sends them: the inner `event` objects the sandbox raises, and the
@@ -95,4 +96,24 @@ export function eventCallback(
     is_ext_shared_channel: false,
     event_context: `4-${Buffer.from(`${TEAM.id}:${eventId}`).toString('base64url')}`,
   };
+}
+
+/**
+ * A person opened the app's Home tab: `app_home_opened`, with the view the app last published
+ * for them, if any (Slack leaves `view` out until the app has published one).
+ */
+export function appHomeOpenedEvent(
+  person: Person,
+  home: SandboxView | undefined,
+  eventTs: string,
+): JsonObject {
+  const event: JsonObject = {
+    type: 'app_home_opened',
+    user: person.id,
+    channel: person.dmId,
+    tab: 'home',
+    event_ts: eventTs,
+  };
+  if (home) event.view = toSlackView(home);
+  return event;
 }

@@ -44,6 +44,7 @@ const schemas = {
     threadTs: z.string().optional(),
   }),
   dismiss: z.object({ user, ts: z.string() }),
+  homeOpened: z.object({ user }),
   rateLimit: z.object({
     method: z.string().min(1),
     calls: z.number().int().min(0),
@@ -135,6 +136,16 @@ export async function handlePageApi(
     case 'dismiss': {
       const input = parse(schemas.dismiss);
       return input && sendJson(res, 200, { ok: driver.dismissEphemeral(input) });
+    }
+    case 'home-opened': {
+      const input = parse(schemas.homeOpened);
+      if (!input) return;
+      const opened = driver.openAppHome(input.user);
+      return sendJson(
+        res,
+        opened.ok ? 200 : 400,
+        opened.ok ? { ok: true } : { error: opened.reason },
+      );
     }
     case 'rate-limit': {
       const input = parse(schemas.rateLimit);

@@ -67,6 +67,7 @@ export function pageSnapshot(
       errors: { ...v.errors },
       notice: v.notice ?? null,
     })),
+    home: homeOf(state, userId),
     notices: state.notices
       .filter((n) => n.user === userId)
       .slice(-NOTICES_SHOWN)
@@ -79,6 +80,12 @@ export function pageSnapshot(
         atMs: n.atMs,
       })),
   };
+}
+
+/** The person's Home tab as the app last published it, or null before it ever did. */
+function homeOf(state: SandboxState, userId: string): JsonObject | null {
+  const home = state.homes.of(userId);
+  return home === undefined ? null : toSlackView(home);
 }
 
 function pageMessage(message: SandboxMessage): JsonObject {

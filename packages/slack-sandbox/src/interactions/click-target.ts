@@ -10,10 +10,10 @@ import { type ActionContainer, type Choice, choiceShape } from './payloads.js';
 
 /** What a click names: the message, ephemeral or modal it happens in, and the element clicked. */
 
-/** Finds the message, ephemeral or view a person clicks in, if they can see it. */
+/** Finds the message, ephemeral, modal or Home tab a person clicks in, if they can see it. */
 export function locateClick(state: SandboxState, person: Person, input: ClickInput): Located {
   if (input.viewId !== undefined) {
-    const view = state.modals.byId(input.viewId);
+    const view = state.modals.byId(input.viewId) ?? state.homes.byId(input.viewId);
     if (!view || view.user !== person.id)
       return { ok: false, reason: `${person.name} has no view ${input.viewId}` };
     return {

@@ -1,6 +1,11 @@
 import type { SandboxMessage } from '../conversations.js';
 import type { SocketLink } from '../events/event-delivery.js';
-import { appMentionEvent, mentionsBot, messageEvent } from '../events/event-payloads.js';
+import {
+  appHomeOpenedEvent,
+  appMentionEvent,
+  mentionsBot,
+  messageEvent,
+} from '../events/event-payloads.js';
 import type { SocketEnvelopeType } from '../events/socket-mode.js';
 import { parseJsonObject } from '../http/bodies.js';
 import { isJsonObject, type JsonObject } from '../json.js';
@@ -231,6 +236,15 @@ export class InteractionDriver {
       this.state.events.emit(appMentionEvent(message));
     }
     return { ok: true, message };
+  }
+
+  /** A person opens the app's Home tab: the app hears `app_home_opened` (and may publish). */
+  openAppHome(user: string): { ok: true } | { ok: false; reason: string } {
+    const person = findPerson(user);
+    if (!person) return { ok: false, reason: `unknown user ${user}` };
+    const eventTs = (Date.now() / 1000).toFixed(6);
+    this.state.events.emit(appHomeOpenedEvent(person, this.state.homes.of(person.id), eventTs));
+    return { ok: true };
   }
 
   /** "Dismiss message" under an ephemeral. */

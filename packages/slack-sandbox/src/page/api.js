@@ -28,6 +28,7 @@ export const api = {
   close: (body) => post('close', body),
   message: (body) => post('message', body),
   dismiss: (body) => post('dismiss', body),
+  homeOpened: (body) => post('home-opened', body),
 };
 
 /**

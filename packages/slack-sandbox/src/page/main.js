@@ -2,6 +2,7 @@ import { api, subscribe } from './api.js';
 import { renderCalls as renderCallList } from './calls-pane.js';
 import { wireComposer } from './composer.js';
 import { h, initials, replaceChildren } from './dom.js';
+import { renderHome } from './home.js';
 import { authorResolver, renderMessageItems } from './messages.js';
 import { renderModal } from './modal.js';
 import { showToast } from './toasts.js';
@@ -59,6 +60,9 @@ const state = {
   shownNotices: new Set(),
   callsOpen: false,
 };
+
+/** The conversation id the page uses for the app's Home tab. */
+const HOME = 'home';
 
 let author = (id) => ({ name: id, color: '#616061', avatar: '?' });
 let mrkdwnContext;
@@ -154,7 +158,7 @@ async function refresh() {
 function render() {
   mrkdwnContext = context();
   const snapshot = state.snapshot;
-  if (!snapshot.conversations[state.conversation]) {
+  if (state.conversation !== HOME && !snapshot.conversations[state.conversation]) {
     state.conversation = Object.keys(snapshot.conversations)[0] ?? state.conversation;
     state.thread = null;
   }
@@ -232,6 +236,7 @@ function renderSidebar() {
   const dm = me().dmId;
   replaceChildren(
     ui.dmList,
+    item(HOME, `${ws.bot.realName} · Home`, '⌂', 'app-home-tab'),
     state.snapshot.conversations[dm] ? item(dm, ws.bot.realName, '✓', 'dm-app') : [],
   );
 }
@@ -271,6 +276,20 @@ function byTs(a, b) {
 
 function renderConversation() {
   const id = state.conversation;
+  ui.composer.hidden = id === HOME;
+  if (id === HOME) {
+    ui.title.textContent = `${state.workspace.bot.realName} · Home`;
+    ui.topic.textContent = 'What waits for you, your requests, recent decisions';
+    ui.members.textContent = '';
+    replaceChildren(
+      ui.messages,
+      renderHome(state.snapshot.home, {
+        context: mrkdwnContext,
+        onAction: (viewId, request) => act({ viewId, ...request }),
+      }),
+    );
+    return;
+  }
   const channel = state.workspace.channels.find((c) => c.id === id);
   ui.title.textContent = conversationName(id);
   ui.topic.textContent = channel?.topic ?? 'Your messages with the app';
@@ -368,6 +387,9 @@ function switchPerson(id) {
 }
 
 function openConversation(id, thread) {
+  if (id === HOME && state.conversation !== HOME) {
+    api.homeOpened({ user: state.person }).catch((error) => toast(String(error)));
+  }
   state.conversation = id;
   state.thread = thread;
   history.replaceState(

@@ -24,6 +24,7 @@ const METHODS: Record<string, Method> = {
   'views.open': views.open,
   'views.push': views.push,
   'views.update': views.update,
+  'views.publish': views.publish,
   'users.info': directory.usersInfo,
   'users.lookupByEmail': directory.usersLookupByEmail,
   'usergroups.list': directory.usergroupsList,

@@ -1,11 +1,12 @@
 import { checkView, VIEW_TOO_LARGE } from '@adk-slack-approvals/block-kit';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { toSlackView } from '../modals.js';
+import { findPerson } from '../workspace.js';
 import { type Arguments, jsonArg, stringArg } from './arguments.js';
 import type { WebApiContext } from './context.js';
 import { failure, type MethodResult } from './results.js';
 
-/** `views.*`: modals opened with a trigger id, pushed, and updated by id or external id. */
+/** `views.*`: modals opened with a trigger id, pushed, and updated by id or external id; Home tabs published. */
 
 export function open(args: Arguments, { state }: WebApiContext): MethodResult {
   const read = readView(args);
@@ -50,6 +51,28 @@ export function update(args: Arguments, { state }: WebApiContext): MethodResult 
   if (hash !== undefined && hash !== target.hash) return failure('hash_conflict');
   state.modals.update(target, read.view);
   return { ok: true, view: toSlackView(target) };
+}
+
+/** `views.publish`: the person's Home tab (`type: 'home'` only; no trigger id needed). */
+export function publish(args: Arguments, { state }: WebApiContext): MethodResult {
+  const read = readView(args);
+  if (!read.ok) return read.result;
+  const userId = stringArg(args, 'user_id');
+  if (userId === undefined) return invalidArguments(['missing required field: user_id']);
+  if (read.view.type !== 'home') {
+    return invalidArguments([
+      'views.publish takes only a view of type home [json-pointer:/view/type]',
+    ]);
+  }
+  const person = findPerson(userId);
+  if (!person || person.id !== userId) return failure('user_not_found');
+  const hash = stringArg(args, 'hash');
+  const current = state.homes.of(userId);
+  if (hash !== undefined && current !== undefined && hash !== current.hash) {
+    return failure('hash_conflict');
+  }
+  const published = state.homes.publish(userId, read.view);
+  return { ok: true, view: toSlackView(published) };
 }
 
 function readView(

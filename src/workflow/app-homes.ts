@@ -1,0 +1,235 @@
+import type { Clock } from '../approvals/clock.js';
+import type { ApproverDirectory, Policy } from '../approvals/policy.js';
+import type { PauseView } from '../approvals/records.js';
+import type { ConfirmationStore, GateRef, PendingIndex } from '../approvals/store.js';
+import { errorMessage } from '../error-message.js';
+import type { Log } from '../log.js';
+import {
+  HOME_LIMITS,
+  type HomeDecision,
+  type HomeGate,
+  renderHomeView,
+} from '../slack/home-view.js';
+import type { SlackPort } from '../slack/port.js';
+import type { VoterCheck } from './decider.js';
+import { KeyedWorkQueue } from './work-queue.js';
+
+/** Candidates read per index before the policy check: bounds one Home's work. */
+const CANDIDATES = 100;
+/** Store-wide audit entries read for "Recent decisions". */
+const AUDIT_SCAN = 500;
+const DECIDED_EVENTS = new Set(['approved', 'rejected', 'expired', 'cancelled']);
+
+export interface AppHomesDeps {
+  store: ConfirmationStore;
+  slack: Pick<SlackPort, 'publishHome' | 'getPermalink'>;
+  directory: ApproverDirectory;
+  policy: () => Policy;
+  /** The decider's own check: the Home lists exactly what a click would be allowed to decide. */
+  check: (pauseId: string, callIds: readonly string[], voter: string) => Promise<VoterCheck>;
+  clock: Clock;
+  log: Log;
+}
+
+/**
+ * The App Home of each person: published when they open it and when a pause that concerns them
+ * changes (recorded, decided, expired, withdrawn). Publishing is queued per person and coalesced
+ * (a burst of changes is one `views.publish` of the latest state); nothing here is on a
+ * decision's or a resume's path, and a Slack failure is logged and left to the next change.
+ */
+export class AppHomes {
+  private readonly queue: KeyedWorkQueue;
+  private readonly queued = new Set<string>();
+  private readonly changedPauses = new Set<string>();
+  /** A word for the person's next Home (a refused click), shown once. */
+  private readonly notices = new Map<string, string>();
+
+  constructor(private readonly deps: AppHomesDeps) {
+    this.queue = new KeyedWorkQueue(deps.log, { concurrency: 4 });
+  }
+
+  /** `app_home_opened`, or a click on the Home: publish this person's Home soon. */
+  refresh(userId: string, notice?: string): void {
+    if (notice !== undefined) this.notices.set(userId, notice);
+    if (this.queued.has(userId)) return;
+    this.queued.add(userId);
+    void this.queue.enqueue(`home:${userId}`, 'home refresh', async () => {
+      this.queued.delete(userId);
+      const note = this.notices.get(userId);
+      this.notices.delete(userId);
+      await this.publish(userId, note);
+    });
+  }
+
+  /**
+   * A pause changed: refresh the Homes of its requester, its user approvers and its user-group
+   * members (named people, and groups Slack lists for us). Members of a channel that may
+   * approve see it when they next open their Home: a channel can have thousands of members.
+   */
+  pauseChanged(pauseId: string): void {
+    if (this.changedPauses.has(pauseId)) return;
+    this.changedPauses.add(pauseId);
+    void this.queue.enqueue(`pause:${pauseId}`, 'home audience', async () => {
+      this.changedPauses.delete(pauseId);
+      const view = await this.deps.store.getPause(pauseId);
+      if (view === undefined) return;
+      for (const userId of await this.audience(view)) this.refresh(userId);
+    });
+  }
+
+  async drain(timeoutMs: number): Promise<boolean> {
+    return this.queue.drain(timeoutMs);
+  }
+
+  private async audience(view: PauseView): Promise<Set<string>> {
+    const people = new Set([view.pause.requester]);
+    for (const gate of view.gates) {
+      for (const approver of gate.policy.approvers) {
+        if (approver.kind === 'user') people.add(approver.id);
+        if (approver.kind !== 'usergroup') continue;
+        try {
+          for (const member of await this.deps.directory.usergroupMembers(approver.id)) {
+            people.add(member);
+          }
+        } catch (error) {
+          this.deps.log.warn('could not list a group for its Homes', {
+            group: approver.id,
+            error: errorMessage(error),
+          });
+        }
+      }
+    }
+    return people;
+  }
+
+  private async publish(userId: string, notice: string | undefined): Promise<void> {
+    const [waiting, requests, recent] = await Promise.all([
+      this.waitingFor(userId),
+      this.requestsOf(userId),
+      this.recentFor(userId),
+    ]);
+    const view = renderHomeView({
+      waiting: waiting.slice(0, HOME_LIMITS.waiting),
+      waitingMore: Math.max(0, waiting.length - HOME_LIMITS.waiting),
+      requests: requests.slice(0, HOME_LIMITS.requests),
+      requestsMore: Math.max(0, requests.length - HOME_LIMITS.requests),
+      recent,
+      ...(notice === undefined ? {} : { notice }),
+      now: this.deps.clock(),
+    });
+    try {
+      await this.deps.slack.publishHome({ userId, view });
+    } catch (error) {
+      this.deps.log.warn('could not publish a Home', { user: userId, error: errorMessage(error) });
+    }
+  }
+
+  /** Pending gates the person may decide now, by the same check a click gets. */
+  private async waitingFor(userId: string): Promise<HomeGate[]> {
+    const indexes: PendingIndex[] = [{ kind: 'user', id: userId }, { kind: 'channel_members' }];
+    for (const group of this.policyGroups()) {
+      try {
+        const members = await this.deps.directory.usergroupMembers(group);
+        if (members.includes(userId)) indexes.push({ kind: 'usergroup', id: group });
+      } catch (error) {
+        this.deps.log.warn('could not list a group for a Home', {
+          group,
+          error: errorMessage(error),
+        });
+      }
+    }
+    const candidates = await this.candidates(indexes);
+    const found: HomeGate[] = [];
+    for (const ref of candidates) {
+      const check = await this.deps.check(ref.pauseId, [ref.callId], userId);
+      if (check.kind !== 'allowed') continue;
+      const gate = check.gates[0];
+      if (gate !== undefined) found.push(await this.homeGate(check.view, gate.confirmationCallId));
+    }
+    return found;
+  }
+
+  private async requestsOf(userId: string): Promise<HomeGate[]> {
+    const refs = await this.deps.store.listPending({ kind: 'requester', id: userId }, CANDIDATES);
+    const found: HomeGate[] = [];
+    for (const ref of refs) {
+      const view = await this.deps.store.getPause(ref.pauseId);
+      if (view !== undefined) found.push(await this.homeGate(view, ref.callId));
+    }
+    return found;
+  }
+
+  /** The person's own decisions and decisions on their requests, newest first. */
+  private async recentFor(userId: string): Promise<HomeDecision[]> {
+    const entries = await this.deps.store.readAudit({ count: AUDIT_SCAN });
+    const found: HomeDecision[] = [];
+    const views = new Map<string, PauseView | undefined>();
+    for (const entry of [...entries].reverse()) {
+      if (found.length >= HOME_LIMITS.recent) break;
+      if (!DECIDED_EVENTS.has(entry.event) || entry.callId === undefined) continue;
+      if (!views.has(entry.pauseId)) {
+        views.set(entry.pauseId, await this.deps.store.getPause(entry.pauseId));
+      }
+      const view = views.get(entry.pauseId);
+      if (view === undefined) continue;
+      if (entry.actor !== userId && view.pause.requester !== userId) continue;
+      const gate = view.gates.find((g) => g.confirmationCallId === entry.callId);
+      if (gate === undefined) continue;
+      found.push({
+        tool: gate.originalCall.name,
+        state: gate.state,
+        by: entry.actor,
+        at: entry.at,
+        requester: view.pause.requester,
+        cardPermalink: await this.permalink(view),
+      });
+    }
+    return found;
+  }
+
+  private async candidates(indexes: readonly PendingIndex[]): Promise<GateRef[]> {
+    const lists = await Promise.all(
+      indexes.map((index) => this.deps.store.listPending(index, CANDIDATES)),
+    );
+    const seen = new Map<string, GateRef>();
+    for (const ref of lists.flat()) seen.set(`${ref.pauseId}\u0000${ref.callId}`, ref);
+    return [...seen.values()];
+  }
+
+  private async homeGate(view: PauseView, callId: string): Promise<HomeGate> {
+    const gate = view.gates.find((g) => g.confirmationCallId === callId);
+    if (gate === undefined) throw new Error(`pause ${view.pause.id} has no gate ${callId}`);
+    return { view, gate, cardPermalink: await this.permalink(view) };
+  }
+
+  private readonly permalinks = new Map<string, string>();
+
+  private async permalink(view: PauseView): Promise<string | undefined> {
+    const { channelId, ts } = view.pause.card;
+    if (ts === undefined) return undefined;
+    const key = `${channelId}/${ts}`;
+    const known = this.permalinks.get(key);
+    if (known !== undefined) return known;
+    try {
+      const link = await this.deps.slack.getPermalink({ channel: channelId, ts });
+      if (this.permalinks.size > 10_000) this.permalinks.clear();
+      this.permalinks.set(key, link);
+      return link;
+    } catch (error) {
+      this.deps.log.warn('no permalink for a card on a Home', { error: errorMessage(error) });
+      return undefined;
+    }
+  }
+
+  /** User groups the current policy names: where group approvers come from. */
+  private policyGroups(): string[] {
+    const policy = this.deps.policy();
+    const groups = new Set<string>();
+    for (const resolved of [policy.defaults, ...policy.rules.map((rule) => rule.resolved)]) {
+      for (const approver of resolved.policy.approvers) {
+        if (approver.kind === 'usergroup') groups.add(approver.id);
+      }
+    }
+    return [...groups];
+  }
+}
