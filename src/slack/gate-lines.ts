@@ -88,14 +88,22 @@ export function progressText(gate: GateRecord, max: number): string | undefined 
   return `${head}: ${listWithin(voters, max - head.length - 2)}`;
 }
 
-function expiryOutcome(policy: GatePolicy): string {
-  return policy.onExpiry === 'reject' ? 'rejected automatically' : 'cancelled';
+/** What happens when nobody decides in time, in the words of the card and the refusals. */
+export function expiryOutcome(onExpiry: GatePolicy['onExpiry']): string {
+  switch (onExpiry) {
+    case 'reject':
+      return 'rejected automatically';
+    case 'timeout':
+      return 'reported to the agent as timed out';
+    case 'cancel':
+      return 'cancelled';
+  }
 }
 
 /** "Expires <date> — then rejected automatically"; nothing when the gate never expires. */
 export function expiryText(gate: GateRecord, now: number): string | undefined {
   if (gate.expiresAt === undefined) return undefined;
-  const outcome = expiryOutcome(gate.policy);
+  const outcome = expiryOutcome(gate.policy.onExpiry);
   return gate.expiresAt > now
     ? `Expires ${slackDate(gate.expiresAt)} — then ${outcome}`
     : `Due since ${slackDate(gate.expiresAt)} — being ${outcome}`;
@@ -123,7 +131,7 @@ export function stateBadge(gate: GateRecord): string {
     case 'rejected':
       return ':x: Rejected';
     case 'expired':
-      return `:hourglass: Expired — ${expiryOutcome(gate.policy)}`;
+      return `:hourglass: Expired — ${expiryOutcome(gate.policy.onExpiry)}`;
     case 'cancelled':
       return gate.decision?.by === SYSTEM_ACTOR
         ? ':hourglass: Expired — cancelled'
@@ -150,7 +158,7 @@ export function decisionText(gate: GateRecord, maxReason: number): string | unde
       line = `Rejected by ${byWhom} ${when}`;
       break;
     case 'expired':
-      line = `Expired ${when} — ${expiryOutcome(gate.policy)}`;
+      line = `Expired ${when} — ${expiryOutcome(gate.policy.onExpiry)}`;
       break;
     case 'cancelled':
       line =

@@ -80,6 +80,8 @@ function checkEntry({ path, own, policy }: CheckedEntry): Finding[] {
     });
   }
 
+  findings.push(...checkTimers(path, own, policy));
+
   // Only a list of users has a size known now; a group or a channel can grow.
   const onlyUsers = approvers.length > 0 && approvers.every((a) => a.kind === 'user');
   // When both came from `defaults`, the defaults' own finding already says it.
@@ -111,6 +113,85 @@ function checkEntry({ path, own, policy }: CheckedEntry): Finding[] {
     }
   }
   return findings;
+}
+
+/**
+ * A reminder or an escalation after the gate has expired would never happen, and an escalation
+ * needs someone to escalate to (and the reverse): errors, pointed at the key that says so (or at
+ * the entry when both values were inherited).
+ */
+function checkTimers(
+  path: readonly PropertyKey[],
+  own: PolicySettings,
+  policy: GatePolicy,
+): Finding[] {
+  const findings: Finding[] = [];
+  const at = (key: keyof PolicySettings, also?: keyof PolicySettings) =>
+    own[key] !== undefined
+      ? [...path, key]
+      : also !== undefined && own[also] !== undefined
+        ? [...path, also]
+        : path;
+  const expires = policy.expiresInMs;
+  const timers = [
+    ['remindAfter', policy.remindAfterMs],
+    ['escalateAfter', policy.escalateAfterMs],
+  ] as const;
+  for (const [key, ms] of timers) {
+    if (ms === undefined || expires === undefined || ms < expires) continue;
+    if (own[key] === undefined && own.expiresIn === undefined) continue;
+    findings.push({
+      severity: 'error',
+      path: at(key, 'expiresIn'),
+      at: 'value',
+      message: `${key} ${formatMs(ms)} is not shorter than expiresIn ${formatMs(expires)}: the gate expires first`,
+    });
+  }
+  // When both came from `defaults`, the defaults' own finding already says it.
+  const ownEscalation = own.escalateAfter !== undefined || own.escalateTo !== undefined;
+  if (ownEscalation && policy.escalateAfterMs !== undefined && policy.escalateTo === undefined) {
+    findings.push({
+      severity: 'error',
+      path: at('escalateAfter'),
+      at: 'key',
+      message: 'escalateAfter needs escalateTo: the approvers who may decide after escalation',
+    });
+  }
+  if (ownEscalation && policy.escalateTo !== undefined && policy.escalateAfterMs === undefined) {
+    findings.push({
+      severity: 'error',
+      path: at('escalateTo'),
+      at: 'key',
+      message: 'escalateTo needs escalateAfter: how long to wait before escalating',
+    });
+  }
+  if (policy.escalateTo?.length === 0 && own.escalateTo !== undefined) {
+    findings.push({
+      severity: 'error',
+      path: [...path, 'escalateTo'],
+      at: 'value',
+      message: 'escalateTo is empty: name at least one approver to escalate to',
+    });
+  }
+  return findings;
+}
+
+/** `90000` → `1m30s`, as durations are written in the file. */
+function formatMs(ms: number): string {
+  const units = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ] as const;
+  let rest = ms;
+  let text = '';
+  for (const [unit, size] of units) {
+    const count = Math.floor(rest / size);
+    if (count > 0) text += `${count}${unit}`;
+    rest -= count * size;
+  }
+  return text === '' ? `${ms}ms` : text;
 }
 
 function matchesEverything(match: PolicyRule['match']): boolean {

@@ -53,11 +53,12 @@ export const VOTE_OUTCOME = {
 } as const satisfies Record<VoteChoice, GateState>;
 
 /**
- * The state an expired gate is left in, per its policy: `expired` (answered as a rejection) or
- * `cancelled`, which abandons the whole pause.
+ * The state an expired gate is left in, per its policy: `expired` (answered as a rejection, or as
+ * a time-out for `timeout`) or `cancelled`, which abandons the whole pause.
  */
 export const EXPIRY_OUTCOME = {
   reject: 'expired',
+  timeout: 'expired',
   cancel: 'cancelled',
 } as const satisfies Record<OnExpiry, GateState>;
 
