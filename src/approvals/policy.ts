@@ -17,6 +17,7 @@ export {
   escalatedAt,
   isEscalated,
 } from './policy/authorize.js';
+export { formatDuration } from './policy/duration.js';
 export type { Glob } from './policy/glob.js';
 export {
   objectProblems,

@@ -1,4 +1,5 @@
 import { gateKind } from '../adk/gate.js';
+import { formatDuration, isEscalated } from '../approvals/policy.js';
 import type { Approver, GatePolicy, GateRecord, Vote } from '../approvals/records.js';
 import { SYSTEM_ACTOR } from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
@@ -107,6 +108,25 @@ export function expiryText(gate: GateRecord, now: number): string | undefined {
   return gate.expiresAt > now
     ? `Expires ${slackDate(gate.expiresAt)} — then ${outcome}`
     : `Due since ${slackDate(gate.expiresAt)} — being ${outcome}`;
+}
+
+/**
+ * "Escalates to <!subteam^S1> after 10m" while waiting for it; "Escalated to … after 10m" from
+ * then on (the same instant the escalation group may approve); nothing without an escalation.
+ */
+export function escalationText(gate: GateRecord, now: number): string | undefined {
+  const { escalateAfterMs, escalateTo } = gate.policy;
+  if (escalateAfterMs === undefined || escalateTo === undefined || escalateTo.length === 0) {
+    return undefined;
+  }
+  const to = listWithin(
+    escalateTo.map((approver) => approverName(approver)),
+    200,
+  );
+  const after = formatDuration(escalateAfterMs);
+  return isEscalated(gate.policy, gate.createdAt, now)
+    ? `:rotating_light: Escalated to ${to} after ${after}`
+    : `Escalates to ${to} after ${after}`;
 }
 
 /** "a, b and c" */

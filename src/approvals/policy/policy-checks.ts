@@ -1,4 +1,5 @@
 import type { GatePolicy } from '../records.js';
+import { formatDuration } from './duration.js';
 import type { PolicyRule } from './policy.js';
 import { approverKey, type PolicySettings } from './policy-schema.js';
 
@@ -144,7 +145,7 @@ function checkTimers(
       severity: 'error',
       path: at(key, 'expiresIn'),
       at: 'value',
-      message: `${key} ${formatMs(ms)} is not shorter than expiresIn ${formatMs(expires)}: the gate expires first`,
+      message: `${key} ${formatDuration(ms)} is not shorter than expiresIn ${formatDuration(expires)}: the gate expires first`,
     });
   }
   // When both came from `defaults`, the defaults' own finding already says it.
@@ -174,24 +175,6 @@ function checkTimers(
     });
   }
   return findings;
-}
-
-/** `90000` → `1m30s`, as durations are written in the file. */
-function formatMs(ms: number): string {
-  const units = [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1_000],
-  ] as const;
-  let rest = ms;
-  let text = '';
-  for (const [unit, size] of units) {
-    const count = Math.floor(rest / size);
-    if (count > 0) text += `${count}${unit}`;
-    rest -= count * size;
-  }
-  return text === '' ? `${ms}ms` : text;
 }
 
 function matchesEverything(match: PolicyRule['match']): boolean {
