@@ -50,6 +50,9 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
+/** How long a replica holds a reminder it claimed: ample for a few DMs; then another sends it. */
+export const NUDGE_LEASE_MS = 60_000;
+
 /** A resume lease's length without renewal (renewed every third of it while streaming). */
 export const RESUME_LEASE_MS = 10_000;
 
@@ -154,6 +157,10 @@ export async function startApp(
     onExpired: (gates) => withCorrelation(newCorrelationId(), () => workflow.onExpired(gates)),
     onResumeDue: (pauseIds) =>
       withCorrelation(newCorrelationId(), () => workflow.onResumeDue(pauseIds)),
+    nudges: {
+      leaseMs: NUDGE_LEASE_MS,
+      onNudges: (nudges) => withCorrelation(newCorrelationId(), () => workflow.onNudges(nudges)),
+    },
     cardless: {
       owner,
       graceMs: CARDLESS_GRACE_MS,

@@ -1,4 +1,4 @@
-import type { Approver, GateDecision, GateState } from './records.js';
+import type { Approver, GateDecision, GatePolicy, GateState } from './records.js';
 
 /**
  * Outcomes the workflow returns as values rather than throws: why a click changed nothing, why a
@@ -17,7 +17,7 @@ export type Refusal =
   | { kind: 'self_approval'; question?: true }
   | { kind: 'already_decided'; state: GateState; decision: GateDecision; question?: true }
   | { kind: 'already_voted'; approvals?: number; quorum?: number }
-  | { kind: 'expired'; expiresAt?: number; onExpiry?: 'reject' | 'cancel' }
+  | { kind: 'expired'; expiresAt?: number; onExpiry?: GatePolicy['onExpiry'] }
   /** No such gate, or no longer pending (a stale card, a pause already resumed). */
   | { kind: 'not_found' }
   /** The store holds no record of the card's pause at all (Redis lost its data, or it was removed). */

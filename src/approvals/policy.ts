@@ -9,7 +9,15 @@ export {
   SlackApproverDirectory,
   type SlackApproverDirectoryOptions,
 } from './policy/approver-directory.js';
-export { type AuthorizeInput, type AuthorizeResult, authorize } from './policy/authorize.js';
+export {
+  type AuthorizeInput,
+  type AuthorizeResult,
+  authorize,
+  eligibleApprovers,
+  escalatedAt,
+  isEscalated,
+} from './policy/authorize.js';
+export { formatDuration } from './policy/duration.js';
 export type { Glob } from './policy/glob.js';
 export {
   objectProblems,

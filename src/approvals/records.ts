@@ -28,7 +28,12 @@ export const gatePolicySchema = z.object({
   selfApproval: z.boolean(),
   /** Absent: the gate never expires. */
   expiresInMs: z.number().int().positive().optional(),
-  onExpiry: z.enum(['reject', 'cancel']),
+  onExpiry: z.enum(['reject', 'timeout', 'cancel']),
+  /** Approvers who have not voted are reminded once, this long after the gate was recorded. */
+  remindAfterMs: z.number().int().positive().optional(),
+  /** From this long after the gate was recorded, `escalateTo` may approve too (both or neither). */
+  escalateAfterMs: z.number().int().positive().optional(),
+  escalateTo: z.array(approverSchema).optional(),
   reasonRequired: z.boolean(),
   /** Approving asks "are you sure?" first (money, deletions). Absent: false. */
   confirm: z.boolean().optional(),

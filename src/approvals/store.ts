@@ -59,6 +59,16 @@ export interface ConfirmationStore {
   /** Intents whose lease lapsed at `now`, each claimed for `leaseMs` by `owner`. */
   claimDeadRuns(input: ClaimDeadRunsInput): Promise<RunIntent[]>;
 
+  /**
+   * Reminders and escalations (the gate policy's `remindAfter`, `escalateAfter`) due at `now`
+   * whose gate is still pending, each claimed for `leaseMs`: of any number of replicas one gets
+   * each, and one that dies before `finishNudge` leaves it to be claimed again once the lease
+   * lapses. Entries of decided or gone gates are dropped.
+   */
+  claimDueNudges(input: ClaimNudgesInput): Promise<DueNudge[]>;
+  /** The nudge was handled: it is never due again (unless a newer claim took it over). */
+  finishNudge(nudge: DueNudge): Promise<void>;
+
   /** Claims the resume of a fully decided pause, with a lease another replica may take over once it lapses. */
   claimResume(input: ClaimResumeInput): Promise<ClaimResult>;
   /** Pauses whose resume is due: decided but never claimed, or whose lease lapsed. */
@@ -228,6 +238,22 @@ export type ClaimResult =
   | { kind: 'leased'; view: PauseView; leaseUntil: number }
   | { kind: 'finished'; view: PauseView }
   | { kind: 'not_found' };
+
+export interface ClaimNudgesInput {
+  now: number;
+  leaseMs: number;
+  limit?: number;
+}
+
+/** `remind`: the approvers who have not voted are reminded; `escalate`: `escalateTo` joins them. */
+export const NUDGE_KINDS = ['remind', 'escalate'] as const;
+export type NudgeKind = (typeof NUDGE_KINDS)[number];
+
+/** A reminder or an escalation of one gate, claimed until `claimedUntil`. */
+export interface DueNudge extends GateRef {
+  kind: NudgeKind;
+  claimedUntil: number;
+}
 
 export interface ClaimCardlessInput {
   now: number;

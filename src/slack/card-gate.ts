@@ -24,6 +24,7 @@ import type { GateContext, ToolOutcome } from './gate-context.js';
 import {
   approversText,
   decisionText,
+  escalationText,
   expiryText,
   nobodyMayApprove,
   progressText,
@@ -181,6 +182,7 @@ export function detailedGateBlocks(context: GateContext, codeMax: number): Known
     gate.state === 'pending'
       ? [
           context.sharedFacts ? undefined : approversText(gate.policy, APPROVERS_MAX),
+          escalationText(gate, now),
           progressText(gate, PROGRESS_MAX),
           context.sharedFacts ? undefined : expiryText(gate, now),
         ]
@@ -251,6 +253,8 @@ export function compactGateRow(
     const asking = askingOf([gate]);
     if (gate.policy.approvers.length === 0) text += ` · ${nobodyMayApprove(gate.policy, asking)}`;
     else if (!sharedApprovers) facts.push(approversText(gate.policy, 150, asking));
+    const escalation = escalationText(gate, now);
+    if (escalation) facts.push(escalation);
     const progress = progressText(gate, 100);
     if (progress) facts.push(progress);
     const expiry = expiryText(gate, now);

@@ -1,4 +1,5 @@
 import { gateKind } from '../adk/gate.js';
+import { formatDuration, isEscalated } from '../approvals/policy.js';
 import type { Approver, GatePolicy, GateRecord, Vote } from '../approvals/records.js';
 import { SYSTEM_ACTOR } from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
@@ -88,17 +89,44 @@ export function progressText(gate: GateRecord, max: number): string | undefined 
   return `${head}: ${listWithin(voters, max - head.length - 2)}`;
 }
 
-function expiryOutcome(policy: GatePolicy): string {
-  return policy.onExpiry === 'reject' ? 'rejected automatically' : 'cancelled';
+/** What happens when nobody decides in time, in the words of the card and the refusals. */
+export function expiryOutcome(onExpiry: GatePolicy['onExpiry']): string {
+  switch (onExpiry) {
+    case 'reject':
+      return 'rejected automatically';
+    case 'timeout':
+      return 'reported to the agent as timed out';
+    case 'cancel':
+      return 'cancelled';
+  }
 }
 
 /** "Expires <date> — then rejected automatically"; nothing when the gate never expires. */
 export function expiryText(gate: GateRecord, now: number): string | undefined {
   if (gate.expiresAt === undefined) return undefined;
-  const outcome = expiryOutcome(gate.policy);
+  const outcome = expiryOutcome(gate.policy.onExpiry);
   return gate.expiresAt > now
     ? `Expires ${slackDate(gate.expiresAt)} — then ${outcome}`
     : `Due since ${slackDate(gate.expiresAt)} — being ${outcome}`;
+}
+
+/**
+ * "Escalates to <!subteam^S1> after 10m" while waiting for it; "Escalated to … after 10m" from
+ * then on (the same instant the escalation group may approve); nothing without an escalation.
+ */
+export function escalationText(gate: GateRecord, now: number): string | undefined {
+  const { escalateAfterMs, escalateTo } = gate.policy;
+  if (escalateAfterMs === undefined || escalateTo === undefined || escalateTo.length === 0) {
+    return undefined;
+  }
+  const to = listWithin(
+    escalateTo.map((approver) => approverName(approver)),
+    200,
+  );
+  const after = formatDuration(escalateAfterMs);
+  return isEscalated(gate.policy, gate.createdAt, now)
+    ? `:rotating_light: Escalated to ${to} after ${after}`
+    : `Escalates to ${to} after ${after}`;
 }
 
 /** "a, b and c" */
@@ -123,7 +151,7 @@ export function stateBadge(gate: GateRecord): string {
     case 'rejected':
       return ':x: Rejected';
     case 'expired':
-      return `:hourglass: Expired — ${expiryOutcome(gate.policy)}`;
+      return `:hourglass: Expired — ${expiryOutcome(gate.policy.onExpiry)}`;
     case 'cancelled':
       return gate.decision?.by === SYSTEM_ACTOR
         ? ':hourglass: Expired — cancelled'
@@ -150,7 +178,7 @@ export function decisionText(gate: GateRecord, maxReason: number): string | unde
       line = `Rejected by ${byWhom} ${when}`;
       break;
     case 'expired':
-      line = `Expired ${when} — ${expiryOutcome(gate.policy)}`;
+      line = `Expired ${when} — ${expiryOutcome(gate.policy.onExpiry)}`;
       break;
     case 'cancelled':
       line =

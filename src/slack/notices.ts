@@ -3,7 +3,7 @@ import type { GateDecision, GateState } from '../approvals/records.js';
 import { SYSTEM_ACTOR } from '../approvals/records.js';
 import type { SlackMessage } from './block-kit.js';
 import { inlineCode } from './escape.js';
-import { approverName, listWithin } from './gate-lines.js';
+import { approverName, expiryOutcome, listWithin } from './gate-lines.js';
 import { slackDate, userMention } from './mentions.js';
 
 /**
@@ -57,7 +57,7 @@ function line(refusal: Refusal): string {
       return `You already voted on this; a person's vote counts once.${progress}`;
     }
     case 'expired': {
-      const outcome = refusal.onExpiry === 'cancel' ? 'cancelled' : 'rejected automatically';
+      const outcome = expiryOutcome(refusal.onExpiry ?? 'reject');
       const when = refusal.expiresAt === undefined ? '' : ` ${slackDate(refusal.expiresAt)}`;
       return `Too late: this expired${when} and was ${outcome}.`;
     }

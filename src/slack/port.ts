@@ -19,6 +19,8 @@ export interface SlackPort {
   publishHome(input: { userId: string; view: HomeView }): Promise<void>;
   /** A link to a message (`chat.getPermalink`). */
   getPermalink(input: { channel: string; ts: string }): Promise<string>;
+  /** The app's direct-message channel with one person (`conversations.open`, scope `im:write`). */
+  openDirectMessage(user: string): Promise<string>;
 }
 
 /** A Slack Web API call that failed after the client's own retries; `code` is Slack's error. */

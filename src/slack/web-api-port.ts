@@ -7,6 +7,7 @@ import { SlackCallError, type SlackPort } from './port.js';
 import { RateLimitLanes, RateLimitWindows } from './rate-limit-windows.js';
 
 const postedSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
+const openedSchema = z.object({ channel: z.object({ id: z.string().min(1) }) });
 const permalinkSchema = z.object({ permalink: z.url({ protocol: /^https?$/ }) });
 
 /** Slack's error code from a Web API client error (`data.error` on platform errors). */
@@ -132,6 +133,16 @@ export class WebApiSlackPort implements SlackPort {
     const parsed = permalinkSchema.safeParse(response);
     if (!parsed.success) throw new SlackCallError('chat.getPermalink', 'unexpected_response');
     return parsed.data.permalink;
+  }
+
+  async openDirectMessage(user: string): Promise<string> {
+    // Opening an existing DM returns it: calling this before every reminder is safe.
+    const response = await this.call('conversations.open', user, POST_MAX_WAIT_MS, () =>
+      this.client.conversations.open({ users: user }),
+    );
+    const opened = openedSchema.safeParse(response);
+    if (!opened.success) throw new SlackCallError('conversations.open', 'unexpected_response');
+    return opened.data.channel.id;
   }
 
   /**

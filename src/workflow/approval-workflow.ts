@@ -5,6 +5,7 @@ import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import {
   type ConfirmationStore,
+  type DueNudge,
   type ExpiredGate,
   type RunIntent,
   StoreError,
@@ -26,6 +27,7 @@ import { ApprovalCards } from './cards.js';
 import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from './decider.js';
 import { ExternalPauses } from './external-pauses.js';
 import { PauseRecorder } from './pause-recorder.js';
+import { Reminders } from './reminders.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
 import { type HeldRun, RunIntents } from './run-intents.js';
 import { RunRecovery } from './run-recovery.js';
@@ -107,6 +109,7 @@ export class ApprovalWorkflow {
   readonly homes: AppHomes;
   private readonly verifier: VoteVerifier;
   private readonly decider: Decider;
+  private readonly reminders: Reminders;
   private readonly resumer: Resumer;
   /** Resumers of the other configured ADK targets, for API pauses in `adk` mode. */
   private readonly targetResumers = new Map<string, Resumer>();
@@ -196,6 +199,14 @@ export class ApprovalWorkflow {
       log: log.child('decide'),
       metrics,
       onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
+    });
+    this.reminders = new Reminders({
+      store,
+      slack,
+      directory: deps.directory,
+      clock,
+      log: log.child('reminders'),
+      refreshCard: (pauseId) => this.cardRefresher.request(pauseId),
     });
     this.verifier = new VoteVerifier({
       store,
@@ -425,6 +436,11 @@ export class ApprovalWorkflow {
         }),
       ),
     );
+  }
+
+  /** Reminders and escalations the sweeper claimed for this replica. */
+  async onNudges(nudges: readonly DueNudge[]): Promise<void> {
+    await this.reminders.handle(nudges);
   }
 
   /** Decided pauses nobody resumed, or whose resume lease lapsed on a replica that died. */

@@ -5,6 +5,7 @@ import {
   type ApproverDirectory,
   ApproverDirectoryError,
   authorize,
+  isEscalated,
   type Policy,
   resolveGatePolicy,
 } from '../approvals/policy.js';
@@ -244,6 +245,7 @@ export class Decider {
           requester: view.pause.requester,
           policy,
           cardChannelId: view.pause.card.channelId,
+          escalated: isEscalated(policy, gate.createdAt, this.deps.clock()),
         },
         this.deps.directory,
       );

@@ -1,6 +1,6 @@
 import type { Decision } from '../adk/gate.js';
 import type { GateRecord, PauseView } from '../approvals/records.js';
-import type { JsonValue } from '../json.js';
+import type { JsonObject, JsonValue } from '../json.js';
 
 /**
  * Turns decided gates into the answers ADK receives. Pure.
@@ -22,20 +22,46 @@ export function decisionFor(gate: GateRecord): Decision {
       const payload = gate.decision?.payload ?? gate.payloadTemplate;
       return payload === undefined ? { confirmed: true } : { confirmed: true, payload };
     }
+    case 'expired':
+      if (timedOut(gate)) return { confirmed: false, payload: timedOutPayload(gate) };
+      return refusal(gate);
     case 'rejected':
-    case 'expired': {
-      const reason = rejectionReason(gate);
-      const payload = withReason(gate.payloadTemplate, reason);
-      return payload === undefined ? { confirmed: false } : { confirmed: false, payload };
-    }
+      return refusal(gate);
     case 'pending':
     case 'cancelled':
       throw new Error(`gate ${gate.confirmationCallId} is ${gate.state}: it has no answer to send`);
   }
 }
 
+function refusal(gate: GateRecord): Decision {
+  const payload = withReason(gate.payloadTemplate, rejectionReason(gate));
+  return payload === undefined ? { confirmed: false } : { confirmed: false, payload };
+}
+
+/** Whether the gate expired under `onExpiry: timeout`: answered as timed out, not rejected. */
+export function timedOut(gate: GateRecord): boolean {
+  return gate.state === 'expired' && gate.policy.onExpiry === 'timeout';
+}
+
+/**
+ * `onExpiry: timeout`: still `confirmed: false` (the only "no" ADK has), but the payload always
+ * says why, so a tool that reads `toolConfirmation.payload`, and an agent elsewhere, can tell a
+ * time-out from a rejection: an object template's fields, plus `timedOut: true` and `expiredAt`
+ * (epoch ms). The exact shape is documented in docs/api.md.
+ */
+export function timedOutPayload(gate: GateRecord): JsonObject {
+  const template = gate.payloadTemplate;
+  const fields =
+    typeof template === 'object' && template !== null && !Array.isArray(template) ? template : {};
+  return { ...fields, timedOut: true, expiredAt: gate.decision?.at ?? gate.expiresAt ?? 0 };
+}
+
+export const TIMED_OUT_REASON =
+  'Nobody decided in time: the request timed out. It was not rejected; ask again if it is still needed.';
+
 /** Why a gate was refused, in words for the model; undefined when the approver gave no reason. */
 export function rejectionReason(gate: GateRecord): string | undefined {
+  if (timedOut(gate)) return TIMED_OUT_REASON;
   if (gate.state === 'expired') return 'Nobody decided in time, so it was rejected automatically.';
   if (gate.state !== 'rejected') return undefined;
   const reason = gate.decision?.reason?.trim();

@@ -56,6 +56,30 @@ describe('what ADK receives for each decided gate', () => {
     expect(JSON.stringify(decision.payload)).toContain('Nobody decided in time');
   });
 
+  it('onExpiry: timeout answers no with a payload that says it timed out, template or not', () => {
+    const expired = { state: 'expired' as const, decision: { by: 'system', at: NOW } };
+    const withTemplate = vacationGate(0, { approved_days: 4 });
+    const timeout = { ...withTemplate.policy, onExpiry: 'timeout' as const };
+    expect(decisionFor({ ...withTemplate, ...expired, policy: timeout })).toEqual({
+      confirmed: false,
+      payload: { approved_days: 4, timedOut: true, expiredAt: NOW },
+    });
+    const bare = gateRecord(expired);
+    expect(decisionFor({ ...bare, policy: { ...bare.policy, onExpiry: 'timeout' } })).toEqual({
+      confirmed: false,
+      payload: { timedOut: true, expiredAt: NOW },
+    });
+    // onExpiry: reject is still a plain rejection: no timedOut for the agent to read.
+    expect(decisionFor(bare)).toEqual({ confirmed: false });
+  });
+
+  it('the follow-up message tells a timed-out request from a rejected one', () => {
+    const expired = gateRecord({ state: 'expired', decision: { by: 'system', at: NOW } });
+    const timedOut = { ...expired, policy: { ...expired.policy, onExpiry: 'timeout' as const } };
+    expect(rejectionFollowUp(pauseView([timedOut]))).toContain('timed out. It was not rejected');
+    expect(rejectionFollowUp(pauseView([expired]))).toContain('rejected automatically');
+  });
+
   it('refuses to answer a gate that is still pending or was cancelled', () => {
     expect(() => decisionFor(gateRecord())).toThrow(/pending/);
     expect(() => decisionFor(gateRecord({ state: 'cancelled', decision: by }))).toThrow(

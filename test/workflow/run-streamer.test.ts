@@ -82,6 +82,9 @@ async function stream(events: unknown[]) {
     async getPermalink() {
       return 'https://example.slack.com/p1';
     },
+    async openDirectMessage(user) {
+      return `D-${user}`;
+    },
   };
   const log = createLog('error', 'test', () => {});
   const streamer = new RunStreamer({

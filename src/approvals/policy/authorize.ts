@@ -10,6 +10,11 @@ export interface AuthorizeInput {
   policy: GatePolicy;
   /** Whose members `channel` approvers are. */
   cardChannelId: string;
+  /**
+   * Whether the gate has been escalated (`isEscalated`): then `escalateTo` may approve too.
+   * Absent: not escalated.
+   */
+  escalated?: boolean;
 }
 
 export type AuthorizeResult =
@@ -28,10 +33,10 @@ export type AuthorizeResult =
  * Web API calls.
  */
 export async function authorize(
-  { voter, requester, policy, cardChannelId }: AuthorizeInput,
+  { voter, requester, policy, cardChannelId, escalated }: AuthorizeInput,
   directory: ApproverDirectory,
 ): Promise<AuthorizeResult> {
-  const approvers = policy.approvers.map((approver) => ({ ...approver }));
+  const approvers = eligibleApprovers(policy, escalated ?? false);
   if (approvers.length === 0) return { ok: false, reason: 'nobody_may_approve', approvers };
   // Whatever the approver list says: starting a run and approving it are two people's jobs.
   if (voter === requester && !policy.selfApproval) {
@@ -63,4 +68,32 @@ export async function authorize(
   }
   if (failure) throw failure;
   return { ok: false, reason: 'not_approver', approvers };
+}
+
+/**
+ * Whether a gate recorded at `createdAt` is escalated at `now` under `policy`: from
+ * `escalateAfter` on, exactly. Time decides it, so every replica agrees without asking Redis.
+ */
+export function isEscalated(policy: GatePolicy, createdAt: number, now: number): boolean {
+  const at = escalatedAt(policy, createdAt);
+  return at !== undefined && now >= at;
+}
+
+/** When the gate escalates; undefined when its policy names no escalation. */
+export function escalatedAt(policy: GatePolicy, createdAt: number): number | undefined {
+  if (policy.escalateAfterMs === undefined || policy.escalateTo === undefined) return undefined;
+  return createdAt + policy.escalateAfterMs;
+}
+
+/** The approvers, and once escalated those of `escalateTo` not already listed; copies. */
+export function eligibleApprovers(policy: GatePolicy, escalated: boolean): Approver[] {
+  const approvers = policy.approvers.map((approver) => ({ ...approver }));
+  if (!escalated) return approvers;
+  const key = (a: Approver) => (a.kind === 'channel' ? 'channel' : a.id);
+  const listed = new Set(approvers.map(key));
+  for (const approver of policy.escalateTo ?? []) {
+    if (!listed.has(key(approver))) approvers.push({ ...approver });
+    listed.add(key(approver));
+  }
+  return approvers;
 }

@@ -24,3 +24,15 @@ export function parseDuration(text: string): DurationResult {
   if (ms > MAX_MS) return { ok: false, error: 'expected a duration of at most 365d' };
   return { ok: true, ms };
 }
+
+/** `90000` → `1m30s`: a duration as the policy file writes it (whole seconds; less: `ms`). */
+export function formatDuration(ms: number): string {
+  let rest = ms;
+  let text = '';
+  for (const [unit, size] of Object.entries(UNIT_MS)) {
+    const count = Math.floor(rest / size);
+    if (count > 0) text += `${count}${unit}`;
+    rest -= count * size;
+  }
+  return text === '' ? `${ms}ms` : text;
+}

@@ -1,4 +1,5 @@
 import type { GatePolicy } from '../records.js';
+import { formatDuration } from './duration.js';
 import type { PolicyRule } from './policy.js';
 import { approverKey, type PolicySettings } from './policy-schema.js';
 
@@ -80,6 +81,8 @@ function checkEntry({ path, own, policy }: CheckedEntry): Finding[] {
     });
   }
 
+  findings.push(...checkTimers(path, own, policy));
+
   // Only a list of users has a size known now; a group or a channel can grow.
   const onlyUsers = approvers.length > 0 && approvers.every((a) => a.kind === 'user');
   // When both came from `defaults`, the defaults' own finding already says it.
@@ -109,6 +112,67 @@ function checkEntry({ path, own, policy }: CheckedEntry): Finding[] {
             : `quorum ${quorum} needs every listed approver, so a run started by one of them can never be approved (selfApproval is off)`,
       });
     }
+  }
+  return findings;
+}
+
+/**
+ * A reminder or an escalation after the gate has expired would never happen, and an escalation
+ * needs someone to escalate to (and the reverse): errors, pointed at the key that says so (or at
+ * the entry when both values were inherited).
+ */
+function checkTimers(
+  path: readonly PropertyKey[],
+  own: PolicySettings,
+  policy: GatePolicy,
+): Finding[] {
+  const findings: Finding[] = [];
+  const at = (key: keyof PolicySettings, also?: keyof PolicySettings) =>
+    own[key] !== undefined
+      ? [...path, key]
+      : also !== undefined && own[also] !== undefined
+        ? [...path, also]
+        : path;
+  const expires = policy.expiresInMs;
+  const timers = [
+    ['remindAfter', policy.remindAfterMs],
+    ['escalateAfter', policy.escalateAfterMs],
+  ] as const;
+  for (const [key, ms] of timers) {
+    if (ms === undefined || expires === undefined || ms < expires) continue;
+    if (own[key] === undefined && own.expiresIn === undefined) continue;
+    findings.push({
+      severity: 'error',
+      path: at(key, 'expiresIn'),
+      at: 'value',
+      message: `${key} ${formatDuration(ms)} is not shorter than expiresIn ${formatDuration(expires)}: the gate expires first`,
+    });
+  }
+  // When both came from `defaults`, the defaults' own finding already says it.
+  const ownEscalation = own.escalateAfter !== undefined || own.escalateTo !== undefined;
+  if (ownEscalation && policy.escalateAfterMs !== undefined && policy.escalateTo === undefined) {
+    findings.push({
+      severity: 'error',
+      path: at('escalateAfter'),
+      at: 'key',
+      message: 'escalateAfter needs escalateTo: the approvers who may decide after escalation',
+    });
+  }
+  if (ownEscalation && policy.escalateTo !== undefined && policy.escalateAfterMs === undefined) {
+    findings.push({
+      severity: 'error',
+      path: at('escalateTo'),
+      at: 'key',
+      message: 'escalateTo needs escalateAfter: how long to wait before escalating',
+    });
+  }
+  if (policy.escalateTo?.length === 0 && own.escalateTo !== undefined) {
+    findings.push({
+      severity: 'error',
+      path: [...path, 'escalateTo'],
+      at: 'value',
+      message: 'escalateTo is empty: name at least one approver to escalate to',
+    });
   }
   return findings;
 }

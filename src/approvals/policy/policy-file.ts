@@ -157,6 +157,12 @@ function resolveEntry(
   };
   const confirm = own.confirm ?? inherited.confirm;
   if (confirm) policy.confirm = true;
+  const remindAfter = own.remindAfter ?? inherited.remindAfter;
+  if (remindAfter !== undefined) policy.remindAfterMs = remindAfter;
+  const escalateAfter = own.escalateAfter ?? inherited.escalateAfter;
+  if (escalateAfter !== undefined) policy.escalateAfterMs = escalateAfter;
+  const escalateTo = own.escalateTo ?? inherited.escalateTo;
+  if (escalateTo !== undefined) policy.escalateTo = escalateTo;
   // `null` is `expiresIn: never`: no expiry, whatever the defaults say.
   if (expiresIn != null) policy.expiresInMs = expiresIn;
   const channel = own.channel ?? inherited.channel;

@@ -112,7 +112,27 @@ const expiry = z
     return z.NEVER;
   });
 
-const onExpiry = z.enum(['reject', 'cancel'], { error: expected('reject or cancel') });
+/**
+ * `reject`: the agent is told no, as if an approver had rejected; `timeout`: no as well, but with a
+ * payload that says the request timed out (docs/api.md); `cancel`: the pause is abandoned.
+ */
+const onExpiry = z.enum(['reject', 'timeout', 'cancel'], {
+  error: expected('reject, timeout or cancel'),
+});
+
+/** Reminder and escalation delays: a duration, never `never` (leave the key out instead). */
+const delay = z
+  .string({ error: expected(`a duration such as ${DURATION_EXAMPLES}`) })
+  .transform((text, ctx): number => {
+    const duration = parseDuration(text);
+    if (duration.ok) return duration.ms;
+    ctx.addIssue({
+      code: 'custom',
+      input: text,
+      message: `${duration.error}, got ${describeInput(text)}`,
+    });
+    return z.NEVER;
+  });
 
 const pattern = z
   .string({ error: expected('a name pattern such as "restart_*"') })
@@ -130,6 +150,9 @@ const settingsShape = {
   selfApproval: flag.optional(),
   expiresIn: expiry.optional(),
   onExpiry: onExpiry.optional(),
+  remindAfter: delay.optional(),
+  escalateAfter: delay.optional(),
+  escalateTo: approverList.optional(),
   reasonRequired: flag.optional(),
   confirm: flag.optional(),
 };

@@ -27,6 +27,7 @@ import { createHash } from 'node:crypto';
  * <prefix>{<pauseId>}:card-claim       string the replica re-posting a missing card (expires)
  * <prefix>{run:<runId>}:intent         hash   an accepted /agent run: who, where, progress, owner, lease
  * <prefix>runs                         zset   runId of each run intent, by when its lease lapses
+ * <prefix>nudges                       zset   [pauseId, callId, kind] by when to remind or escalate
  * ```
  */
 export interface StoreKeys {
@@ -50,6 +51,7 @@ export interface StoreKeys {
   cardClaim(pauseId: string): string;
   runIntent(runId: string): string;
   runs: string;
+  nudges: string;
 }
 
 /** Braces in the prefix or a pause id would move the hash tag and split a pause across slots. */
@@ -87,5 +89,6 @@ export function storeKeys(prefix: string): StoreKeys {
     cardClaim: (pauseId) => `${prefix}{${pauseId}}:card-claim`,
     runIntent: (runId) => `${prefix}{run:${runId}}:intent`,
     runs: `${prefix}runs`,
+    nudges: `${prefix}nudges`,
   };
 }

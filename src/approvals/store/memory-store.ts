@@ -6,11 +6,13 @@ import type {
   CancelResult,
   ClaimCardlessInput,
   ClaimDeadRunsInput,
+  ClaimNudgesInput,
   ClaimResult,
   ClaimResumeInput,
   ConfirmationStore,
   CreatePauseResult,
   DeliveryInput,
+  DueNudge,
   ExpiredGate,
   FinishResult,
   FinishResumeInput,
@@ -42,6 +44,7 @@ import { renewLease } from './memory/renew-lease.js';
 import { MemoryRunIntents } from './memory/run-intents.js';
 import { setCardTs } from './memory/set-card-ts.js';
 import { vote, voteAll } from './memory/vote.js';
+import { MemoryNudges } from './memory-nudges.js';
 import {
   assertSamePause,
   cancelDetail,
@@ -54,6 +57,7 @@ import {
   type FinishOutcome,
   isDue,
   isLiveResume,
+  newGateNudges,
   newVote,
   outcomeAudit,
   pendingIndexesOf,
@@ -109,6 +113,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     const callIds = checkNewPause(input);
     const { id, now } = input;
     this.purge(now);
+    this.nudges.add(id, newGateNudges(input.gates, now));
     const { created, run } = createPause(
       this.pauses,
       { ...input, gates: recordedGates(input.gates) },
@@ -213,6 +218,22 @@ export class MemoryConfirmationStore implements ConfirmationStore {
 
   /** Who re-posts which missing card, until when (the twin of the card-claim keys). */
   private readonly cardClaims = new Map<string, { owner: string; until: number }>();
+
+  /** Reminders and escalations by due time (the twin of the `nudges` sorted set). */
+  private readonly nudges = new MemoryNudges();
+
+  async claimDueNudges(input: ClaimNudgesInput): Promise<DueNudge[]> {
+    const { now, leaseMs, limit = DEFAULT_LIMIT } = input;
+    this.purge(now);
+    return this.nudges.claimDue(now, leaseMs, limit, (pauseId, callId) => {
+      const entry = this.pauses.get(pauseId);
+      return entry && gateOf(entry, callId)?.record.state;
+    });
+  }
+
+  async finishNudge(nudge: DueNudge): Promise<void> {
+    this.nudges.finish(nudge);
+  }
 
   async claimCardless(input: ClaimCardlessInput): Promise<string[]> {
     const { now, graceMs, owner, leaseMs, limit = DEFAULT_LIMIT } = input;

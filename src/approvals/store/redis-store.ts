@@ -9,11 +9,13 @@ import {
   type CancelResult,
   type ClaimCardlessInput,
   type ClaimDeadRunsInput,
+  type ClaimNudgesInput,
   type ClaimResult,
   type ClaimResumeInput,
   type ConfirmationStore,
   type CreatePauseResult,
   type DeliveryInput,
+  type DueNudge,
   type ExpiredGate,
   type FinishResult,
   type FinishResumeInput,
@@ -40,6 +42,7 @@ import { readAuditStream, readPauseTrail } from './redis-audit.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { type ExpiryDone, type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisPauseNotes } from './redis-notes.js';
+import { RedisNudges } from './redis-nudges.js';
 import { decodeCallIds, decodeView, encodeGate, encodePause } from './redis-records.js';
 import { RedisRunIntents } from './redis-run-intents.js';
 import {
@@ -51,6 +54,7 @@ import {
   DEFAULT_LIMIT,
   DEFAULT_RETENTION_MS,
   type FinishOutcome,
+  newGateNudges,
   newVote,
   personDecision,
   recordedGates,
@@ -159,6 +163,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   /** The app of each live pause, as the last `countPendingByApp` found them. */
   private appByPause = new Map<string, string>();
   private readonly indexes: RedisIndexes;
+  private readonly nudges: RedisNudges;
   private readonly retentionMs: number;
   private readonly ownsClient: boolean;
   private readonly callIdCache = new Map<string, readonly string[]>();
@@ -175,6 +180,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     this.ownsClient = options.ownsClient ?? false;
     this.notes = new RedisPauseNotes(this.redis, this.keys, this.retentionMs);
     this.runIntents = new RedisRunIntents(this.redis, this.keys);
+    this.nudges = new RedisNudges(this.redis, this.keys);
     this.indexes = new RedisIndexes(this.redis, this.keys, {
       retentionMs: this.retentionMs,
       auditMaxLen: options.auditMaxLen ?? DEFAULT_AUDIT_MAXLEN,
@@ -188,7 +194,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
     assertNoHashTag('A pause id', input.id);
     const { id, now } = input;
     const gates = recordedGates(input.gates).map((gate) => encodeGate(gate, now));
-    await this.indexes.beforeCreate(id, gates, now, input.card.ts !== undefined);
+    await Promise.all([
+      this.indexes.beforeCreate(id, gates, now, input.card.ts !== undefined),
+      this.nudges.beforeCreate(id, newGateNudges(input.gates, now)),
+    ]);
     const pause = encodePause(input, callIds);
     const args: (string | number)[] = [
       now,
@@ -396,6 +405,14 @@ export class RedisConfirmationStore implements ConfirmationStore {
     // Every entry was tried; the expiries applied are durable and their resumes come due.
     if (failure !== undefined) throw toStoreError(failure, 'expire due gates');
     return expired;
+  }
+
+  claimDueNudges(input: ClaimNudgesInput): Promise<DueNudge[]> {
+    return this.nudges.claimDue(input.now, input.leaseMs, input.limit ?? DEFAULT_LIMIT);
+  }
+
+  finishNudge(nudge: DueNudge): Promise<void> {
+    return this.nudges.finish(nudge);
   }
 
   claimCardless(input: ClaimCardlessInput): Promise<string[]> {

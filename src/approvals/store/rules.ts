@@ -8,7 +8,7 @@ import {
   SYSTEM_ACTOR,
   type Vote,
 } from '../records.js';
-import type { NewGate, NewPause, PendingIndex, VoteInput } from '../store.js';
+import type { NewGate, NewPause, NudgeKind, PendingIndex, VoteInput } from '../store.js';
 
 /**
  * The rules both stores follow, whatever they store in: defaults, what a state means, what a
@@ -53,11 +53,12 @@ export const VOTE_OUTCOME = {
 } as const satisfies Record<VoteChoice, GateState>;
 
 /**
- * The state an expired gate is left in, per its policy: `expired` (answered as a rejection) or
- * `cancelled`, which abandons the whole pause.
+ * The state an expired gate is left in, per its policy: `expired` (answered as a rejection, or as
+ * a time-out for `timeout`) or `cancelled`, which abandons the whole pause.
  */
 export const EXPIRY_OUTCOME = {
   reject: 'expired',
+  timeout: 'expired',
   cancel: 'cancelled',
 } as const satisfies Record<OnExpiry, GateState>;
 
@@ -111,6 +112,34 @@ export function assertSamePause(
 /** Absent: the gate never expires. */
 export function gateExpiresAt(policy: GatePolicy, createdAt: number): number | undefined {
   return policy.expiresInMs === undefined ? undefined : createdAt + policy.expiresInMs;
+}
+
+/**
+ * What a gate's policy schedules besides its expiry: one reminder of the approvers who have not
+ * voted (`remindAfter`) and one escalation (`escalateAfter`), each due once at the time given.
+ */
+export function gateNudges(
+  policy: GatePolicy,
+  createdAt: number,
+): { kind: NudgeKind; dueAt: number }[] {
+  const nudges: { kind: NudgeKind; dueAt: number }[] = [];
+  if (policy.remindAfterMs !== undefined) {
+    nudges.push({ kind: 'remind', dueAt: createdAt + policy.remindAfterMs });
+  }
+  if (policy.escalateAfterMs !== undefined && policy.escalateTo !== undefined) {
+    nudges.push({ kind: 'escalate', dueAt: createdAt + policy.escalateAfterMs });
+  }
+  return nudges;
+}
+
+/** The nudges of a new pause's gates, recorded at `now`. */
+export function newGateNudges(
+  gates: readonly NewGate[],
+  now: number,
+): { callId: string; kind: NudgeKind; dueAt: number }[] {
+  return gates.flatMap((gate) =>
+    gateNudges(gate.policy, now).map((nudge) => ({ callId: gate.confirmationCallId, ...nudge })),
+  );
 }
 
 // --- votes and decisions -----------------------------------------------------------------------

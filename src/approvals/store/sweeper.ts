@@ -1,7 +1,7 @@
 import { errorMessage } from '../../error-message.js';
 import type { Log } from '../../log.js';
 import type { Clock } from '../clock.js';
-import type { ConfirmationStore, ExpiredGate, RunIntent } from '../store.js';
+import type { ConfirmationStore, DueNudge, ExpiredGate, RunIntent } from '../store.js';
 import { DEFAULT_LIMIT } from './rules.js';
 
 export interface SweeperOptions {
@@ -33,6 +33,14 @@ export interface SweeperOptions {
     owner: string;
     leaseMs: number;
     onDeadRuns: (intents: RunIntent[]) => Promise<void>;
+  };
+  /**
+   * Reminders and escalations due, each claimed for `leaseMs` (a replica that dies with one
+   * leaves it to another once the lease ends); the handler finishes them. Absent: not looked for.
+   */
+  nudges?: {
+    leaseMs: number;
+    onNudges: (nudges: DueNudge[]) => Promise<void>;
   };
   log: Pick<Log, 'error' | 'debug'>;
   /** Entries handled per store call. Default 100. */
@@ -100,8 +108,20 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     if (intents.length > 0) await deadRuns.onDeadRuns(intents);
   };
 
+  const nudge = async () => {
+    const handler = options.nudges;
+    if (handler === undefined) return;
+    const due = await store.claimDueNudges({
+      now: now(),
+      leaseMs: handler.leaseMs,
+      limit: batchSize,
+    });
+    if (due.length > 0) await handler.onNudges(due);
+  };
+
   const tick = async () => {
     await report('expiring due gates', expire);
+    if (!stopped) await report('sending due reminders', nudge);
     if (!stopped) await report('handing over due resumes', resume);
     if (!stopped) await report('posting missing cards', postMissingCards);
     if (!stopped) await report('telling of runs that died', tellOfDeadRuns);

@@ -9,7 +9,8 @@ import { ScriptedLlm } from '../scripted-model/scripted-llm.js';
  * - approved with `{approved_days: n}` → `{status: 'approved', requested_days, approved_days: n}`;
  * - approved without a payload → all requested days are approved;
  * - approved with a payload that has no whole `approved_days` → `{error}`;
- * - rejected → `{status: 'rejected', requested_days, approved_days: 0}`.
+ * - rejected → `{status: 'rejected', requested_days, approved_days: 0}`;
+ * - timed out (`onExpiry: timeout`, the payload says `timedOut: true`) → `{status: 'timed_out', …}`.
  *
  * `leave plan <days>` → `plan_leave({days})`, the same with a nested payload template
  * `{approved_days, handover: {to, tasks}}` (which a Slack form can only offer as JSON); approved,
@@ -17,6 +18,7 @@ import { ScriptedLlm } from '../scripted-model/scripted-llm.js';
  */
 
 const parameters = z.object({ days: z.number().int().positive() });
+const timedOutSchema = z.object({ timedOut: z.literal(true) });
 const approvedDaysSchema = z.object({ approved_days: z.number().int().min(0) });
 
 /**
@@ -45,7 +47,13 @@ const requestTimeOff = new SelfConfirmingTool({
       return { status: 'Waiting for approval.' };
     }
     if (!confirmation.confirmed) {
-      return { status: 'rejected', requested_days: days, approved_days: 0 };
+      // `onExpiry: timeout` says so in the payload: nobody decided, which is not a refusal.
+      const timedOut = timedOutSchema.safeParse(confirmation.payload).success;
+      return {
+        status: timedOut ? 'timed_out' : 'rejected',
+        requested_days: days,
+        approved_days: 0,
+      };
     }
     if (confirmation.payload === undefined) {
       return { status: 'approved', requested_days: days, approved_days: days };

@@ -3,6 +3,7 @@ import {
   type ApproverDirectory,
   ApproverDirectoryError,
   authorize,
+  isEscalated,
   SlackApproverDirectory,
 } from '../../../src/approvals/policy.js';
 import type { Approver, GatePolicy } from '../../../src/approvals/records.js';
@@ -135,6 +136,34 @@ describe('authorize', () => {
   it('refuses self-approval before asking Slack about groups', async () => {
     expect(await check('U0REQUESTER', gatePolicy([ONCALL]), unreachableDirectory)).toMatchObject({
       reason: 'self_approval',
+    });
+  });
+
+  describe('escalation', () => {
+    const escalating = gatePolicy([ALICE], { escalateAfterMs: 600_000, escalateTo: [ONCALL] });
+    const escalatedCheck = (voter: string, escalated: boolean) =>
+      authorize(
+        { voter, requester: 'U0REQUESTER', policy: escalating, cardChannelId: 'C0CARD', escalated },
+        directory,
+      );
+
+    it('refuses the escalateTo group before the gate is escalated', async () => {
+      expect(await escalatedCheck('U0BOB', false)).toEqual({
+        ok: false,
+        reason: 'not_approver',
+        approvers: [ALICE],
+      });
+    });
+
+    it('lets the escalateTo group approve once the gate is escalated, the approvers still too', async () => {
+      expect(await escalatedCheck('U0BOB', true)).toEqual({ ok: true });
+      expect(await escalatedCheck('U0ALICE', true)).toEqual({ ok: true });
+    });
+
+    it('escalates from escalateAfter on, exactly, and never without an escalation', () => {
+      expect(isEscalated(escalating, 1_000, 600_999)).toBe(false);
+      expect(isEscalated(escalating, 1_000, 601_000)).toBe(true);
+      expect(isEscalated(gatePolicy([ALICE]), 0, Number.MAX_SAFE_INTEGER)).toBe(false);
     });
   });
 });

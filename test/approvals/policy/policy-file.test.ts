@@ -248,7 +248,7 @@ describe('parsePolicy: errors name the file, line, column and key', () => {
       'policy.yml:4:14 rules[0].match.tools: unknown key (did you mean tool?)',
       'policy.yml:5:5 rules[0].approver: unknown key (did you mean approvers?)',
       'policy.yml:6:5 rules[0].self_approval: unknown key (did you mean selfApproval?)',
-      'policy.yml:8:5 rules[1].color: unknown key (expected one of match, payloadSchema, channel, approvers, quorum, selfApproval, expiresIn, onExpiry, reasonRequired, confirm)',
+      'policy.yml:8:5 rules[1].color: unknown key (expected one of match, payloadSchema, channel, approvers, quorum, selfApproval, expiresIn, onExpiry, remindAfter, escalateAfter, escalateTo, reasonRequired, confirm)',
     ]);
   });
 
@@ -280,7 +280,7 @@ describe('parsePolicy: errors name the file, line, column and key', () => {
       'policy.yml:3:11 defaults.quorum: expected an integer ≥ 1, got 0',
       'policy.yml:4:17 defaults.selfApproval: expected true or false, got "yes"',
       'policy.yml:5:14 defaults.expiresIn: expected a duration such as 45s, 30m, 2h, 7d or 1h30m, or never, got "10x"',
-      'policy.yml:6:13 defaults.onExpiry: expected reject or cancel, got "delete"',
+      'policy.yml:6:13 defaults.onExpiry: expected reject, timeout or cancel, got "delete"',
       'policy.yml:7:12 defaults.channel: expected a channel id such as C0123456789, got "#ops" (names change: use the id, from the channel details)',
       'policy.yml:9:5 rules[0].match: expected a mapping with app and/or tool patterns (use {} to match every tool), got nothing',
       'policy.yml:10:20 rules[1].match.tool: pattern "restart_{a,b" has a "{" without "}"',
@@ -576,5 +576,90 @@ describe('examples/policy.yml', () => {
       approvers: [{ kind: 'channel' }],
     });
     expect(policy.warnings).toEqual([expect.stringContaining('defaults.approvers: no approvers')]);
+  });
+});
+
+describe('parsePolicy: reminders, escalation and what expiry tells the agent', () => {
+  it('reads remindAfter, escalateAfter, escalateTo and onExpiry: timeout into the gate policy', () => {
+    const { policy } = policyOf(
+      yaml(
+        'defaults:',
+        '  approvers: [U0ALICE, U0BOB]',
+        '  expiresIn: 1h',
+        '  remindAfter: 10m',
+        'rules:',
+        '  - match: { tool: deploy }',
+        '    escalateAfter: 30m',
+        '    escalateTo: [S0LEADS, channel]',
+        '    onExpiry: timeout',
+      ),
+    );
+    expect(resolveGatePolicy(policy, { app: 'a', tool: 'deploy' }).policy).toMatchObject({
+      remindAfterMs: 600_000,
+      escalateAfterMs: 1_800_000,
+      escalateTo: [{ kind: 'usergroup', id: 'S0LEADS' }, { kind: 'channel' }],
+      onExpiry: 'timeout',
+    });
+    const other = resolveGatePolicy(policy, { app: 'a', tool: 'read' }).policy;
+    expect(other.remindAfterMs).toBe(600_000);
+    expect(other.escalateAfterMs).toBeUndefined();
+    expect(other.escalateTo).toBeUndefined();
+    expect(other.onExpiry).toBe('reject');
+  });
+
+  it('refuses a reminder or an escalation that would come after the gate expired', () => {
+    expect(
+      errorsOf(
+        yaml(
+          'defaults:',
+          '  approvers: [U0ALICE, U0BOB]',
+          '  expiresIn: 10m',
+          '  remindAfter: 10m',
+          '  escalateAfter: 1h',
+          '  escalateTo: S0LEADS',
+        ),
+      ),
+    ).toEqual([
+      'policy.yml:4:16 defaults.remindAfter: remindAfter 10m is not shorter than expiresIn 10m: the gate expires first',
+      'policy.yml:5:18 defaults.escalateAfter: escalateAfter 1h is not shorter than expiresIn 10m: the gate expires first',
+    ]);
+  });
+
+  it('refuses escalateAfter without escalateTo, and escalateTo without escalateAfter', () => {
+    expect(
+      errorsOf(
+        yaml(
+          'defaults:',
+          '  approvers: [U0ALICE, U0BOB]',
+          'rules:',
+          '  - match: { tool: a }',
+          '    escalateAfter: 5m',
+          '  - match: { tool: b }',
+          '    escalateTo: [S0LEADS]',
+        ),
+      ),
+    ).toEqual([
+      'policy.yml:5:5 rules[0].escalateAfter: escalateAfter needs escalateTo: the approvers who may decide after escalation',
+      'policy.yml:7:5 rules[1].escalateTo: escalateTo needs escalateAfter: how long to wait before escalating',
+    ]);
+  });
+
+  it('names what was wrong with a bad delay, an approver to escalate to, or an onExpiry', () => {
+    expect(
+      errorsOf(
+        yaml(
+          'defaults:',
+          '  remindAfter: never',
+          '  escalateAfter: 5 minutes',
+          '  escalateTo: ["@leads"]',
+          '  onExpiry: ignore',
+        ),
+      ),
+    ).toEqual([
+      'policy.yml:2:16 defaults.remindAfter: expected a duration such as 45s, 30m, 2h, 7d or 1h30m, got "never"',
+      'policy.yml:3:18 defaults.escalateAfter: expected a duration such as 45s, 30m, 2h, 7d or 1h30m, got "5 minutes"',
+      'policy.yml:4:16 defaults.escalateTo[0]: expected a user id (U… or W…), a user group id (S…) or "channel", got "@leads" (names change and are not unique: use the id from the profile)',
+      'policy.yml:5:13 defaults.onExpiry: expected reject, timeout or cancel, got "ignore"',
+    ]);
   });
 });

@@ -2,9 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { MemoryConfirmationStore } from '../../../src/approvals/store/memory-store.js';
 import { describeStoreContract } from './contract.js';
 import { firstCallId, newPause, T0 } from './fixtures.js';
+import { describeNudgesContract } from './nudges-contract.js';
 
 /** One instance is the whole store: a "replica" is the same instance. */
 describeStoreContract('in-process memory', async () => {
+  const store = new MemoryConfirmationStore();
+  return { store, replica: async () => store, cleanup: () => store.close() };
+});
+describeNudgesContract('in-process memory', async () => {
   const store = new MemoryConfirmationStore();
   return { store, replica: async () => store, cleanup: () => store.close() };
 });

@@ -16,6 +16,7 @@ import {
 } from '../../support/redis.js';
 import { describeStoreContract, type StoreHarness } from './contract.js';
 import { APPROVER, CHANNEL, callIdsOf, firstCallId, newPause, policy, T0 } from './fixtures.js';
+import { describeNudgesContract } from './nudges-contract.js';
 
 const where = usingCluster ? 'Redis Cluster' : 'Redis';
 
@@ -42,6 +43,7 @@ async function openHarness(): Promise<StoreHarness> {
 }
 
 describeStoreContract(where, openHarness);
+describeNudgesContract(where, openHarness);
 
 describe(`${where}: what only a durable, shared store shows`, () => {
   let keyPrefix: string;

@@ -1,0 +1,35 @@
+import type { NudgeKind } from '../approvals/store.js';
+import { mrkdwn, type SlackMessage } from './block-kit.js';
+import { inlineCode } from './escape.js';
+import { permalinkTo, slackDate, userMention } from './mentions.js';
+
+/** What a reminder or an escalation tells one approver (in a DM) or a channel (in the card's thread). */
+export interface ReminderFacts {
+  kind: NudgeKind;
+  tool: string;
+  requester: string;
+  /** The card's link (`chat.getPermalink`); absent when Slack could not give one. */
+  permalink?: string;
+  expiresAt?: number;
+  /** For `escalate`: how long the request waited, as the policy writes it ("10m"). */
+  waited?: string;
+}
+
+/**
+ * "Reminder: <@U1> asks to run `deploy`, and your decision is still needed. Open the request ·
+ * expires …". Pure: the tool name is escaped, mentions and the link are checked (mentions.ts).
+ */
+export function renderReminder(facts: ReminderFacts): SlackMessage {
+  const tool = inlineCode(facts.tool, 80);
+  const who = userMention(facts.requester);
+  const head =
+    facts.kind === 'remind'
+      ? `:bell: Reminder: ${who} asks to run ${tool}, and your decision is still needed.`
+      : `:rotating_light: Escalated to you${facts.waited ? ` after ${facts.waited}` : ''}: ${who} asks to run ${tool}, and nobody has decided yet.`;
+  const link = permalinkTo(facts.permalink, 'Open the request');
+  const expiry =
+    facts.expiresAt === undefined ? undefined : `expires ${slackDate(facts.expiresAt)}`;
+  const tail = [link, expiry].filter((part) => part !== undefined).join(' · ');
+  const text = tail === '' ? head : `${head}\n${tail}`;
+  return { text, blocks: [{ type: 'section', text: mrkdwn(text) }] };
+}

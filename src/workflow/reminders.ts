@@ -1,0 +1,149 @@
+import type { Clock } from '../approvals/clock.js';
+import {
+  type ApproverDirectory,
+  eligibleApprovers,
+  formatDuration,
+  isEscalated,
+} from '../approvals/policy.js';
+import type { Approver, GateRecord, PauseView } from '../approvals/records.js';
+import type { ConfirmationStore, DueNudge } from '../approvals/store.js';
+import { errorMessage } from '../error-message.js';
+import type { Log } from '../log.js';
+import type { SlackPort } from '../slack/port.js';
+import { type ReminderFacts, renderReminder } from '../slack/reminder-message.js';
+
+export interface RemindersDeps {
+  store: ConfirmationStore;
+  slack: SlackPort;
+  directory: ApproverDirectory;
+  clock: Clock;
+  log: Log;
+  /** The card shows an escalation once it happened. */
+  refreshCard: (pauseId: string) => void;
+}
+
+/**
+ * Handles the reminders and escalations the sweeper claimed (the store hands each to one
+ * replica). A reminder DMs each approver who has not voted, once; an escalation updates the card
+ * and tells the `escalateTo` approvers. Users are DMed, user groups expanded to their members
+ * (`usergroups.users.list`), and `channel` approvers get one reply in the card's thread instead
+ * of a DM to every member. A failed DM is logged and never blocks the others or the gate.
+ */
+export class Reminders {
+  constructor(private readonly deps: RemindersDeps) {}
+
+  async handle(nudges: readonly DueNudge[]): Promise<void> {
+    for (const nudge of nudges) {
+      try {
+        await this.handleOne(nudge);
+      } catch (error) {
+        this.deps.log.warn('reminder failed', {
+          pauseId: nudge.pauseId,
+          callId: nudge.callId,
+          kind: nudge.kind,
+          error: errorMessage(error),
+        });
+      }
+      // Handled or not, it is not sent again: a reminder is a courtesy, and repeats are noise.
+      await this.deps.store.finishNudge(nudge);
+    }
+  }
+
+  private async handleOne(nudge: DueNudge): Promise<void> {
+    const view = await this.deps.store.getPause(nudge.pauseId);
+    const gate = view?.gates.find((g) => g.confirmationCallId === nudge.callId);
+    if (view === undefined || gate === undefined || gate.state !== 'pending') return;
+    const now = this.deps.clock();
+    const approvers =
+      nudge.kind === 'remind'
+        ? eligibleApprovers(gate.policy, isEscalated(gate.policy, gate.createdAt, now))
+        : (gate.policy.escalateTo ?? []);
+    if (nudge.kind === 'escalate') this.deps.refreshCard(view.pause.id);
+
+    const facts = await this.facts(nudge, view, gate);
+    const voted = new Set(gate.votes.map((vote) => vote.voter));
+    const people = await this.people(approvers);
+    const excluded = (user: string) =>
+      voted.has(user) || (user === view.pause.requester && !gate.policy.selfApproval);
+    const recipients = [...people].filter((user) => !excluded(user));
+    const message = renderReminder(facts);
+    await Promise.all(recipients.map((user) => this.dm(user, message, nudge)));
+    if (approvers.some((approver) => approver.kind === 'channel')) {
+      await this.toCardThread(view, message, nudge);
+    }
+    this.deps.log.info(nudge.kind === 'remind' ? 'approvers reminded' : 'gate escalated', {
+      pauseId: nudge.pauseId,
+      callId: nudge.callId,
+      people: recipients.length,
+    });
+  }
+
+  private async facts(nudge: DueNudge, view: PauseView, gate: GateRecord): Promise<ReminderFacts> {
+    const { channelId, ts } = view.pause.card;
+    const permalink =
+      ts === undefined
+        ? undefined
+        : await this.deps.slack.getPermalink({ channel: channelId, ts }).catch(() => undefined);
+    return {
+      kind: nudge.kind,
+      tool: gate.originalCall.name,
+      requester: view.pause.requester,
+      ...(permalink === undefined ? {} : { permalink }),
+      ...(gate.expiresAt === undefined ? {} : { expiresAt: gate.expiresAt }),
+      ...(gate.policy.escalateAfterMs === undefined
+        ? {}
+        : { waited: formatDuration(gate.policy.escalateAfterMs) }),
+    };
+  }
+
+  /** User ids of the listed users and of the groups' members; a group that fails is logged. */
+  private async people(approvers: readonly Approver[]): Promise<Set<string>> {
+    const people = new Set<string>();
+    for (const approver of approvers) {
+      if (approver.kind === 'user') people.add(approver.id);
+      if (approver.kind !== 'usergroup') continue;
+      try {
+        for (const member of await this.deps.directory.usergroupMembers(approver.id)) {
+          people.add(member);
+        }
+      } catch (error) {
+        this.deps.log.warn('could not list a user group to remind', {
+          usergroup: approver.id,
+          error: errorMessage(error),
+        });
+      }
+    }
+    return people;
+  }
+
+  private async dm(user: string, message: ReturnType<typeof renderReminder>, nudge: DueNudge) {
+    try {
+      const channel = await this.deps.slack.openDirectMessage(user);
+      await this.deps.slack.postMessage({ ...message, channel });
+    } catch (error) {
+      this.deps.log.warn('could not send a reminder', {
+        pauseId: nudge.pauseId,
+        user,
+        error: errorMessage(error),
+      });
+    }
+  }
+
+  private async toCardThread(
+    view: PauseView,
+    message: ReturnType<typeof renderReminder>,
+    nudge: DueNudge,
+  ) {
+    const { channelId, ts, threadTs } = view.pause.card;
+    const thread = threadTs ?? ts;
+    if (thread === undefined) return;
+    try {
+      await this.deps.slack.postMessage({ ...message, channel: channelId, threadTs: thread });
+    } catch (error) {
+      this.deps.log.warn('could not post a reminder in the card thread', {
+        pauseId: nudge.pauseId,
+        error: errorMessage(error),
+      });
+    }
+  }
+}
