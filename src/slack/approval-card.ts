@@ -446,6 +446,7 @@ const STATE_WORDS: Record<GateState, string> = {
   rejected: 'rejected',
   expired: 'expired',
   cancelled: 'cancelled',
+  withdrawn: 'withdrawn',
 };
 
 /** "2 approved, 1 rejected" */

@@ -26,6 +26,8 @@ function decidedLine(state: GateState, decision: GateDecision): string {
       return decision.by === SYSTEM_ACTOR
         ? `This expired ${when} and was cancelled.`
         : `This was cancelled${by} ${when}.`;
+    case 'withdrawn':
+      return `This was withdrawn${by} ${when}.`;
     case 'pending':
       return 'This is still pending.';
   }
@@ -41,7 +43,7 @@ function line(refusal: Refusal): string {
             1_500,
           )}.`;
     case 'self_approval':
-      return 'You started this run, and the policy does not let you approve it yourself.';
+      return 'You started this run, and the policy does not let you approve or reject it yourself. To call it off, use Withdraw on the card.';
     case 'already_decided':
       return decidedLine(refusal.state, refusal.decision);
     case 'already_voted': {

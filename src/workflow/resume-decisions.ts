@@ -28,10 +28,35 @@ export function decisionFor(gate: GateRecord): Decision {
       const payload = withReason(gate.payloadTemplate, reason);
       return payload === undefined ? { confirmed: false } : { confirmed: false, payload };
     }
+    case 'withdrawn':
+      return { confirmed: false, payload: withdrawalPayload(gate) };
     case 'pending':
     case 'cancelled':
       throw new Error(`gate ${gate.confirmationCallId} is ${gate.state}: it has no answer to send`);
   }
+}
+
+/**
+ * What a withdrawn gate's refusal carries, so that the agent can tell it from a rejection (ADK
+ * reads `confirmed: false` either way): `{withdrawn: true, withdrawnBy, reason?}` beside the
+ * template's fields, if the tool proposed an object. Documented in docs/api.md.
+ */
+export function withdrawalPayload(gate: GateRecord): { [key: string]: JsonValue } {
+  const template = gate.payloadTemplate;
+  const base =
+    template !== undefined &&
+    template !== null &&
+    typeof template === 'object' &&
+    !Array.isArray(template)
+      ? template
+      : {};
+  const reason = gate.decision?.reason?.trim();
+  return {
+    ...base,
+    withdrawn: true,
+    withdrawnBy: gate.decision?.by ?? 'unknown',
+    ...(reason ? { reason } : {}),
+  };
 }
 
 /** Why a gate was refused, in words for the model; undefined when the approver gave no reason. */
@@ -40,6 +65,13 @@ export function rejectionReason(gate: GateRecord): string | undefined {
   if (gate.state !== 'rejected') return undefined;
   const reason = gate.decision?.reason?.trim();
   return reason ? reason : undefined;
+}
+
+/** A withdrawn gate's line for the model: ADK shows it only "This tool call is rejected." */
+function withdrawalNote(gate: GateRecord): string | undefined {
+  if (gate.state !== 'withdrawn') return undefined;
+  const reason = gate.decision?.reason?.trim();
+  return `not rejected by an approver: the person who asked for it withdrew the request${reason ? ` (${reason})` : ''}.`;
 }
 
 function withReason(template: JsonValue | undefined, reason: string | undefined) {
@@ -55,7 +87,7 @@ function withReason(template: JsonValue | undefined, reason: string | undefined)
  */
 export function rejectionFollowUp(view: PauseView): string | undefined {
   const lines = view.gates.flatMap((gate) => {
-    const reason = rejectionReason(gate);
+    const reason = rejectionReason(gate) ?? withdrawalNote(gate);
     return reason === undefined ? [] : [`- ${gate.originalCall.name}: ${reason}`];
   });
   if (lines.length === 0) return undefined;
