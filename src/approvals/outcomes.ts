@@ -11,6 +11,8 @@ export type Refusal =
   | { kind: 'not_approver'; approvers: readonly Approver[] }
   /** The clicker started the run and the policy does not allow self-approval. */
   | { kind: 'self_approval' }
+  /** Only the requester (or a policy admin) may withdraw a request. */
+  | { kind: 'not_requester'; requester: string }
   | { kind: 'already_decided'; state: GateState; decision: GateDecision }
   | { kind: 'already_voted'; approvals?: number; quorum?: number }
   | { kind: 'expired'; expiresAt?: number; onExpiry?: 'reject' | 'cancel' }

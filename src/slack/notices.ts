@@ -44,6 +44,10 @@ function line(refusal: Refusal): string {
           )}.`;
     case 'self_approval':
       return 'You started this run, and the policy does not let you approve or reject it yourself. To call it off, use Withdraw on the card.';
+    case 'not_requester':
+      return refusal.requester.startsWith('api:')
+        ? 'Only a policy admin can withdraw this request: an agent posted it, and the agent can cancel it.'
+        : `Only ${userMention(refusal.requester)}, who asked for this, or a policy admin can withdraw it.`;
     case 'already_decided':
       return decidedLine(refusal.state, refusal.decision);
     case 'already_voted': {

@@ -229,6 +229,19 @@ export function renderCardElsewhere({ channelId, permalink }: CardElsewhereInput
   };
 }
 
+/** In the run's thread: the request was withdrawn, by whom, and why (escaped) if they said. */
+export function renderWithdrawnNote(by: string, reason: string | undefined): SlackMessage {
+  const why = reason?.trim() ? `\nReason: ${escapeWithin(reason.trim(), 1_000)}` : '';
+  return {
+    text: 'The request was withdrawn: the agent is told.',
+    blocks: [
+      section(
+        `:leftwards_arrow_with_hook: ${userMention(by)} withdrew the request; the agent is told.${why}`,
+      ),
+    ],
+  };
+}
+
 /**
  * In the run's thread, when its card lives in another channel: how each call was decided, by
  * whom and why, once every call is decided (the card itself is where the votes happen).

@@ -28,6 +28,7 @@ import {
   type WebhookDeliveryOptions,
   type WebhookKey,
 } from './webhook-deliveries.js';
+import { Withdrawals, type WithdrawRequest } from './withdrawals.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
 type WorkflowAdk = Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'>;
@@ -84,6 +85,7 @@ export class ApprovalWorkflow {
   private readonly cardRefresher: CardRefresher;
   private readonly verifier: VoteVerifier;
   private readonly decider: Decider;
+  private readonly withdrawals: Withdrawals;
   private readonly resumer: Resumer;
   /** Resumers of the other configured ADK targets, for API pauses in `adk` mode. */
   private readonly targetResumers = new Map<string, Resumer>();
@@ -143,6 +145,16 @@ export class ApprovalWorkflow {
       clock,
       log: log.child('decide'),
       metrics,
+      onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
+    });
+    this.withdrawals = new Withdrawals({
+      store,
+      policy: deps.policy,
+      threads,
+      clock,
+      log: log.child('withdraw'),
+      metrics,
+      refreshCard,
       onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
     });
     this.verifier = new VoteVerifier({
@@ -256,6 +268,11 @@ export class ApprovalWorkflow {
       clickedAt,
       unknown: { check, tell },
     });
+  }
+
+  /** Withdraw: the requester or a policy admin calls the pending request off. */
+  withdraw(request: WithdrawRequest): Promise<DecisionReply> {
+    return this.decide(request.pauseId, () => this.withdrawals.withdraw(request));
   }
 
   /** The Retry button on a failed resume: the requester or any approver may press it. */

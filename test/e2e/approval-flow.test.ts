@@ -84,6 +84,7 @@ describe('approvals in Slack, end to end', () => {
     const { root, card } = await startRun('payments transfer 250');
     expect(cardText(card)).toContain('transfer_money');
     expect(buttons(card).map((button) => button.action_id)).toEqual([
+      ACTION_IDS.withdraw,
       ACTION_IDS.approve,
       ACTION_IDS.reject,
     ]);
