@@ -12,12 +12,14 @@ import {
   type Policy,
   SlackApproverDirectory,
 } from './approvals/policy.js';
+import { MemoryRunStatusStore, type RunStatusStore } from './approvals/run-status.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
 import {
   connectRedis,
   connectRedisCluster,
   redactUrl,
 } from './approvals/store/redis-connection.js';
+import { RedisRunStatusStore } from './approvals/store/redis-run-status.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { startSweeper } from './approvals/store/sweeper.js';
@@ -75,7 +77,7 @@ export async function startApp(
   // The policy first: a mistake in it stops the start before anything is connected.
   const policy = await loadPolicy(config, log);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals } = await openStore(config, log);
+  const { store, signals, runStatus } = await openStore(config, log);
   await store.placeMarker(clock());
 
   const adk = new AdkClient({
@@ -116,6 +118,7 @@ export async function startApp(
 
   const workflow = new ApprovalWorkflow({
     store,
+    runStatus,
     adk,
     slack,
     directory,
@@ -182,12 +185,16 @@ export async function startApp(
 async function openStore(
   config: Config,
   log: LineLogger,
-): Promise<{ store: ConfirmationStore; signals: PauseSignals }> {
+): Promise<{ store: ConfirmationStore; signals: PauseSignals; runStatus: RunStatusStore }> {
   if (config.redis === undefined) {
     log.warn(
       'REDIS_URL and REDIS_CLUSTER_NODES are not set: using the in-process store. It is single-instance and loses every pending approval on restart; set one of them for anything but a trial.',
     );
-    return { store: new MemoryConfirmationStore(), signals: new LocalPauseSignals() };
+    return {
+      store: new MemoryConfirmationStore(),
+      signals: new LocalPauseSignals(),
+      runStatus: new MemoryRunStatusStore(),
+    };
   }
   const redis =
     config.redis.kind === 'cluster'
@@ -206,7 +213,8 @@ async function openStore(
     log: log.child('store'),
   });
   const signals = await RedisPauseSignals.open(redis, config.redis.keyPrefix, log.child('signals'));
-  return { store, signals };
+  const runStatus = new RedisRunStatusStore(redis, config.redis.keyPrefix);
+  return { store, signals, runStatus };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {

@@ -47,8 +47,11 @@ export interface ThreadRootInput {
   defaulted?: boolean;
 }
 
-/** "<@U1> asked *ops*: restart payments-api" */
-export function renderThreadRoot(input: ThreadRootInput): SlackMessage {
+/**
+ * "<@U1> asked *ops*: restart payments-api", and once the run moves, where it stands (`status`:
+ * the line from `runStatusBlock`).
+ */
+export function renderThreadRoot(input: ThreadRootInput, status?: KnownBlock): SlackMessage {
   const { userId, appName, prompt, defaulted } = input;
   const app = escapeLine(appName, 80);
   const asked = prompt.trim() === '' ? '_(no prompt)_' : escapeWithin(prompt.trim(), PROMPT_MAX);
@@ -58,6 +61,7 @@ export function renderThreadRoot(input: ThreadRootInput): SlackMessage {
       context(`Default agent *${app}* (no app named first) · another: \`/agent <app> <prompt>\``),
     );
   }
+  if (status !== undefined) blocks.push(status);
   return { text: `Agent run (${app}): ${escapeLine(prompt, FALLBACK_MAX)}`, blocks };
 }
 

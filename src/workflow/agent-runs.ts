@@ -9,6 +9,7 @@ import { renderRefusal } from '../slack/notices.js';
 import { renderRunError, renderThreadRoot } from '../slack/thread.js';
 import { agentCommandHelp, parseAgentCommand } from './agent-command.js';
 import { runErrorOf } from './run-errors.js';
+import type { RunStatusBoard } from './run-status-board.js';
 import type { RunContext, RunStreamer } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
 
@@ -40,6 +41,8 @@ export class AgentRuns {
       policy: () => Policy;
       clock: Clock;
       log: Log;
+      /** Keeps the run's root message saying where the run stands. Absent: it is left alone. */
+      runStatus?: RunStatusBoard;
     },
   ) {}
 
@@ -76,20 +79,20 @@ export class AgentRuns {
       return;
     }
 
-    const started = await threads.start(
-      input.channelId,
-      renderThreadRoot({
-        userId: input.userId,
-        appName: command.app,
-        prompt: command.prompt,
-        ...(command.defaulted ? { defaulted: true } : {}),
-      }),
-    );
+    const root = {
+      userId: input.userId,
+      appName: command.app,
+      prompt: command.prompt,
+      ...(command.defaulted ? { defaulted: true } : {}),
+    };
+    const started = await threads.start(input.channelId, renderThreadRoot(root));
     if (started.kind === 'refused') {
       await reply(renderRefusal({ kind: 'cannot_post_here', code: started.code }));
       return;
     }
     const { thread } = started;
+    const board = this.deps.runStatus;
+    await board?.begin(thread, root);
 
     let sessionId: string;
     try {
@@ -100,6 +103,7 @@ export class AgentRuns {
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not create an ADK session', { app: command.app, error: error.message });
+      board?.set(thread, { kind: 'failed' });
       await threads.post(thread, renderRunError(runErrorOf(error), correlationId()));
       return;
     }
@@ -121,7 +125,10 @@ export class AgentRuns {
       newMessage: { role: 'user', parts: [{ text: command.prompt }] },
     });
     if (outcome.kind === 'failed') {
+      board?.set(thread, { kind: 'failed' });
       await threads.post(thread, renderRunError(runErrorOf(outcome.error), correlationId()));
+    } else if (outcome.pauses === 0) {
+      board?.set(thread, { kind: 'done' });
     }
   }
 

@@ -3,6 +3,7 @@ import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
+import { MemoryRunStatusStore, type RunStatusStore } from '../approvals/run-status.js';
 import { type ConfirmationStore, type ExpiredGate, StoreError } from '../approvals/store.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
@@ -20,6 +21,7 @@ import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from '
 import { ExternalPauses } from './external-pauses.js';
 import { PauseRecorder } from './pause-recorder.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
+import { RunStatusBoard } from './run-status-board.js';
 import { RunStreamer } from './run-streamer.js';
 import { RunThreads } from './run-thread.js';
 import { type VoteToVerify, VoteVerifier } from './vote-verifier.js';
@@ -52,6 +54,8 @@ export interface WorkflowDeps {
   slack: SlackPort;
   /** Absent: no approvals API (pauses come only from `/agent` runs). */
   external?: ExternalDeps;
+  /** Where runs' root messages and statuses are kept. Default: this process's memory. */
+  runStatus?: RunStatusStore;
   directory: ApproverDirectory;
   /** The policy as it is now; read on every decision. */
   policy: () => Policy;
@@ -94,6 +98,7 @@ export class ApprovalWorkflow {
   /** Entry points of the approvals API; absent without it. */
   readonly external: ExternalPauses | undefined;
   private readonly agentRuns: AgentRuns;
+  private readonly runStatus: RunStatusBoard;
   private readonly store: ConfirmationStore;
   private readonly clock: Clock;
   private readonly slack: SlackPort;
@@ -122,6 +127,12 @@ export class ApprovalWorkflow {
     const refreshCard = (pauseId: string, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) =>
       this.cardRefresher.request(pauseId, toolOutcomes);
     const threads = new RunThreads({ slack, log: log.child('thread') });
+    const runStatus = new RunStatusBoard({
+      runs: deps.runStatus ?? new MemoryRunStatusStore(),
+      slack,
+      log: log.child('run-status'),
+    });
+    this.runStatus = runStatus;
     const recorder = new PauseRecorder({
       store,
       cards: this.cards,
@@ -130,6 +141,7 @@ export class ApprovalWorkflow {
       clock,
       log: log.child('pauses'),
       metrics,
+      runStatus,
     });
     const streamer = new RunStreamer({
       adk: deps.adk,
@@ -174,6 +186,7 @@ export class ApprovalWorkflow {
       log: log.child('resume'),
       metrics,
       options,
+      runStatus,
     });
     const external = deps.external;
     this.signals = external?.signals;
@@ -197,6 +210,7 @@ export class ApprovalWorkflow {
             log: log.child(`resume:${name}`),
             metrics,
             options,
+            runStatus,
           }),
         );
       }
@@ -230,6 +244,7 @@ export class ApprovalWorkflow {
       policy: deps.policy,
       clock,
       log: log.child('runs'),
+      runStatus,
     });
   }
 
@@ -356,6 +371,7 @@ export class ApprovalWorkflow {
     ]);
     // Last: decisions and resumes finishing above still ask for card updates.
     const cards = await this.cardRefresher.drain(timeoutMs);
+    await this.runStatus.settle();
     return decisions && runs && cards;
   }
 
