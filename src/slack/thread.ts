@@ -234,13 +234,18 @@ export function renderCardElsewhere({ channelId, permalink }: CardElsewhereInput
 }
 
 /** In the run's thread: the request was withdrawn, by whom, and why (escaped) if they said. */
-export function renderWithdrawnNote(by: string, reason: string | undefined): SlackMessage {
+export function renderWithdrawnNote(
+  by: string,
+  reason: string | undefined,
+  agentTold = true,
+): SlackMessage {
   const why = reason?.trim() ? `\nReason: ${escapeWithin(reason.trim(), 1_000)}` : '';
+  const then = agentTold ? 'the agent is told' : 'the run stops here';
   return {
-    text: 'The request was withdrawn: the agent is told.',
+    text: `The request was withdrawn: ${then}.`,
     blocks: [
       section(
-        `:leftwards_arrow_with_hook: ${userMention(by)} withdrew the request; the agent is told.${why}`,
+        `:leftwards_arrow_with_hook: ${userMention(by)} withdrew the request; ${then}.${why}`,
       ),
     ],
   };

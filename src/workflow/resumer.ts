@@ -132,7 +132,8 @@ export class Resumer {
         return;
       }
     }
-    this.setRunStatus(context, { kind: 'running' });
+    // No "running" on the root while the answer streams: it would cost a chat.update per
+    // decision; the root goes from waiting to how the run ended (or to the next pause).
     const { outcome, tries } = await this.sendWithRetries(view, context, clickedAt);
     const now = this.deps.clock();
     if (outcome.kind === 'failed' && !outcome.delivered) {

@@ -1,3 +1,4 @@
+import { gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import type { Refusal } from '../approvals/outcomes.js';
 import type { Policy } from '../approvals/policy.js';
@@ -48,6 +49,9 @@ export class Withdrawals {
       return refuse({ kind: 'not_requester', requester: view.pause.requester });
     }
     const now = this.deps.clock();
+    if (view.gates.some((gate) => gate.state === 'pending' && gateKind(gate) === 'input')) {
+      return this.cancelQuestion(request, now);
+    }
     const result = await store.withdraw({
       pauseId: request.pauseId,
       by: request.user,
@@ -75,14 +79,41 @@ export class Withdrawals {
     }
   }
 
+  /**
+   * ADK has no "no" to an input request (see `inputAnswer`), so a pause asking a question is
+   * cancelled instead, as its expiry does: the agent is not answered, and the card says who.
+   */
+  private async cancelQuestion(request: WithdrawRequest, now: number): Promise<DecisionReply> {
+    const reason = request.reason?.trim();
+    const result = await this.deps.store.cancel({
+      pauseId: request.pauseId,
+      by: request.user,
+      ...(reason ? { reason } : {}),
+      now,
+    });
+    if (result.kind === 'not_found') return refuse({ kind: 'pause_gone' });
+    if (result.kind === 'nothing_pending') {
+      return refuse(decidedRefusal(result.view) ?? { kind: 'not_found' });
+    }
+    this.deps.log.info('question withdrawn (cancelled)', { pauseId: request.pauseId });
+    this.deps.refreshCard(request.pauseId);
+    void this.tellThread(result.view, request.user, request.reason, false);
+    return { kind: 'done' };
+  }
+
   /** Off the critical path; `RunThreads.post` never throws. */
-  private async tellThread(view: PauseView, by: string, reason: string | undefined) {
+  private async tellThread(
+    view: PauseView,
+    by: string,
+    reason: string | undefined,
+    agentTold = true,
+  ) {
     const { pause } = view;
     const thread = pause.runThread ?? {
       channelId: pause.card.channelId,
       ...(pause.card.threadTs === undefined ? {} : { threadTs: pause.card.threadTs }),
     };
-    await this.deps.threads.post(thread, renderWithdrawnNote(by, reason));
+    await this.deps.threads.post(thread, renderWithdrawnNote(by, reason, agentTold));
   }
 }
 

@@ -85,7 +85,10 @@ describe('input requests, end to end', () => {
     const root = await harness.runAgent(alice.id, OPS, 'ask_input charge laptops');
     const card = await inputCard(root);
     expect(cardText(card)).toContain('Which cost center should be charged?');
-    expect(buttons(card).map((button) => button.action_id)).toEqual([ACTION_IDS.answer]);
+    expect(buttons(card).map((button) => button.action_id)).toEqual([
+      ACTION_IDS.withdraw,
+      ACTION_IDS.answer,
+    ]);
 
     // Who may answer comes from the policy's `kind: input` rule.
     await harness.sandbox.clickButton({

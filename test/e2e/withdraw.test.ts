@@ -136,4 +136,19 @@ describe('withdraw', () => {
       },
     ]);
   });
+
+  it('a withdrawn question (an input request) is cancelled: ADK has no "no" to it, so the run stops', async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'ask_input charge laptops');
+    const card = await harness.sandbox.waitFor(
+      () =>
+        harness.sandbox
+          .replies(OPS, root.ts)
+          .find((message) => buttons(message).some((b) => b.action_id === ACTION_IDS.answer)),
+      { timeoutMs: 15_000 },
+    );
+    await click(alice.id, card, ACTION_IDS.withdraw);
+    await waitForCard(card, `Cancelled by <@${alice.id}>`);
+    await harness.reply(OPS, root.ts, 'the run stops here');
+    expect((await harness.pauseOf(card)).pause.resume.state).toBe('abandoned');
+  });
 });
