@@ -12,12 +12,14 @@ import {
   type Policy,
   SlackApproverDirectory,
 } from './approvals/policy.js';
+import { MemoryRunStatusStore, type RunStatusStore } from './approvals/run-status.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
 import {
   connectRedis,
   connectRedisCluster,
   redactUrl,
 } from './approvals/store/redis-connection.js';
+import { RedisRunStatusStore } from './approvals/store/redis-run-status.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { RedisThreadSessions } from './approvals/store/redis-thread-sessions.js';
@@ -80,7 +82,7 @@ export async function startApp(
   // The policy first: a mistake in it stops the start before anything is connected.
   const policy = await loadPolicy(config, log);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals, sessions } = await openStore(config, log);
+  const { store, signals, sessions, runStatus } = await openStore(config, log);
   await store.placeMarker(clock());
   metrics.countPendingGatesWith(() => store.countPendingByApp());
 
@@ -123,6 +125,7 @@ export async function startApp(
   const workflow = new ApprovalWorkflow({
     store,
     sessions,
+    runStatus,
     adk,
     slack,
     directory,
@@ -200,7 +203,12 @@ export async function startApp(
 async function openStore(
   config: Config,
   log: LineLogger,
-): Promise<{ store: ConfirmationStore; signals: PauseSignals; sessions: ThreadSessions }> {
+): Promise<{
+  store: ConfirmationStore;
+  signals: PauseSignals;
+  sessions: ThreadSessions;
+  runStatus: RunStatusStore;
+}> {
   if (config.redis === undefined) {
     log.warn(
       'REDIS_URL and REDIS_CLUSTER_NODES are not set: using the in-process store. It is single-instance and loses every pending approval on restart; set one of them for anything but a trial.',
@@ -209,6 +217,7 @@ async function openStore(
       store: new MemoryConfirmationStore(),
       signals: new LocalPauseSignals(),
       sessions: new MemoryThreadSessions(),
+      runStatus: new MemoryRunStatusStore(),
     };
   }
   const redis =
@@ -230,7 +239,8 @@ async function openStore(
   const signals = await RedisPauseSignals.open(redis, config.redis.keyPrefix, log.child('signals'));
   // Same connection and prefix as the store; the store closes the connection.
   const sessions = new RedisThreadSessions(redis, config.redis.keyPrefix);
-  return { store, signals, sessions };
+  const runStatus = new RedisRunStatusStore(redis, config.redis.keyPrefix);
+  return { store, signals, sessions, runStatus };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {

@@ -6,7 +6,7 @@
  * Durations are in seconds, as Prometheus names them. Labels are bounded: app names come from
  * the ADK server, outcomes and methods from fixed lists; never a user, a channel or an argument.
  */
-export type DecisionOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
+export type DecisionOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled' | 'withdrawn';
 
 export type WebhookDeliveryOutcome = 'delivered' | 'retried' | 'failed';
 

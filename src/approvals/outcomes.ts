@@ -15,6 +15,8 @@ export type Refusal =
   | { kind: 'not_approver'; approvers: readonly Approver[]; question?: true }
   /** The clicker started the run and the policy does not allow self-approval. */
   | { kind: 'self_approval'; question?: true }
+  /** Only the requester (or a policy admin) may withdraw a request. */
+  | { kind: 'not_requester'; requester: string }
   | { kind: 'already_decided'; state: GateState; decision: GateDecision; question?: true }
   | { kind: 'already_voted'; approvals?: number; quorum?: number }
   | { kind: 'expired'; expiresAt?: number; onExpiry?: GatePolicy['onExpiry'] }

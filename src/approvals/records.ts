@@ -60,7 +60,18 @@ export const cardLocationSchema = z.object({
 });
 export type CardLocation = z.infer<typeof cardLocationSchema>;
 
-export const GATE_STATES = ['pending', 'approved', 'rejected', 'expired', 'cancelled'] as const;
+/**
+ * `withdrawn`: the requester (or a policy admin) called the request off; the agent is answered
+ * with a refusal that says so (see `decisionFor`).
+ */
+export const GATE_STATES = [
+  'pending',
+  'approved',
+  'rejected',
+  'expired',
+  'cancelled',
+  'withdrawn',
+] as const;
 export const gateStateSchema = z.enum(GATE_STATES);
 export type GateState = z.infer<typeof gateStateSchema>;
 
@@ -75,7 +86,7 @@ export const voteSchema = z.object({
 });
 export type Vote = z.infer<typeof voteSchema>;
 
-/** How a gate left `pending`. `by` is a Slack user id, or `system` for expiry. */
+/** How a gate left `pending`. `by` is a Slack user id (or `api:<key>`), or `system` for expiry. */
 export const gateDecisionSchema = z.object({
   by: z.string().min(1),
   at: z.number(),

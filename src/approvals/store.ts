@@ -36,6 +36,11 @@ export interface ConfirmationStore {
   voteAll(input: VoteAllInput): Promise<VoteAllResult>;
   /** Cancels every pending gate of the pause; the pause will not be resumed. */
   cancel(input: CancelInput): Promise<CancelResult>;
+  /**
+   * The requester calls the request off: every pending gate becomes `withdrawn`, exactly once,
+   * and the pause's resume comes due (the agent is told). Nothing pending: nothing changes.
+   */
+  withdraw(input: WithdrawInput): Promise<WithdrawResult>;
   /** Applies expiry to gates due at `now`; safe for any number of replicas at once. */
   expireDue(now: number, limit?: number): Promise<ExpiredGate[]>;
 
@@ -208,6 +213,21 @@ export interface CancelInput {
 
 export type CancelResult =
   | { kind: 'cancelled'; view: PauseView; callIds: string[] }
+  | { kind: 'nothing_pending'; view: PauseView }
+  | { kind: 'not_found' };
+
+export interface WithdrawInput {
+  pauseId: string;
+  /** A Slack user id, or `api:<key name>`. */
+  by: string;
+  reason?: string;
+  now: number;
+}
+
+export type WithdrawResult =
+  /** `callIds`: the gates this call withdrew. The pause is now decided. */
+  | { kind: 'withdrawn'; view: PauseView; callIds: string[] }
+  /** Every gate was decided already (by a vote, an expiry or an earlier withdraw). */
   | { kind: 'nothing_pending'; view: PauseView }
   | { kind: 'not_found' };
 

@@ -95,6 +95,11 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
     if (target === undefined) return unreadable(context);
     await openRejectModal(deps, context, target.pauseId, []);
   });
+  on(ACTION_IDS.withdraw, async (context) => {
+    const target = parseButtonValue(context.action.value);
+    if (target === undefined) return unreadable(context);
+    await answer(context, await workflow.withdraw({ pauseId: target.pauseId, user: context.user }));
+  });
   on(ACTION_IDS.retryResume, async (context) => {
     const target = parseButtonValue(context.action.value);
     if (target === undefined) return unreadable(context);

@@ -21,6 +21,11 @@ export const ACTION_IDS = {
   approveAll: 'approvals.approve_all',
   /** Button under a card with two or more pending gates. Value: `ButtonValue` without `callId`. */
   rejectAll: 'approvals.reject_all',
+  /**
+   * Button on a card with a pending gate, shown to everyone; only the requester or a policy
+   * admin may use it (others are told so). Value: `ButtonValue` without `callId`.
+   */
+  withdraw: 'approvals.withdraw',
   /** Button shown when resuming the agent failed. Value: `ButtonValue` without `callId`. */
   retryResume: 'approvals.retry_resume',
   /**

@@ -166,6 +166,7 @@ class CardParts {
     return withBlockId(`intro.v${pause.version}`, {
       type: 'section',
       text: mrkdwn(lines.join('\n')),
+      ...(waiting > 0 ? { accessory: withdrawButton(pause.id) } : {}),
     });
   }
 
@@ -315,6 +316,24 @@ class CardParts {
       ? ':white_check_mark: Agent resumed: approved calls ran'
       : ':arrow_forward: Agent resumed';
   }
+}
+
+/** Shown to all (Slack cannot show a button to one person); the workflow refuses others. */
+function withdrawButton(pauseId: string): Button {
+  return {
+    type: 'button',
+    action_id: ACTION_IDS.withdraw,
+    text: plain('Withdraw'),
+    value: encodeButtonValue({ pauseId }),
+    confirm: {
+      title: plain('Withdraw this request?'),
+      text: plain(
+        'The pending calls will not run, and the agent is told that you withdrew the request. Only the person who asked, or a policy admin, can withdraw it.',
+      ),
+      confirm: plain('Withdraw'),
+      deny: plain('Back'),
+    },
+  };
 }
 
 function compact<T>(items: (T | undefined)[]): T[] {

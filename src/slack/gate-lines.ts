@@ -156,6 +156,8 @@ export function stateBadge(gate: GateRecord): string {
       return gate.decision?.by === SYSTEM_ACTOR
         ? ':hourglass: Expired — cancelled'
         : ':no_entry_sign: Cancelled';
+    case 'withdrawn':
+      return ':leftwards_arrow_with_hook: Withdrawn';
   }
 }
 
@@ -185,6 +187,9 @@ export function decisionText(gate: GateRecord, maxReason: number): string | unde
         decision.by === SYSTEM_ACTOR
           ? `Expired ${when} — cancelled`
           : `Cancelled by ${byWhom} ${when}`;
+      break;
+    case 'withdrawn':
+      line = `Withdrawn by ${byWhom} ${when}`;
       break;
   }
   const reason = decision.reason?.trim();

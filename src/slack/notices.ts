@@ -26,6 +26,8 @@ function decidedLine(state: GateState, decision: GateDecision, question: boolean
       return decision.by === SYSTEM_ACTOR
         ? `This expired ${when} and was cancelled.`
         : `This was cancelled${by} ${when}.`;
+    case 'withdrawn':
+      return `This was withdrawn${by} ${when}.`;
     case 'pending':
       return 'This is still pending.';
   }
@@ -44,8 +46,12 @@ function line(refusal: Refusal): string {
     }
     case 'self_approval':
       return refusal.question
-        ? 'You started this run, and the policy does not let you answer its questions yourself.'
-        : 'You started this run, and the policy does not let you approve it yourself.';
+        ? 'You started this run, and the policy does not let you answer its questions yourself. To call it off, use Withdraw on the card.'
+        : 'You started this run, and the policy does not let you approve or reject it yourself. To call it off, use Withdraw on the card.';
+    case 'not_requester':
+      return refusal.requester.startsWith('api:')
+        ? 'Only a policy admin can withdraw this request: an agent posted it, and the agent can cancel it.'
+        : `Only ${userMention(refusal.requester)}, who asked for this, or a policy admin can withdraw it.`;
     case 'already_decided':
       return decidedLine(refusal.state, refusal.decision, refusal.question === true);
     case 'already_voted': {

@@ -48,8 +48,11 @@ export interface ThreadRootInput {
   defaulted?: boolean;
 }
 
-/** "<@U1> asked *ops*: restart payments-api" */
-export function renderThreadRoot(input: ThreadRootInput): SlackMessage {
+/**
+ * "<@U1> asked *ops*: restart payments-api", and once the run moves, where it stands (`status`:
+ * the line from `runStatusBlock`).
+ */
+export function renderThreadRoot(input: ThreadRootInput, status?: KnownBlock): SlackMessage {
   const { userId, appName, prompt, defaulted } = input;
   const app = escapeLine(appName, 80);
   const asked = prompt.trim() === '' ? '_(no prompt)_' : escapeWithin(prompt.trim(), PROMPT_MAX);
@@ -59,6 +62,7 @@ export function renderThreadRoot(input: ThreadRootInput): SlackMessage {
       context(`Default agent *${app}* (no app named first) · another: \`/agent <app> <prompt>\``),
     );
   }
+  if (status !== undefined) blocks.push(status);
   return { text: `Agent run (${app}): ${escapeLine(prompt, FALLBACK_MAX)}`, blocks };
 }
 
@@ -235,6 +239,24 @@ export function renderCardElsewhere({
     blocks: [
       section(
         `${askingEmoji(asking)} ${heading}: the request was posted in ${channel} for ${who}.${link}`,
+      ),
+    ],
+  };
+}
+
+/** In the run's thread: the request was withdrawn, by whom, and why (escaped) if they said. */
+export function renderWithdrawnNote(
+  by: string,
+  reason: string | undefined,
+  agentTold = true,
+): SlackMessage {
+  const why = reason?.trim() ? `\nReason: ${escapeWithin(reason.trim(), 1_000)}` : '';
+  const then = agentTold ? 'the agent is told' : 'the run stops here';
+  return {
+    text: `The request was withdrawn: ${then}.`,
+    blocks: [
+      section(
+        `:leftwards_arrow_with_hook: ${userMention(by)} withdrew the request; ${then}.${why}`,
       ),
     ],
   };

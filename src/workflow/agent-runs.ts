@@ -12,6 +12,7 @@ import { renderRunError, renderThreadRoot } from '../slack/thread.js';
 import { agentCommandHelp, parseAgentCommand } from './agent-command.js';
 import { runErrorOf } from './run-errors.js';
 import type { HeldRun } from './run-intents.js';
+import type { RunStatusBoard } from './run-status-board.js';
 import type { RunContext, RunStreamer } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
 
@@ -45,6 +46,8 @@ export class AgentRuns {
       policy: () => Policy;
       clock: Clock;
       log: Log;
+      /** Keeps the run's root message saying where the run stands. Absent: it is left alone. */
+      runStatus?: RunStatusBoard;
     },
   ) {}
 
@@ -95,21 +98,21 @@ export class AgentRuns {
       return;
     }
 
-    const started = await threads.start(
-      input.channelId,
-      renderThreadRoot({
-        userId: input.userId,
-        appName: command.app,
-        prompt: command.prompt,
-        ...(command.defaulted ? { defaulted: true } : {}),
-      }),
-    );
+    const root = {
+      userId: input.userId,
+      appName: command.app,
+      prompt: command.prompt,
+      ...(command.defaulted ? { defaulted: true } : {}),
+    };
+    const started = await threads.start(input.channelId, renderThreadRoot(root));
     if (started.kind === 'refused') {
       await reply(renderRefusal({ kind: 'cannot_post_here', code: started.code }));
       return;
     }
     const { thread } = started;
     await held?.progress({ threadTs: thread.threadTs });
+    const board = this.deps.runStatus;
+    await board?.begin(thread, root);
 
     let sessionId: string;
     try {
@@ -121,6 +124,7 @@ export class AgentRuns {
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not create an ADK session', { app: command.app, error: error.message });
+      board?.set(thread, { kind: 'failed' });
       await threads.post(thread, renderRunError(runErrorOf(error), correlationId()));
       return;
     }
@@ -159,7 +163,10 @@ export class AgentRuns {
       newMessage: { role: 'user', parts: [{ text: command.prompt }] },
     });
     if (outcome.kind === 'failed') {
+      board?.set(thread, { kind: 'failed' });
       await threads.post(thread, renderRunError(runErrorOf(outcome.error), correlationId()));
+    } else if (outcome.pauses === 0) {
+      board?.set(thread, { kind: 'done' });
     }
   }
 

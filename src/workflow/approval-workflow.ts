@@ -3,6 +3,7 @@ import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
+import { MemoryRunStatusStore, type RunStatusStore } from '../approvals/run-status.js';
 import {
   type ConfirmationStore,
   type DueNudge,
@@ -31,6 +32,7 @@ import { Reminders } from './reminders.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
 import { type HeldRun, RunIntents } from './run-intents.js';
 import { RunRecovery } from './run-recovery.js';
+import { RunStatusBoard } from './run-status-board.js';
 import { RunStreamer, type RunStreamerDeps } from './run-streamer.js';
 import { RunThreads } from './run-thread.js';
 import {
@@ -44,6 +46,7 @@ import {
   type WebhookDeliveryOptions,
   type WebhookKey,
 } from './webhook-deliveries.js';
+import { Withdrawals, type WithdrawRequest } from './withdrawals.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
 type WorkflowAdk = Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'>;
@@ -69,6 +72,8 @@ export interface WorkflowDeps {
   external?: ExternalDeps;
   /** Which session each run's thread is (for replies in it). Default: in this process only. */
   sessions?: ThreadSessions;
+  /** Where runs' root messages and statuses are kept. Default: this process's memory. */
+  runStatus?: RunStatusStore;
   directory: ApproverDirectory;
   /** The policy as it is now; read on every decision. */
   policy: () => Policy;
@@ -110,6 +115,7 @@ export class ApprovalWorkflow {
   private readonly verifier: VoteVerifier;
   private readonly decider: Decider;
   private readonly reminders: Reminders;
+  private readonly withdrawals: Withdrawals;
   private readonly resumer: Resumer;
   /** Resumers of the other configured ADK targets, for API pauses in `adk` mode. */
   private readonly targetResumers = new Map<string, Resumer>();
@@ -122,6 +128,7 @@ export class ApprovalWorkflow {
   private readonly runRecovery: RunRecovery;
   private readonly owner: string;
   private readonly threadReplies: ThreadReplies;
+  private readonly runStatus: RunStatusBoard;
   private readonly store: ConfirmationStore;
   private readonly clock: Clock;
   private readonly slack: SlackPort;
@@ -175,6 +182,12 @@ export class ApprovalWorkflow {
       const { channelId, threadTs } = context.thread;
       if (threadTs !== undefined) await sessions.notePause(channelId, threadTs, pauseId);
     };
+    const runStatus = new RunStatusBoard({
+      runs: deps.runStatus ?? new MemoryRunStatusStore(),
+      slack,
+      log: log.child('run-status'),
+    });
+    this.runStatus = runStatus;
     const recorder = new PauseRecorder({
       store,
       cards: this.cards,
@@ -183,6 +196,7 @@ export class ApprovalWorkflow {
       clock,
       log: log.child('pauses'),
       metrics,
+      runStatus,
     });
     const streamer = new RunStreamer({
       adk: deps.adk,
@@ -208,6 +222,16 @@ export class ApprovalWorkflow {
       log: log.child('reminders'),
       refreshCard: (pauseId) => this.cardRefresher.request(pauseId),
     });
+    this.withdrawals = new Withdrawals({
+      store,
+      policy: deps.policy,
+      threads,
+      clock,
+      log: log.child('withdraw'),
+      metrics,
+      refreshCard,
+      onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
+    });
     this.verifier = new VoteVerifier({
       store,
       clock,
@@ -225,6 +249,7 @@ export class ApprovalWorkflow {
       log: log.child('resume'),
       metrics,
       options,
+      runStatus,
     });
     const external = deps.external;
     this.signals = external?.signals;
@@ -248,6 +273,7 @@ export class ApprovalWorkflow {
             log: log.child(`resume:${name}`),
             metrics,
             options,
+            runStatus,
           }),
         );
       }
@@ -297,6 +323,7 @@ export class ApprovalWorkflow {
       policy: deps.policy,
       clock,
       log: log.child('runs'),
+      runStatus,
     });
     this.threadReplies = new ThreadReplies({
       sessions,
@@ -384,6 +411,11 @@ export class ApprovalWorkflow {
       clickedAt,
       unknown: { check, tell },
     });
+  }
+
+  /** Withdraw: the requester or a policy admin calls the pending request off. */
+  withdraw(request: WithdrawRequest): Promise<DecisionReply> {
+    return this.decide(request.pauseId, () => this.withdrawals.withdraw(request));
   }
 
   /** The Retry button on a failed resume: the requester or any approver may press it. */
@@ -476,6 +508,7 @@ export class ApprovalWorkflow {
       this.cardRefresher.drain(timeoutMs),
       this.homes.drain(timeoutMs),
     ]);
+    await this.runStatus.settle();
     return decisions && runs && cards && homes;
   }
 

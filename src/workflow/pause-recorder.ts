@@ -8,6 +8,7 @@ import { type Metrics, secondsSince } from '../metrics.js';
 import { askingOf } from '../slack/request-words.js';
 import { renderCardElsewhere } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
+import { type RunStatusBoard, runThreadOf } from './run-status-board.js';
 import type { RunContext } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
 
@@ -26,6 +27,8 @@ export class PauseRecorder {
       clock: Clock;
       log: Log;
       metrics: Metrics;
+      /** Keeps the run's root message saying where the run stands. Absent: it is left alone. */
+      runStatus?: RunStatusBoard;
     },
   ) {}
 
@@ -108,6 +111,14 @@ export class PauseRecorder {
     const posted = await cards.post(view);
     metrics.pauseToCard(secondsSince(started));
     const cardTs = posted.pause.card.ts;
+    const runThread = runThreadOf(context.thread);
+    if (runThread !== undefined) {
+      const card =
+        cardTs === undefined
+          ? {}
+          : { card: { channelId: posted.pause.card.channelId, ts: cardTs } };
+      this.deps.runStatus?.set(runThread, { kind: 'waiting', ...card });
+    }
     if (elsewhere && cardTs !== undefined) {
       const permalink = await this.deps.threads.permalink(posted.pause.card.channelId, cardTs);
       await this.deps.threads.post(

@@ -27,6 +27,8 @@ export function decisionFor(gate: GateRecord): Decision {
       return refusal(gate);
     case 'rejected':
       return refusal(gate);
+    case 'withdrawn':
+      return { confirmed: false, payload: withdrawalPayload(gate) };
     case 'pending':
     case 'cancelled':
       throw new Error(`gate ${gate.confirmationCallId} is ${gate.state}: it has no answer to send`);
@@ -59,6 +61,29 @@ export function timedOutPayload(gate: GateRecord): JsonObject {
 export const TIMED_OUT_REASON =
   'Nobody decided in time: the request timed out. It was not rejected; ask again if it is still needed.';
 
+/**
+ * What a withdrawn gate's refusal carries, so that the agent can tell it from a rejection (ADK
+ * reads `confirmed: false` either way): `{withdrawn: true, withdrawnBy, reason?}` beside the
+ * template's fields, if the tool proposed an object. Documented in docs/api.md.
+ */
+export function withdrawalPayload(gate: GateRecord): { [key: string]: JsonValue } {
+  const template = gate.payloadTemplate;
+  const base =
+    template !== undefined &&
+    template !== null &&
+    typeof template === 'object' &&
+    !Array.isArray(template)
+      ? template
+      : {};
+  const reason = gate.decision?.reason?.trim();
+  return {
+    ...base,
+    withdrawn: true,
+    withdrawnBy: gate.decision?.by ?? 'unknown',
+    ...(reason ? { reason } : {}),
+  };
+}
+
 /** Why a gate was refused, in words for the model; undefined when the approver gave no reason. */
 export function rejectionReason(gate: GateRecord): string | undefined {
   if (timedOut(gate)) return TIMED_OUT_REASON;
@@ -66,6 +91,13 @@ export function rejectionReason(gate: GateRecord): string | undefined {
   if (gate.state !== 'rejected') return undefined;
   const reason = gate.decision?.reason?.trim();
   return reason ? reason : undefined;
+}
+
+/** A withdrawn gate's line for the model: ADK shows it only "This tool call is rejected." */
+function withdrawalNote(gate: GateRecord): string | undefined {
+  if (gate.state !== 'withdrawn') return undefined;
+  const reason = gate.decision?.reason?.trim();
+  return `not rejected by an approver: the person who asked for it withdrew the request${reason ? ` (${reason})` : ''}.`;
 }
 
 function withReason(template: JsonValue | undefined, reason: string | undefined) {
@@ -81,7 +113,7 @@ function withReason(template: JsonValue | undefined, reason: string | undefined)
  */
 export function rejectionFollowUp(view: PauseView): string | undefined {
   const lines = view.gates.flatMap((gate) => {
-    const reason = rejectionReason(gate);
+    const reason = rejectionReason(gate) ?? withdrawalNote(gate);
     return reason === undefined ? [] : [`- ${gate.originalCall.name}: ${reason}`];
   });
   if (lines.length === 0) return undefined;

@@ -5,6 +5,7 @@ import { isResumabilityRefusal } from '../adk/resumability.js';
 import { type AdkEvent, answeredConfirmationIds, buildResume } from '../adk/wire.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
+import { endedStatus, type RunStatus } from '../approvals/run-status.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
@@ -14,6 +15,7 @@ import { renderDecisionsElsewhere, renderResumeFailed, renderRunError } from '..
 import { startLeaseHeartbeat } from './lease-heartbeat.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
+import { type RunStatusBoard, runThreadOf } from './run-status-board.js';
 import type { RunContext, RunStreamer, StreamOutcome } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
 
@@ -55,8 +57,15 @@ export class Resumer {
       metrics: Metrics;
       options: ResumerOptions;
       sleep?: (ms: number) => Promise<void>;
+      /** Keeps the run's root message saying where the run stands. Absent: it is left alone. */
+      runStatus?: RunStatusBoard;
     },
   ) {}
+
+  private setRunStatus(context: RunContext, status: RunStatus): void {
+    const thread = runThreadOf(context.thread);
+    if (thread !== undefined) this.deps.runStatus?.set(thread, status);
+  }
 
   /**
    * `retry`: a person pressed Retry, so a failed resume may be claimed again. `clickedAt`
@@ -123,6 +132,8 @@ export class Resumer {
         return;
       }
     }
+    // No "running" on the root while the answer streams: it would cost a chat.update per
+    // decision; the root goes from waiting to how the run ended (or to the next pause).
     const { outcome, tries } = await this.sendWithRetries(view, context, clickedAt);
     const now = this.deps.clock();
     if (outcome.kind === 'failed' && !outcome.delivered) {
@@ -141,6 +152,7 @@ export class Resumer {
         recorded: finish.kind,
       });
       refreshCard(pauseId);
+      this.setRunStatus(context, { kind: 'failed' });
       // Said once in the thread; a failed Retry only updates the card, which shows the error.
       if (attempt === 1) {
         await this.deps.threads.post(
@@ -158,12 +170,15 @@ export class Resumer {
     }
     refreshCard(pauseId, outcome.kind === 'completed' ? outcome.toolOutcomes : undefined);
     if (outcome.kind === 'failed') {
+      this.setRunStatus(context, { kind: 'failed' });
       await this.deps.threads.post(
         context.thread,
         renderRunError(runErrorOf(outcome.error), correlationId()),
       );
       return;
     }
+    // A new pause set "waiting" itself while the answer streamed.
+    if (outcome.pauses === 0) this.setRunStatus(context, endedStatus(view));
     await this.sendRejectionFollowUp(view, context);
   }
 

@@ -302,3 +302,20 @@ describe('the App Home (#13)', () => {
     expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(0);
   });
 });
+
+describe('withdraw and run status in the browser', () => {
+  it('the requester withdraws from the card; the card, the thread and the root message say so', async () => {
+    await openAs('alice');
+    const rootTs = await runAgent('reboot the ledger');
+    const root = page.locator(`[data-testid="message"][data-ts="${rootTs}"]`);
+    await root.getByText('Waiting for approval').first().waitFor();
+    const thread = page.getByTestId('thread-pane');
+    await thread.getByRole('button', { name: 'Withdraw' }).click();
+    await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Withdraw' }).click();
+    await thread.getByText('Withdrawn by').first().waitFor();
+    await thread.getByText('withdrew the request').first().waitFor();
+    await root.getByText('Withdrawn').first().waitFor();
+    expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await shoot('withdrawn');
+  });
+});

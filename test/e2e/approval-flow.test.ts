@@ -84,6 +84,7 @@ describe('approvals in Slack, end to end', () => {
     const { root, card } = await startRun('payments transfer 250');
     expect(cardText(card)).toContain('transfer_money');
     expect(buttons(card).map((button) => button.action_id)).toEqual([
+      ACTION_IDS.withdraw,
       ACTION_IDS.approve,
       ACTION_IDS.reject,
     ]);
@@ -240,7 +241,7 @@ describe('approvals in Slack, end to end', () => {
     const { card } = await startRun('payments transfer 40');
     await click(alice.id, card, ACTION_IDS.approve);
     await harness.sandbox.waitFor(() =>
-      ephemeralTexts(alice.id).find((text) => text.includes('approve it yourself')),
+      ephemeralTexts(alice.id).find((text) => text.includes('approve or reject it yourself')),
     );
     await click(dave.id, card, ACTION_IDS.approve);
     const refusal = await harness.sandbox.waitFor(() =>

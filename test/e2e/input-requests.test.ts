@@ -87,7 +87,10 @@ describe('input requests, end to end', () => {
     expect(cardText(card)).toContain('Which cost center should be charged?');
     expect(cardText(card)).toContain('*Input needed*');
     expect(cardText(card)).toContain('Who may answer:');
-    expect(buttons(card).map((button) => button.action_id)).toEqual([ACTION_IDS.answer]);
+    expect(buttons(card).map((button) => button.action_id)).toEqual([
+      ACTION_IDS.withdraw,
+      ACTION_IDS.answer,
+    ]);
 
     // Who may answer comes from the policy's `kind: input` rule.
     await harness.sandbox.clickButton({

@@ -40,6 +40,10 @@ describe('GET /metrics', () => {
     const card = await harness.card(OPS, root.ts);
     expect(await harness.approveUntilResumed(bob.id, OPS, card)).toBe(200);
     await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
+    // The root's status is redrawn off the critical path: wait for its last redraw.
+    await harness.sandbox.waitFor(() =>
+      JSON.stringify(harness.sandbox.message(OPS, root.ts)?.blocks).includes('Done'),
+    );
 
     const after = await scrape();
     const moved = (name: string) =>
@@ -55,10 +59,11 @@ describe('GET /metrics', () => {
     expect(
       moved('approvals_external_call_seconds_count{service="slack",method="chat.postMessage"}'),
     ).toBeGreaterThanOrEqual(2);
-    // The card changes twice per decision: decided, then resumed (no "resuming" in between).
+    // The card changes twice per decision: decided, then resumed (no "resuming" in between); the
+    // run's root twice: waiting for approval, then done.
     expect(
       moved('approvals_external_call_seconds_count{service="slack",method="chat.update"}'),
-    ).toBe(2);
+    ).toBe(4);
     // Defined before any delivery, so that dashboards have a series to show.
     expect(after.samples.get('approvals_webhook_deliveries_total{outcome="delivered"}')).toBe(0);
     expect(after.samples.get('approvals_resume_failures_total')).toBeUndefined();

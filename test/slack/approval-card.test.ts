@@ -84,7 +84,7 @@ describe('the approval card for one gate', () => {
   });
 
   it('offers Approve (primary) and Reject (danger) carrying only the pause and call ids', () => {
-    const found = buttons(card.blocks);
+    const found = buttons(card.blocks).filter(({ actionId }) => actionId !== ACTION_IDS.withdraw);
     expect(found.map(({ label, style }) => [label, style])).toEqual([
       ['Approve', 'primary'],
       ['Reject', 'danger'],
@@ -155,10 +155,26 @@ describe('buttons follow the state of the gates', () => {
   it('adds Edit & approve when the tool asked for a payload', () => {
     const card = render(pauseView([vacationGate()]));
     expect(buttons(card.blocks).map(({ actionId }) => actionId)).toEqual([
+      ACTION_IDS.withdraw,
       ACTION_IDS.approve,
       ACTION_IDS.reject,
       ACTION_IDS.edit,
     ]);
+  });
+
+  it('offers Withdraw, carrying only the pause id, while a gate is pending, and not once all are decided', () => {
+    const pending = render(pauseView([gateRecord()]));
+    const withdraw = buttons(pending.blocks).find(
+      ({ actionId }) => actionId === ACTION_IDS.withdraw,
+    );
+    expect(parseButtonValue(withdraw?.value)).toEqual({
+      pauseId: pauseView([gateRecord()]).pause.id,
+    });
+    const withdrawn = render(
+      pauseView([{ ...gateRecord(), state: 'withdrawn', decision: { by: 'U0ALICE', at: 1 } }]),
+    );
+    expect(buttons(withdrawn.blocks)).toEqual([]);
+    expect(JSON.stringify(withdrawn.blocks)).toContain('Withdrawn by <@U0ALICE>');
   });
 
   it('offers Approve all and Reject all only while two or more gates are pending', () => {

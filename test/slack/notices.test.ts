@@ -50,7 +50,18 @@ describe('ephemeral refusals', () => {
   });
 
   it('refuses self-approval', () => {
-    expect(say({ kind: 'self_approval' })).toContain('does not let you approve it yourself');
+    expect(say({ kind: 'self_approval' })).toContain(
+      'does not let you approve or reject it yourself. To call it off, use Withdraw',
+    );
+  });
+
+  it('says who may withdraw, and who withdrew a request already', () => {
+    expect(say({ kind: 'not_requester', requester: 'U1' })).toContain(
+      'Only <@U1>, who asked for this, or a policy admin can withdraw it.',
+    );
+    expect(
+      say({ kind: 'already_decided', state: 'withdrawn', decision: { by: 'U1', at: AT } }),
+    ).toContain('This was withdrawn by <@U1>');
   });
 
   it('says who decided already and when, in Slack date format', () => {

@@ -132,6 +132,7 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
     rules,
     warnings,
     ...(file.approvalsChannel === undefined ? {} : { approvalsChannel: file.approvalsChannel }),
+    ...(file.admins === undefined ? {} : { admins: file.admins }),
   };
   return { ok: true, policy, warnings };
 }

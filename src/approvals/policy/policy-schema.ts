@@ -79,6 +79,29 @@ const approverList = z
     return approvers;
   });
 
+const ADMIN_WORDS = 'a user id (U… or W…)';
+
+/**
+ * Policy admins: user ids only, so that who may withdraw anyone's request never depends on a
+ * Slack lookup that could fail open.
+ */
+const adminList = z
+  .array(z.unknown(), { error: expected(`a list of admins, each ${ADMIN_WORDS}`) })
+  .transform((items, ctx) => {
+    const ids: string[] = [];
+    items.forEach((item, index) => {
+      if (typeof item === 'string' && USER_ID.test(item)) ids.push(item);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          input: item,
+          path: [index],
+          message: `${expected(ADMIN_WORDS)({ input: item })}${typeof item === 'string' ? approverHint(item) : ''}`,
+        });
+    });
+    return ids;
+  });
+
 const channelId = z
   .string({ error: expected('a channel id such as C0123456789') })
   .refine((text) => CHANNEL_ID.test(text), {
@@ -197,6 +220,8 @@ export const ruleSchema = z.strictObject(
 export const policyFileSchema = z.strictObject(
   {
     approvalsChannel: channelId.optional(),
+    /** Who may withdraw anyone's pending request (besides its requester). */
+    admins: adminList.optional(),
     defaults: settingsSchema.optional(),
     rules: z.array(ruleSchema, { error: expected('a list of rules') }).optional(),
   },

@@ -19,6 +19,8 @@ export interface Policy {
    * message) and its rule names no `channel`. Absent: such runs are refused before they start.
    */
   readonly approvalsChannel?: string;
+  /** User ids who may withdraw any pending request, as its requester may. Absent: nobody else. */
+  readonly admins?: readonly string[];
 }
 
 export interface PolicyRule {

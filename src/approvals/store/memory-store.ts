@@ -32,6 +32,8 @@ import type {
   VoteAllResult,
   VoteInput,
   VoteResult,
+  WithdrawInput,
+  WithdrawResult,
 } from '../store.js';
 import { addNote } from './memory/add-note.js';
 import { cancel } from './memory/cancel.js';
@@ -44,6 +46,7 @@ import { renewLease } from './memory/renew-lease.js';
 import { MemoryRunIntents } from './memory/run-intents.js';
 import { setCardTs } from './memory/set-card-ts.js';
 import { vote, voteAll } from './memory/vote.js';
+import { withdraw } from './memory/withdraw.js';
 import { MemoryNudges } from './memory-nudges.js';
 import {
   assertSamePause,
@@ -67,6 +70,7 @@ import {
   resumeFailedDetail,
   systemDecision,
   voteDetail,
+  withdrawDetail,
 } from './rules.js';
 
 /**
@@ -186,6 +190,15 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     if (!run) return { kind: 'not_found' };
     const decision = personDecision(by, now, reason);
     const result = cancel(run, by, decision, this.retentionMs, cancelDetail(reason));
+    this.mirror(run);
+    return result;
+  }
+
+  async withdraw(input: WithdrawInput): Promise<WithdrawResult> {
+    const { pauseId, by, reason, now } = input;
+    const run = this.load(pauseId, now);
+    if (!run) return { kind: 'not_found' };
+    const result = withdraw(run, by, personDecision(by, now, reason), withdrawDetail(reason));
     this.mirror(run);
     return result;
   }

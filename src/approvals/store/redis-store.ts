@@ -36,6 +36,8 @@ import {
   type VoteAllResult,
   type VoteInput,
   type VoteResult,
+  type WithdrawInput,
+  type WithdrawResult,
 } from '../store.js';
 import { assertNoHashTag, type StoreKeys, storeKeys } from './keys.js';
 import { readAuditStream, readPauseTrail } from './redis-audit.js';
@@ -61,6 +63,7 @@ import {
   resumeFailedDetail,
   systemDecision,
   voteDetail,
+  withdrawDetail,
 } from './rules.js';
 import { CANCEL_LUA } from './scripts/cancel.lua.js';
 import { CLAIM_RESUME_LUA } from './scripts/claim-resume.lua.js';
@@ -78,6 +81,7 @@ import {
 } from './scripts/reply.js';
 import { SET_CARD_TS_LUA } from './scripts/set-card-ts.lua.js';
 import { VOTE_ALL_LUA, VOTE_LUA } from './scripts/vote.lua.js';
+import { WITHDRAW_LUA } from './scripts/withdraw.lua.js';
 
 /**
  * The confirmation store on Redis, standalone or Cluster.
@@ -138,6 +142,7 @@ const SCRIPTS = {
   voteAll: new LuaScript('vote_all', VOTE_ALL_LUA),
   expireGate: new LuaScript('expire_gate', EXPIRE_GATE_LUA),
   cancel: new LuaScript('cancel', CANCEL_LUA),
+  withdraw: new LuaScript('withdraw', WITHDRAW_LUA),
   claimResume: new LuaScript('claim_resume', CLAIM_RESUME_LUA),
   renewLease: new LuaScript('renew_lease', RENEW_LEASE_LUA),
   finishResume: new LuaScript('finish_resume', FINISH_RESUME_LUA),
@@ -377,6 +382,25 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const updates = this.indexes.afterDecision(view, now, outcome.info, false);
     await this.indexes.apply(view, outcome.audit, now, updates);
     return { kind: 'cancelled', view, callIds: outcome.info };
+  }
+
+  async withdraw(input: WithdrawInput): Promise<WithdrawResult> {
+    const { pauseId, by, reason, now } = input;
+    // As a vote does: the resume is marked due first, so a crash after the script is swept up.
+    await this.indexes.beforeVote(pauseId, now);
+    const outcome = await this.onPause(SCRIPTS.withdraw, pauseId, () => [
+      now,
+      by,
+      JSON.stringify(personDecision(by, now, reason)),
+      withdrawDetail(reason),
+    ]);
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code === 'NOTHING_PENDING') return { kind: 'nothing_pending', view };
+    if (outcome.code !== 'WITHDRAWN') throw unexpected(SCRIPTS.withdraw, outcome.code);
+    const updates = this.indexes.afterDecision(view, now, outcome.info, true);
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return { kind: 'withdrawn', view, callIds: outcome.info };
   }
 
   /**

@@ -177,6 +177,7 @@ export const AUDIT_EVENTS = [
   'expired',
   'cancelled',
   'abandoned',
+  'withdrawn',
   'resume_claimed',
   'resumed',
   'resume_failed',
@@ -259,6 +260,11 @@ export function expiredDetail(state: GateState): string {
 export const EXPIRY_CANCEL_DETAIL = auditDetail([['cause', 'expiry']]);
 
 export function cancelDetail(reason: string | undefined): string {
+  return auditDetail([['reason_length', reason?.length]]);
+}
+
+/** The `withdrawn` entries' detail: how long a reason was given, never the reason. */
+export function withdrawDetail(reason: string | undefined): string {
   return auditDetail([['reason_length', reason?.length]]);
 }
 

@@ -35,6 +35,20 @@ const PLAIN = {
   reasonRequired: false,
 } as const;
 
+describe('parsePolicy: admins', () => {
+  it('reads admins as user ids, and refuses a group or a mention naming the entry', () => {
+    expect(policyOf(yaml('admins: [U0LEAD, W0BOSS]')).policy.admins).toEqual(['U0LEAD', 'W0BOSS']);
+    expect(policyOf(yaml('rules: []')).policy.admins).toBeUndefined();
+    const errors = errorsOf(yaml('admins: [U0LEAD, S0SRE, "<@U0BOB>"]'));
+    expect(errors).toEqual([
+      expect.stringContaining('admins[1]: expected a user id (U… or W…), got "S0SRE"'),
+      expect.stringContaining(
+        'admins[2]: expected a user id (U… or W…), got "<@U0BOB>" (write the bare id U0BOB)',
+      ),
+    ]);
+  });
+});
+
 describe('parsePolicy: fields', () => {
   it('turns every field of a rule into the gate policy snapshot, durations in ms', () => {
     const { policy } = policyOf(
@@ -552,6 +566,7 @@ describe('examples/policy.yml', () => {
       },
     });
     expect(policy.approvalsChannel).toBe('C05APPROVALS');
+    expect(policy.admins).toEqual(['U05OPSLEAD']);
     expect(resolve('ops', 'schedule_maintenance').policy.payloadSchema).toMatchObject({
       properties: { durationMinutes: { minimum: 5, maximum: 480 } },
     });

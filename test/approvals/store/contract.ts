@@ -652,6 +652,80 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
       });
     });
 
+    describe('withdrawing', () => {
+      it('withdraws every pending gate once, leaves decided ones, and makes the resume due (not abandoned)', async () => {
+        const input = newPause({ gates: 2 });
+        await store.createPause(input);
+        const [first, second] = callIdsOf(input);
+        await store.vote({
+          pauseId: input.id,
+          callId: first ?? '',
+          voter: 'U1',
+          choice: 'approve',
+          now: T0 + 1,
+        });
+        const other = await harness.replica();
+        const [mine, theirs] = await Promise.all([
+          store.withdraw({ pauseId: input.id, by: 'U9', reason: 'wrong service', now: T0 + 2 }),
+          other.withdraw({ pauseId: input.id, by: 'U9', now: T0 + 2 }),
+        ]);
+        expect(kinds([mine, theirs])).toEqual({ withdrawn: 1, nothing_pending: 1 });
+        const result = mine.kind === 'withdrawn' ? mine : theirs;
+        expect(result).toMatchObject({ kind: 'withdrawn', callIds: [second] });
+        if (result.kind !== 'withdrawn') return;
+        expect(result.view.gates.map((g) => g.state)).toEqual(['approved', 'withdrawn']);
+        expect(result.view.gates[1]?.decision?.by).toBe('U9');
+        expect(result.view.pause.resume.state).toBe('idle');
+        expect(await store.dueResumes(T0 + 3)).toContain(input.id);
+        const claim = await store.claimResume({
+          pauseId: input.id,
+          owner: 'r1',
+          now: T0 + 4,
+          leaseMs: LEASE_MS,
+        });
+        expect(claim.kind).toBe('claimed');
+        const trail = await store.readAudit({ pauseId: input.id });
+        expect(trail.filter((entry) => entry.event === 'withdrawn')).toEqual([
+          expect.objectContaining({ actor: 'U9', callId: second }),
+        ]);
+      });
+
+      it('a vote after a withdraw is refused as withdrawn by its withdrawer; a withdraw after a decision changes nothing', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        await store.withdraw({ pauseId: input.id, by: 'U9', now: T0 + 1 });
+        const late = await store.vote({
+          pauseId: input.id,
+          callId: firstCallId(input),
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 2,
+        });
+        expect(late).toMatchObject({
+          kind: 'already_decided',
+          state: 'withdrawn',
+          decision: { by: 'U9', at: T0 + 1 },
+        });
+
+        const decidedFirst = newPause();
+        await store.createPause(decidedFirst);
+        await store.vote({
+          pauseId: decidedFirst.id,
+          callId: firstCallId(decidedFirst),
+          voter: APPROVER,
+          choice: 'reject',
+          now: T0 + 1,
+        });
+        const withdraw = await store.withdraw({ pauseId: decidedFirst.id, by: 'U9', now: T0 + 2 });
+        expect(withdraw.kind).toBe('nothing_pending');
+        if (withdraw.kind !== 'nothing_pending') return;
+        expect(withdraw.view.gates[0]?.state).toBe('rejected');
+        expect(await store.withdraw({ pauseId: 'p-missing', by: 'U9', now: T0 })).toEqual({
+          kind: 'not_found',
+        });
+      });
+    });
+
     describe('resuming', () => {
       async function decidedPause() {
         const input = newPause();

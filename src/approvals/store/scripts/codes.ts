@@ -14,6 +14,7 @@ export const ScriptCode = {
   EXPIRED: 14,
   CANCELLED: 20,
   NOTHING_PENDING: 21,
+  WITHDRAWN: 22,
   NOT_DUE: 30,
   NOT_PENDING: 31,
   CLAIMED: 40,

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import type { PauseView } from './records.js';
+
+/**
+ * Where a run stands, as its thread's root message shows it: kept in the store beside what the
+ * root says, so that any replica can redraw it.
+ */
+export const runStatusSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('running') }),
+  /** `card`: where the approval card is, for a link. */
+  z.object({
+    kind: z.literal('waiting'),
+    card: z.object({ channelId: z.string().min(1), ts: z.string().min(1) }).optional(),
+  }),
+  z.object({ kind: z.literal('done') }),
+  z.object({ kind: z.literal('rejected') }),
+  z.object({ kind: z.literal('expired') }),
+  z.object({ kind: z.literal('withdrawn') }),
+  z.object({ kind: z.literal('failed') }),
+]);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+/** What the root message says besides the status (see `renderThreadRoot`). */
+export const runRootSchema = z.object({
+  userId: z.string().min(1),
+  appName: z.string().min(1),
+  prompt: z.string(),
+  defaulted: z.boolean().optional(),
+});
+export type RunRoot = z.infer<typeof runRootSchema>;
+
+export interface RunRecord {
+  root: RunRoot;
+  status: RunStatus;
+}
+
+/** A run's thread: the channel and its root message's ts. */
+export interface RunThreadRef {
+  channelId: string;
+  threadTs: string;
+}
+
+/** Runs by their thread. Writes are last-writer-wins: each is a whole status. */
+export interface RunStatusStore {
+  /** Remembers a run's root message; its status starts as `running`. */
+  saveRoot(thread: RunThreadRef, root: RunRoot): Promise<void>;
+  /** Sets the status of a known run; nothing for a thread whose root was never saved. */
+  setStatus(thread: RunThreadRef, status: RunStatus): Promise<void>;
+  read(thread: RunThreadRef): Promise<RunRecord | undefined>;
+}
+
+/** How a run ended once a pause was answered and the agent finished without pausing again. */
+export function endedStatus(view: PauseView): RunStatus {
+  const states = new Set(view.gates.map((gate) => gate.state));
+  if (states.has('approved')) return { kind: 'done' };
+  if (states.has('withdrawn')) return { kind: 'withdrawn' };
+  if (states.has('rejected')) return { kind: 'rejected' };
+  if (states.has('expired')) return { kind: 'expired' };
+  return { kind: 'done' };
+}
+
+/** The in-process twin, for a single instance without Redis. */
+export class MemoryRunStatusStore implements RunStatusStore {
+  private readonly runs = new Map<string, RunRecord>();
+
+  async saveRoot(thread: RunThreadRef, root: RunRoot): Promise<void> {
+    this.runs.set(keyOf(thread), { root: structuredClone(root), status: { kind: 'running' } });
+  }
+
+  async setStatus(thread: RunThreadRef, status: RunStatus): Promise<void> {
+    const run = this.runs.get(keyOf(thread));
+    if (run !== undefined) run.status = structuredClone(status);
+  }
+
+  async read(thread: RunThreadRef): Promise<RunRecord | undefined> {
+    const run = this.runs.get(keyOf(thread));
+    return run && structuredClone(run);
+  }
+}
+
+function keyOf(thread: RunThreadRef): string {
+  return `${thread.channelId}:${thread.threadTs}`;
+}
