@@ -115,13 +115,14 @@ describe('a card for a question (adk_request_input) says it wants an answer', ()
     expect(ownWords(text)).not.toMatch(/approv/i);
     expect(text).toContain('Who may answer: <@UAPPROVER1>');
     expect(card.text).toBe('Input needed: a question from ask_budget (hitl_agent)');
-    expect(buttons(card.blocks).map(({ label }) => label)).toEqual(['Answer']);
+    // Withdraw is the requester's; nothing on the card approves.
+    expect(buttons(card.blocks).map(({ label }) => label)).toEqual(['Withdraw', 'Answer']);
   });
 
   it('two questions get no Approve all: they are answered on their forms', () => {
     const card = render(pauseView([inputGate(0), inputGate(1)]));
     expect(allText(card.blocks)).toContain('2 of 2 questions wait for an answer.');
-    expect(buttons(card.blocks).map(({ label }) => label)).toEqual(['Answer', 'Answer']);
+    expect(buttons(card.blocks).map(({ label }) => label)).toEqual(['Withdraw', 'Answer', 'Answer']);
   });
 
   it('once answered it says answered by whom, never approved', () => {
