@@ -122,7 +122,11 @@ describe('a card for a question (adk_request_input) says it wants an answer', ()
   it('two questions get no Approve all: they are answered on their forms', () => {
     const card = render(pauseView([inputGate(0), inputGate(1)]));
     expect(allText(card.blocks)).toContain('2 of 2 questions wait for an answer.');
-    expect(buttons(card.blocks).map(({ label }) => label)).toEqual(['Withdraw', 'Answer', 'Answer']);
+    expect(buttons(card.blocks).map(({ label }) => label)).toEqual([
+      'Withdraw',
+      'Answer',
+      'Answer',
+    ]);
   });
 
   it('once answered it says answered by whom, never approved', () => {
