@@ -11,6 +11,7 @@ import {
   renderHomeView,
 } from '../slack/home-view.js';
 import type { SlackPort } from '../slack/port.js';
+import { approverPeople } from './approver-people.js';
 import type { VoterCheck } from './decider.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
@@ -82,23 +83,9 @@ export class AppHomes {
   }
 
   private async audience(view: PauseView): Promise<Set<string>> {
-    const people = new Set([view.pause.requester]);
-    for (const gate of view.gates) {
-      for (const approver of gate.policy.approvers) {
-        if (approver.kind === 'user') people.add(approver.id);
-        if (approver.kind !== 'usergroup') continue;
-        try {
-          for (const member of await this.deps.directory.usergroupMembers(approver.id)) {
-            people.add(member);
-          }
-        } catch (error) {
-          this.deps.log.warn('could not list a group for its Homes', {
-            group: approver.id,
-            error: errorMessage(error),
-          });
-        }
-      }
-    }
+    const approvers = view.gates.flatMap((gate) => gate.policy.approvers);
+    const people = await approverPeople(approvers, this.deps, 'for its Homes');
+    people.add(view.pause.requester);
     return people;
   }
 

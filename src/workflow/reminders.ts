@@ -5,12 +5,13 @@ import {
   formatDuration,
   isEscalated,
 } from '../approvals/policy.js';
-import type { Approver, GateRecord, PauseView } from '../approvals/records.js';
+import type { GateRecord, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, DueNudge } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackPort } from '../slack/port.js';
 import { type ReminderFacts, renderReminder } from '../slack/reminder-message.js';
+import { approverPeople } from './approver-people.js';
 
 export interface RemindersDeps {
   store: ConfirmationStore;
@@ -62,7 +63,7 @@ export class Reminders {
 
     const facts = await this.facts(nudge, view, gate);
     const voted = new Set(gate.votes.map((vote) => vote.voter));
-    const people = await this.people(approvers);
+    const people = await approverPeople(approvers, this.deps, 'to remind');
     const excluded = (user: string) =>
       voted.has(user) || (user === view.pause.requester && !gate.policy.selfApproval);
     const recipients = [...people].filter((user) => !excluded(user));
@@ -94,26 +95,6 @@ export class Reminders {
         ? {}
         : { waited: formatDuration(gate.policy.escalateAfterMs) }),
     };
-  }
-
-  /** User ids of the listed users and of the groups' members; a group that fails is logged. */
-  private async people(approvers: readonly Approver[]): Promise<Set<string>> {
-    const people = new Set<string>();
-    for (const approver of approvers) {
-      if (approver.kind === 'user') people.add(approver.id);
-      if (approver.kind !== 'usergroup') continue;
-      try {
-        for (const member of await this.deps.directory.usergroupMembers(approver.id)) {
-          people.add(member);
-        }
-      } catch (error) {
-        this.deps.log.warn('could not list a user group to remind', {
-          usergroup: approver.id,
-          error: errorMessage(error),
-        });
-      }
-    }
-    return people;
   }
 
   private async dm(user: string, message: ReturnType<typeof renderReminder>, nudge: DueNudge) {
