@@ -3,6 +3,7 @@ import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
+import type { PauseView } from '../approvals/records.js';
 import { MemoryRunStatusStore, type RunStatusStore } from '../approvals/run-status.js';
 import {
   type ConfirmationStore,
@@ -32,7 +33,7 @@ import { Reminders } from './reminders.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
 import { type HeldRun, RunIntents } from './run-intents.js';
 import { RunRecovery } from './run-recovery.js';
-import { RunStatusBoard } from './run-status-board.js';
+import { RunStatusBoard, runThreadOf } from './run-status-board.js';
 import { RunStreamer, type RunStreamerDeps } from './run-streamer.js';
 import { RunThreads } from './run-thread.js';
 import {
@@ -444,8 +445,19 @@ export class ApprovalWorkflow {
   }
 
   /** The sweeper expired these gates: show it, and resume pauses that are now decided. */
+  /**
+   * A pause that expired under `onExpiry: cancel` is never resumed, so nothing else tells its
+   * run's root message that the wait is over: it says expired.
+   */
+  private showCalledOff(view: PauseView | undefined): void {
+    if (view?.pause.resume.state !== 'abandoned') return;
+    const thread = runThreadOf(view.pause.runThread ?? view.pause.card);
+    if (thread !== undefined) this.runStatus.set(thread, { kind: 'expired' });
+  }
+
   async onExpired(expired: readonly ExpiredGate[]): Promise<void> {
     const pauses = new Map<string, boolean>();
+    const views = new Map<string, PauseView>();
     const now = this.clock();
     for (const gate of expired) {
       const record = gate.view.gates.find((g) => g.confirmationCallId === gate.callId);
@@ -458,11 +470,13 @@ export class ApprovalWorkflow {
       }
       const pauseId = gate.view.pause.id;
       pauses.set(pauseId, (pauses.get(pauseId) ?? false) || gate.pauseDecided);
+      views.set(pauseId, gate.view);
     }
     await Promise.all(
       [...pauses].map(([pauseId, decided]) =>
         this.decisions.enqueue(pauseId, 'show expiry', async () => {
           if (decided) this.scheduleResume(pauseId);
+          this.showCalledOff(views.get(pauseId));
           this.cardRefresher.request(pauseId);
           this.homes.pauseChanged(pauseId);
         }),

@@ -69,5 +69,11 @@ describe('expiry', () => {
     expect(
       harness.sandbox.replies(OPS, root.ts).some((m) => m.text.includes('Tool send_memo')),
     ).toBe(false);
+    // Nothing resumes a cancelled pause, yet the run's root stops saying it waits.
+    const rootNow = await harness.sandbox.waitFor(() => {
+      const now = harness.sandbox.message(OPS, root.ts);
+      return now && cardText(now).includes('Expired') && now;
+    });
+    expect(cardText(rootNow)).not.toContain('Waiting for approval');
   });
 });
