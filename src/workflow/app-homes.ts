@@ -83,7 +83,10 @@ export class AppHomes {
   }
 
   private async audience(view: PauseView): Promise<Set<string>> {
-    const approvers = view.gates.flatMap((gate) => gate.policy.approvers);
+    const approvers = view.gates.flatMap((gate) => [
+      ...gate.policy.approvers,
+      ...(gate.policy.escalateTo ?? []),
+    ]);
     const people = await approverPeople(approvers, this.deps, 'for its Homes');
     people.add(view.pause.requester);
     return people;
@@ -213,7 +216,10 @@ export class AppHomes {
     const policy = this.deps.policy();
     const groups = new Set<string>();
     for (const resolved of [policy.defaults, ...policy.rules.map((rule) => rule.resolved)]) {
-      for (const approver of resolved.policy.approvers) {
+      for (const approver of [
+        ...resolved.policy.approvers,
+        ...(resolved.policy.escalateTo ?? []),
+      ]) {
         if (approver.kind === 'usergroup') groups.add(approver.id);
       }
     }

@@ -221,7 +221,7 @@ export class ApprovalWorkflow {
       directory: deps.directory,
       clock,
       log: log.child('reminders'),
-      refreshCard: (pauseId) => this.cardRefresher.request(pauseId),
+      refreshCard,
     });
     this.withdrawals = new Withdrawals({
       store,

@@ -128,6 +128,12 @@ describe('escalation', () => {
       { timeoutMs: 15_000 },
     );
     expect(told.text).toContain('send_memo');
+    // The escalation group finds it under "Waiting for you" on their App Home too.
+    const { pause } = await harness.pauseOf(card);
+    await harness.sandbox.waitFor(
+      () => JSON.stringify(harness.sandbox.home(bob.id)?.view ?? {}).includes(pause.id),
+      { timeoutMs: 15_000 },
+    );
 
     await harness.approveUntilResumed(bob.id, OPS, escalated);
     const view = await harness.pauseOf(card);

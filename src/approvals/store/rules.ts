@@ -338,14 +338,20 @@ export function pendingIndexesOf(view: PauseView, callId: string): PendingIndex[
     { kind: 'channel', id: view.pause.card.channelId },
     { kind: 'requester', id: view.pause.requester },
   ];
-  let channelMembers = false;
-  for (const approver of gate?.policy.approvers ?? []) {
+  // Those it escalates to are listed from the start: a listing checks who may decide now.
+  const approvers = [...(gate?.policy.approvers ?? []), ...(gate?.policy.escalateTo ?? [])];
+  for (const approver of approvers) {
     if (approver.kind === 'user') indexes.push({ kind: 'user', id: approver.id });
     else if (approver.kind === 'usergroup') indexes.push({ kind: 'usergroup', id: approver.id });
-    else channelMembers = true;
+    else indexes.push({ kind: 'channel_members' });
   }
-  if (channelMembers) indexes.push({ kind: 'channel_members' });
-  return indexes;
+  const names = new Set<string>();
+  return indexes.filter((index) => {
+    const name = pendingIndexName(index);
+    if (names.has(name)) return false;
+    names.add(name);
+    return true;
+  });
 }
 
 /** One name per index, the same in both stores: `user:U1`, `channel-members`, … */
