@@ -1,10 +1,11 @@
 import type { SlackMessage } from './block-kit.js';
+import { permalinkTo, userMention } from './mentions.js';
 
 /** What the app says back to a reply in a run's thread that it will not pass to the agent. */
 
 /** A pause of the session waits for people: the agent cannot take another message yet. */
 export function renderAnswerCardFirst(cardLink: string | undefined): SlackMessage {
-  const card = cardLink === undefined ? 'the approval card' : `<${cardLink}|the approval card>`;
+  const card = permalinkTo(cardLink, 'the approval card') ?? 'the approval card';
   return {
     text: `The agent is waiting for a decision on ${card}. Your reply was not sent to it: answer the card first (or ask an approver to), then reply again.`,
   };
@@ -20,7 +21,7 @@ export function renderAgentBusy(): SlackMessage {
 /** Only the person who started a run speaks for it: the agent acts as them. */
 export function renderNotYourRun(requester: string): SlackMessage {
   return {
-    text: `Only <@${requester}>, who started this run, can continue it here. Start a run of your own with \`/agent\`.`,
+    text: `Only ${userMention(requester)}, who started this run, can continue it here. Start a run of your own with \`/agent\`.`,
   };
 }
 
