@@ -52,10 +52,11 @@ export function timedOut(gate: GateRecord): boolean {
  * (epoch ms). The exact shape is documented in docs/api.md.
  */
 export function timedOutPayload(gate: GateRecord): JsonObject {
-  const template = gate.payloadTemplate;
-  const fields =
-    typeof template === 'object' && template !== null && !Array.isArray(template) ? template : {};
-  return { ...fields, timedOut: true, expiredAt: gate.decision?.at ?? gate.expiresAt ?? 0 };
+  return {
+    ...templateFields(gate),
+    timedOut: true,
+    expiredAt: gate.decision?.at ?? gate.expiresAt ?? 0,
+  };
 }
 
 export const TIMED_OUT_REASON =
@@ -66,18 +67,10 @@ export const TIMED_OUT_REASON =
  * reads `confirmed: false` either way): `{withdrawn: true, withdrawnBy, reason?}` beside the
  * template's fields, if the tool proposed an object. Documented in docs/api.md.
  */
-export function withdrawalPayload(gate: GateRecord): { [key: string]: JsonValue } {
-  const template = gate.payloadTemplate;
-  const base =
-    template !== undefined &&
-    template !== null &&
-    typeof template === 'object' &&
-    !Array.isArray(template)
-      ? template
-      : {};
+export function withdrawalPayload(gate: GateRecord): JsonObject {
   const reason = gate.decision?.reason?.trim();
   return {
-    ...base,
+    ...templateFields(gate),
     withdrawn: true,
     withdrawnBy: gate.decision?.by ?? 'unknown',
     ...(reason ? { reason } : {}),
@@ -98,6 +91,14 @@ function withdrawalNote(gate: GateRecord): string | undefined {
   if (gate.state !== 'withdrawn') return undefined;
   const reason = gate.decision?.reason?.trim();
   return `not rejected by an approver: the person who asked for it withdrew the request${reason ? ` (${reason})` : ''}.`;
+}
+
+/** The fields of the payload the tool proposed, when it proposed an object; none otherwise. */
+function templateFields(gate: GateRecord): JsonObject {
+  const template = gate.payloadTemplate;
+  return typeof template === 'object' && template !== null && !Array.isArray(template)
+    ? template
+    : {};
 }
 
 function withReason(template: JsonValue | undefined, reason: string | undefined) {
