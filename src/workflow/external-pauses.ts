@@ -87,7 +87,16 @@ export class ExternalPauses {
     const policy = this.deps.policy();
     const resolved = input.gates.map((gate) => ({
       gate,
-      ...resolveGatePolicy(policy, { app: input.app, tool: gate.originalCall.name }),
+      ...resolveGatePolicy(policy, {
+        app: input.app,
+        tool: gate.originalCall.name,
+        args: gate.originalCall.args,
+        ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
+        requester: { id: input.requesterSlackUserId ?? `api:${input.keyName}` },
+        ...(input.channel === undefined ? {} : { channel: input.channel }),
+        source: 'api',
+        now: new Date(this.deps.clock()),
+      }),
     }));
     const channel = input.channel ?? resolved.find((entry) => entry.channel !== undefined)?.channel;
     if (channel === undefined) return { kind: 'no_channel' };
