@@ -1,5 +1,5 @@
 import type { Decision } from '../adk/gate.js';
-import type { GateRecord, PauseView } from '../approvals/records.js';
+import { type GateRecord, type PauseView, policyRuleOf } from '../approvals/records.js';
 import type { JsonObject, JsonValue } from '../json.js';
 
 /**
@@ -115,7 +115,10 @@ function withReason(template: JsonValue | undefined, reason: string | undefined)
 export function rejectionFollowUp(view: PauseView): string | undefined {
   const lines = view.gates.flatMap((gate) => {
     const reason = rejectionReason(gate) ?? withdrawalNote(gate);
-    return reason === undefined ? [] : [`- ${gate.originalCall.name}: ${reason}`];
+    if (reason === undefined) return [];
+    const rule = gate.state === 'rejected' ? policyRuleOf(gate.decision?.by ?? '') : undefined;
+    const by = rule === undefined ? '' : `refused by policy rule ${rule}: `;
+    return [`- ${gate.originalCall.name}: ${by}${reason}`];
   });
   if (lines.length === 0) return undefined;
   return [

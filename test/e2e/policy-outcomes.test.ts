@@ -80,6 +80,7 @@ describe('policy outcomes', () => {
     expect(line.text).toContain('Invoices (320) go through accounts payable');
     const echo = await harness.reply(OPS, root.ts, 'Noted: Feedback from the human approvers');
     expect(echo.text).toContain('Invoices (320) go through accounts payable');
+    expect(echo.text).toContain('pay_invoice: refused by policy rule no-invoices');
     expect(harness.openCards(OPS, root)).toEqual([]);
     expect(repliesContaining(root, '\\"status\\":\\"paid\\"')).toEqual([]);
     expect(repliesContaining(root, 'This tool call is rejected')).toHaveLength(1);

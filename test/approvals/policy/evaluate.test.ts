@@ -168,3 +168,16 @@ describe('examples/policy.yml', () => {
     });
   });
 });
+
+describe("the demo's policy (npm start)", () => {
+  it('spans the three outcomes on one tool, as the README table says', async () => {
+    const { demoPolicyFile } = await import('@adk-slack-approvals/demo');
+    const demo = await loadPolicyFile(demoPolicyFile());
+    const transfer = (amount: number) =>
+      evaluatePolicy(demo, call({ app: 'payments', tool: 'transfer_money', args: { amount } }));
+    expect(transfer(50)).toMatchObject({ decision: 'allow', rule: { name: 'small-transfers' } });
+    expect(transfer(250)).toMatchObject({ decision: 'ask' });
+    expect(transfer(9000)).toMatchObject({ decision: 'deny', rule: { name: 'treasury-only' } });
+    expect(transfer(9000).reason).toContain('9000 asked');
+  });
+});
