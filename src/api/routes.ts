@@ -15,7 +15,7 @@ import {
   waitSchema,
 } from './pause-request.js';
 import { readJsonBody } from './request-body.js';
-import { type ApiAnswer, pauseBody, send } from './responses.js';
+import { type ApiAnswer, pauseBody, send, unsupportedBody } from './responses.js';
 
 /** The ADK target a pause in `adk` mode resumes on when it names none: ADK_BASE_URL. */
 export const DEFAULT_ADK_TARGET = 'default';
@@ -77,7 +77,7 @@ export function apiRoutes(
       if (body.kind !== 'json') return { kind: body.kind };
       const parsed = parsePauseRequest(body.value);
       if (parsed.kind === 'invalid') return parsed;
-      const { request, gates } = parsed;
+      const { request, gates, notices } = parsed;
       if (!keyCoversApp(key, request.app)) {
         return { kind: 'forbidden', why: 'app: outside the apps this API key may post for' };
       }
@@ -98,6 +98,7 @@ export function apiRoutes(
         userId: request.userId,
         sessionId: request.sessionId,
         gates,
+        notices,
         external: {
           keyName: key.name,
           resume,
@@ -123,6 +124,8 @@ export function apiRoutes(
           return { kind: 'created', body: pauseBody(result.view) };
         case 'existed':
           return { kind: 'ok', body: pauseBody(result.view) };
+        case 'unsupported':
+          return { kind: 'ok', body: unsupportedBody(notices, result.channel) };
         case 'unknown_target':
           return { kind: 'invalid', problems: ['resume.target: not a configured ADK target'] };
         case 'no_channel':

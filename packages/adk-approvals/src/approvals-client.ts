@@ -6,6 +6,8 @@ import {
   type Decision,
   decisionSchema,
   pendingSchema,
+  type UnsupportedAnswer,
+  unsupportedAnswerSchema,
 } from './decision.js';
 
 /** How a decided pause reaches the agent; see docs/api.md. */
@@ -26,6 +28,11 @@ export interface PauseToPost {
   title?: string;
   links?: { text: string; url: string }[];
 }
+
+/** A post made a pause (one card), or only a notice of requests nobody can answer in Slack. */
+export type PostAnswer =
+  | { kind: 'pause'; pause: CreatedPause }
+  | { kind: 'unsupported'; answer: UnsupportedAnswer };
 
 export type DecisionPoll = { kind: 'decided'; decision: Decision } | { kind: 'pending' };
 
@@ -68,13 +75,19 @@ export class ApprovalsClient {
     this.backoffMs = options.backoffMs ?? 250;
   }
 
-  async createPause(pause: PauseToPost, idempotencyKey: string): Promise<CreatedPause> {
+  async createPause(pause: PauseToPost, idempotencyKey: string): Promise<PostAnswer> {
     const response = await this.send('/v1/pauses', {
       method: 'POST',
       body: JSON.stringify(pause),
       headers: { 'idempotency-key': idempotencyKey },
     });
-    return parse(response, [200, 201], createdPauseSchema);
+    if (response.status === 200) {
+      const body: unknown = await response.json().catch(() => undefined);
+      const unsupported = unsupportedAnswerSchema.safeParse(body);
+      if (unsupported.success) return { kind: 'unsupported', answer: unsupported.data };
+      return { kind: 'pause', pause: parseBody(response.status, body, createdPauseSchema) };
+    }
+    return { kind: 'pause', pause: await parse(response, [201], createdPauseSchema) };
   }
 
   /** The decision, waiting up to `waitSeconds` (0–30) for it. */
@@ -138,10 +151,14 @@ export class ApprovalsClient {
 
 async function parse<T>(response: Response, ok: number[], schema: z.ZodType<T>): Promise<T> {
   await expectStatus(response, ok, false);
-  const parsed = schema.safeParse(await response.json().catch(() => undefined));
+  return parseBody(response.status, await response.json().catch(() => undefined), schema);
+}
+
+function parseBody<T>(status: number, body: unknown, schema: z.ZodType<T>): T {
+  const parsed = schema.safeParse(body);
   if (!parsed.success) {
     throw new ApprovalsApiError(
-      response.status,
+      status,
       parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`),
     );
   }

@@ -7,6 +7,8 @@ import {
   getFunctionCalls,
   type InvocationContext,
   REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+  REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
+  REQUEST_INPUT_FUNCTION_CALL_NAME,
 } from '@google/adk';
 import {
   ApprovalsClient,
@@ -54,6 +56,18 @@ export interface PostedPause {
   pause: CreatedPause;
 }
 
+/**
+ * What an invocation asked that nobody can answer in Slack (the service posted a notice):
+ * `runWithApprovals` ends with `unsupported_pause` naming these.
+ */
+export interface UnsupportedRequest {
+  kind: 'credential';
+  /** The `adk_request_credential` call's id. */
+  requestId: string;
+  /** The tool that waits for the credential. */
+  tool: string;
+}
+
 /** A tool call the plugin refused, as reported to the service and the logger. */
 export interface Refusal {
   callId: string;
@@ -89,8 +103,12 @@ export class ApprovalsPlugin extends BasePlugin {
   readonly client: ApprovalsClient;
   private readonly enforcement: EnforcementMode;
   private readonly logger: Pick<Console, 'warn'>;
-  private readonly collected = new Map<string, Event[]>();
+  /** Per invocation: the events to post (requests to people), as JSON. */
+  private readonly collected = new Map<string, unknown[]>();
+  /** Per invocation: the names of the tool calls it made, by call id. */
+  private readonly callNames = new Map<string, Map<string, string>>();
   private readonly posted = new Map<string, PostedPause>();
+  private readonly unsupported = new Map<string, UnsupportedRequest[]>();
   /** Gated call id → the pause and confirmation call that ask for it. */
   private readonly askedIn = new Map<string, { pauseId: string; callId: string }>();
   /** Gated call id → the attested decisions received for it. */
@@ -116,13 +134,34 @@ export class ApprovalsPlugin extends BasePlugin {
 
   override async onEventCallback({ event }: { event: Event }): Promise<Event | undefined> {
     if (event.partial) return undefined;
-    const asks = getFunctionCalls(event).some(
-      (call) => call.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+    const calls = getFunctionCalls(event);
+    const names = this.callNames.get(event.invocationId) ?? new Map<string, string>();
+    this.callNames.set(event.invocationId, names);
+    for (const call of calls) {
+      if (call.id && call.name) names.set(call.id, call.name);
+    }
+    const credentials = calls.filter((call) => call.name === REQUEST_CREDENTIAL_FUNCTION_CALL_NAME);
+    const asks = calls.some(
+      (call) =>
+        call.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME ||
+        call.name === REQUEST_INPUT_FUNCTION_CALL_NAME,
     );
-    if (asks) {
+    if (asks || credentials.length > 0) {
       const events = this.collected.get(event.invocationId) ?? [];
-      events.push(event);
+      events.push(asks ? event : credentialNotice(event, credentials, names));
       this.collected.set(event.invocationId, events);
+    }
+    if (credentials.length > 0) {
+      const requests = this.unsupported.get(event.invocationId) ?? [];
+      for (const call of credentials) {
+        const toolCallId = credentialToolCallId(call.args);
+        requests.push({
+          kind: 'credential',
+          requestId: call.id ?? '',
+          tool: (toolCallId && names.get(toolCallId)) || 'a tool',
+        });
+      }
+      this.unsupported.set(event.invocationId, requests);
     }
     return undefined;
   }
@@ -133,6 +172,7 @@ export class ApprovalsPlugin extends BasePlugin {
     invocationContext: InvocationContext;
   }): Promise<void> {
     const invocationId = invocationContext.invocationId;
+    this.callNames.delete(invocationId);
     const events = this.collected.get(invocationId);
     if (events === undefined) return;
     this.collected.delete(invocationId);
@@ -142,7 +182,7 @@ export class ApprovalsPlugin extends BasePlugin {
       .digest('hex');
     // Throws when the service cannot be reached after the retries: a pause nobody sees must
     // fail the run loudly rather than leave the agent waiting forever.
-    const pause = await this.client.createPause(
+    const answer = await this.client.createPause(
       {
         app: invocationContext.appName,
         userId: session.userId,
@@ -158,8 +198,11 @@ export class ApprovalsPlugin extends BasePlugin {
       },
       idempotencyKey,
     );
+    if (answer.kind === 'unsupported') return;
+    const { pause } = answer;
     this.posted.set(invocationId, { invocationId, pause });
     for (const event of events) {
+      if (!isAdkEvent(event)) continue;
       for (const call of getFunctionCalls(event)) {
         const original = originalCallIdOf(call.args);
         if (call.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && call.id && original) {
@@ -167,6 +210,14 @@ export class ApprovalsPlugin extends BasePlugin {
         }
       }
     }
+  }
+
+  /**
+   * What an invocation asked that nobody can answer in Slack (credentials): the service posted
+   * a notice; the run cannot go on until the agent gets them where it runs.
+   */
+  unsupportedRequests(invocationId: string): UnsupportedRequest[] {
+    return this.unsupported.get(invocationId) ?? [];
   }
 
   /** The pause posted for an invocation, if it paused. */
@@ -309,6 +360,51 @@ export class ApprovalsPlugin extends BasePlugin {
       });
     }
   }
+}
+
+function isAdkEvent(event: unknown): event is Event {
+  return typeof event === 'object' && event !== null && 'invocationId' in event;
+}
+
+/** The tool call a credential request is for: JS writes `function_call_id`, Python `functionCallId`. */
+function credentialToolCallId(args: Record<string, unknown> | undefined): string | undefined {
+  const id = args?.function_call_id ?? args?.functionCallId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
+ * A credential request as the service needs it for its notice: the request and the name of the
+ * tool it is for. The auth config (client ids, secrets, scopes) and the tool's arguments never
+ * leave the agent.
+ */
+function credentialNotice(
+  event: Event,
+  credentials: ReturnType<typeof getFunctionCalls>,
+  names: ReadonlyMap<string, string>,
+): unknown {
+  const parts = credentials.flatMap((call) => {
+    const toolCallId = credentialToolCallId(call.args);
+    const tool = toolCallId === undefined ? undefined : names.get(toolCallId);
+    return [
+      {
+        functionCall: {
+          ...(call.id === undefined ? {} : { id: call.id }),
+          name: REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
+          args: toolCallId === undefined ? {} : { functionCallId: toolCallId },
+        },
+      },
+      ...(toolCallId === undefined || tool === undefined
+        ? []
+        : [{ functionCall: { id: toolCallId, name: tool, args: {} } }]),
+    ];
+  });
+  return {
+    id: event.id,
+    invocationId: event.invocationId,
+    author: event.author,
+    timestamp: event.timestamp,
+    content: { role: event.content?.role ?? 'model', parts },
+  };
 }
 
 function originalCallIdOf(args: Record<string, unknown> | undefined): string | undefined {

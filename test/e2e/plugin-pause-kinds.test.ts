@@ -1,0 +1,170 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  ApprovalsPlugin,
+  type RunWithApprovalsResult,
+  runWithApprovals,
+} from '@adk-slack-approvals/adk-approvals';
+import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
+import { InMemoryRunner } from '@google/adk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { rootAgent as askInputAgent } from '../agents/ask_input/agent.js';
+import { rootAgent as budgetFlowAgent } from '../agents/budget_flow/agent.js';
+import { rootAgent as calendarAgent } from '../agents/calendar/agent.js';
+import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+
+/**
+ * Every kind of pause an agent running its own Runner (the real ADK JS InMemoryRunner with the
+ * ApprovalsPlugin) can raise, through the app's API: input requests become the same form card as
+ * on the `/agent` path and their answer resumes the runner; a credential request is a notice in
+ * Slack and an explicit `unsupported_pause`, never a silent `completed`.
+ */
+const { bob } = PEOPLE;
+const OPS = CHANNELS.ops.id;
+const KEY = `key-${randomBytes(12).toString('hex')}`;
+const SECRET = randomBytes(24).toString('hex');
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({
+    policy: `
+rules:
+  - match: { app: "{ask_input,budget_flow,calendar}" }
+    channel: ${OPS}
+    approvers: [${bob.id}]
+`,
+    apiKeys: `
+keys:
+  - name: plugin-kinds
+    sha256: ${createHash('sha256').update(KEY).digest('hex')}
+    apps: [ask_input, budget_flow, calendar]
+    signingSecret: ${SECRET}
+`,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await harness?.stop();
+});
+
+type Agent = ConstructorParameters<typeof InMemoryRunner>[0]['agent'];
+
+function runWithPlugin(agent: Agent, appName: string, text: string) {
+  const plugin = new ApprovalsPlugin({
+    baseUrl: `http://127.0.0.1:${harness.app.port}`,
+    apiKey: KEY,
+    signingSecret: SECRET,
+    attempts: 1,
+  });
+  const runner = new InMemoryRunner({ agent, appName, plugins: [plugin] });
+  const paused: string[] = [];
+  const result = (async (): Promise<RunWithApprovalsResult> => {
+    const session = await runner.sessionService.createSession({ appName, userId: 'u-kinds' });
+    return runWithApprovals({
+      runner,
+      plugin,
+      userId: session.userId,
+      sessionId: session.id,
+      newMessage: { role: 'user', parts: [{ text }] },
+      waitSeconds: 5,
+      onPause: (pause) => paused.push(pause.id),
+    });
+  })();
+  return { result, paused };
+}
+
+/** The input card of a pause: it carries the pause id and an Answer button. */
+function inputCardOf(pauseId: string): Promise<SandboxMessage> {
+  return harness.sandbox.waitFor(
+    () =>
+      harness.sandbox.messages(OPS).find((message) => {
+        const blocks = JSON.stringify(message.blocks);
+        return blocks.includes(pauseId) && blocks.includes(ACTION_IDS.answer);
+      }),
+    { timeoutMs: 15_000 },
+  );
+}
+
+const modalBlocks = z.object({
+  blocks: z.array(z.object({ type: z.string(), block_id: z.string() })),
+});
+
+async function answerForm(card: SandboxMessage, values: string[]): Promise<void> {
+  await harness.sandbox.clickButton({
+    user: bob.id,
+    channel: OPS,
+    messageTs: card.ts,
+    actionId: ACTION_IDS.answer,
+  });
+  const modal = await harness.sandbox.waitFor(() => harness.sandbox.views(bob.id)[0]);
+  const inputs = modalBlocks
+    .parse(modal.view)
+    .blocks.flatMap((block) => (block.type === 'input' ? [block.block_id] : []));
+  expect(inputs).toHaveLength(values.length);
+  await harness.sandbox.submitView({
+    user: bob.id,
+    values: Object.fromEntries(inputs.map((id, index) => [id, values[index] ?? ''])),
+  });
+}
+
+function finalText(result: RunWithApprovalsResult): string {
+  return result.events
+    .flatMap((event) => event.content?.parts ?? [])
+    .flatMap((part) => (part.text === undefined ? [] : [part.text]))
+    .join('\n');
+}
+
+async function waitForPause(paused: string[]): Promise<string> {
+  return harness.sandbox.waitFor(() => paused[0], { timeoutMs: 15_000 });
+}
+
+describe('input requests through the plugin and the API', () => {
+  it("a requestInputTool question is a form card from its schema; the answer resumes the runner, which reads it as the tool's response", async () => {
+    const { result, paused } = runWithPlugin(askInputAgent, 'ask_input', 'charge laptops');
+    const pauseId = await waitForPause(paused);
+    const card = await inputCardOf(pauseId);
+    expect(cardText(card)).toContain('Which cost center should be charged?');
+    expect(cardText(card)).toContain('*Input needed*');
+    await answerForm(card, ['CC-1234', '250']);
+    const done = await result;
+    expect(done.kind).toBe('completed');
+    expect(finalText(done)).toContain('Charging to CC-1234 (250)');
+    expect(paused).toEqual([pauseId]);
+  });
+
+  it("a Workflow RequestInput node's question is a form card; the next node receives the answer", async () => {
+    const { result, paused } = runWithPlugin(budgetFlowAgent, 'budget_flow', 'start');
+    const pauseId = await waitForPause(paused);
+    const card = await inputCardOf(pauseId);
+    expect(cardText(card)).toContain('What budget should I approve?');
+    // amount, then priority (the third option: urgent)
+    await answerForm(card, ['1200', '2']);
+    const done = await result;
+    expect(done.kind).toBe('completed');
+    expect(finalText(done)).toContain('Budget approved: 1200 USD, urgent');
+  });
+});
+
+describe('credential requests through the plugin and the API', () => {
+  it('end the run as unsupported_pause naming the request, with a notice in the channel, never completed', async () => {
+    const before = harness.sandbox.messages(OPS).length;
+    const { result, paused } = runWithPlugin(calendarAgent, 'calendar', 'calendar monday');
+    const done = await result;
+    expect(done.kind).toBe('unsupported_pause');
+    if (done.kind !== 'unsupported_pause') throw new Error('expected unsupported_pause');
+    expect(done.requests).toEqual([
+      { kind: 'credential', requestId: expect.any(String), tool: 'read_calendar' },
+    ]);
+    expect(paused).toEqual([]);
+    const notice = await harness.sandbox.waitFor(() =>
+      harness.sandbox
+        .messages(OPS)
+        .slice(before)
+        .find((message) => message.text.includes('asked for credentials')),
+    );
+    expect(cardText(notice)).toContain('read_calendar');
+    expect(cardText(notice)).toContain('never collects credentials');
+  });
+});
