@@ -12,7 +12,9 @@ import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { rootAgent as askInputAgent } from '../agents/ask_input/agent.js';
 import { rootAgent as budgetFlowAgent } from '../agents/budget_flow/agent.js';
 import { rootAgent as calendarAgent } from '../agents/calendar/agent.js';
+import { rootAgent as twoStageAgent } from '../agents/two_stage/agent.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import { waitForPauseCard } from '../support/pause-card.js';
 
 /**
  * Every kind of pause an agent running its own Runner (the real ADK JS InMemoryRunner with the
@@ -31,7 +33,7 @@ beforeAll(async () => {
   harness = await startHarness({
     policy: `
 rules:
-  - match: { app: "{ask_input,budget_flow,calendar}" }
+  - match: { app: "{ask_input,budget_flow,calendar,two_stage}" }
     channel: ${OPS}
     approvers: [${bob.id}]
 `,
@@ -39,7 +41,7 @@ rules:
 keys:
   - name: plugin-kinds
     sha256: ${createHash('sha256').update(KEY).digest('hex')}
-    apps: [ask_input, budget_flow, calendar]
+    apps: [ask_input, budget_flow, calendar, two_stage]
     signingSecret: ${SECRET}
 `,
   });
@@ -166,5 +168,52 @@ describe('credential requests through the plugin and the API', () => {
     );
     expect(cardText(notice)).toContain('read_calendar');
     expect(cardText(notice)).toContain('never collects credentials');
+  });
+});
+
+describe('a confirmation ADK raised no request for, through the plugin', () => {
+  it('a tool resumed with its approval that asks again is reported failed with the reason, never executed, and the run ends unsupported_pause', async () => {
+    const before = harness.sandbox.messages(OPS).length;
+    const { result, paused } = runWithPlugin(twoStageAgent, 'two_stage', 'deploy billing');
+    const pauseId = await waitForPause(paused);
+    const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+    });
+    const done = await result;
+    expect(done.kind).toBe('unsupported_pause');
+    if (done.kind !== 'unsupported_pause') throw new Error('expected unsupported_pause');
+    expect(done.requests).toEqual([
+      { kind: 'unraised_confirmation', callId: expect.any(String), tool: 'deploy_service' },
+    ]);
+    const read = await fetch(`http://127.0.0.1:${harness.app.port}/v1/pauses/${pauseId}`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    const gates = z
+      .object({
+        gates: z.array(z.object({ outcome: z.object({ status: z.string(), detail: z.string() }) })),
+      })
+      .parse(await read.json()).gates;
+    expect(gates).toEqual([
+      {
+        outcome: expect.objectContaining({
+          status: 'failed',
+          detail: expect.stringContaining('asked for another confirmation'),
+        }),
+      },
+    ]);
+    const cardNow = harness.sandbox.message(OPS, card.ts);
+    expect(cardNow === undefined ? '' : cardText(cardNow)).not.toMatch(/executed/i);
+    const notice = await harness.sandbox.waitFor(() =>
+      harness.sandbox
+        .messages(OPS)
+        .slice(before)
+        .find((message) => message.text.includes('cannot be answered')),
+    );
+    expect(cardText(notice)).toContain('deploy_service');
+    expect(cardText(notice)).toContain('Change board: sign off');
   });
 });

@@ -5,6 +5,7 @@ import {
   type Context,
   type Event,
   getFunctionCalls,
+  getFunctionResponses,
   type InvocationContext,
   REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
   REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
@@ -60,13 +61,25 @@ export interface PostedPause {
  * What an invocation asked that nobody can answer in Slack (the service posted a notice):
  * `runWithApprovals` ends with `unsupported_pause` naming these.
  */
-export interface UnsupportedRequest {
-  kind: 'credential';
-  /** The `adk_request_credential` call's id. */
-  requestId: string;
-  /** The tool that waits for the credential. */
-  tool: string;
-}
+export type UnsupportedRequest =
+  | {
+      kind: 'credential';
+      /** The `adk_request_credential` call's id. */
+      requestId: string;
+      /** The tool that waits for the credential. */
+      tool: string;
+    }
+  | {
+      /**
+       * A tool asked for a confirmation (`actions.requestedToolConfirmations`) that ADK raised no
+       * `adk_request_confirmation` for: a tool resumed with its approval that asks again, a
+       * Workflow ToolNode. Nobody can answer it; the tool did not do what it asked about.
+       */
+      kind: 'unraised_confirmation';
+      /** The tool call that asked. */
+      callId: string;
+      tool: string;
+    };
 
 /** A tool call the plugin refused, as reported to the service and the logger. */
 export interface Refusal {
@@ -109,6 +122,10 @@ export class ApprovalsPlugin extends BasePlugin {
   private readonly callNames = new Map<string, Map<string, string>>();
   private readonly posted = new Map<string, PostedPause>();
   private readonly unsupported = new Map<string, UnsupportedRequest[]>();
+  /** Per invocation: confirmations tools asked for, by call id → the event that carries them. */
+  private readonly requested = new Map<string, Map<string, Event>>();
+  /** Per invocation: the original calls ADK raised an `adk_request_confirmation` for. */
+  private readonly raised = new Map<string, Set<string>>();
   /** Gated call id → the pause and confirmation call that ask for it. */
   private readonly askedIn = new Map<string, { pauseId: string; callId: string }>();
   /** Gated call id → the attested decisions received for it. */
@@ -140,6 +157,10 @@ export class ApprovalsPlugin extends BasePlugin {
     for (const call of calls) {
       if (call.id && call.name) names.set(call.id, call.name);
     }
+    for (const response of getFunctionResponses(event)) {
+      if (response.id && response.name) names.set(response.id, response.name);
+    }
+    this.noteConfirmations(event, calls);
     const credentials = calls.filter((call) => call.name === REQUEST_CREDENTIAL_FUNCTION_CALL_NAME);
     const asks = calls.some(
       (call) =>
@@ -172,6 +193,7 @@ export class ApprovalsPlugin extends BasePlugin {
     invocationContext: InvocationContext;
   }): Promise<void> {
     const invocationId = invocationContext.invocationId;
+    this.collectUnraised(invocationId);
     this.callNames.delete(invocationId);
     const events = this.collected.get(invocationId);
     if (events === undefined) return;
@@ -209,6 +231,44 @@ export class ApprovalsPlugin extends BasePlugin {
           this.askedIn.set(original, { pauseId: pause.id, callId: call.id });
         }
       }
+    }
+  }
+
+  /** Remembers the confirmations tools asked for and those ADK raised a request for. */
+  private noteConfirmations(event: Event, calls: ReturnType<typeof getFunctionCalls>): void {
+    const invocationId = event.invocationId;
+    const raised = this.raised.get(invocationId) ?? new Set<string>();
+    this.raised.set(invocationId, raised);
+    for (const call of calls) {
+      const original = originalCallIdOf(call.args);
+      if (call.name === REQUEST_CONFIRMATION_FUNCTION_CALL_NAME && original) raised.add(original);
+    }
+    const requested = this.requested.get(invocationId) ?? new Map<string, Event>();
+    this.requested.set(invocationId, requested);
+    for (const callId of Object.keys(event.actions?.requestedToolConfirmations ?? {})) {
+      requested.set(callId, event);
+    }
+  }
+
+  /**
+   * A confirmation a tool asked for that ADK raised no request for cannot be answered: it is
+   * posted for a notice (names and hint only) and ends `runWithApprovals` as unsupported.
+   */
+  private collectUnraised(invocationId: string): void {
+    const requested = this.requested.get(invocationId);
+    const raised = this.raised.get(invocationId) ?? new Set<string>();
+    const names = this.callNames.get(invocationId) ?? new Map<string, string>();
+    this.requested.delete(invocationId);
+    this.raised.delete(invocationId);
+    for (const [callId, event] of requested ?? []) {
+      if (raised.has(callId)) continue;
+      const tool = names.get(callId) ?? 'a tool';
+      const requests = this.unsupported.get(invocationId) ?? [];
+      requests.push({ kind: 'unraised_confirmation', callId, tool });
+      this.unsupported.set(invocationId, requests);
+      const events = this.collected.get(invocationId) ?? [];
+      events.push(unraisedNotice(event, callId, tool));
+      this.collected.set(invocationId, events);
     }
   }
 
@@ -303,7 +363,16 @@ export class ApprovalsPlugin extends BasePlugin {
     const pause = callId === undefined ? undefined : this.running.get(callId);
     if (callId !== undefined && pause !== undefined) {
       this.running.delete(callId);
-      await this.report(pause, 'executed');
+      // Resumed with its approval, the tool asked again: ADK raises no request for that ask,
+      // and the tool returned without doing what it asked about.
+      const askedAgain = toolContext.actions.requestedToolConfirmations?.[callId] !== undefined;
+      await (askedAgain
+        ? this.report(
+            pause,
+            'failed',
+            'the tool asked for another confirmation after this approval, which the agent cannot raise as a request: it did not do what it asked about',
+          )
+        : this.report(pause, 'executed'));
     }
     return undefined;
   }
@@ -404,6 +473,22 @@ function credentialNotice(
     author: event.author,
     timestamp: event.timestamp,
     content: { role: event.content?.role ?? 'model', parts },
+  };
+}
+
+/** The ask of a tool ADK raised no request for, as the service needs it for its notice. */
+function unraisedNotice(event: Event, callId: string, tool: string): unknown {
+  const hint = event.actions?.requestedToolConfirmations?.[callId]?.hint;
+  return {
+    id: event.id,
+    invocationId: event.invocationId,
+    author: event.author,
+    timestamp: event.timestamp,
+    content: {
+      role: 'user',
+      parts: [{ functionResponse: { id: callId, name: tool, response: {} } }],
+    },
+    actions: { requestedToolConfirmations: { [callId]: hint ? { hint } : {} } },
   };
 }
 

@@ -26,8 +26,8 @@ export type RunWithApprovalsResult =
   | { kind: 'completed'; events: Event[]; pauses: number }
   | { kind: 'cancelled'; events: Event[]; pauseId: string }
   /**
-   * The agent asked for what nobody can answer in Slack (credentials): the service posted a
-   * notice; the run waits for them where it runs. Never `completed`.
+   * The agent asked for what nobody can answer in Slack (credentials, a confirmation ADK raised
+   * no request for): the service posted a notice. Never `completed`.
    */
   | { kind: 'unsupported_pause'; events: Event[]; requests: UnsupportedRequest[] };
 
@@ -54,7 +54,10 @@ export async function runWithApprovals(
     if (unsupported.length > 0) {
       // A pause posted beside them could only resume a run that still waits for them.
       if (posted !== undefined) {
-        await plugin.client.cancel(posted.pause.id, 'the agent also asked for credentials');
+        await plugin.client.cancel(
+          posted.pause.id,
+          'the agent also asked for what cannot be answered in Slack',
+        );
       }
       return { kind: 'unsupported_pause', events, requests: unsupported };
     }
