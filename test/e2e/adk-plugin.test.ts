@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
-import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { undecidedCardsOf, waitForPauseCard } from '../support/pause-card.js';
 
 /**
@@ -208,9 +208,10 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
       .flatMap((event) => getFunctionResponses(event))
       .filter((r) => r.name === 'transfer_money');
 
-  it('{confirmed: true} without a decision from the service is refused, the tool does not run, and the card shows it blocked', async () => {
+  it('{confirmed: true} without a decision from the service is refused, the tool does not run, and the gate is closed: the card says the agent answered the call itself and why, with no buttons left', async () => {
     refusals.length = 0;
     const { pauseId, confirm } = await pausedTransfer(900);
+    const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
     const events = await confirm({ confirmed: true });
     const answers = transfers(events);
     expect(answers).toHaveLength(1);
@@ -219,8 +220,16 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
     });
     expect(refusals).toEqual(['no_decision']);
     expect(await outcomesOf(pauseId)).toEqual([
-      { state: 'pending', outcome: expect.objectContaining({ status: 'blocked' }) },
+      { state: 'cancelled', outcome: expect.objectContaining({ status: 'blocked' }) },
     ]);
+    const closed = await harness.sandbox.waitFor(() => {
+      const now = harness.sandbox.message(OPS, card.ts);
+      return now !== undefined && !JSON.stringify(now.blocks).includes(ACTION_IDS.approve)
+        ? now
+        : undefined;
+    });
+    expect(cardText(closed)).toContain('the agent answered transfer_money itself');
+    expect(cardText(closed)).toContain('no decision from the approvers was attested');
   });
 
   it('a decision the service attested for other arguments of the same call is refused', async () => {

@@ -12,6 +12,7 @@ import {
   REQUEST_INPUT_FUNCTION_CALL_NAME,
 } from '@google/adk';
 import {
+  ApprovalsApiError,
   ApprovalsClient,
   type OutcomeStatus,
   type PauseToPost,
@@ -345,11 +346,9 @@ export class ApprovalsPlugin extends BasePlugin {
     this.logger.warn('adk-approvals: tool call refused', refusal);
     const pause = verdict.pause ?? this.askedIn.get(callId);
     if (pause !== undefined) {
-      await this.report(
-        pause,
-        'blocked',
-        `refused by the agent's plugin: ${REFUSED_MESSAGE[verdict.reason]}`,
-      );
+      const why = `refused by the agent's plugin: ${REFUSED_MESSAGE[verdict.reason]}`;
+      await this.report(pause, 'blocked', why);
+      await this.closeGate(pause.pauseId, tool.name, why);
     }
     return { error: `Tool call refused: ${REFUSED_MESSAGE[verdict.reason]}.` };
   }
@@ -392,6 +391,26 @@ export class ApprovalsPlugin extends BasePlugin {
       await this.report(pause, 'failed', `the tool threw ${error.name}`);
     }
     return undefined;
+  }
+
+  /**
+   * ADK records the refusal as the call's answer: the gate can never run the tool any more, so
+   * it is closed on the service (the card says why) rather than left for someone to approve in
+   * vain. A gate already decided answers 409, which changes nothing.
+   */
+  private async closeGate(pauseId: string, tool: string, why: string): Promise<void> {
+    try {
+      await this.client.cancel(
+        pauseId,
+        `the agent answered ${tool} itself, so it can no longer be approved (${why})`,
+      );
+    } catch (error) {
+      if (error instanceof ApprovalsApiError && error.status === 409) return;
+      this.logger.warn('adk-approvals: could not close the refused gate', {
+        pauseId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   /** Asks the service for the decision of a pause this plugin posted, without waiting. */
