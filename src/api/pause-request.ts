@@ -93,6 +93,8 @@ export const outcomeRequestSchema = z.strictObject({
   detail: z.string().max(2_000).optional(),
 });
 
+export const claimRequestSchema = z.strictObject({ callId: z.string().min(1) });
+
 /** `wait` of the decision long-poll: whole seconds, 1–30; absent: answer at once. */
 export const waitSchema = z
   .string()

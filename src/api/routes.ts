@@ -10,6 +10,7 @@ import type { ExternalPauses } from '../workflow/external-pauses.js';
 import { authenticate } from './auth.js';
 import {
   cancelRequestSchema,
+  claimRequestSchema,
   outcomeRequestSchema,
   parsePauseRequest,
   waitSchema,
@@ -174,6 +175,30 @@ export function apiRoutes(
           return { kind: 'ok', body: pauseBody(result.view) };
         case 'nothing_pending':
           return { kind: 'conflict', why: 'the pause has no pending gate left to cancel' };
+        case 'not_found':
+          return { kind: 'not_found' };
+      }
+    }),
+
+    route('/v1/pauses/:id/claim', 'POST', async (req, key) => {
+      const body = await readJsonBody(req);
+      if (body.kind !== 'json') return { kind: body.kind };
+      const parsed = claimRequestSchema.safeParse(body.value);
+      if (!parsed.success) return { kind: 'invalid', problems: formatIssues(parsed.error.issues) };
+      const { callId } = parsed.data;
+      const result = await pauses.get().claimRun(key.name, idOf(req), callId);
+      switch (result) {
+        case 'claimed':
+          return { kind: 'ok', body: { id: idOf(req), callId, claimed: true } };
+        case 'taken':
+          return {
+            kind: 'conflict',
+            why: 'callId: the decision was already claimed to run this call (single use)',
+          };
+        case 'not_approved':
+          return { kind: 'conflict', why: 'callId: the gate is not approved' };
+        case 'unknown_gate':
+          return { kind: 'invalid', problems: ['callId: names no gate of this pause'] };
         case 'not_found':
           return { kind: 'not_found' };
       }

@@ -62,6 +62,8 @@ export type CancelExternalResult =
 
 export type OutcomeReport = 'recorded' | 'not_found' | 'unknown_gate';
 
+export type RunClaim = 'claimed' | 'taken' | 'not_approved' | 'not_found' | 'unknown_gate';
+
 export interface ExternalPausesDeps {
   store: ConfirmationStore;
   signals: PauseSignals;
@@ -250,6 +252,24 @@ export class ExternalPauses {
     });
     if (recorded === 'recorded') await this.deps.cards.refresh(pauseId);
     return recorded;
+  }
+
+  /**
+   * An agent is about to run an approved gate's call: the first claim wins, across processes
+   * and replicas, so one decision runs the tool once however many processes were handed it.
+   */
+  async claimRun(keyName: string, pauseId: string, callId: string): Promise<RunClaim> {
+    const view = await this.ownView(keyName, pauseId);
+    if (view === undefined) return 'not_found';
+    const gate = view.gates.find((g) => g.confirmationCallId === callId);
+    if (gate === undefined) return 'unknown_gate';
+    if (gate.state !== 'approved') return 'not_approved';
+    return this.deps.store.claimGateRun({
+      pauseId,
+      callId,
+      by: `api:${keyName}`,
+      at: this.deps.clock(),
+    });
   }
 
   /** A pause changed outside a vote: show it and wake its waiters. */

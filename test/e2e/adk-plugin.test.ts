@@ -9,7 +9,14 @@ import {
   decisionSchema,
   type RefusalReason,
 } from '@adk-slack-approvals/adk-approvals';
-import { type Event, getFunctionCalls, getFunctionResponses, InMemoryRunner } from '@google/adk';
+import {
+  type Event,
+  getFunctionCalls,
+  getFunctionResponses,
+  InMemoryRunner,
+  InMemorySessionService,
+  Runner,
+} from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
@@ -200,7 +207,7 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
           { functionResponse: { id: askCall.id, name: 'adk_request_confirmation', response } },
         ],
       });
-    return { live, ask, askCall, pauseId: posted.pause.id, confirm };
+    return { live, ask, askCall, pauseId: posted.pause.id, confirm, run, runner, session };
   }
 
   const transfers = (events: Event[]) =>
@@ -268,5 +275,80 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
     });
     expect(refusals).toEqual(['arguments_mismatch']);
     expect(askCall.id).not.toBe(part.id);
+  });
+
+  it('two processes handed one decision run the tool once: the service records the first claim and refuses the second', async () => {
+    refusals.length = 0;
+    const paused = await pausedTransfer(700);
+    const { live, pauseId } = paused;
+    const runner0Session = async () => {
+      const found = await paused.runner.sessionService.getSession({
+        appName: 'payments',
+        userId: paused.session.userId,
+        sessionId: paused.session.id,
+      });
+      if (found === undefined) throw new Error('the first process lost its session');
+      return found;
+    };
+    const decided = api(`/v1/pauses/${pauseId}/decision?wait=10`);
+    await approveCardOf(pauseId);
+    const decision = decisionSchema.parse(await (await decided).json());
+    if (decision.newMessage === undefined) throw new Error('expected a newMessage');
+
+    // A second process (a webhook receiver beside the poller): its own plugin and its own copy of
+    // the session as it stood at the pause.
+    const other = new ApprovalsPlugin({
+      baseUrl: base,
+      apiKey: KEY,
+      signingSecret: SECRET,
+      attempts: 1,
+      logger: {
+        warn: (_m: string, fields?: { reason?: RefusalReason }) => {
+          if (fields?.reason !== undefined) refusals.push(fields.reason);
+        },
+      },
+    });
+    const sessionService = new InMemorySessionService();
+    const runner = new Runner({
+      appName: 'payments',
+      agent: paymentsAgent,
+      sessionService,
+      plugins: [other],
+    });
+    // The session as it stood at the pause, copied into the second process's own store.
+    const held = await runner0Session();
+    const copy = await sessionService.createSession({
+      appName: 'payments',
+      userId: held.userId,
+      sessionId: held.id,
+    });
+    for (const event of held.events) {
+      await sessionService.appendEvent({ session: copy, event });
+    }
+    const message = decision.newMessage;
+    live.acceptDecision(decision);
+    other.acceptDecision(decision);
+    const resumeOther = async () => {
+      const events: Event[] = [];
+      for await (const event of runner.runAsync({
+        userId: copy.userId,
+        sessionId: copy.id,
+        newMessage: message,
+      })) {
+        events.push(event);
+      }
+      return events;
+    };
+    const resumed = await Promise.all([paused.run(message), resumeOther()]);
+    const answers = resumed.flatMap(transfers).map((answer) => answer.response);
+    expect(answers).toHaveLength(2);
+    expect(answers.filter((r) => JSON.stringify(r).includes('transferred'))).toHaveLength(1);
+    expect(answers).toContainEqual({
+      error: 'Tool call refused: another process already used the decision to run this call.',
+    });
+    expect(refusals).toEqual(['claimed_elsewhere']);
+    expect(await outcomesOf(pauseId)).toEqual([
+      { state: 'approved', outcome: expect.objectContaining({ status: 'executed' }) },
+    ]);
   });
 });

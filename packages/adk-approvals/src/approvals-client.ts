@@ -111,6 +111,23 @@ export class ApprovalsClient {
     await expectStatus(response, [200]);
   }
 
+  /**
+   * Claims an approved gate's call before running it: `true` for the first claim across every
+   * process, `false` when another already claimed it. Throws when the service cannot say.
+   */
+  async claimRun(pauseId: string, callId: string): Promise<boolean> {
+    const response = await this.send(`/v1/pauses/${encodeURIComponent(pauseId)}/claim`, {
+      method: 'POST',
+      body: JSON.stringify({ callId }),
+    });
+    if (response.status === 409) {
+      await response.body?.cancel();
+      return false;
+    }
+    await expectStatus(response, [200]);
+    return true;
+  }
+
   async reportOutcome(
     pauseId: string,
     outcome: { callId: string; status: OutcomeStatus; detail?: string },

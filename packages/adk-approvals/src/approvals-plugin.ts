@@ -98,6 +98,8 @@ const REFUSED_MESSAGE: Record<RefusalReason, string> = {
   arguments_mismatch: 'the decision was made for other arguments',
   answer_mismatch: 'the confirmation differs from the decision',
   already_used: 'the decision was already used to run this call',
+  claimed_elsewhere: 'another process already used the decision to run this call',
+  claim_unavailable: 'the approvals service could not record that the decision is being used',
   arguments_not_json: 'the call arguments are not JSON',
 };
 
@@ -336,11 +338,17 @@ export class ApprovalsPlugin extends BasePlugin {
       used: this.used.has(callId),
     });
     if (verdict.kind === 'run') {
-      if (verdict.attested !== undefined) {
-        this.used.add(callId);
+      if (verdict.attested === undefined) return undefined;
+      this.used.add(callId);
+      const claim = await this.claimRun(verdict.attested);
+      if (claim === 'claimed') {
         this.running.set(callId, verdict.attested);
+        return undefined;
       }
-      return undefined;
+      // The process that claimed it runs it and reports its outcome; nothing is reported here.
+      const refusal: Refusal = { callId, tool: tool.name, reason: claim };
+      this.logger.warn('adk-approvals: tool call refused', refusal);
+      return { error: `Tool call refused: ${REFUSED_MESSAGE[claim]}.` };
     }
     const refusal: Refusal = { callId, tool: tool.name, reason: verdict.reason };
     this.logger.warn('adk-approvals: tool call refused', refusal);
@@ -410,6 +418,24 @@ export class ApprovalsPlugin extends BasePlugin {
         pauseId,
         error: error instanceof Error ? error.message : String(error),
       });
+    }
+  }
+
+  /** Single use across processes: the service's first claim of the gate runs the call. */
+  private async claimRun(pause: {
+    pauseId: string;
+    callId: string;
+  }): Promise<'claimed' | 'claimed_elsewhere' | 'claim_unavailable'> {
+    try {
+      return (await this.client.claimRun(pause.pauseId, pause.callId))
+        ? 'claimed'
+        : 'claimed_elsewhere';
+    } catch (error) {
+      this.logger.warn('adk-approvals: could not claim the decision', {
+        pauseId: pause.pauseId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return 'claim_unavailable';
     }
   }
 
