@@ -89,7 +89,7 @@ export const cancelRequestSchema = z.strictObject({ reason: z.string().max(2_000
 
 export const outcomeRequestSchema = z.strictObject({
   callId: z.string().min(1),
-  status: z.enum(['executed', 'failed', 'blocked']),
+  status: z.enum(['executed', 'failed', 'blocked', 'rejected']),
   detail: z.string().max(2_000).optional(),
 });
 

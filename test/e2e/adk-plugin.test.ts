@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import {
   ApprovalsPlugin,
   decisionSchema,
+  type EnforcementMode,
   type RefusalReason,
 } from '@adk-slack-approvals/adk-approvals';
 import {
@@ -159,11 +160,12 @@ describe('a runner in another process with the plugin (poll mode)', () => {
 describe('enforcement: a confirmation sent straight to the runner', () => {
   const refusals: RefusalReason[] = [];
 
-  async function pausedTransfer(amount: number) {
+  async function pausedTransfer(amount: number, enforcement: EnforcementMode = 'attested') {
     const live = new ApprovalsPlugin({
       baseUrl: base,
       apiKey: KEY,
       signingSecret: SECRET,
+      enforcement,
       attempts: 1,
       logger: {
         warn: (_m: string, fields?: { reason?: RefusalReason }) => {
@@ -351,4 +353,51 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
       { state: 'approved', outcome: expect.objectContaining({ status: 'executed' }) },
     ]);
   });
+
+  async function decidedMessage(pauseId: string, decide: () => Promise<void>) {
+    const decided = api(`/v1/pauses/${pauseId}/decision?wait=10`);
+    await decide();
+    const decision = decisionSchema.parse(await (await decided).json());
+    if (decision.newMessage === undefined) throw new Error('expected a newMessage');
+    return { decision, message: decision.newMessage };
+  }
+
+  it("the approvers' rejection is reported rejected, not blocked, and the model gets their reason (poll mode)", async () => {
+    refusals.length = 0;
+    const paused = await pausedTransfer(450);
+    const { message } = await decidedMessage(paused.pauseId, async () => {
+      const card = await waitForPauseCard(harness.sandbox, OPS, paused.pauseId);
+      await harness.sandbox.clickButton({
+        user: bob.id,
+        channel: OPS,
+        messageTs: card.ts,
+        actionId: ACTION_IDS.reject,
+      });
+      await harness.sandbox.waitFor(() => harness.sandbox.views(bob.id)[0]);
+      await harness.sandbox.submitView({ user: bob.id, values: { reason: 'Budget is frozen' } });
+    });
+    const answers = transfers(await paused.run(message));
+    expect(answers.map((answer) => answer.response)).toEqual([
+      { error: 'Tool call rejected by the approvers: Budget is frozen.' },
+    ]);
+    expect(refusals).toEqual([]);
+    expect(await outcomesOf(paused.pauseId)).toEqual([
+      { state: 'rejected', outcome: expect.objectContaining({ status: 'rejected' }) },
+    ]);
+  });
+
+  it.each(['deny-only', 'off'] as const)(
+    'in %s mode an approved call that ran is reported executed on its card',
+    async (mode) => {
+      const paused = await pausedTransfer(120, mode);
+      const { message } = await decidedMessage(paused.pauseId, () => approveCardOf(paused.pauseId));
+      const answers = transfers(await paused.run(message));
+      expect(answers.map((answer) => answer.response)).toEqual([
+        { status: 'transferred', amount: 120 },
+      ]);
+      expect(await outcomesOf(paused.pauseId)).toEqual([
+        { state: 'approved', outcome: expect.objectContaining({ status: 'executed' }) },
+      ]);
+    },
+  );
 });

@@ -36,7 +36,7 @@ export type PostAnswer =
 
 export type DecisionPoll = { kind: 'decided'; decision: Decision } | { kind: 'pending' };
 
-export type OutcomeStatus = 'executed' | 'failed' | 'blocked';
+export type OutcomeStatus = 'executed' | 'failed' | 'blocked' | 'rejected';
 
 export interface ApprovalsClientOptions {
   /** The app's base URL, e.g. `https://approvals.example.com`. */

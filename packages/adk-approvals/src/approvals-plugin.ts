@@ -134,6 +134,8 @@ export class ApprovalsPlugin extends BasePlugin {
   /** Gated call id → the attested decisions received for it. */
   private readonly decisions = new Map<string, AttestedDecision[]>();
   private readonly used = new Set<string>();
+  /** Gated call id → the approvers' reason for rejecting it, from a decision received. */
+  private readonly rejectReasons = new Map<string, string>();
   /** Calls let through on a decision, whose outcome is reported after they run. */
   private readonly running = new Map<string, { pauseId: string; callId: string }>();
 
@@ -294,6 +296,8 @@ export class ApprovalsPlugin extends BasePlugin {
    */
   acceptDecision(decision: Decision): void {
     for (const attestation of decision.attestation.gates) {
+      const reason = decision.gates.find((gate) => gate.callId === attestation.callId)?.reason;
+      if (reason !== undefined) this.rejectReasons.set(attestation.originalCallId, reason);
       const held = this.decisions.get(attestation.originalCallId) ?? [];
       if (!held.some((d) => d.attestation.signature === attestation.signature)) {
         held.push({ pauseId: decision.id, attestation });
@@ -338,7 +342,13 @@ export class ApprovalsPlugin extends BasePlugin {
       used: this.used.has(callId),
     });
     if (verdict.kind === 'run') {
-      if (verdict.attested === undefined) return undefined;
+      if (verdict.attested === undefined) {
+        // `deny-only` and `off`: nothing to claim, but a call tied to a posted gate still gets
+        // its outcome on the card.
+        const asked = this.askedIn.get(callId);
+        if (asked !== undefined) this.running.set(callId, asked);
+        return undefined;
+      }
       this.used.add(callId);
       const claim = await this.claimRun(verdict.attested);
       if (claim === 'claimed') {
@@ -349,6 +359,18 @@ export class ApprovalsPlugin extends BasePlugin {
       const refusal: Refusal = { callId, tool: tool.name, reason: claim };
       this.logger.warn('adk-approvals: tool call refused', refusal);
       return { error: `Tool call refused: ${REFUSED_MESSAGE[claim]}.` };
+    }
+    if (verdict.reason === 'denied' && verdict.pause !== undefined) {
+      // The approvers' own, attested rejection: not a refusal of the plugin's.
+      const reason = this.rejectReasons.get(callId);
+      await this.report(
+        verdict.pause,
+        'rejected',
+        reason === undefined ? undefined : `reason: ${reason}`,
+      );
+      return {
+        error: `Tool call rejected by the approvers${reason === undefined ? '' : `: ${reason}`}.`,
+      };
     }
     const refusal: Refusal = { callId, tool: tool.name, reason: verdict.reason };
     this.logger.warn('adk-approvals: tool call refused', refusal);
