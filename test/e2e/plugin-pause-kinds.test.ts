@@ -53,7 +53,7 @@ afterAll(async () => {
 
 type Agent = ConstructorParameters<typeof InMemoryRunner>[0]['agent'];
 
-function runWithPlugin(agent: Agent, appName: string, text: string) {
+function runWithPlugin(agent: Agent, appName: string, text: string, maxPauses?: number) {
   const plugin = new ApprovalsPlugin({
     baseUrl: `http://127.0.0.1:${harness.app.port}`,
     apiKey: KEY,
@@ -71,6 +71,7 @@ function runWithPlugin(agent: Agent, appName: string, text: string) {
       sessionId: session.id,
       newMessage: { role: 'user', parts: [{ text }] },
       waitSeconds: 5,
+      ...(maxPauses === undefined ? {} : { maxPauses }),
       onPause: (pause) => paused.push(pause.id),
     });
   })();
@@ -215,5 +216,23 @@ describe('a confirmation ADK raised no request for, through the plugin', () => {
     );
     expect(cardText(notice)).toContain('deploy_service');
     expect(cardText(notice)).toContain('Change board: sign off');
+  });
+});
+
+describe('a driver that gives up', () => {
+  it('cancels its pause, so its card offers no decision that would lead nowhere', async () => {
+    const { result } = runWithPlugin(twoStageAgent, 'two_stage', 'deploy search', 0);
+    await expect(result).rejects.toThrow('still pausing after 0 decisions');
+    const card = harness.sandbox
+      .messages(OPS)
+      .findLast((message) => cardText(message).includes('search'));
+    if (card === undefined) throw new Error('expected the card of the pause');
+    const closed = await harness.sandbox.waitFor(() => {
+      const now = harness.sandbox.message(OPS, card.ts);
+      return now !== undefined && !JSON.stringify(now.blocks).includes(ACTION_IDS.approve)
+        ? now
+        : undefined;
+    });
+    expect(cardText(closed)).toContain("the agent's driver gave up");
   });
 });

@@ -63,6 +63,11 @@ export async function runWithApprovals(
     }
     if (posted === undefined) return { kind: 'completed', events, pauses };
     if (pauses >= (options.maxPauses ?? 20)) {
+      // Nobody will resume this pause: its card must not wait for a decision that leads nowhere.
+      await plugin.client.cancel(
+        posted.pause.id,
+        `the agent's driver gave up after ${pauses} decisions (the agent kept asking)`,
+      );
       throw new Error(`runWithApprovals: still pausing after ${pauses} decisions`);
     }
     options.onPause?.({ id: posted.pause.id, tools: posted.pause.gates.map((g) => g.tool) });
