@@ -18,9 +18,12 @@ const LAYERS = [
 const FOUNDATION =
   '^src/(config|log|json|error-message|process-lifecycle|metrics|correlation)\\.ts$';
 const WIRING = '^src/(main|app)\\.ts$|^src/dev/';
-/** Development packages, by their source path or their installed name. */
+/**
+ * Development packages, by their source path or their installed name. The ADK SDK is one for the
+ * app: only the plugin package and the demo agents run it (scripts/production-install.sh).
+ */
 const DEV_ONLY =
-  '^packages/(slack-sandbox|demo)/|node_modules/@adk-slack-approvals/(slack-sandbox|demo)/|node_modules/@google/adk-devtools/';
+  '^packages/(slack-sandbox|demo)/|node_modules/@adk-slack-approvals/(slack-sandbox|demo)/|node_modules/@google/adk(-devtools)?/';
 
 /** Layer i may not import layer j > i (nor the wiring). */
 const upward = LAYERS.map(([name, path], index) => ({
