@@ -5,13 +5,14 @@ import {
   runWithApprovals,
 } from '@adk-slack-approvals/adk-approvals';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
-import { InMemoryRunner } from '@google/adk';
+import { FunctionTool, InMemoryRunner, LlmAgent, START, Workflow } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { rootAgent as askInputAgent } from '../agents/ask_input/agent.js';
 import { rootAgent as budgetFlowAgent } from '../agents/budget_flow/agent.js';
 import { rootAgent as calendarAgent } from '../agents/calendar/agent.js';
+import { ScriptedLlm } from '../agents/scripted-model/scripted-llm.js';
 import { rootAgent as twoStageAgent } from '../agents/two_stage/agent.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { waitForPauseCard } from '../support/pause-card.js';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   harness = await startHarness({
     policy: `
 rules:
-  - match: { app: "{ask_input,budget_flow,calendar,two_stage}" }
+  - match: { app: "{ask_input,budget_flow,calendar,two_stage,loop_flow}" }
     channel: ${OPS}
     approvers: [${bob.id}]
 `,
@@ -41,7 +42,7 @@ rules:
 keys:
   - name: plugin-kinds
     sha256: ${createHash('sha256').update(KEY).digest('hex')}
-    apps: [ask_input, budget_flow, calendar, two_stage]
+    apps: [ask_input, budget_flow, calendar, two_stage, loop_flow]
     signingSecret: ${SECRET}
 `,
   });
@@ -234,5 +235,67 @@ describe('a driver that gives up', () => {
         : undefined;
     });
     expect(cardText(closed)).toContain("the agent's driver gave up");
+  });
+});
+
+describe('a Workflow LlmAgent node with a gated tool (ADK JS 2.0 re-runs the node input on resume)', () => {
+  it('gets one card; the re-request after the approval is a note on that card, not another card, and the run ends unsupported_pause', async () => {
+    const payer = new LlmAgent({
+      name: 'payer',
+      description: 'Pays.',
+      instruction: 'Use the tool.',
+      model: new ScriptedLlm([
+        {
+          pattern: /\bpay (\d+)/gi,
+          toCall: (match) => ({ name: 'pay_vendor', args: { amount: Number(match[1]) } }),
+        },
+      ]),
+      tools: [
+        new FunctionTool({
+          name: 'pay_vendor',
+          description: 'Pay a vendor.',
+          parameters: z.object({ amount: z.number() }),
+          requireConfirmation: true,
+          execute: async ({ amount }) => ({ status: 'paid', amount }),
+        }),
+      ],
+    });
+    const flow = new Workflow({ name: 'loop_flow', edges: [[START, payer]] });
+    const { result, paused } = runWithPlugin(flow, 'loop_flow', 'pay 310');
+    const pauseId = await waitForPause(paused);
+    const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+    });
+    const done = await result;
+    expect(done.kind).toBe('unsupported_pause');
+    if (done.kind !== 'unsupported_pause') throw new Error('expected unsupported_pause');
+    expect(done.requests).toEqual([
+      { kind: 're_request', callId: expect.any(String), tool: 'pay_vendor' },
+    ]);
+    expect(paused).toEqual([pauseId]);
+    const cards = harness.sandbox
+      .messages(OPS)
+      .filter((message) => JSON.stringify(message.blocks).includes('pay_vendor'));
+    expect(cards).toHaveLength(1);
+    const read = await fetch(`http://127.0.0.1:${harness.app.port}/v1/pauses/${pauseId}`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    const gates = z
+      .object({
+        gates: z.array(z.object({ outcome: z.object({ status: z.string(), detail: z.string() }) })),
+      })
+      .parse(await read.json()).gates;
+    expect(gates).toEqual([
+      {
+        outcome: expect.objectContaining({
+          status: 'failed',
+          detail: expect.stringContaining('asked again for this same call'),
+        }),
+      },
+    ]);
   });
 });

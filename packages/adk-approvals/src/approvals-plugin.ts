@@ -11,6 +11,7 @@ import {
   REQUEST_CREDENTIAL_FUNCTION_CALL_NAME,
   REQUEST_INPUT_FUNCTION_CALL_NAME,
 } from '@google/adk';
+import { z } from 'zod';
 import {
   ApprovalsApiError,
   ApprovalsClient,
@@ -18,6 +19,7 @@ import {
   type PauseToPost,
   type ResumeMode,
 } from './approvals-client.js';
+import { canonicalJson, sha256Hex } from './attestation.js';
 import type { CreatedPause, Decision } from './decision.js';
 import { jsonValueSchema } from './decision.js';
 import {
@@ -80,6 +82,17 @@ export type UnsupportedRequest =
       /** The tool call that asked. */
       callId: string;
       tool: string;
+    }
+  | {
+      /**
+       * The stream that delivered an approval asked again for the same tool and arguments
+       * instead of running the call (ADK JS 2.0's Workflow LlmAgent node re-runs its input on
+       * resume): no second card, the approved gate's card says so.
+       */
+      kind: 're_request';
+      /** The new call that asks again. */
+      callId: string;
+      tool: string;
     };
 
 /** A tool call the plugin refused, as reported to the service and the logger. */
@@ -134,6 +147,14 @@ export class ApprovalsPlugin extends BasePlugin {
   /** Gated call id → the attested decisions received for it. */
   private readonly decisions = new Map<string, AttestedDecision[]>();
   private readonly used = new Set<string>();
+  /**
+   * Approvals handed over and not yet followed by a run, by tool and arguments hash: the gate
+   * they approved and the call they are for.
+   */
+  private delivered = new Map<
+    string,
+    { pauseId: string; callId: string; originalCallId: string }
+  >();
   /** Gated call id → the approvers' reason for rejecting it, from a decision received. */
   private readonly rejectReasons = new Map<string, string>();
   /** Calls let through on a decision, whose outcome is reported after they run. */
@@ -200,9 +221,13 @@ export class ApprovalsPlugin extends BasePlugin {
     const invocationId = invocationContext.invocationId;
     this.collectUnraised(invocationId);
     this.callNames.delete(invocationId);
-    const events = this.collected.get(invocationId);
-    if (events === undefined) return;
+    const delivered = this.delivered;
+    this.delivered = new Map();
+    const collected = this.collected.get(invocationId);
+    if (collected === undefined) return;
     this.collected.delete(invocationId);
+    const events = await this.withoutReRequests(invocationId, collected, delivered);
+    if (events.length === 0) return;
     const { session } = invocationContext;
     const idempotencyKey = createHash('sha256')
       .update(JSON.stringify([invocationContext.appName, session.userId, session.id, invocationId]))
@@ -237,6 +262,66 @@ export class ApprovalsPlugin extends BasePlugin {
         }
       }
     }
+  }
+
+  /**
+   * A confirmation request for the same tool and arguments as an approval this stream delivered,
+   * whose call never ran: ADK asks again instead of running it (a Workflow LlmAgent node re-runs
+   * its input). Another card would loop; the approved gate's card says what happened instead,
+   * and the run ends `unsupported_pause`.
+   */
+  private async withoutReRequests(
+    invocationId: string,
+    events: unknown[],
+    delivered: ReadonlyMap<string, { pauseId: string; callId: string; originalCallId: string }>,
+  ): Promise<unknown[]> {
+    if (delivered.size === 0) return events;
+    const kept: unknown[] = [];
+    for (const event of events) {
+      if (!isAdkEvent(event)) {
+        kept.push(event);
+        continue;
+      }
+      const parts = event.content?.parts ?? [];
+      const keptParts = [];
+      for (const part of parts) {
+        const again = this.reRequestOf(part.functionCall, delivered);
+        if (again === undefined) {
+          keptParts.push(part);
+          continue;
+        }
+        const requests = this.unsupported.get(invocationId) ?? [];
+        requests.push({ kind: 're_request', callId: again.callId, tool: again.tool });
+        this.unsupported.set(invocationId, requests);
+        await this.report(
+          again.approved,
+          'failed',
+          'the agent asked again for this same call instead of running it after the approval (an ADK Workflow LlmAgent node re-runs its input on resume): nothing ran, and no second card was posted',
+        );
+      }
+      if (keptParts.length === parts.length) kept.push(event);
+      else if (keptParts.some((part) => part.functionCall !== undefined)) {
+        kept.push({ ...event, content: { ...event.content, parts: keptParts } });
+      }
+    }
+    return kept;
+  }
+
+  private reRequestOf(
+    call: { name?: string; args?: Record<string, unknown> } | undefined,
+    delivered: ReadonlyMap<string, { pauseId: string; callId: string; originalCallId: string }>,
+  ): { callId: string; tool: string; approved: { pauseId: string; callId: string } } | undefined {
+    if (call?.name !== REQUEST_CONFIRMATION_FUNCTION_CALL_NAME) return undefined;
+    const original = originalCallSchema.safeParse(call.args?.originalFunctionCall);
+    if (!original.success) return undefined;
+    const { id, name, args } = original.data;
+    const json = jsonValueSchema.safeParse(args ?? {});
+    if (!json.success) return undefined;
+    const approved = delivered.get(`${name}\n${sha256Hex(canonicalJson(json.data))}`);
+    if (approved === undefined || approved.originalCallId === id) return undefined;
+    // The approved call ran in this process: a new ask for the same call is a new request.
+    if (this.used.has(approved.originalCallId)) return undefined;
+    return { callId: id, tool: name, approved };
   }
 
   /** Remembers the confirmations tools asked for and those ADK raised a request for. */
@@ -297,6 +382,13 @@ export class ApprovalsPlugin extends BasePlugin {
   acceptDecision(decision: Decision): void {
     for (const attestation of decision.attestation.gates) {
       const reason = decision.gates.find((gate) => gate.callId === attestation.callId)?.reason;
+      if (attestation.confirmed) {
+        this.delivered.set(`${attestation.tool}\n${attestation.argsSha256}`, {
+          pauseId: decision.id,
+          callId: attestation.callId,
+          originalCallId: attestation.originalCallId,
+        });
+      }
       if (reason !== undefined) this.rejectReasons.set(attestation.originalCallId, reason);
       const held = this.decisions.get(attestation.originalCallId) ?? [];
       if (!held.some((d) => d.attestation.signature === attestation.signature)) {
@@ -497,6 +589,12 @@ export class ApprovalsPlugin extends BasePlugin {
     }
   }
 }
+
+const originalCallSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  args: z.unknown(),
+});
 
 function isAdkEvent(event: unknown): event is Event {
   return typeof event === 'object' && event !== null && 'invocationId' in event;
