@@ -5,7 +5,15 @@ import {
   runWithApprovals,
 } from '@adk-slack-approvals/adk-approvals';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
-import { FunctionTool, InMemoryRunner, LlmAgent, START, Workflow } from '@google/adk';
+import {
+  FunctionNode,
+  FunctionTool,
+  InMemoryRunner,
+  LlmAgent,
+  START,
+  ToolNode,
+  Workflow,
+} from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
@@ -34,7 +42,7 @@ beforeAll(async () => {
   harness = await startHarness({
     policy: `
 rules:
-  - match: { app: "{ask_input,budget_flow,calendar,two_stage,loop_flow}" }
+  - match: { app: "{ask_input,budget_flow,calendar,two_stage,loop_flow,tool_flow}" }
     channel: ${OPS}
     approvers: [${bob.id}]
 `,
@@ -42,7 +50,7 @@ rules:
 keys:
   - name: plugin-kinds
     sha256: ${createHash('sha256').update(KEY).digest('hex')}
-    apps: [ask_input, budget_flow, calendar, two_stage, loop_flow]
+    apps: [ask_input, budget_flow, calendar, two_stage, loop_flow, tool_flow]
     signingSecret: ${SECRET}
 `,
   });
@@ -297,5 +305,39 @@ describe('a Workflow LlmAgent node with a gated tool (ADK JS 2.0 re-runs the nod
         }),
       },
     ]);
+  });
+});
+
+describe('a Workflow ToolNode whose tool requires confirmation', () => {
+  it('never completes silently: ADK raises no request, so the run ends unsupported_pause and a notice names the tool', async () => {
+    const before = harness.sandbox.messages(OPS).length;
+    const gated = new FunctionTool({
+      name: 'wipe_cache',
+      description: 'Wipe a cache.',
+      parameters: z.object({}),
+      requireConfirmation: true,
+      execute: async () => ({ status: 'wiped' }),
+    });
+    // The workflow's input is the user's text; the tool takes an object of arguments.
+    const toArgs = new FunctionNode('to_args', () => ({}));
+    const flow = new Workflow({
+      name: 'tool_flow',
+      edges: [[START, toArgs, new ToolNode(gated)]],
+    });
+    const { result, paused } = runWithPlugin(flow, 'tool_flow', 'go');
+    const done = await result;
+    expect(done.kind).toBe('unsupported_pause');
+    if (done.kind !== 'unsupported_pause') throw new Error('expected unsupported_pause');
+    expect(done.requests).toEqual([
+      { kind: 'unraised_confirmation', callId: expect.any(String), tool: 'wipe_cache' },
+    ]);
+    expect(paused).toEqual([]);
+    const notice = await harness.sandbox.waitFor(() =>
+      harness.sandbox
+        .messages(OPS)
+        .slice(before)
+        .find((message) => message.text.includes('cannot be answered')),
+    );
+    expect(cardText(notice)).toContain('wipe_cache');
   });
 });
