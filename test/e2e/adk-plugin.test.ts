@@ -79,6 +79,25 @@ function api(path: string, body?: unknown) {
   });
 }
 
+type Message = Parameters<Runner['runAsync']>[0]['newMessage'];
+
+/** Every event of one run of `runner` on the session. */
+async function eventsOf(
+  runner: Runner,
+  session: { userId: string; id: string },
+  message: Message,
+): Promise<Event[]> {
+  const events: Event[] = [];
+  for await (const event of runner.runAsync({
+    userId: session.userId,
+    sessionId: session.id,
+    newMessage: message,
+  })) {
+    events.push(event);
+  }
+  return events;
+}
+
 const cardsOf = (pauseId: string) => undecidedCardsOf(harness.sandbox, OPS, pauseId);
 
 async function approveCardOf(pauseId: string): Promise<void> {
@@ -182,17 +201,7 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
       appName: 'payments',
       userId: 'u-plugin',
     });
-    const run = async (message: Parameters<typeof runner.runAsync>[0]['newMessage']) => {
-      const events: Event[] = [];
-      for await (const event of runner.runAsync({
-        userId: session.userId,
-        sessionId: session.id,
-        newMessage: message,
-      })) {
-        events.push(event);
-      }
-      return events;
-    };
+    const run = (message: Message) => eventsOf(runner, session, message);
     const first = await run({ role: 'user', parts: [{ text: `transfer ${amount}` }] });
     const ask = first.find((event) =>
       getFunctionCalls(event).some((call) => call.name === 'adk_request_confirmation'),
@@ -330,18 +339,7 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
     const message = decision.newMessage;
     live.acceptDecision(decision);
     other.acceptDecision(decision);
-    const resumeOther = async () => {
-      const events: Event[] = [];
-      for await (const event of runner.runAsync({
-        userId: copy.userId,
-        sessionId: copy.id,
-        newMessage: message,
-      })) {
-        events.push(event);
-      }
-      return events;
-    };
-    const resumed = await Promise.all([paused.run(message), resumeOther()]);
+    const resumed = await Promise.all([paused.run(message), eventsOf(runner, copy, message)]);
     const answers = resumed.flatMap(transfers).map((answer) => answer.response);
     expect(answers).toHaveLength(2);
     expect(answers.filter((r) => JSON.stringify(r).includes('transferred'))).toHaveLength(1);

@@ -132,6 +132,47 @@ async function waitForPause(paused: string[]): Promise<string> {
   return harness.sandbox.waitFor(() => paused[0], { timeoutMs: 15_000 });
 }
 
+/** Bob approves the pause's card; returns the card as it was posted. */
+async function approvePause(pauseId: string): Promise<SandboxMessage> {
+  const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
+  await harness.sandbox.clickButton({
+    user: bob.id,
+    channel: OPS,
+    messageTs: card.ts,
+    actionId: ACTION_IDS.approve,
+  });
+  return card;
+}
+
+/** The requests of a run that ended `unsupported_pause` (fails the test otherwise). */
+function unsupportedOf(done: RunWithApprovalsResult) {
+  expect(done.kind).toBe('unsupported_pause');
+  if (done.kind !== 'unsupported_pause') throw new Error('expected unsupported_pause');
+  return done.requests;
+}
+
+/** The outcome each gate of the pause reports, through the API. */
+async function outcomesOf(pauseId: string) {
+  const read = await fetch(`http://127.0.0.1:${harness.app.port}/v1/pauses/${pauseId}`, {
+    headers: { authorization: `Bearer ${KEY}` },
+  });
+  return z
+    .object({
+      gates: z.array(z.object({ outcome: z.object({ status: z.string(), detail: z.string() }) })),
+    })
+    .parse(await read.json()).gates;
+}
+
+/** A message posted in the channel after the first `before` ones whose text holds `needle`. */
+function noticeAfter(before: number, needle: string): Promise<SandboxMessage> {
+  return harness.sandbox.waitFor(() =>
+    harness.sandbox
+      .messages(OPS)
+      .slice(before)
+      .find((message) => message.text.includes(needle)),
+  );
+}
+
 describe('input requests through the plugin and the API', () => {
   it("a requestInputTool question is a form card from its schema; the answer resumes the runner, which reads it as the tool's response", async () => {
     const { result, paused } = runWithPlugin(askInputAgent, 'ask_input', 'charge laptops');
@@ -164,18 +205,11 @@ describe('credential requests through the plugin and the API', () => {
     const before = harness.sandbox.messages(OPS).length;
     const { result, paused } = runWithPlugin(calendarAgent, 'calendar', 'calendar monday');
     const done = await result;
-    expect(done.kind).toBe('unsupported_pause');
-    if (done.kind !== 'unsupported_pause') throw new Error('expected unsupported_pause');
-    expect(done.requests).toEqual([
+    expect(unsupportedOf(done)).toEqual([
       { kind: 'credential', requestId: expect.any(String), tool: 'read_calendar' },
     ]);
     expect(paused).toEqual([]);
-    const notice = await harness.sandbox.waitFor(() =>
-      harness.sandbox
-        .messages(OPS)
-        .slice(before)
-        .find((message) => message.text.includes('asked for credentials')),
-    );
+    const notice = await noticeAfter(before, 'asked for credentials');
     expect(cardText(notice)).toContain('read_calendar');
     expect(cardText(notice)).toContain('never collects credentials');
   });
@@ -186,28 +220,12 @@ describe('a confirmation ADK raised no request for, through the plugin', () => {
     const before = harness.sandbox.messages(OPS).length;
     const { result, paused } = runWithPlugin(twoStageAgent, 'two_stage', 'deploy billing');
     const pauseId = await waitForPause(paused);
-    const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
-    await harness.sandbox.clickButton({
-      user: bob.id,
-      channel: OPS,
-      messageTs: card.ts,
-      actionId: ACTION_IDS.approve,
-    });
+    const card = await approvePause(pauseId);
     const done = await result;
-    expect(done.kind).toBe('unsupported_pause');
-    if (done.kind !== 'unsupported_pause') throw new Error('expected unsupported_pause');
-    expect(done.requests).toEqual([
+    expect(unsupportedOf(done)).toEqual([
       { kind: 'unraised_confirmation', callId: expect.any(String), tool: 'deploy_service' },
     ]);
-    const read = await fetch(`http://127.0.0.1:${harness.app.port}/v1/pauses/${pauseId}`, {
-      headers: { authorization: `Bearer ${KEY}` },
-    });
-    const gates = z
-      .object({
-        gates: z.array(z.object({ outcome: z.object({ status: z.string(), detail: z.string() }) })),
-      })
-      .parse(await read.json()).gates;
-    expect(gates).toEqual([
+    expect(await outcomesOf(pauseId)).toEqual([
       {
         outcome: expect.objectContaining({
           status: 'failed',
@@ -217,12 +235,7 @@ describe('a confirmation ADK raised no request for, through the plugin', () => {
     ]);
     const cardNow = harness.sandbox.message(OPS, card.ts);
     expect(cardNow === undefined ? '' : cardText(cardNow)).not.toMatch(/executed/i);
-    const notice = await harness.sandbox.waitFor(() =>
-      harness.sandbox
-        .messages(OPS)
-        .slice(before)
-        .find((message) => message.text.includes('cannot be answered')),
-    );
+    const notice = await noticeAfter(before, 'cannot be answered');
     expect(cardText(notice)).toContain('deploy_service');
     expect(cardText(notice)).toContain('Change board: sign off');
   });
@@ -271,17 +284,9 @@ describe('a Workflow LlmAgent node with a gated tool (ADK JS 2.0 re-runs the nod
     const flow = new Workflow({ name: 'loop_flow', edges: [[START, payer]] });
     const { result, paused } = runWithPlugin(flow, 'loop_flow', 'pay 310');
     const pauseId = await waitForPause(paused);
-    const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
-    await harness.sandbox.clickButton({
-      user: bob.id,
-      channel: OPS,
-      messageTs: card.ts,
-      actionId: ACTION_IDS.approve,
-    });
+    await approvePause(pauseId);
     const done = await result;
-    expect(done.kind).toBe('unsupported_pause');
-    if (done.kind !== 'unsupported_pause') throw new Error('expected unsupported_pause');
-    expect(done.requests).toEqual([
+    expect(unsupportedOf(done)).toEqual([
       { kind: 're_request', callId: expect.any(String), tool: 'pay_vendor' },
     ]);
     expect(paused).toEqual([pauseId]);
@@ -289,15 +294,7 @@ describe('a Workflow LlmAgent node with a gated tool (ADK JS 2.0 re-runs the nod
       .messages(OPS)
       .filter((message) => JSON.stringify(message.blocks).includes('pay_vendor'));
     expect(cards).toHaveLength(1);
-    const read = await fetch(`http://127.0.0.1:${harness.app.port}/v1/pauses/${pauseId}`, {
-      headers: { authorization: `Bearer ${KEY}` },
-    });
-    const gates = z
-      .object({
-        gates: z.array(z.object({ outcome: z.object({ status: z.string(), detail: z.string() }) })),
-      })
-      .parse(await read.json()).gates;
-    expect(gates).toEqual([
+    expect(await outcomesOf(pauseId)).toEqual([
       {
         outcome: expect.objectContaining({
           status: 'failed',
@@ -326,18 +323,11 @@ describe('a Workflow ToolNode whose tool requires confirmation', () => {
     });
     const { result, paused } = runWithPlugin(flow, 'tool_flow', 'go');
     const done = await result;
-    expect(done.kind).toBe('unsupported_pause');
-    if (done.kind !== 'unsupported_pause') throw new Error('expected unsupported_pause');
-    expect(done.requests).toEqual([
+    expect(unsupportedOf(done)).toEqual([
       { kind: 'unraised_confirmation', callId: expect.any(String), tool: 'wipe_cache' },
     ]);
     expect(paused).toEqual([]);
-    const notice = await harness.sandbox.waitFor(() =>
-      harness.sandbox
-        .messages(OPS)
-        .slice(before)
-        .find((message) => message.text.includes('cannot be answered')),
-    );
+    const notice = await noticeAfter(before, 'cannot be answered');
     expect(cardText(notice)).toContain('wipe_cache');
   });
 });
