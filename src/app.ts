@@ -6,6 +6,7 @@ import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
 import { type ApiKey, loadApiKeysFile } from './approvals/api-keys/api-keys-file.js';
 import { systemClock } from './approvals/clock.js';
 import { LocalPauseSignals, type PauseSignals } from './approvals/pause-signals.js';
+import { PolicyWatcher } from './approvals/policy/policy-watcher.js';
 import {
   emptyPolicy,
   loadPolicyFile,
@@ -81,6 +82,13 @@ export async function startApp(
   const metrics = new PrometheusMetrics();
   // The policy first: a mistake in it stops the start before anything is connected.
   const policy = await loadPolicy(config, log);
+  const policyWatcher =
+    config.policyFile === undefined
+      ? undefined
+      : new PolicyWatcher({ path: config.policyFile, initial: policy, log: log.child('policy') });
+  policyWatcher?.start();
+  const reloadPolicy = () => void policyWatcher?.reload();
+  if (policyWatcher !== undefined) process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
   const { store, signals, sessions, runStatus } = await openStore(config, log);
   await store.placeMarker(clock());
@@ -100,6 +108,10 @@ export async function startApp(
     port: config.port,
     log,
     readiness: readinessChecks(store, adk),
+    warnings: (): Record<string, string> => {
+      const broken = policyWatcher?.brokenFile();
+      return broken === undefined ? {} : { policy: broken };
+    },
     routes: apiRoutes(
       apiKeys === undefined
         ? undefined
@@ -130,7 +142,7 @@ export async function startApp(
     slack,
     directory,
     people: new SlackPersonNames(slackApp.app.client),
-    policy: () => policy,
+    policy: () => policyWatcher?.current() ?? policy,
     clock,
     log: log.child('workflow'),
     ...(apiKeys === undefined
@@ -185,6 +197,8 @@ export async function startApp(
     port,
     async stop() {
       log.info('stopping: no new work; finishing what is in flight');
+      policyWatcher?.stop();
+      process.off('SIGHUP', reloadPolicy);
       await slackApp.stop();
       await sweeper.stop();
       const drained = await workflow.drain(DRAIN_TIMEOUT_MS);
@@ -294,7 +308,11 @@ async function loadPolicy(config: Config, log: LineLogger): Promise<Policy> {
   const policy =
     config.policyFile === undefined ? emptyPolicy() : await loadPolicyFile(config.policyFile);
   for (const warning of policy.warnings) log.warn(`policy: ${warning}`);
-  log.info('policy loaded', { source: policy.source, rules: policy.rules.length });
+  log.info('policy loaded', {
+    source: policy.source,
+    rules: policy.rules.length,
+    version: policy.version.slice(0, 12),
+  });
   return policy;
 }
 

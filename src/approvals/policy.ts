@@ -18,6 +18,13 @@ export {
   isEscalated,
 } from './policy/authorize.js';
 export { formatDuration } from './policy/duration.js';
+export {
+  evaluatePolicy,
+  fillPlaceholders,
+  type PolicyCall,
+  type PolicyVerdict,
+  resolveGatePolicy,
+} from './policy/evaluate.js';
 export type { Glob } from './policy/glob.js';
 export {
   objectProblems,
@@ -33,7 +40,6 @@ export {
   type Policy,
   type PolicyRule,
   type ResolvedGatePolicy,
-  resolveGatePolicy,
 } from './policy/policy.js';
 export {
   loadPolicyFile,
@@ -41,3 +47,4 @@ export {
   PolicyError,
   parsePolicy,
 } from './policy/policy-file.js';
+export { RISK_LEVELS, type RiskLevel, type RuleDecision } from './policy/policy-schema.js';

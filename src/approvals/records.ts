@@ -39,6 +39,12 @@ export const gatePolicySchema = z.object({
   confirm: z.boolean().optional(),
   /** What the edit form enforces on the payload before an approval is spent. */
   payloadSchema: payloadSchemaSchema.optional(),
+  /** The rule's `risk:`, shown on the card. */
+  risk: z.enum(['low', 'medium', 'high', 'critical']).optional(),
+  /** The rule's `when:` as written; `error`: it could not be evaluated, so a person is asked. */
+  condition: z.object({ text: z.string(), error: z.string().optional() }).optional(),
+  /** The SHA-256 of the policy file the gate was resolved under. */
+  policyVersion: z.string().optional(),
 });
 export type GatePolicy = z.infer<typeof gatePolicySchema>;
 
@@ -96,6 +102,18 @@ export const gateDecisionSchema = z.object({
 export type GateDecision = z.infer<typeof gateDecisionSchema>;
 
 export const SYSTEM_ACTOR = 'system';
+
+/** A gate decided by the policy (`decision: allow` or `deny`) names its rule: `policy:<rule>`. */
+export const POLICY_ACTOR_PREFIX = 'policy:';
+
+export function policyActor(rule: string): string {
+  return `${POLICY_ACTOR_PREFIX}${rule}`;
+}
+
+/** The rule's name when the policy decided; undefined for a person, a key or the system. */
+export function policyRuleOf(by: string): string | undefined {
+  return by.startsWith(POLICY_ACTOR_PREFIX) ? by.slice(POLICY_ACTOR_PREFIX.length) : undefined;
+}
 
 export const gateRecordSchema = gateSchema.extend({
   pauseId: z.string().min(1),

@@ -25,6 +25,11 @@ export interface SlackAppOptions {
   readinessTimeoutMs?: number;
   /** What `GET /metrics` answers (Prometheus text). Absent: no such route. */
   metrics?: () => Promise<{ contentType: string; body: string }>;
+  /**
+   * Problems worth an operator's eye that do not make the app unready (a policy file that no
+   * longer loads while the previous policy stays in force): `/readyz` lists them under `warnings`.
+   */
+  warnings?: () => Record<string, string>;
 }
 
 /**
@@ -177,9 +182,11 @@ function healthRoutes(options: SlackAppOptions): CustomRoute[] {
         );
         const ready = results.every(([, outcome]) => outcome === 'ok');
         if (!ready) options.log.warn('not ready', Object.fromEntries(results));
+        const warnings = options.warnings?.() ?? {};
         sendJson(res, ready ? 200 : 503, {
           status: ready ? 'ready' : 'not ready',
           checks: Object.fromEntries(results),
+          ...(Object.keys(warnings).length === 0 ? {} : { warnings }),
         });
       },
     },

@@ -30,6 +30,7 @@ import {
   progressText,
   stateBadge,
   toolName,
+  whyText,
 } from './gate-lines.js';
 import { displayHint } from './hint.js';
 import { ANSWER_LABEL, answerButton, askerName, inputGateBlocks } from './input-card.js';
@@ -182,6 +183,7 @@ export function detailedGateBlocks(context: GateContext, codeMax: number): Known
     gate.state === 'pending'
       ? [
           context.sharedFacts ? undefined : approversText(gate.policy, APPROVERS_MAX),
+          whyText(gate.policy),
           escalationText(gate, now),
           progressText(gate, PROGRESS_MAX),
           context.sharedFacts ? undefined : expiryText(gate, now),
@@ -253,6 +255,8 @@ export function compactGateRow(
     const asking = askingOf([gate]);
     if (gate.policy.approvers.length === 0) text += ` · ${nobodyMayApprove(gate.policy, asking)}`;
     else if (!sharedApprovers) facts.push(approversText(gate.policy, 150, asking));
+    const why = whyText(gate.policy, 200);
+    if (why) facts.push(why);
     const escalation = escalationText(gate, now);
     if (escalation) facts.push(escalation);
     const progress = progressText(gate, 100);

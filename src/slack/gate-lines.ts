@@ -1,7 +1,7 @@
 import { gateKind } from '../adk/gate.js';
 import { formatDuration, isEscalated } from '../approvals/policy.js';
 import type { Approver, GatePolicy, GateRecord, Vote } from '../approvals/records.js';
-import { SYSTEM_ACTOR } from '../approvals/records.js';
+import { policyRuleOf, SYSTEM_ACTOR } from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
 import { escapeLine, escapeWithin, inlineCode } from './escape.js';
 import { slackDate, usergroupMention, userMention } from './mentions.js';
@@ -135,8 +135,34 @@ function andList(items: readonly string[]): string {
   return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
-function actor(by: string): string {
-  return by === SYSTEM_ACTOR ? 'the system' : userMention(by);
+/** Who decided: a person's mention, `the system`, or the policy's rule (escaped, as code). */
+export function actor(by: string): string {
+  if (by === SYSTEM_ACTOR) return 'the system';
+  const rule = policyRuleOf(by);
+  return rule === undefined ? userMention(by) : `the policy (rule ${inlineCode(rule, 64)})`;
+}
+
+/**
+ * Why a person is asked: the rule (by name) and its condition as written, the rule's risk, and,
+ * when the condition could not be evaluated, that it was asked for that reason. Nothing for the
+ * defaults with no risk set (every call is asked there: nothing to explain).
+ */
+export function whyText(policy: GatePolicy, max = 300): string | undefined {
+  const parts: string[] = [];
+  if (policy.rule !== 'defaults' || policy.condition !== undefined) {
+    let rule = `Asked by rule ${inlineCode(policy.rule, 64)}`;
+    if (policy.condition !== undefined) rule += `: ${inlineCode(policy.condition.text, 160)}`;
+    parts.push(rule);
+  }
+  if (policy.risk !== undefined) parts.push(`risk: *${policy.risk}*`);
+  if (policy.condition?.error !== undefined) {
+    parts.push(
+      `:warning: the condition could not be evaluated (${escapeLine(policy.condition.error, 120)}), so a person decides`,
+    );
+  }
+  if (parts.length === 0) return undefined;
+  const text = parts.join(' · ');
+  return text.length <= max ? text : (parts[0] ?? '').slice(0, max);
 }
 
 /** A short label of where the gate stands, with an emoji that reads at a glance. */

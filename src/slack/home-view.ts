@@ -8,7 +8,7 @@ import {
 import { ACTION_IDS, encodeButtonValue, fitsButtonValue } from './action-ids.js';
 import { type KnownBlock, mrkdwn, plain } from './block-kit.js';
 import { escapeLine, inlineCode } from './escape.js';
-import { argumentSummary, expiryText, toolName } from './gate-lines.js';
+import { actor, argumentSummary, expiryText, toolName } from './gate-lines.js';
 import { permalinkTo, slackDate, userMention } from './mentions.js';
 
 /** A gate as the Home lists it: the pause it belongs to, and a link to its card when Slack gave one. */
@@ -140,7 +140,7 @@ const STATE_WORDS: Partial<Record<GateState, string>> = {
 
 function decisionLine(decision: HomeDecision): string {
   const what = STATE_WORDS[decision.state] ?? escapeLine(decision.state, 20);
-  const by = decision.by === SYSTEM_ACTOR ? '' : ` by ${userMention(decision.by)}`;
+  const by = decision.by === SYSTEM_ACTOR ? '' : ` by ${actor(decision.by)}`;
   const link = permalinkTo(decision.cardPermalink, 'Open card');
   const line = `${inlineCode(decision.tool, 80)} ${what}${by} ${slackDate(decision.at)} · asked by ${userMention(decision.requester)}`;
   return link === undefined ? line : `${line} · ${link}`;

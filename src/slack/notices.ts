@@ -3,7 +3,7 @@ import type { GateDecision, GateState } from '../approvals/records.js';
 import { SYSTEM_ACTOR } from '../approvals/records.js';
 import type { SlackMessage } from './block-kit.js';
 import { inlineCode } from './escape.js';
-import { approverName, expiryOutcome, listWithin } from './gate-lines.js';
+import { actor, approverName, expiryOutcome, listWithin } from './gate-lines.js';
 import { slackDate, userMention } from './mentions.js';
 
 /**
@@ -14,7 +14,7 @@ import { slackDate, userMention } from './mentions.js';
 
 function decidedLine(state: GateState, decision: GateDecision, question: boolean): string {
   const when = slackDate(decision.at);
-  const by = decision.by === SYSTEM_ACTOR ? '' : ` by ${userMention(decision.by)}`;
+  const by = decision.by === SYSTEM_ACTOR ? '' : ` by ${actor(decision.by)}`;
   switch (state) {
     case 'approved':
       return `This was already ${question ? 'answered' : 'approved'}${by} ${when}.`;

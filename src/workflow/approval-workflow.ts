@@ -198,6 +198,8 @@ export class ApprovalWorkflow {
       log: log.child('pauses'),
       metrics,
       runStatus,
+      slack,
+      decideByPolicy: (request) => this.decider.decideByPolicy(request),
     });
     const streamer = new RunStreamer({
       adk: deps.adk,

@@ -1,5 +1,5 @@
 import type { Clock } from '../approvals/clock.js';
-import type { PauseView } from '../approvals/records.js';
+import { type PauseView, policyRuleOf } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -75,6 +75,8 @@ export class ApprovalCards {
           round === 0 && known !== undefined ? known : await this.deps.store.getPause(pauseId);
         const ts = view?.pause.card.ts;
         if (view === undefined || ts === undefined) return DONE;
+        // Decided by the policy alone: its "card" is the thread line that says so.
+        if (decidedByPolicyAlone(view)) return DONE;
         const version = viewVersion(view);
         if (version === rendered) return DONE;
         await this.deps.slack.updateMessage({
@@ -104,4 +106,9 @@ const DONE: RefreshOutcome = { kind: 'done' };
 /** Changes whenever the pause or any of its gates changes. */
 function viewVersion(view: PauseView): number {
   return view.gates.reduce((sum, gate) => sum + gate.version, view.pause.version);
+}
+
+/** Every gate decided by a policy rule: there was never a card, only a line in the thread. */
+export function decidedByPolicyAlone(view: PauseView): boolean {
+  return view.gates.every((gate) => policyRuleOf(gate.decision?.by ?? '') !== undefined);
 }

@@ -146,6 +146,15 @@ export class Decider {
     return reply;
   }
 
+  /**
+   * A gate the policy decided (`decision: allow` or `deny`): no person to authorize, the rule is
+   * the authority. The vote goes through the same atomic store step as a click, so a retried
+   * stream or a second replica applies it once; `voter` is `policy:<rule>`.
+   */
+  async decideByPolicy(request: VoteRequest): Promise<DecisionReply> {
+    return this.apply(request);
+  }
+
   private async apply(request: VoteRequest): Promise<DecisionReply> {
     const now = this.deps.clock();
     const result = await this.deps.store.vote({ ...request, now });
@@ -226,6 +235,12 @@ export class Decider {
       app: view.pause.adk.appName,
       tool: gate.originalCall.name,
       kind: gateKind(gate),
+      args: gate.originalCall.args,
+      ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
+      requester: { id: view.pause.requester },
+      channel: view.pause.card.channelId,
+      source: view.pause.external === undefined ? 'slack' : 'api',
+      now: new Date(this.deps.clock()),
     }).policy;
   }
 

@@ -101,6 +101,12 @@ export class ExternalPauses {
         app: input.app,
         tool: gate.originalCall.name,
         kind: gateKind(gate),
+        args: gate.originalCall.args,
+        ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
+        requester: { id: input.requesterSlackUserId ?? `api:${input.keyName}` },
+        ...(input.channel === undefined ? {} : { channel: input.channel }),
+        source: 'api',
+        now: new Date(this.deps.clock()),
       }),
     }));
     const noticeTools = [

@@ -1,13 +1,21 @@
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
-import { cardChannel, type Policy, resolveGatePolicy } from '../approvals/policy.js';
-import { pauseIdFor } from '../approvals/records.js';
+import {
+  cardChannel,
+  evaluatePolicy,
+  type Policy,
+  type PolicyVerdict,
+} from '../approvals/policy.js';
+import { type PauseView, pauseIdFor, policyActor } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { type Metrics, secondsSince } from '../metrics.js';
+import { renderPolicyDecisions } from '../slack/policy-lines.js';
+import type { SlackPort } from '../slack/port.js';
 import { askingOf } from '../slack/request-words.js';
 import { renderCardElsewhere } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
+import type { VoteRequest } from './decider.js';
 import { type RunStatusBoard, runThreadOf } from './run-status-board.js';
 import type { RunContext } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
@@ -29,6 +37,10 @@ export class PauseRecorder {
       metrics: Metrics;
       /** Keeps the run's root message saying where the run stands. Absent: it is left alone. */
       runStatus?: RunStatusBoard;
+      /** Posts the thread line of gates the policy decided (its ts stands in for a card). */
+      slack: SlackPort;
+      /** Applies a policy's decision to a gate (see `Decider.decideByPolicy`). */
+      decideByPolicy: (request: VoteRequest) => Promise<unknown>;
     },
   ) {}
 
@@ -40,14 +52,24 @@ export class PauseRecorder {
     const { store, cards, log, metrics } = this.deps;
     const started = performance.now();
     const policy = this.deps.policy();
-    const resolved = gates.map((gate) => ({
-      gate,
-      ...resolveGatePolicy(policy, {
+    const now = new Date(this.deps.clock());
+    const resolved = gates.map((gate) => {
+      const verdict = evaluatePolicy(policy, {
         app: context.appName,
         tool: gate.originalCall.name,
         kind: gateKind(gate),
-      }),
-    }));
+        args: gate.originalCall.args,
+        ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
+        requester: { id: context.requester },
+        channel: context.thread.channelId,
+        source: 'slack',
+        now,
+      });
+      // A question needs its answer from a person: allow and deny apply to tool calls only.
+      const byPolicy = verdict.decision !== 'ask' && gateKind(gate) === 'confirmation';
+      if (byPolicy) verdict.resolved.policy.quorum = 1;
+      return { gate, ...verdict.resolved, verdict: byPolicy ? verdict : undefined };
+    });
     // One card per pause: it goes where the first gate's rule sends it, else into the run's
     // thread (or, for a run in a direct message, the policy's approvals channel).
     const runChannel = context.thread.channelId;
@@ -97,6 +119,11 @@ export class PauseRecorder {
       now: this.deps.clock(),
     });
     const { view } = result;
+    const byPolicy = resolved.filter((entry) => entry.verdict !== undefined);
+    if (byPolicy.length > 0 && byPolicy.length === gates.length) {
+      await this.decideAllByPolicy(context, view, byPolicy);
+      return { pauseId: view.pause.id };
+    }
     if (result.kind === 'existed' && view.pause.card.ts !== undefined) {
       log.info('pause already recorded; its card exists', { pauseId: view.pause.id });
       return { pauseId: view.pause.id };
@@ -119,6 +146,10 @@ export class PauseRecorder {
           : { card: { channelId: posted.pause.card.channelId, ts: cardTs } };
       this.deps.runStatus?.set(runThread, { kind: 'waiting', ...card });
     }
+    if (byPolicy.length > 0) {
+      await this.deps.threads.post(context.thread, policyLines(byPolicy));
+      await this.applyVerdicts(view, byPolicy);
+    }
     if (elsewhere && cardTs !== undefined) {
       const permalink = await this.deps.threads.permalink(posted.pause.card.channelId, cardTs);
       await this.deps.threads.post(
@@ -132,6 +163,72 @@ export class PauseRecorder {
     }
     return { pauseId: view.pause.id };
   }
+
+  /**
+   * Every gate decided by the policy: no card. One line in the run's thread says what and which
+   * rule; its ts is saved as the pause's card, so that nothing posts a "missing" card later.
+   * The line goes first, then the decisions (the last one starts the resume).
+   */
+  private async decideAllByPolicy(
+    context: RunContext,
+    view: PauseView,
+    entries: readonly PolicyDecided[],
+  ): Promise<void> {
+    const pending = entries.filter(({ gate }) => isPending(view, gate));
+    if (pending.length === 0) return;
+    const line = policyLines(pending);
+    const posted = await this.deps.slack.postMessage({
+      channel: context.thread.channelId,
+      ...(context.thread.threadTs === undefined ? {} : { threadTs: context.thread.threadTs }),
+      ...line,
+    });
+    await this.applyVerdicts(view, pending);
+    if (view.pause.card.ts === undefined) {
+      await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
+    }
+    this.deps.log.info('pause decided by the policy', {
+      pauseId: view.pause.id,
+      rules: pending.map(({ verdict }) => verdict?.rule.name).join(','),
+    });
+  }
+
+  private async applyVerdicts(view: PauseView, entries: readonly PolicyDecided[]): Promise<void> {
+    for (const { gate, verdict } of entries) {
+      if (verdict === undefined || verdict.decision === 'ask' || !isPending(view, gate)) continue;
+      await this.deps.decideByPolicy({
+        pauseId: view.pause.id,
+        callId: gate.confirmationCallId,
+        voter: policyActor(verdict.rule.name),
+        choice: verdict.decision === 'allow' ? 'approve' : 'reject',
+        ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
+      });
+    }
+  }
+}
+
+function isPending(view: PauseView, gate: Gate): boolean {
+  return view.gates.some(
+    (record) => record.confirmationCallId === gate.confirmationCallId && record.state === 'pending',
+  );
+}
+
+type PolicyDecided = { gate: Gate; verdict?: PolicyVerdict | undefined };
+
+function policyLines(entries: readonly PolicyDecided[]) {
+  return renderPolicyDecisions(
+    entries.flatMap(({ gate, verdict }) =>
+      verdict === undefined || verdict.decision === 'ask'
+        ? []
+        : [
+            {
+              tool: gate.originalCall.name,
+              rule: verdict.rule.name,
+              decision: verdict.decision,
+              ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
+            },
+          ],
+    ),
+  );
 }
 
 function teamOf(context: RunContext): { teamId?: string } {

@@ -81,6 +81,8 @@ export interface Harness {
   logs: string[];
   /** The app's events URL and signing secret: for requests Slack would never send (forgeries). */
   appEventsUrl: string;
+  /** The policy file the app reads (and re-reads when it changes). */
+  policyFile: string;
   signingSecret: string;
   /** Runs `/agent <text>` as `user` in `channel`; resolves with the run's thread root. */
   runAgent(user: string, channel: string, text: string): Promise<SandboxMessage>;
@@ -182,6 +184,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
     appEventsUrl: `http://127.0.0.1:${app.port}/slack/events`,
+    policyFile,
     signingSecret,
     loseStoreData: () => deleteWithPrefix(redis, keyPrefix),
     async runAgent(user, channel, text) {

@@ -17,6 +17,8 @@ export interface CheckedEntry {
   policy: GatePolicy;
   /** Rules only: for the reachability check. */
   match?: PolicyRule['match'];
+  /** The rule has a `when:`: it does not catch every call its patterns match. */
+  conditional?: boolean;
 }
 
 export interface Finding {
@@ -40,7 +42,7 @@ export function checkEntries(entries: readonly CheckedEntry[]): Finding[] {
         at: 'value',
         message: `never applies: ${catchAll.policy.rule} before it matches every tool call`,
       });
-    } else if (matchesEverything(entry.match)) catchAll = entry;
+    } else if (matchesEverything(entry.match) && entry.conditional !== true) catchAll = entry;
   }
   return findings;
 }

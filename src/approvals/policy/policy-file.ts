@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
@@ -112,14 +113,45 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
   const entries: CheckedEntry[] = [
     { path: ['defaults'], own: ownDefaults, policy: defaults.policy },
   ];
-  const rules: PolicyRule[] = (file.rules ?? []).map(({ match, payloadSchema, ...own }, index) => {
-    const resolved = resolveEntry(`rules[${index}]`, own, ownDefaults);
+  const rules: PolicyRule[] = (file.rules ?? []).map((rule, index) => {
+    const { match, payloadSchema, name, when, decision, reason, risk, ...own } = rule;
+    const resolved = resolveEntry(name ?? `rules[${index}]`, own, ownDefaults);
     if (payloadSchema !== undefined) resolved.policy.payloadSchema = payloadSchema;
-    entries.push({ path: ['rules', index], own, policy: resolved.policy, match });
-    return { match, resolved };
+    if (risk !== undefined) resolved.policy.risk = risk;
+    if (when !== undefined) resolved.policy.condition = { text: when.text };
+    entries.push({
+      path: ['rules', index],
+      own,
+      policy: resolved.policy,
+      match,
+      conditional: when !== undefined,
+    });
+    return {
+      match,
+      decision: decision ?? 'ask',
+      resolved,
+      ...(when === undefined ? {} : { when }),
+      ...(reason === undefined ? {} : { reason }),
+      ...(risk === undefined ? {} : { risk }),
+    };
   });
 
-  const findings = checkEntries(entries).map((finding) => ({
+  const findings = [
+    ...checkEntries(entries),
+    ...duplicateNames(file.rules ?? []),
+    ...(file.rules ?? []).flatMap((rule, index) =>
+      rule.decision === 'deny' && rule.reason === undefined
+        ? [
+            {
+              severity: 'warning' as const,
+              path: ['rules', index, 'decision'],
+              message: 'a deny without a reason: the agent is told only that it was refused',
+              at: 'value' as const,
+            },
+          ]
+        : [],
+    ),
+  ].map((finding) => ({
     severity: finding.severity,
     ...located(finding.path, finding.message, finding.at),
   }));
@@ -128,6 +160,7 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
   const warnings = inFileOrder(findings.filter((f) => f.severity === 'warning'));
   const policy = {
     source,
+    version: createHash('sha256').update(text).digest('hex'),
     defaults,
     rules,
     warnings,
@@ -135,6 +168,27 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
     ...(file.admins === undefined ? {} : { admins: file.admins }),
   };
   return { ok: true, policy, warnings };
+}
+
+/** Two rules of one name would make every decision that names it ambiguous. */
+function duplicateNames(rules: readonly { name?: string | undefined }[]) {
+  const first = new Map<string, number>();
+  return rules.flatMap((rule, index) => {
+    if (rule.name === undefined) return [];
+    const earlier = first.get(rule.name);
+    if (earlier === undefined) {
+      first.set(rule.name, index);
+      return [];
+    }
+    return [
+      {
+        severity: 'error' as const,
+        path: ['rules', index, 'name'],
+        message: `the name ${JSON.stringify(rule.name)} is taken by rules[${earlier}]: names must be unique`,
+        at: 'value' as const,
+      },
+    ];
+  });
 }
 
 /** A rule's settings over the defaults' settings over the documented defaults. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GATE_KINDS } from '../../adk/gate.js';
 import type { Approver } from '../records.js';
+import { type Condition, compileCondition } from './condition.js';
 import { DURATION_EXAMPLES, parseDuration } from './duration.js';
 import { compileGlob, type Glob } from './glob.js';
 import { payloadSchemaSchema } from './payload-schema.js';
@@ -212,8 +213,52 @@ const payloadSchema = z.unknown().transform((value, ctx) => {
 const PAYLOAD_SCHEMA_KEYWORDS =
   'type, title, description, enum, minimum, maximum, minLength, maxLength, pattern, format, items, minItems, maxItems, properties, required';
 
+/** Shown on cards and thread lines, named in decisions: letters, digits and `_.:-`. */
+const ruleName = z
+  .string({ error: expected('a rule name such as small-refunds') })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, {
+    error: (issue) =>
+      `${expected('a rule name of up to 64 letters, digits and _ . : - (such as small-refunds)')(issue)}`,
+  })
+  .refine((name) => name !== 'defaults', {
+    error: 'expected a rule name other than defaults (that word names the defaults)',
+  });
+
+/** `when:` a CEL expression over the call, checked here so that a typo fails at load. */
+const condition = z
+  .string({ error: expected('a CEL expression such as args.amount > 1000') })
+  .transform((text, ctx): Condition => {
+    const compiled = compileCondition(text);
+    if (compiled.ok) return compiled.condition;
+    ctx.addIssue({ code: 'custom', input: text, message: compiled.error });
+    return z.NEVER;
+  });
+
+/** `ask` (a person decides: the default), `allow` or `deny` (the policy decides, no card). */
+export const RULE_DECISIONS = ['ask', 'allow', 'deny'] as const;
+export type RuleDecision = (typeof RULE_DECISIONS)[number];
+const decision = z.enum(RULE_DECISIONS, { error: expected('ask, allow or deny') });
+
+export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
+export type RiskLevel = (typeof RISK_LEVELS)[number];
+const risk = z.enum(RISK_LEVELS, { error: expected('low, medium, high or critical') });
+
+const ruleReason = z
+  .string({ error: expected('a reason, in words') })
+  .min(1, { error: expected('a reason, in words') })
+  .max(500, { error: 'expected a reason of at most 500 characters' });
+
 export const ruleSchema = z.strictObject(
-  { match: matchSchema, payloadSchema: payloadSchema.optional(), ...settingsShape },
+  {
+    name: ruleName.optional(),
+    match: matchSchema,
+    when: condition.optional(),
+    decision: decision.optional(),
+    reason: ruleReason.optional(),
+    risk: risk.optional(),
+    payloadSchema: payloadSchema.optional(),
+    ...settingsShape,
+  },
   { error: expected('a rule: a mapping with match and settings') },
 );
 

@@ -1,6 +1,8 @@
 import type { GateKind } from '../../adk/gate.js';
 import type { GatePolicy } from '../records.js';
+import type { Condition } from './condition.js';
 import type { Glob } from './glob.js';
+import type { RiskLevel, RuleDecision } from './policy-schema.js';
 
 /**
  * A validated approver policy: which rule applies to a tool call, and what it says. Rules already
@@ -9,6 +11,8 @@ import type { Glob } from './glob.js';
 export interface Policy {
   /** Where it came from (the file as named in POLICY_FILE), for logs. */
   readonly source: string;
+  /** The SHA-256 (hex) of the file's bytes: every decision records the policy it was made under. */
+  readonly version: string;
   readonly defaults: ResolvedGatePolicy;
   /** In file order: the first rule that matches wins. */
   readonly rules: readonly PolicyRule[];
@@ -25,7 +29,14 @@ export interface Policy {
 
 export interface PolicyRule {
   readonly match: { readonly app?: Glob; readonly tool?: Glob; readonly kind?: GateKind };
-  /** Its `rule` is this rule's label, e.g. `rules[2]`. */
+  /** `when:`: the rule applies only to calls it is true of. */
+  readonly when?: Condition;
+  /** `ask` (a person decides), `allow` or `deny` (the policy decides, no card). */
+  readonly decision: RuleDecision;
+  /** Shown, and for `deny` told to the model; `{{args.x}}` placeholders are filled per call. */
+  readonly reason?: string;
+  readonly risk?: RiskLevel;
+  /** Its `rule` is this rule's name, or its label such as `rules[2]`. */
   readonly resolved: ResolvedGatePolicy;
 }
 
@@ -81,22 +92,11 @@ export function canRouteCards(policy: Policy, app: string, runChannel: string): 
   return appRule?.resolved.channel !== undefined;
 }
 
-/** The first rule whose patterns match the app, the tool and the kind; none: the defaults. */
-export function resolveGatePolicy(policy: Policy, subject: GateSubject): ResolvedGatePolicy {
-  const rule = policy.rules.find(({ match }) => {
-    return (
-      (match.app === undefined || match.app.test(subject.app)) &&
-      (match.tool === undefined || match.tool.test(subject.tool)) &&
-      (match.kind === undefined || match.kind === (subject.kind ?? 'confirmation'))
-    );
-  });
-  return copy(rule ? rule.resolved : policy.defaults);
-}
-
 /** Without a policy file nobody may approve anything: every gate's card says so (fails closed). */
 export function emptyPolicy(): Policy {
   return {
     source: '(no policy file)',
+    version: 'none',
     defaults: { policy: nobodyApproves(DEFAULTS_LABEL) },
     rules: [],
     warnings: [
@@ -114,16 +114,4 @@ export function nobodyApproves(rule: string): GatePolicy {
     onExpiry: 'reject',
     reasonRequired: false,
   };
-}
-
-/** Callers store and may change what they get; the policy itself stays as loaded. */
-function copy(resolved: ResolvedGatePolicy): ResolvedGatePolicy {
-  const policy = {
-    ...resolved.policy,
-    approvers: resolved.policy.approvers.map((a) => ({ ...a })),
-    ...(resolved.policy.payloadSchema === undefined
-      ? {}
-      : { payloadSchema: structuredClone(resolved.policy.payloadSchema) }),
-  };
-  return resolved.channel === undefined ? { policy } : { policy, channel: resolved.channel };
 }

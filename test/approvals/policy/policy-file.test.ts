@@ -68,6 +68,7 @@ describe('parsePolicy: fields', () => {
       channel: 'C0OPS1234',
       policy: {
         rule: 'rules[0]',
+        policyVersion: policy.version,
         approvers: [
           { kind: 'user', id: 'U0ALICE' },
           { kind: 'user', id: 'W0BOB' },
@@ -93,7 +94,7 @@ describe('parsePolicy: fields', () => {
   it('uses the documented defaults when neither the rule nor defaults says: nobody, quorum 1, no expiry, run channel', () => {
     const { policy } = policyOf(yaml('rules:', '  - match: {}'));
     expect(resolveGatePolicy(policy, { app: 'a', tool: 't' })).toEqual({
-      policy: { rule: 'rules[0]', approvers: [], ...PLAIN },
+      policy: { rule: 'rules[0]', approvers: [], ...PLAIN, policyVersion: policy.version },
     });
   });
 
@@ -116,6 +117,7 @@ describe('parsePolicy: fields', () => {
       channel: 'C0APPROVE',
       policy: {
         rule: 'rules[0]',
+        policyVersion: policy.version,
         approvers: [
           { kind: 'user', id: 'U0ALICE' },
           { kind: 'user', id: 'U0BOB' },
@@ -201,7 +203,12 @@ describe('resolveGatePolicy: which rule applies', () => {
 
   it('falls back to defaults when no rule matches, and says so', () => {
     expect(resolveGatePolicy(policy, { app: 'ops', tool: 'delete_volume' })).toEqual({
-      policy: { rule: 'defaults', approvers: [{ kind: 'user', id: 'U0DEFAULT' }], ...PLAIN },
+      policy: {
+        rule: 'defaults',
+        approvers: [{ kind: 'user', id: 'U0DEFAULT' }],
+        ...PLAIN,
+        policyVersion: policy.version,
+      },
     });
   });
 
@@ -262,7 +269,7 @@ describe('parsePolicy: errors name the file, line, column and key', () => {
       'policy.yml:4:14 rules[0].match.tools: unknown key (did you mean tool?)',
       'policy.yml:5:5 rules[0].approver: unknown key (did you mean approvers?)',
       'policy.yml:6:5 rules[0].self_approval: unknown key (did you mean selfApproval?)',
-      'policy.yml:8:5 rules[1].color: unknown key (expected one of match, payloadSchema, channel, approvers, quorum, selfApproval, expiresIn, onExpiry, remindAfter, escalateAfter, escalateTo, reasonRequired, confirm)',
+      'policy.yml:8:5 rules[1].color: unknown key (expected one of name, match, when, decision, reason, risk, payloadSchema, channel, approvers, quorum, selfApproval, expiresIn, onExpiry, remindAfter, escalateAfter, escalateTo, reasonRequired, confirm)',
     ]);
   });
 
@@ -501,7 +508,7 @@ describe('emptyPolicy', () => {
   it('lets nobody approve anything, and warns', () => {
     const policy = emptyPolicy();
     expect(resolveGatePolicy(policy, { app: 'ops', tool: 'restart' })).toEqual({
-      policy: { rule: 'defaults', approvers: [], ...PLAIN },
+      policy: { rule: 'defaults', approvers: [], ...PLAIN, policyVersion: policy.version },
     });
     expect(policy.warnings).toEqual([expect.stringContaining('nobody may approve any tool call')]);
   });

@@ -1,0 +1,153 @@
+import type { GateKind } from '../../adk/gate.js';
+import type { ConditionInput } from './condition.js';
+import {
+  DEFAULTS_LABEL,
+  type GateSubject,
+  type Policy,
+  type PolicyRule,
+  type ResolvedGatePolicy,
+} from './policy.js';
+import type { RiskLevel, RuleDecision } from './policy-schema.js';
+
+/**
+ * Whether a person is needed for a call, and which rule says so: the first rule whose patterns
+ * match and whose `when:` is true decides (none: the defaults, which always ask). Pure and
+ * synchronous: the same call under the same policy always gets the same verdict.
+ */
+
+export interface PolicyCall {
+  app: string;
+  tool: string;
+  /** Absent: a confirmation. */
+  kind?: GateKind;
+  args: Record<string, unknown>;
+  payload?: unknown;
+  /** Who the agent acts for, where known (a Slack user id, or `api:<key>`); groups where looked up. */
+  requester?: { id: string; groups?: string[] };
+  channel?: string;
+  source: 'slack' | 'api';
+  now: Date;
+}
+
+export interface PolicyVerdict {
+  /** `index` null: the defaults. `name`: the rule's name, or its label such as `rules[2]`. */
+  rule: { index: number | null; name: string };
+  decision: RuleDecision;
+  /** The rule's reason with `{{args.x}}` filled in: plain text, to be escaped where it is shown. */
+  reason?: string;
+  risk?: RiskLevel;
+  /**
+   * The deciding rule's condition: `value` as evaluated, or `error` when it could not be (the
+   * verdict is then `ask`, whatever the rule says: a broken condition never allows nor denies).
+   */
+  condition?: { text: string; value?: boolean; error?: string };
+  /** What applies if a person is asked (approvers, quorum, expiry…), a copy the caller may keep. */
+  resolved: ResolvedGatePolicy;
+  policyVersion: string;
+}
+
+export function evaluatePolicy(policy: Policy, call: PolicyCall): PolicyVerdict {
+  const kind = call.kind ?? 'confirmation';
+  let input: ConditionInput | undefined;
+  for (const [index, rule] of policy.rules.entries()) {
+    const { match } = rule;
+    if (match.app !== undefined && !match.app.test(call.app)) continue;
+    if (match.tool !== undefined && !match.tool.test(call.tool)) continue;
+    if (match.kind !== undefined && match.kind !== kind) continue;
+    if (rule.when === undefined) return verdictOf(policy, rule, index, call);
+    input ??= conditionInput(call, kind);
+    const outcome = rule.when.evaluate(input);
+    if ('error' in outcome) {
+      const verdict = verdictOf(policy, rule, index, call);
+      const condition = { text: rule.when.text, error: outcome.error };
+      verdict.resolved.policy.condition = condition;
+      return { ...verdict, decision: 'ask', condition };
+    }
+    if (outcome.value) {
+      return {
+        ...verdictOf(policy, rule, index, call),
+        condition: { text: rule.when.text, value: true },
+      };
+    }
+  }
+  return {
+    rule: { index: null, name: DEFAULTS_LABEL },
+    decision: 'ask',
+    resolved: snapshot(policy.defaults, policy.version),
+    policyVersion: policy.version,
+  };
+}
+
+/**
+ * What applies to a gate if a person decides it (who, how many, until when). Without the call's
+ * arguments, a rule with a condition on them cannot be evaluated and so asks.
+ */
+export function resolveGatePolicy(
+  policy: Policy,
+  subject: GateSubject & Partial<PolicyCall>,
+): ResolvedGatePolicy {
+  return evaluatePolicy(policy, { args: {}, source: 'slack', now: new Date(), ...subject })
+    .resolved;
+}
+
+function verdictOf(
+  policy: Policy,
+  rule: PolicyRule,
+  index: number,
+  call: PolicyCall,
+): PolicyVerdict {
+  return {
+    rule: { index, name: rule.resolved.policy.rule },
+    decision: rule.decision,
+    ...(rule.reason === undefined ? {} : { reason: fillPlaceholders(rule.reason, call) }),
+    ...(rule.risk === undefined ? {} : { risk: rule.risk }),
+    resolved: snapshot(rule.resolved, policy.version),
+    policyVersion: policy.version,
+  };
+}
+
+function conditionInput(call: PolicyCall, kind: string): ConditionInput {
+  return {
+    app: call.app,
+    tool: call.tool,
+    kind,
+    args: call.args,
+    payload: call.payload ?? null,
+    requester: { id: call.requester?.id ?? '', groups: call.requester?.groups ?? [] },
+    channel: call.channel ?? '',
+    source: call.source,
+    now: call.now,
+  };
+}
+
+/** `{{args.amount}}` → the argument's value; a path that leads nowhere reads `?`. */
+export function fillPlaceholders(text: string, call: Pick<PolicyCall, 'args'>): string {
+  return text.replace(/\{\{\s*args((?:\.[A-Za-z0-9_-]+)+)\s*\}\}/g, (_, path: string) => {
+    let value: unknown = call.args;
+    for (const key of path.slice(1).split('.')) {
+      value =
+        value !== null && typeof value === 'object' && !Array.isArray(value)
+          ? (value as Record<string, unknown>)[key]
+          : undefined;
+    }
+    if (value === undefined) return '?';
+    const shown = typeof value === 'string' ? value : JSON.stringify(value);
+    return shown.length > 100 ? `${shown.slice(0, 100)}…` : shown;
+  });
+}
+
+/** Callers store and may change what they get; the policy itself stays as loaded. */
+function snapshot(resolved: ResolvedGatePolicy, version: string): ResolvedGatePolicy {
+  const policy = {
+    ...resolved.policy,
+    approvers: resolved.policy.approvers.map((a) => ({ ...a })),
+    policyVersion: version,
+    ...(resolved.policy.payloadSchema === undefined
+      ? {}
+      : { payloadSchema: structuredClone(resolved.policy.payloadSchema) }),
+    ...(resolved.policy.condition === undefined
+      ? {}
+      : { condition: { ...resolved.policy.condition } }),
+  };
+  return resolved.channel === undefined ? { policy } : { policy, channel: resolved.channel };
+}

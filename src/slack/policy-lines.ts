@@ -1,0 +1,33 @@
+import type { SlackMessage } from './block-kit.js';
+import { mrkdwn } from './block-kit.js';
+import { escapeWithin, inlineCode } from './escape.js';
+
+/**
+ * The run's thread line for calls the policy decided without a person (`decision: allow` or
+ * `deny`): which tool, which rule, and for a denial the reason the model is told. Pure; every
+ * string from the call or the policy file is escaped.
+ */
+export interface PolicyDecisionLine {
+  tool: string;
+  rule: string;
+  decision: 'allow' | 'deny';
+  reason?: string;
+}
+
+export function renderPolicyDecisions(lines: readonly PolicyDecisionLine[]): SlackMessage {
+  const texts = lines.map(lineText);
+  return {
+    text: texts.join('\n'),
+    blocks: [{ type: 'section', text: mrkdwn(texts.join('\n').slice(0, 2_900)) }],
+  };
+}
+
+function lineText(line: PolicyDecisionLine): string {
+  const tool = inlineCode(line.tool, 80);
+  const rule = inlineCode(line.rule, 64);
+  const reason = line.reason?.trim();
+  const why = reason ? `: ${escapeWithin(reason, 300)}` : '';
+  return line.decision === 'allow'
+    ? `:white_check_mark: ${tool} auto-approved: rule ${rule}${why}`
+    : `:no_entry: ${tool} denied: rule ${rule}${why}`;
+}

@@ -1,0 +1,85 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runPolicyCli } from '../../src/cli/policy-cli.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../examples/policy.yml', import.meta.url));
+const EXAMPLE_CASES = fileURLToPath(new URL('../../examples/policy.test.yml', import.meta.url));
+
+async function run(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runPolicyCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out, err };
+}
+
+async function tempFile(name: string, text: string): Promise<string> {
+  const path = join(await mkdtemp(join(tmpdir(), 'policy-cli-')), name);
+  await writeFile(path, text);
+  return path;
+}
+
+describe('policy check', () => {
+  it('passes the example and names its version', async () => {
+    const { code, out } = await run('check', EXAMPLE);
+    expect(code).toBe(0);
+    expect(out.at(-1)).toMatch(/^ok: .*policy\.yml \(\d+ rules, version [0-9a-f]{12}\)$/);
+  });
+
+  it('fails with exit 1 naming the line of a broken condition', async () => {
+    const file = await tempFile('p.yml', 'rules:\n  - match: {}\n    when: args.amount >\n');
+    const { code, err } = await run('check', file);
+    expect(code).toBe(1);
+    expect(err[0]).toMatch(/p\.yml:3:11 rules\[0\]\.when: not a valid CEL expression/);
+  });
+});
+
+describe('policy explain', () => {
+  it('names the rule, the outcome, the condition value and the approvers', async () => {
+    const call = '{"app":"payments","tool":"refund","args":{"amount":5000,"account":"acme"}}';
+    const { code, out } = await run('explain', EXAMPLE, call);
+    expect(code).toBe(0);
+    expect(out).toContain('rule:      large-refunds');
+    expect(out).toContain('decision:  ask');
+    expect(out).toContain('condition: has(args.amount) && args.amount > 1000 → true');
+    expect(out).toContain('approvers: S05PAYMENTS, U05CFO');
+    expect(out).toContain('quorum:    2');
+  });
+
+  it('refuses a call that is not JSON, with exit 2', async () => {
+    expect((await run('explain', EXAMPLE, '{app:')).code).toBe(2);
+  });
+});
+
+describe('policy test', () => {
+  it('runs the example cases: every one passes', async () => {
+    const { code, out } = await run('test', EXAMPLE, EXAMPLE_CASES);
+    expect(out.filter((line) => line.startsWith('FAIL'))).toEqual([]);
+    expect(code).toBe(0);
+    expect(out.at(-1)).toMatch(/^\d+ passed, 0 failed$/);
+  });
+
+  it('a wrong expectation fails with exit 1 and names the case and what differed', async () => {
+    const cases = await tempFile(
+      'cases.yml',
+      [
+        'cases:',
+        '  - name: small refunds are allowed',
+        '    call: { app: payments, tool: refund, args: { amount: 20 } }',
+        '    expect: { decision: allow }',
+        '  - name: big refunds are allowed too (wrong)',
+        '    call: { app: payments, tool: refund, args: { amount: 9000 } }',
+        '    expect: { decision: allow, quorum: 1 }',
+      ].join('\n'),
+    );
+    const { code, out } = await run('test', EXAMPLE, cases);
+    expect(code).toBe(1);
+    expect(out).toContain('PASS  small refunds are allowed');
+    expect(out).toContain(
+      'FAIL  big refunds are allowed too (wrong): expected decision allow, got ask; expected quorum 1, got 2',
+    );
+    expect(out.at(-1)).toBe('1 passed, 1 failed');
+  });
+});
