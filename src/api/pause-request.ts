@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Gate } from '../adk/gate.js';
 import { formatIssues } from '../adk/wire/tolerant-schema.js';
-import { parseEvent, parseGates } from '../adk/wire.js';
+import { parseEvent } from '../adk/wire.js';
+import { type StreamNotices, StreamRequests } from '../workflow/stream-requests.js';
 
 /**
  * The body of `POST /v1/pauses`, parsed at the edge. Events are parsed with the app's own ADK
@@ -46,14 +47,19 @@ export const pauseRequestSchema = z.strictObject({
 export type PauseRequest = z.infer<typeof pauseRequestSchema>;
 
 export type ParsedPauseRequest =
-  | { kind: 'ok'; request: PauseRequest; gates: Gate[] }
+  | { kind: 'ok'; request: PauseRequest; gates: Gate[]; notices: StreamNotices }
   | { kind: 'invalid'; problems: string[] };
 
+/**
+ * The request and what its events ask of people, read as the `/agent` path reads a stream:
+ * confirmations and input requests are gates (one pause, one card); credential requests and
+ * confirmations ADK raised no request for are notices, since nobody can answer them in Slack.
+ */
 export function parsePauseRequest(json: unknown): ParsedPauseRequest {
   const parsed = pauseRequestSchema.safeParse(json);
   if (!parsed.success) return { kind: 'invalid', problems: formatIssues(parsed.error.issues) };
   const request = parsed.data;
-  const gates: Gate[] = [];
+  const requests = new StreamRequests();
   const problems: string[] = [];
   request.events.forEach((raw, index) => {
     const event = parseEvent(raw);
@@ -61,35 +67,33 @@ export function parsePauseRequest(json: unknown): ParsedPauseRequest {
       problems.push(...event.error.problems.map((problem) => `events[${index}].${problem}`));
       return;
     }
-    const scan = parseGates(event.data);
-    if (scan.kind === 'invalid') {
-      problems.push(...scan.problems.map((problem) => `events[${index}].content.${problem}`));
-    } else if (scan.kind === 'pause') {
-      for (const gate of scan.gates) {
-        if (!gates.some((seen) => seen.confirmationCallId === gate.confirmationCallId))
-          gates.push(gate);
-      }
+    const invalid = requests.add(event.data);
+    if (invalid !== undefined) {
+      problems.push(...invalid.problems.map((problem) => `events[${index}].content.${problem}`));
     }
   });
   if (problems.length > 0) return { kind: 'invalid', problems };
-  if (gates.length === 0) {
+  const { gates, credentialTools, unraisedConfirmations } = requests.summary();
+  if (gates.length + credentialTools.length + unraisedConfirmations.length === 0) {
     return {
       kind: 'invalid',
       problems: [
-        'events: no adk_request_confirmation request in any event (nothing to approve; post the event that carries the confirmation request)',
+        'events: no adk_request_confirmation, adk_request_input or adk_request_credential request in any event (nothing to ask; post the events that carry the request)',
       ],
     };
   }
-  return { kind: 'ok', request, gates };
+  return { kind: 'ok', request, gates, notices: { credentialTools, unraisedConfirmations } };
 }
 
 export const cancelRequestSchema = z.strictObject({ reason: z.string().max(2_000).optional() });
 
 export const outcomeRequestSchema = z.strictObject({
   callId: z.string().min(1),
-  status: z.enum(['executed', 'failed', 'blocked']),
+  status: z.enum(['executed', 'failed', 'blocked', 'rejected']),
   detail: z.string().max(2_000).optional(),
 });
+
+export const claimRequestSchema = z.strictObject({ callId: z.string().min(1) });
 
 /** `wait` of the decision long-poll: whole seconds, 1–30; absent: answer at once. */
 export const waitSchema = z

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { GateRecord, PauseNotes, PauseView } from '../approvals/records.js';
+import type { StreamNotices } from '../workflow/stream-requests.js';
 
 /**
  * Every answer of the API, as a value, and the one place that maps it to a status code.
@@ -106,5 +107,20 @@ function gateBody(gate: GateRecord, notes: PauseNotes | undefined): object {
         }),
     ...(gate.expiresAt === undefined ? {} : { expiresAt: gate.expiresAt }),
     ...(outcome === undefined ? {} : { outcome }),
+  };
+}
+
+/**
+ * The answer to events that ask only what nobody can answer in Slack (credentials, unraised
+ * confirmations): no pause, a notice in `channel`, and the requests named.
+ */
+export function unsupportedBody(notices: StreamNotices, channel: string): object {
+  return {
+    status: 'unsupported',
+    channel,
+    unsupported: [
+      ...notices.credentialTools.map((tool) => ({ kind: 'credential', tool })),
+      ...notices.unraisedConfirmations.map(({ tool }) => ({ kind: 'unraised_confirmation', tool })),
+    ],
   };
 }

@@ -10,12 +10,13 @@ import type { ExternalPauses } from '../workflow/external-pauses.js';
 import { authenticate } from './auth.js';
 import {
   cancelRequestSchema,
+  claimRequestSchema,
   outcomeRequestSchema,
   parsePauseRequest,
   waitSchema,
 } from './pause-request.js';
 import { readJsonBody } from './request-body.js';
-import { type ApiAnswer, pauseBody, send } from './responses.js';
+import { type ApiAnswer, pauseBody, send, unsupportedBody } from './responses.js';
 
 /** The ADK target a pause in `adk` mode resumes on when it names none: ADK_BASE_URL. */
 export const DEFAULT_ADK_TARGET = 'default';
@@ -77,7 +78,7 @@ export function apiRoutes(
       if (body.kind !== 'json') return { kind: body.kind };
       const parsed = parsePauseRequest(body.value);
       if (parsed.kind === 'invalid') return parsed;
-      const { request, gates } = parsed;
+      const { request, gates, notices } = parsed;
       if (!keyCoversApp(key, request.app)) {
         return { kind: 'forbidden', why: 'app: outside the apps this API key may post for' };
       }
@@ -98,6 +99,7 @@ export function apiRoutes(
         userId: request.userId,
         sessionId: request.sessionId,
         gates,
+        notices,
         external: {
           keyName: key.name,
           resume,
@@ -123,6 +125,8 @@ export function apiRoutes(
           return { kind: 'created', body: pauseBody(result.view) };
         case 'existed':
           return { kind: 'ok', body: pauseBody(result.view) };
+        case 'unsupported':
+          return { kind: 'ok', body: unsupportedBody(notices, result.channel) };
         case 'unknown_target':
           return { kind: 'invalid', problems: ['resume.target: not a configured ADK target'] };
         case 'no_channel':
@@ -171,6 +175,30 @@ export function apiRoutes(
           return { kind: 'ok', body: pauseBody(result.view) };
         case 'nothing_pending':
           return { kind: 'conflict', why: 'the pause has no pending gate left to cancel' };
+        case 'not_found':
+          return { kind: 'not_found' };
+      }
+    }),
+
+    route('/v1/pauses/:id/claim', 'POST', async (req, key) => {
+      const body = await readJsonBody(req);
+      if (body.kind !== 'json') return { kind: body.kind };
+      const parsed = claimRequestSchema.safeParse(body.value);
+      if (!parsed.success) return { kind: 'invalid', problems: formatIssues(parsed.error.issues) };
+      const { callId } = parsed.data;
+      const result = await pauses.get().claimRun(key.name, idOf(req), callId);
+      switch (result) {
+        case 'claimed':
+          return { kind: 'ok', body: { id: idOf(req), callId, claimed: true } };
+        case 'taken':
+          return {
+            kind: 'conflict',
+            why: 'callId: the decision was already claimed to run this call (single use)',
+          };
+        case 'not_approved':
+          return { kind: 'conflict', why: 'callId: the gate is not approved' };
+        case 'unknown_gate':
+          return { kind: 'invalid', problems: ['callId: names no gate of this pause'] };
         case 'not_found':
           return { kind: 'not_found' };
       }

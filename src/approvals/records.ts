@@ -175,7 +175,7 @@ export type ExternalOrigin = z.infer<typeof externalOriginSchema>;
 
 /** What the agent reported after a decision (`POST /v1/pauses/{id}/outcome`). */
 export const gateOutcomeSchema = z.object({
-  status: z.enum(['executed', 'failed', 'blocked']),
+  status: z.enum(['executed', 'failed', 'blocked', 'rejected']),
   detail: z.string().optional(),
   at: z.number(),
 });

@@ -97,6 +97,11 @@ export interface ConfirmationStore {
   listPending(index: PendingIndex, limit?: number): Promise<GateRef[]>;
   /** Records what the agent reported after a decision; the pause's trail gets an entry. */
   recordOutcome(input: OutcomeInput): Promise<OutcomeResult>;
+  /**
+   * Records that an agent is about to run a decided gate's call: the first claim of a gate wins,
+   * atomically across replicas; any later one is `taken` (single use across processes).
+   */
+  claimGateRun(input: GateRunClaim): Promise<'claimed' | 'taken'>;
   /** Records where a webhook delivery stands (shown on the card); the trail gets an entry. */
   recordDelivery(input: DeliveryInput): Promise<'recorded' | 'not_found'>;
   /** Outcomes and the delivery status of a pause (empty when none were recorded). */
@@ -148,6 +153,14 @@ export interface OutcomeInput {
 }
 
 export type OutcomeResult = 'recorded' | 'not_found' | 'unknown_gate';
+
+export interface GateRunClaim {
+  pauseId: string;
+  callId: string;
+  /** Who claims, e.g. `api:<key name>`. */
+  by: string;
+  at: number;
+}
 
 export interface DeliveryInput {
   pauseId: string;

@@ -57,6 +57,7 @@ const OUTCOME_ICON = {
   executed: ':white_check_mark:',
   failed: ':x:',
   blocked: ':no_entry:',
+  rejected: ':no_entry_sign:',
 } as const;
 
 function resumeLine(view: PauseView, notes: PauseNotes): string {

@@ -32,9 +32,10 @@ export function renderUnraisedConfirmation(input: { tool: string; hint?: string 
       ? ''
       : `\n> ${escapeWithin(input.hint, HINT_MAX).replace(/\n/g, '\n> ')}`;
   // Every ADK (JS 2.0, Python, Java, Go) raises adk_request_confirmation only for a call the
-  // model made; a resumed tool's second ask stays in requestedToolConfirmations.
+  // model made, on its first ask; a resumed tool's second ask, or a Workflow ToolNode's, stays
+  // in requestedToolConfirmations.
   return notice(
-    `:warning: ${inlineCode(input.tool, 60)} asked for another confirmation, but the agent server raised no request that can be answered, so it cannot be approved from Slack. The tool has not done what it asked about.${hint}\nADK asks for a confirmation only of a tool call the model makes: an agent that needs two sign-offs can gate two tool calls, or this app's policy can require two approvals (\`quorum: 2\`) of one.`,
+    `:warning: ${inlineCode(input.tool, 60)} asked for a confirmation, but the agent raised no request that can be answered, so it cannot be approved from Slack. The tool has not done what it asked about.${hint}\nADK raises a confirmation request only for a tool call the model makes, on its first ask (not for a tool that asks again once approved, nor for a Workflow ToolNode): an agent that needs two sign-offs can gate two tool calls, or this app's policy can require two approvals (\`quorum: 2\`) of one.`,
     'A tool asked for a confirmation that cannot be answered from Slack',
   );
 }

@@ -294,6 +294,7 @@ export class ApprovalWorkflow {
         store,
         signals: external.signals,
         cards: this.cards,
+        threads,
         policy: deps.policy,
         clock,
         log: log.child('api-pauses'),

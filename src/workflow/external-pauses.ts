@@ -1,4 +1,4 @@
-import type { Gate } from '../adk/gate.js';
+import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import { type Policy, resolveGatePolicy } from '../approvals/policy.js';
@@ -12,8 +12,11 @@ import {
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { PersonNames } from '../slack/person-names.js';
+import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
 import type { ApprovalCards } from './cards.js';
 import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
+import type { RunThreads, ThreadRef } from './run-thread.js';
+import type { StreamNotices } from './stream-requests.js';
 
 /** How long an `Idempotency-Key` stays bound to the request it first came with. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -24,8 +27,10 @@ export interface ExternalPauseInput {
   app: string;
   userId: string;
   sessionId: string;
-  /** Every gate the posted events raise, in order. */
+  /** Every gate the posted events raise, in order (confirmations, then input requests). */
   gates: Gate[];
+  /** What the events ask that nobody can answer in Slack: posted as notices. */
+  notices?: StreamNotices;
   external: ExternalOrigin;
   channel?: string;
   requesterSlackUserId?: string;
@@ -35,6 +40,8 @@ export interface ExternalPauseInput {
 
 export type CreateExternalPauseResult =
   | { kind: 'created' | 'existed'; view: PauseView }
+  /** Nothing to answer, only notices (credentials, unraised confirmations), posted in `channel`. */
+  | { kind: 'unsupported'; channel: string }
   | { kind: 'unknown_target'; target: string }
   | { kind: 'no_channel' }
   | { kind: 'idempotency_conflict' };
@@ -55,10 +62,13 @@ export type CancelExternalResult =
 
 export type OutcomeReport = 'recorded' | 'not_found' | 'unknown_gate';
 
+export type RunClaim = 'claimed' | 'taken' | 'not_approved' | 'not_found' | 'unknown_gate';
+
 export interface ExternalPausesDeps {
   store: ConfirmationStore;
   signals: PauseSignals;
   cards: ApprovalCards;
+  threads: RunThreads;
   policy: () => Policy;
   clock: Clock;
   log: Log;
@@ -90,6 +100,7 @@ export class ExternalPauses {
       ...resolveGatePolicy(policy, {
         app: input.app,
         tool: gate.originalCall.name,
+        kind: gateKind(gate),
         args: gate.originalCall.args,
         ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
         requester: { id: input.requesterSlackUserId ?? `api:${input.keyName}` },
@@ -98,8 +109,22 @@ export class ExternalPauses {
         now: new Date(this.deps.clock()),
       }),
     }));
-    const channel = input.channel ?? resolved.find((entry) => entry.channel !== undefined)?.channel;
+    const noticeTools = [
+      ...(input.notices?.credentialTools ?? []),
+      ...(input.notices?.unraisedConfirmations.map((unraised) => unraised.tool) ?? []),
+    ];
+    const channel =
+      input.channel ??
+      [
+        ...resolved,
+        ...noticeTools.map((tool) => resolveGatePolicy(policy, { app: input.app, tool })),
+      ].find((entry) => entry.channel !== undefined)?.channel;
     if (channel === undefined) return { kind: 'no_channel' };
+    if (input.gates.length === 0) {
+      await this.postNotices({ channelId: channel }, input.notices);
+      log.info('notices posted through the API, no pause', { key: input.keyName, app: input.app });
+      return { kind: 'unsupported', channel };
+    }
 
     const adk = { appName: input.app, userId: input.userId, sessionId: input.sessionId };
     const id = pauseIdFor(
@@ -139,7 +164,24 @@ export class ExternalPauses {
     // Only the request that created the pause posts its card: concurrent posts of the same
     // pause (retries, replicas) find it `existed` and post nothing.
     const posted = await cards.post(result.view);
+    const ts = posted.pause.card.ts;
+    await this.postNotices(
+      ts === undefined ? { channelId: channel } : { channelId: channel, threadTs: ts },
+      input.notices,
+    );
     return { kind: 'created', view: posted };
+  }
+
+  /** Tells people what the agent asked that cannot be answered here; never throws. */
+  private async postNotices(thread: ThreadRef, notices: StreamNotices | undefined): Promise<void> {
+    if (notices === undefined) return;
+    const { threads } = this.deps;
+    if (notices.credentialTools.length > 0) {
+      await threads.post(thread, renderCredentialRequest(notices.credentialTools));
+    }
+    for (const unraised of notices.unraisedConfirmations) {
+      await threads.post(thread, renderUnraisedConfirmation(unraised));
+    }
   }
 
   async read(keyName: string, pauseId: string): Promise<ExternalPauseRead> {
@@ -216,6 +258,24 @@ export class ExternalPauses {
     });
     if (recorded === 'recorded') await this.deps.cards.refresh(pauseId);
     return recorded;
+  }
+
+  /**
+   * An agent is about to run an approved gate's call: the first claim wins, across processes
+   * and replicas, so one decision runs the tool once however many processes were handed it.
+   */
+  async claimRun(keyName: string, pauseId: string, callId: string): Promise<RunClaim> {
+    const view = await this.ownView(keyName, pauseId);
+    if (view === undefined) return 'not_found';
+    const gate = view.gates.find((g) => g.confirmationCallId === callId);
+    if (gate === undefined) return 'unknown_gate';
+    if (gate.state !== 'approved') return 'not_approved';
+    return this.deps.store.claimGateRun({
+      pauseId,
+      callId,
+      by: `api:${keyName}`,
+      at: this.deps.clock(),
+    });
   }
 
   /** A pause changed outside a vote: show it and wake its waiters. */

@@ -7,16 +7,20 @@ import {
   scanRequests,
 } from '../adk/wire.js';
 
-/** What one stream left waiting for people once it ended. */
-export interface StreamRequestsSummary {
-  /** Every gate of the stream, confirmations then input requests: one pause, one message. */
-  gates: Gate[];
-  /** The invocation that raised the first gate. */
-  invocationId: string | undefined;
+/** What a stream asks of people that nobody can answer in Slack: told in a notice. */
+export interface StreamNotices {
   /** Tools that asked for credentials (never collected in Slack). */
   credentialTools: string[];
   /** Confirmations a tool asked for that ADK raised no request for: they cannot be answered. */
   unraisedConfirmations: { tool: string; hint?: string }[];
+}
+
+/** What one stream left waiting for people once it ended. */
+export interface StreamRequestsSummary extends StreamNotices {
+  /** Every gate of the stream, confirmations then input requests: one pause, one message. */
+  gates: Gate[];
+  /** The invocation that raised the first gate. */
+  invocationId: string | undefined;
 }
 
 /**

@@ -7,14 +7,22 @@ import { promisify } from 'node:util';
 import {
   ApprovalsPlugin,
   decisionSchema,
+  type EnforcementMode,
   type RefusalReason,
 } from '@adk-slack-approvals/adk-approvals';
-import { type Event, getFunctionCalls, getFunctionResponses, InMemoryRunner } from '@google/adk';
+import {
+  type Event,
+  getFunctionCalls,
+  getFunctionResponses,
+  InMemoryRunner,
+  InMemorySessionService,
+  Runner,
+} from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
-import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { undecidedCardsOf, waitForPauseCard } from '../support/pause-card.js';
 
 /**
@@ -69,6 +77,25 @@ function api(path: string, body?: unknown) {
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+}
+
+type Message = Parameters<Runner['runAsync']>[0]['newMessage'];
+
+/** Every event of one run of `runner` on the session. */
+async function eventsOf(
+  runner: Runner,
+  session: { userId: string; id: string },
+  message: Message,
+): Promise<Event[]> {
+  const events: Event[] = [];
+  for await (const event of runner.runAsync({
+    userId: session.userId,
+    sessionId: session.id,
+    newMessage: message,
+  })) {
+    events.push(event);
+  }
+  return events;
 }
 
 const cardsOf = (pauseId: string) => undecidedCardsOf(harness.sandbox, OPS, pauseId);
@@ -152,11 +179,12 @@ describe('a runner in another process with the plugin (poll mode)', () => {
 describe('enforcement: a confirmation sent straight to the runner', () => {
   const refusals: RefusalReason[] = [];
 
-  async function pausedTransfer(amount: number) {
+  async function pausedTransfer(amount: number, enforcement: EnforcementMode = 'attested') {
     const live = new ApprovalsPlugin({
       baseUrl: base,
       apiKey: KEY,
       signingSecret: SECRET,
+      enforcement,
       attempts: 1,
       logger: {
         warn: (_m: string, fields?: { reason?: RefusalReason }) => {
@@ -173,17 +201,7 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
       appName: 'payments',
       userId: 'u-plugin',
     });
-    const run = async (message: Parameters<typeof runner.runAsync>[0]['newMessage']) => {
-      const events: Event[] = [];
-      for await (const event of runner.runAsync({
-        userId: session.userId,
-        sessionId: session.id,
-        newMessage: message,
-      })) {
-        events.push(event);
-      }
-      return events;
-    };
+    const run = (message: Message) => eventsOf(runner, session, message);
     const first = await run({ role: 'user', parts: [{ text: `transfer ${amount}` }] });
     const ask = first.find((event) =>
       getFunctionCalls(event).some((call) => call.name === 'adk_request_confirmation'),
@@ -200,7 +218,7 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
           { functionResponse: { id: askCall.id, name: 'adk_request_confirmation', response } },
         ],
       });
-    return { live, ask, askCall, pauseId: posted.pause.id, confirm };
+    return { live, ask, askCall, pauseId: posted.pause.id, confirm, run, runner, session };
   }
 
   const transfers = (events: Event[]) =>
@@ -208,9 +226,10 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
       .flatMap((event) => getFunctionResponses(event))
       .filter((r) => r.name === 'transfer_money');
 
-  it('{confirmed: true} without a decision from the service is refused, the tool does not run, and the card shows it blocked', async () => {
+  it('{confirmed: true} without a decision from the service is refused, the tool does not run, and the gate is closed: the card says the agent answered the call itself and why, with no buttons left', async () => {
     refusals.length = 0;
     const { pauseId, confirm } = await pausedTransfer(900);
+    const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
     const events = await confirm({ confirmed: true });
     const answers = transfers(events);
     expect(answers).toHaveLength(1);
@@ -219,8 +238,16 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
     });
     expect(refusals).toEqual(['no_decision']);
     expect(await outcomesOf(pauseId)).toEqual([
-      { state: 'pending', outcome: expect.objectContaining({ status: 'blocked' }) },
+      { state: 'cancelled', outcome: expect.objectContaining({ status: 'blocked' }) },
     ]);
+    const closed = await harness.sandbox.waitFor(() => {
+      const now = harness.sandbox.message(OPS, card.ts);
+      return now !== undefined && !JSON.stringify(now.blocks).includes(ACTION_IDS.approve)
+        ? now
+        : undefined;
+    });
+    expect(cardText(closed)).toContain('the agent answered transfer_money itself');
+    expect(cardText(closed)).toContain('no decision from the approvers was attested');
   });
 
   it('a decision the service attested for other arguments of the same call is refused', async () => {
@@ -260,4 +287,115 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
     expect(refusals).toEqual(['arguments_mismatch']);
     expect(askCall.id).not.toBe(part.id);
   });
+
+  it('two processes handed one decision run the tool once: the service records the first claim and refuses the second', async () => {
+    refusals.length = 0;
+    const paused = await pausedTransfer(700);
+    const { live, pauseId } = paused;
+    const runner0Session = async () => {
+      const found = await paused.runner.sessionService.getSession({
+        appName: 'payments',
+        userId: paused.session.userId,
+        sessionId: paused.session.id,
+      });
+      if (found === undefined) throw new Error('the first process lost its session');
+      return found;
+    };
+    const decided = api(`/v1/pauses/${pauseId}/decision?wait=10`);
+    await approveCardOf(pauseId);
+    const decision = decisionSchema.parse(await (await decided).json());
+    if (decision.newMessage === undefined) throw new Error('expected a newMessage');
+
+    // A second process (a webhook receiver beside the poller): its own plugin and its own copy of
+    // the session as it stood at the pause.
+    const other = new ApprovalsPlugin({
+      baseUrl: base,
+      apiKey: KEY,
+      signingSecret: SECRET,
+      attempts: 1,
+      logger: {
+        warn: (_m: string, fields?: { reason?: RefusalReason }) => {
+          if (fields?.reason !== undefined) refusals.push(fields.reason);
+        },
+      },
+    });
+    const sessionService = new InMemorySessionService();
+    const runner = new Runner({
+      appName: 'payments',
+      agent: paymentsAgent,
+      sessionService,
+      plugins: [other],
+    });
+    // The session as it stood at the pause, copied into the second process's own store.
+    const held = await runner0Session();
+    const copy = await sessionService.createSession({
+      appName: 'payments',
+      userId: held.userId,
+      sessionId: held.id,
+    });
+    for (const event of held.events) {
+      await sessionService.appendEvent({ session: copy, event });
+    }
+    const message = decision.newMessage;
+    live.acceptDecision(decision);
+    other.acceptDecision(decision);
+    const resumed = await Promise.all([paused.run(message), eventsOf(runner, copy, message)]);
+    const answers = resumed.flatMap(transfers).map((answer) => answer.response);
+    expect(answers).toHaveLength(2);
+    expect(answers.filter((r) => JSON.stringify(r).includes('transferred'))).toHaveLength(1);
+    expect(answers).toContainEqual({
+      error: 'Tool call refused: another process already used the decision to run this call.',
+    });
+    expect(refusals).toEqual(['claimed_elsewhere']);
+    expect(await outcomesOf(pauseId)).toEqual([
+      { state: 'approved', outcome: expect.objectContaining({ status: 'executed' }) },
+    ]);
+  });
+
+  async function decidedMessage(pauseId: string, decide: () => Promise<void>) {
+    const decided = api(`/v1/pauses/${pauseId}/decision?wait=10`);
+    await decide();
+    const decision = decisionSchema.parse(await (await decided).json());
+    if (decision.newMessage === undefined) throw new Error('expected a newMessage');
+    return { decision, message: decision.newMessage };
+  }
+
+  it("the approvers' rejection is reported rejected, not blocked, and the model gets their reason (poll mode)", async () => {
+    refusals.length = 0;
+    const paused = await pausedTransfer(450);
+    const { message } = await decidedMessage(paused.pauseId, async () => {
+      const card = await waitForPauseCard(harness.sandbox, OPS, paused.pauseId);
+      await harness.sandbox.clickButton({
+        user: bob.id,
+        channel: OPS,
+        messageTs: card.ts,
+        actionId: ACTION_IDS.reject,
+      });
+      await harness.sandbox.waitFor(() => harness.sandbox.views(bob.id)[0]);
+      await harness.sandbox.submitView({ user: bob.id, values: { reason: 'Budget is frozen' } });
+    });
+    const answers = transfers(await paused.run(message));
+    expect(answers.map((answer) => answer.response)).toEqual([
+      { error: 'Tool call rejected by the approvers: Budget is frozen.' },
+    ]);
+    expect(refusals).toEqual([]);
+    expect(await outcomesOf(paused.pauseId)).toEqual([
+      { state: 'rejected', outcome: expect.objectContaining({ status: 'rejected' }) },
+    ]);
+  });
+
+  it.each(['deny-only', 'off'] as const)(
+    'in %s mode an approved call that ran is reported executed on its card',
+    async (mode) => {
+      const paused = await pausedTransfer(120, mode);
+      const { message } = await decidedMessage(paused.pauseId, () => approveCardOf(paused.pauseId));
+      const answers = transfers(await paused.run(message));
+      expect(answers.map((answer) => answer.response)).toEqual([
+        { status: 'transferred', amount: 120 },
+      ]);
+      expect(await outcomesOf(paused.pauseId)).toEqual([
+        { state: 'approved', outcome: expect.objectContaining({ status: 'executed' }) },
+      ]);
+    },
+  );
 });

@@ -370,7 +370,7 @@ describe('the approvals API', () => {
     });
     expect(noGate.status).toBe(422);
     expect(((await noGate.json()) as { problems: string[] }).problems[0]).toMatch(
-      /^events: no adk_request_confirmation/,
+      /^events: no adk_request_confirmation, adk_request_input or adk_request_credential/,
     );
     const idem = { 'idempotency-key': `k-${randomBytes(4).toString('hex')}` };
     expect((await api('/v1/pauses', { body, headers: idem })).status).toBe(201);

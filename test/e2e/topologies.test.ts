@@ -79,7 +79,11 @@ describe('agent topologies, end to end', () => {
       messageTs: card.ts,
       actionId: ACTION_IDS.approve,
     });
-    const notice = await harness.reply(OPS, root.ts, 'asked for another confirmation');
+    const notice = await harness.reply(
+      OPS,
+      root.ts,
+      'asked for a confirmation, but the agent raised no request',
+    );
     expect(JSON.stringify(notice.blocks)).toContain('Change board: sign off');
     // It says what does work, since no answer from Slack can give the second sign-off.
     expect(JSON.stringify(notice.blocks)).toContain('quorum: 2');

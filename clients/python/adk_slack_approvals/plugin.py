@@ -1,7 +1,8 @@
 """An ADK plugin for `adk api_server --extra_plugins adk_slack_approvals.plugin.ApprovalsPlugin`.
 
 Same behaviour as the TypeScript plugin (packages/adk-approvals): it collects the events of an
-invocation that carry `adk_request_confirmation` calls, posts them as one pause after the run
+invocation that carry `adk_request_confirmation` and `adk_request_input` calls (and credential
+requests, stripped of their auth config, for a notice), posts them as one pause after the run
 (Idempotency-Key per invocation), refuses in `before_tool_callback` a confirmed call the service
 did not attest for that call id and those exact arguments, and reports outcomes.
 
@@ -38,6 +39,8 @@ except ImportError:  # google-adk is not installed: a stand-in with the same con
 
 log = logging.getLogger("adk_slack_approvals")
 REQUEST_CONFIRMATION = "adk_request_confirmation"
+REQUEST_INPUT = "adk_request_input"
+REQUEST_CREDENTIAL = "adk_request_credential"
 MODES = ("attested", "deny-only", "off")
 
 
@@ -48,10 +51,34 @@ def _as_json(event: Any) -> dict:
     return event.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def _confirmation_calls(event: dict) -> list[dict]:
+def _calls_named(event: dict, name: str) -> list[dict]:
     parts = (event.get("content") or {}).get("parts") or []
     calls = [part.get("functionCall") or part.get("function_call") for part in parts]
-    return [call for call in calls if isinstance(call, dict) and call.get("name") == REQUEST_CONFIRMATION]
+    return [call for call in calls if isinstance(call, dict) and call.get("name") == name]
+
+
+def _confirmation_calls(event: dict) -> list[dict]:
+    return _calls_named(event, REQUEST_CONFIRMATION)
+
+
+def _credential_notice(event: dict) -> dict:
+    """A credential request as the service needs it for its notice: the request id and the call it
+    is for. The auth config (client ids, secrets, scopes) never leaves the agent."""
+    parts = []
+    for call in _calls_named(event, REQUEST_CREDENTIAL):
+        args = call.get("args") or {}
+        call_id = args.get("functionCallId") or args.get("function_call_id")
+        parts.append(
+            {
+                "functionCall": {
+                    **({"id": call["id"]} if isinstance(call.get("id"), str) else {}),
+                    "name": REQUEST_CREDENTIAL,
+                    "args": {"functionCallId": call_id} if isinstance(call_id, str) else {},
+                }
+            }
+        )
+    keep = ("id", "invocationId", "author", "timestamp")
+    return {**{key: event[key] for key in keep if key in event}, "content": {"role": "model", "parts": parts}}
 
 
 class ApprovalsPlugin(_BasePlugin):
@@ -77,6 +104,7 @@ class ApprovalsPlugin(_BasePlugin):
         }
         self._collected: dict[str, list[dict]] = {}
         self.posted: dict[str, dict] = {}
+        self.unsupported: dict[str, list] = {}
         self._asked_in: dict[str, tuple[str, str]] = {}
         self._decisions: dict[str, list[tuple[str, dict]]] = {}
         self._used: set[str] = set()
@@ -98,10 +126,14 @@ class ApprovalsPlugin(_BasePlugin):
         raise ValueError("APPROVALS_RESUME: expected poll, adk or webhook")
 
     async def on_event_callback(self, *, invocation_context: Any, event: Any) -> None:
+        """Collects confirmation and input requests (cards) and credential requests (a notice)."""
         data = _as_json(event)
-        if data.get("partial") or not _confirmation_calls(data):
+        if data.get("partial"):
             return None
-        self._collected.setdefault(data.get("invocationId", ""), []).append(data)
+        if _confirmation_calls(data) or _calls_named(data, REQUEST_INPUT):
+            self._collected.setdefault(data.get("invocationId", ""), []).append(data)
+        elif _calls_named(data, REQUEST_CREDENTIAL):
+            self._collected.setdefault(data.get("invocationId", ""), []).append(_credential_notice(data))
         return None
 
     async def after_run_callback(self, *, invocation_context: Any) -> None:
@@ -122,6 +154,10 @@ class ApprovalsPlugin(_BasePlugin):
         }
         # Raises when the service stays unreachable: a pause nobody sees must fail loudly.
         pause = await asyncio.to_thread(self.client.create_pause, body, key)
+        if pause.get("status") == "unsupported":
+            # Only what nobody can answer in Slack (credentials): the service posted a notice.
+            self.unsupported[invocation_id] = pause.get("unsupported") or []
+            return None
         self.posted[invocation_id] = pause
         for event in events:
             for call in _confirmation_calls(event):

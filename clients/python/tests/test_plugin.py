@@ -133,5 +133,49 @@ class PluginTest(unittest.TestCase):
         self.assertIsNone(result)
 
 
+class PauseKindsTest(unittest.TestCase):
+    """Input requests are posted for a form card; credential requests for a notice, stripped."""
+
+    def run_events(self, name, answer=None):
+        client = RecordingClient()
+        if answer is not None:
+            client.create_pause = lambda body, key: (client.created.append((body, key)), answer)[1]
+        plugin = ApprovalsPlugin(
+            name="approvals",
+            client=client,
+            environ={"APPROVALS_SIGNING_SECRET": SECRET, "APPROVALS_RESUME": "poll"},
+        )
+        events = recorded_events(name)
+        invocation = events[0]["invocationId"]
+        context = SimpleNamespace(
+            invocation_id=invocation,
+            app_name="hitl_agent",
+            session=SimpleNamespace(app_name="hitl_agent", user_id="u1", id="s-kinds"),
+        )
+        for event in events:
+            asyncio.run(plugin.on_event_callback(invocation_context=context, event=event))
+        asyncio.run(plugin.after_run_callback(invocation_context=context))
+        return client, plugin, invocation
+
+    def test_an_input_request_is_posted_as_a_pause(self):
+        client, plugin, invocation = self.run_events("31a_ask_me_request")
+        self.assertEqual(len(client.created), 1)
+        posted = json.dumps(client.created[0][0]["events"])
+        self.assertIn("adk_request_input", posted)
+        self.assertIn("response_schema", posted)
+        self.assertEqual(plugin.posted[invocation]["id"], "p-1")
+
+    def test_a_credential_request_is_posted_without_its_auth_config_and_named_unsupported(self):
+        answer = {"status": "unsupported", "channel": "C1", "unsupported": [{"kind": "credential", "tool": "read_calendar"}]}
+        client, plugin, invocation = self.run_events("30a_calendar_request", answer)
+        self.assertEqual(len(client.created), 1)
+        posted = json.dumps(client.created[0][0]["events"])
+        self.assertIn("adk_request_credential", posted)
+        self.assertNotIn("auth_config", posted)
+        self.assertNotIn("authConfig", posted)
+        self.assertEqual(plugin.unsupported[invocation], answer["unsupported"])
+        self.assertNotIn(invocation, plugin.posted)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,8 @@ import {
   type Decision,
   decisionSchema,
   pendingSchema,
+  type UnsupportedAnswer,
+  unsupportedAnswerSchema,
 } from './decision.js';
 
 /** How a decided pause reaches the agent; see docs/api.md. */
@@ -27,9 +29,14 @@ export interface PauseToPost {
   links?: { text: string; url: string }[];
 }
 
+/** A post made a pause (one card), or only a notice of requests nobody can answer in Slack. */
+export type PostAnswer =
+  | { kind: 'pause'; pause: CreatedPause }
+  | { kind: 'unsupported'; answer: UnsupportedAnswer };
+
 export type DecisionPoll = { kind: 'decided'; decision: Decision } | { kind: 'pending' };
 
-export type OutcomeStatus = 'executed' | 'failed' | 'blocked';
+export type OutcomeStatus = 'executed' | 'failed' | 'blocked' | 'rejected';
 
 export interface ApprovalsClientOptions {
   /** The app's base URL, e.g. `https://approvals.example.com`. */
@@ -68,13 +75,19 @@ export class ApprovalsClient {
     this.backoffMs = options.backoffMs ?? 250;
   }
 
-  async createPause(pause: PauseToPost, idempotencyKey: string): Promise<CreatedPause> {
+  async createPause(pause: PauseToPost, idempotencyKey: string): Promise<PostAnswer> {
     const response = await this.send('/v1/pauses', {
       method: 'POST',
       body: JSON.stringify(pause),
       headers: { 'idempotency-key': idempotencyKey },
     });
-    return parse(response, [200, 201], createdPauseSchema);
+    if (response.status === 200) {
+      const body: unknown = await response.json().catch(() => undefined);
+      const unsupported = unsupportedAnswerSchema.safeParse(body);
+      if (unsupported.success) return { kind: 'unsupported', answer: unsupported.data };
+      return { kind: 'pause', pause: parseBody(response.status, body, createdPauseSchema) };
+    }
+    return { kind: 'pause', pause: await parse(response, [201], createdPauseSchema) };
   }
 
   /** The decision, waiting up to `waitSeconds` (0–30) for it. */
@@ -96,6 +109,23 @@ export class ApprovalsClient {
       body: JSON.stringify(reason === undefined ? {} : { reason }),
     });
     await expectStatus(response, [200]);
+  }
+
+  /**
+   * Claims an approved gate's call before running it: `true` for the first claim across every
+   * process, `false` when another already claimed it. Throws when the service cannot say.
+   */
+  async claimRun(pauseId: string, callId: string): Promise<boolean> {
+    const response = await this.send(`/v1/pauses/${encodeURIComponent(pauseId)}/claim`, {
+      method: 'POST',
+      body: JSON.stringify({ callId }),
+    });
+    if (response.status === 409) {
+      await response.body?.cancel();
+      return false;
+    }
+    await expectStatus(response, [200]);
+    return true;
   }
 
   async reportOutcome(
@@ -138,10 +168,14 @@ export class ApprovalsClient {
 
 async function parse<T>(response: Response, ok: number[], schema: z.ZodType<T>): Promise<T> {
   await expectStatus(response, ok, false);
-  const parsed = schema.safeParse(await response.json().catch(() => undefined));
+  return parseBody(response.status, await response.json().catch(() => undefined), schema);
+}
+
+function parseBody<T>(status: number, body: unknown, schema: z.ZodType<T>): T {
+  const parsed = schema.safeParse(body);
   if (!parsed.success) {
     throw new ApprovalsApiError(
-      response.status,
+      status,
       parsed.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`),
     );
   }

@@ -32,7 +32,7 @@ export const gateAttestationSchema = z.object({
   signature: hex64,
 });
 
-/** The one kind of part a decision's `newMessage` holds: the answer to a confirmation request. */
+/** The one kind of part a decision's `newMessage` holds: the answer to a confirmation or input request. */
 const functionResponsePartSchema = z.object({
   functionResponse: z.object({
     id: z.string().min(1),
@@ -67,6 +67,14 @@ export const createdPauseSchema = z.object({
   card: z.object({ channel: z.string(), ts: z.string().nullable() }),
 });
 export type CreatedPause = z.infer<typeof createdPauseSchema>;
+
+/** `POST /v1/pauses` for events that ask only what nobody can answer in Slack: a notice, no pause. */
+export const unsupportedAnswerSchema = z.object({
+  status: z.literal('unsupported'),
+  channel: z.string(),
+  unsupported: z.array(z.object({ kind: z.string(), tool: z.string() })),
+});
+export type UnsupportedAnswer = z.infer<typeof unsupportedAnswerSchema>;
 
 export const pendingSchema = z.object({ id: z.string(), status: z.literal('pending') });
 

@@ -33,6 +33,10 @@ export type RefusalReason =
   | 'answer_mismatch'
   /** The decision was already used to run this call once. */
   | 'already_used'
+  /** Another process claimed the decision on the service first: it runs the call, not this one. */
+  | 'claimed_elsewhere'
+  /** The service could not record the claim, so single use cannot be checked (fail closed). */
+  | 'claim_unavailable'
   | 'arguments_not_json';
 
 export type CallVerdict =

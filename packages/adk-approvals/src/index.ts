@@ -10,6 +10,7 @@ export {
   type DecisionPoll,
   type OutcomeStatus,
   type PauseToPost,
+  type PostAnswer,
   type ResumeMode,
 } from './approvals-client.js';
 export {
@@ -17,6 +18,7 @@ export {
   type ApprovalsPluginOptions,
   type PostedPause,
   type Refusal,
+  type UnsupportedRequest,
 } from './approvals-plugin.js';
 export {
   ATTESTATION_VERSION,
@@ -24,7 +26,12 @@ export {
   canonicalJson,
   type GateAttestation,
 } from './attestation.js';
-export { type CreatedPause, type Decision, decisionSchema } from './decision.js';
+export {
+  type CreatedPause,
+  type Decision,
+  decisionSchema,
+  type UnsupportedAnswer,
+} from './decision.js';
 export {
   type CallVerdict,
   type EnforcementMode,

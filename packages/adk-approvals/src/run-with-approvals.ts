@@ -1,5 +1,5 @@
 import type { Event, Runner } from '@google/adk';
-import type { ApprovalsPlugin } from './approvals-plugin.js';
+import type { ApprovalsPlugin, UnsupportedRequest } from './approvals-plugin.js';
 
 /** The genai `Content` a runner takes, named through the runner so @google/genai stays ADK's. */
 type Content = NonNullable<Parameters<Runner['runAsync']>[0]['newMessage']>;
@@ -24,7 +24,12 @@ export interface RunWithApprovalsOptions {
 
 export type RunWithApprovalsResult =
   | { kind: 'completed'; events: Event[]; pauses: number }
-  | { kind: 'cancelled'; events: Event[]; pauseId: string };
+  | { kind: 'cancelled'; events: Event[]; pauseId: string }
+  /**
+   * The agent asked for what nobody can answer in Slack (credentials, a confirmation ADK raised
+   * no request for): the service posted a notice. Never `completed`.
+   */
+  | { kind: 'unsupported_pause'; events: Event[]; requests: UnsupportedRequest[] };
 
 /**
  * Drives a run to its end in poll mode: run; if the invocation paused (the plugin posted it),
@@ -44,9 +49,25 @@ export async function runWithApprovals(
       invocations.add(event.invocationId);
       options.onEvent?.(event);
     }
+    const unsupported = [...invocations].flatMap((id) => plugin.unsupportedRequests(id));
     const posted = [...invocations].flatMap((id) => plugin.postedPause(id) ?? []).at(-1);
+    if (unsupported.length > 0) {
+      // A pause posted beside them could only resume a run that still waits for them.
+      if (posted !== undefined) {
+        await plugin.client.cancel(
+          posted.pause.id,
+          'the agent also asked for what cannot be answered in Slack',
+        );
+      }
+      return { kind: 'unsupported_pause', events, requests: unsupported };
+    }
     if (posted === undefined) return { kind: 'completed', events, pauses };
     if (pauses >= (options.maxPauses ?? 20)) {
+      // Nobody will resume this pause: its card must not wait for a decision that leads nowhere.
+      await plugin.client.cancel(
+        posted.pause.id,
+        `the agent's driver gave up after ${pauses} decisions (the agent kept asking)`,
+      );
       throw new Error(`runWithApprovals: still pausing after ${pauses} decisions`);
     }
     options.onPause?.({ id: posted.pause.id, tools: posted.pause.gates.map((g) => g.tool) });

@@ -17,6 +17,7 @@ import type {
   FinishResult,
   FinishResumeInput,
   GateRef,
+  GateRunClaim,
   IdempotencyInput,
   IdempotencyResult,
   NewPause,
@@ -104,6 +105,8 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     string,
     { fingerprint: string; pauseId: string; expiresAt: number }
   >();
+  /** `pauseId\ncallId` of each gate an agent claimed to run (`claimGateRun`). */
+  private readonly runClaims = new Set<string>();
   private auditSequence = 0;
   private readonly retentionMs: number;
   private readonly auditMaxLen: number;
@@ -425,6 +428,13 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return result;
   }
 
+  async claimGateRun(input: GateRunClaim): Promise<'claimed' | 'taken'> {
+    const key = `${input.pauseId}\n${input.callId}`;
+    if (this.runClaims.has(key)) return 'taken';
+    this.runClaims.add(key);
+    return 'claimed';
+  }
+
   async recordDelivery(input: DeliveryInput): Promise<'recorded' | 'not_found'> {
     const { pauseId, delivery, actor } = input;
     const run = this.load(pauseId, delivery.at);
@@ -502,6 +512,9 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       if (entry.removeAt === undefined || entry.removeAt > now) continue;
       this.pauses.delete(pauseId);
       this.notes.delete(pauseId);
+      for (const claim of this.runClaims) {
+        if (claim.startsWith(`${pauseId}\n`)) this.runClaims.delete(claim);
+      }
       for (const callId of entry.pause.callIds) {
         if (this.byCallId.get(callId) === pauseId) this.byCallId.delete(callId);
       }

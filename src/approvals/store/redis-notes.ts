@@ -9,6 +9,7 @@ import {
 } from '../records.js';
 import {
   type DeliveryInput,
+  type GateRunClaim,
   type IdempotencyInput,
   type IdempotencyResult,
   type OutcomeInput,
@@ -24,6 +25,7 @@ import { LuaScript } from './scripts/lua-script.js';
 const ADD_NOTE = new LuaScript('add_note', ADD_NOTE_LUA);
 const DELIVERY_FIELD = 'delivery';
 const OUTCOME_PREFIX = 'outcome:';
+const CLAIM_PREFIX = 'claim:';
 
 const idempotencyRecordSchema = z.object({ fingerprint: z.string(), pauseId: z.string() });
 
@@ -48,6 +50,17 @@ export class RedisPauseNotes {
       callId,
     );
     return code === 1 ? 'recorded' : code === -1 ? 'unknown_gate' : 'not_found';
+  }
+
+  async claimGateRun(input: GateRunClaim): Promise<'claimed' | 'taken'> {
+    const key = this.keys.notes(input.pauseId);
+    const field = `${CLAIM_PREFIX}${input.callId}`;
+    const value = JSON.stringify({ by: input.by, at: input.at });
+    // HSETNX: one command, so of two replicas' claims exactly one sets the field.
+    const set = await redisCall(`claim ${key}`, () => this.redis.hsetnx(key, field, value));
+    if (set !== 1) return 'taken';
+    await redisCall(`expire ${key}`, () => this.redis.pexpire(key, this.retentionMs));
+    return 'claimed';
   }
 
   async recordDelivery(input: DeliveryInput): Promise<'recorded' | 'not_found'> {

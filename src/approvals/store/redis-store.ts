@@ -20,6 +20,7 @@ import {
   type FinishResult,
   type FinishResumeInput,
   type GateRef,
+  type GateRunClaim,
   type IdempotencyInput,
   type IdempotencyResult,
   type NewPause,
@@ -582,6 +583,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   listPending(index: PendingIndex, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     return this.indexes.pendingIn(index, limit);
+  }
+
+  claimGateRun(input: GateRunClaim): Promise<'claimed' | 'taken'> {
+    return this.notes.claimGateRun(input);
   }
 
   recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {

@@ -1159,6 +1159,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(await store.readNotes(input.id)).toEqual({ outcomes: {} });
       });
 
+      it('lets exactly one of many concurrent claims to run a gate win, across replicas', async () => {
+        const replica = await harness.replica();
+        const pauseId = `p-claim-${Math.random().toString(36).slice(2)}`;
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            (i % 2 === 0 ? store : replica).claimGateRun({
+              pauseId,
+              callId: 'adk-1',
+              by: `api:k${i}`,
+              at: T0,
+            }),
+          ),
+        );
+        expect(results.filter((result) => result === 'claimed')).toHaveLength(1);
+        expect(await store.claimGateRun({ pauseId, callId: 'adk-2', by: 'api:k', at: T0 })).toBe(
+          'claimed',
+        );
+      });
+
       it('lets exactly one of many concurrent first uses of an idempotency key claim it', async () => {
         const replica = await harness.replica();
         const key = `k-${Math.random().toString(36).slice(2)}`;

@@ -74,6 +74,10 @@ async function main(): Promise<number> {
     say({ runbook: 'cancelled', pauseId: result.pauseId });
     return 1;
   }
+  if (result.kind === 'unsupported_pause') {
+    say({ runbook: 'unsupported', requests: result.requests });
+    return 1;
+  }
   const last = result.events.findLast((event) => event.content?.parts?.some((p) => p.text));
   say({
     runbook: 'done',
