@@ -301,6 +301,8 @@ export class ApprovalWorkflow {
         adkTargets: new Set(external.adkTargets.keys()),
         signingSecretOf: external.signingSecretOf,
         ...(deps.people === undefined ? {} : { people: deps.people }),
+        decideByPolicy: (request) => this.decider.decideByPolicy(request),
+        slack,
       });
     }
     this.owner = options.owner;

@@ -1,7 +1,7 @@
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
-import { type Policy, resolveGatePolicy } from '../approvals/policy.js';
+import { evaluatePolicy, type Policy, resolveGatePolicy } from '../approvals/policy.js';
 import {
   type ExternalOrigin,
   type GateOutcome,
@@ -10,11 +10,19 @@ import {
   pauseIdFor,
 } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
+import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { PersonNames } from '../slack/person-names.js';
+import type { SlackPort } from '../slack/port.js';
 import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
 import type { ApprovalCards } from './cards.js';
+import type { VoteRequest } from './decider.js';
 import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
+import {
+  applyPolicyVerdicts,
+  type PolicyDecidedGate,
+  policyDecisionsMessage,
+} from './policy-decisions.js';
 import type { RunThreads, ThreadRef } from './run-thread.js';
 import type { StreamNotices } from './stream-requests.js';
 
@@ -78,6 +86,10 @@ export interface ExternalPausesDeps {
   signingSecretOf: (keyName: string) => string | undefined;
   /** The deciders' names in decisions; absent: their user ids stand in. */
   people?: PersonNames;
+  /** Applies a policy's `allow` or `deny` to a gate (see `Decider.decideByPolicy`). */
+  decideByPolicy?: (request: VoteRequest) => Promise<unknown>;
+  /** Posts the channel line of a pause the policy decided alone (its ts stands in for a card). */
+  slack?: SlackPort;
 }
 
 /**
@@ -95,9 +107,9 @@ export class ExternalPauses {
       return { kind: 'unknown_target', target: resume.target };
     }
     const policy = this.deps.policy();
-    const resolved = input.gates.map((gate) => ({
-      gate,
-      ...resolveGatePolicy(policy, {
+    const now = new Date(this.deps.clock());
+    const resolved = input.gates.map((gate) => {
+      const verdict = evaluatePolicy(policy, {
         app: input.app,
         tool: gate.originalCall.name,
         kind: gateKind(gate),
@@ -106,9 +118,16 @@ export class ExternalPauses {
         requester: { id: input.requesterSlackUserId ?? `api:${input.keyName}` },
         ...(input.channel === undefined ? {} : { channel: input.channel }),
         source: 'api',
-        now: new Date(this.deps.clock()),
-      }),
-    }));
+        now,
+      });
+      // Questions need a person's answer; without a way to apply it, the policy cannot decide.
+      const byPolicy =
+        verdict.decision !== 'ask' &&
+        gateKind(gate) === 'confirmation' &&
+        this.deps.decideByPolicy !== undefined;
+      if (byPolicy) verdict.resolved.policy.quorum = 1;
+      return { gate, ...verdict.resolved, verdict: byPolicy ? verdict : undefined };
+    });
     const noticeTools = [
       ...(input.notices?.credentialTools ?? []),
       ...(input.notices?.unraisedConfirmations.map((unraised) => unraised.tool) ?? []),
@@ -161,15 +180,54 @@ export class ExternalPauses {
       gates: gates.length,
       resume: resume.mode,
     });
+    const byPolicy = resolved.filter((entry) => entry.verdict !== undefined);
+    if (byPolicy.length > 0 && byPolicy.length === resolved.length) {
+      return { kind: 'created', view: await this.decideAllByPolicy(result.view, byPolicy) };
+    }
     // Only the request that created the pause posts its card: concurrent posts of the same
     // pause (retries, replicas) find it `existed` and post nothing.
     const posted = await cards.post(result.view);
+    if (this.deps.decideByPolicy !== undefined) {
+      await applyPolicyVerdicts(this.deps.decideByPolicy, posted, byPolicy);
+    }
     const ts = posted.pause.card.ts;
     await this.postNotices(
       ts === undefined ? { channelId: channel } : { channelId: channel, threadTs: ts },
       input.notices,
     );
-    return { kind: 'created', view: posted };
+    return { kind: 'created', view: (await store.getPause(id)) ?? posted };
+  }
+
+  /**
+   * Every gate decided by the policy: no card. One line in the channel says what and which rule
+   * (its ts is saved as the card's, so that nothing posts a "missing" card), then the decisions,
+   * the last of which wakes the agent's long-poll or starts its resume.
+   */
+  private async decideAllByPolicy(
+    view: PauseView,
+    entries: readonly PolicyDecidedGate[],
+  ): Promise<PauseView> {
+    const { slack, store, clock, log } = this.deps;
+    if (slack !== undefined) {
+      const line = await slack
+        .postMessage({ channel: view.pause.card.channelId, ...policyDecisionsMessage(entries) })
+        .catch((error: unknown) => {
+          log.warn('could not post the policy decision line', {
+            pauseId: view.pause.id,
+            error: errorMessage(error),
+          });
+          return undefined;
+        });
+      if (line !== undefined) await store.setCardTs(view.pause.id, line.ts, clock());
+    }
+    if (this.deps.decideByPolicy !== undefined) {
+      await applyPolicyVerdicts(this.deps.decideByPolicy, view, entries);
+    }
+    log.info('pause decided by the policy', {
+      pauseId: view.pause.id,
+      rules: entries.map(({ verdict }) => verdict?.rule.name).join(','),
+    });
+    return (await store.getPause(view.pause.id)) ?? view;
   }
 
   /** Tells people what the agent asked that cannot be answered here; never throws. */

@@ -5,6 +5,7 @@ import {
   type GateRecord,
   type GateState,
   type PauseView,
+  policyRuleOf,
   SYSTEM_ACTOR,
 } from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
@@ -22,7 +23,11 @@ export interface GateDecisionBody {
   payload?: JsonValue;
   reason?: string;
   /** `name` is Slack's display name, or the user id when Slack could not say. */
-  decidedBy: { slackUserId: string; name: string } | { system: true };
+  decidedBy:
+    | { slackUserId: string; name: string }
+    | { system: true }
+    /** `decision: allow` or `deny`: the rule that decided, and the policy file's SHA-256. */
+    | { policy: { rule: string; version: string } };
   decidedAt: number;
 }
 
@@ -90,10 +95,20 @@ function gateBody(gate: GateRecord, names: ReadonlyMap<string, string>): GateDec
     confirmed: decision.confirmed,
     ...(decision.payload === undefined ? {} : { payload: decision.payload }),
     ...(reason === undefined ? {} : { reason }),
-    decidedBy:
-      by === SYSTEM_ACTOR ? { system: true } : { slackUserId: by, name: names.get(by) ?? by },
+    decidedBy: decidedBy(gate, by, names),
     decidedAt: gate.decision?.at ?? 0,
   };
+}
+
+function decidedBy(
+  gate: GateRecord,
+  by: string,
+  names: ReadonlyMap<string, string>,
+): GateDecisionBody['decidedBy'] {
+  if (by === SYSTEM_ACTOR) return { system: true };
+  const rule = policyRuleOf(by);
+  if (rule !== undefined) return { policy: { rule, version: gate.policy.policyVersion ?? '' } };
+  return { slackUserId: by, name: names.get(by) ?? by };
 }
 
 /** The names of the people who decided the pause's gates, by user id; never throws. */
@@ -103,7 +118,11 @@ export async function deciderNames(
 ): Promise<Map<string, string>> {
   const ids = new Set(
     view.gates.flatMap((gate) =>
-      gate.decision === undefined || gate.decision.by === SYSTEM_ACTOR ? [] : [gate.decision.by],
+      gate.decision === undefined ||
+      gate.decision.by === SYSTEM_ACTOR ||
+      policyRuleOf(gate.decision.by) !== undefined
+        ? []
+        : [gate.decision.by],
     ),
   );
   const names = new Map<string, string>();

@@ -6,16 +6,21 @@ import {
   type Policy,
   type PolicyVerdict,
 } from '../approvals/policy.js';
-import { type PauseView, pauseIdFor, policyActor } from '../approvals/records.js';
+import { type PauseView, pauseIdFor } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { type Metrics, secondsSince } from '../metrics.js';
-import { renderPolicyDecisions } from '../slack/policy-lines.js';
 import type { SlackPort } from '../slack/port.js';
 import { askingOf } from '../slack/request-words.js';
 import { renderCardElsewhere } from '../slack/thread.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
+import {
+  applyPolicyVerdicts,
+  isPending,
+  type PolicyDecidedGate,
+  policyDecisionsMessage,
+} from './policy-decisions.js';
 import { type RunStatusBoard, runThreadOf } from './run-status-board.js';
 import type { RunContext } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
@@ -147,8 +152,8 @@ export class PauseRecorder {
       this.deps.runStatus?.set(runThread, { kind: 'waiting', ...card });
     }
     if (byPolicy.length > 0) {
-      await this.deps.threads.post(context.thread, policyLines(byPolicy));
-      await this.applyVerdicts(view, byPolicy);
+      await this.deps.threads.post(context.thread, policyDecisionsMessage(byPolicy));
+      await applyPolicyVerdicts(this.deps.decideByPolicy, view, byPolicy);
     }
     if (elsewhere && cardTs !== undefined) {
       const permalink = await this.deps.threads.permalink(posted.pause.card.channelId, cardTs);
@@ -172,17 +177,17 @@ export class PauseRecorder {
   private async decideAllByPolicy(
     context: RunContext,
     view: PauseView,
-    entries: readonly PolicyDecided[],
+    entries: readonly PolicyDecidedGate[],
   ): Promise<void> {
     const pending = entries.filter(({ gate }) => isPending(view, gate));
     if (pending.length === 0) return;
-    const line = policyLines(pending);
+    const line = policyDecisionsMessage(pending);
     const posted = await this.deps.slack.postMessage({
       channel: context.thread.channelId,
       ...(context.thread.threadTs === undefined ? {} : { threadTs: context.thread.threadTs }),
       ...line,
     });
-    await this.applyVerdicts(view, pending);
+    await applyPolicyVerdicts(this.deps.decideByPolicy, view, pending);
     if (view.pause.card.ts === undefined) {
       await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     }
@@ -191,44 +196,6 @@ export class PauseRecorder {
       rules: pending.map(({ verdict }) => verdict?.rule.name).join(','),
     });
   }
-
-  private async applyVerdicts(view: PauseView, entries: readonly PolicyDecided[]): Promise<void> {
-    for (const { gate, verdict } of entries) {
-      if (verdict === undefined || verdict.decision === 'ask' || !isPending(view, gate)) continue;
-      await this.deps.decideByPolicy({
-        pauseId: view.pause.id,
-        callId: gate.confirmationCallId,
-        voter: policyActor(verdict.rule.name),
-        choice: verdict.decision === 'allow' ? 'approve' : 'reject',
-        ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
-      });
-    }
-  }
-}
-
-function isPending(view: PauseView, gate: Gate): boolean {
-  return view.gates.some(
-    (record) => record.confirmationCallId === gate.confirmationCallId && record.state === 'pending',
-  );
-}
-
-type PolicyDecided = { gate: Gate; verdict?: PolicyVerdict | undefined };
-
-function policyLines(entries: readonly PolicyDecided[]) {
-  return renderPolicyDecisions(
-    entries.flatMap(({ gate, verdict }) =>
-      verdict === undefined || verdict.decision === 'ask'
-        ? []
-        : [
-            {
-              tool: gate.originalCall.name,
-              rule: verdict.rule.name,
-              decision: verdict.decision,
-              ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
-            },
-          ],
-    ),
-  );
 }
 
 function teamOf(context: RunContext): { teamId?: string } {

@@ -19,6 +19,8 @@ export interface CheckedEntry {
   match?: PolicyRule['match'];
   /** The rule has a `when:`: it does not catch every call its patterns match. */
   conditional?: boolean;
+  /** `decision: allow | deny`: the policy decides, so its approvers are asked only when its condition cannot be evaluated. */
+  decides?: boolean;
 }
 
 export interface Finding {
@@ -47,12 +49,12 @@ export function checkEntries(entries: readonly CheckedEntry[]): Finding[] {
   return findings;
 }
 
-function checkEntry({ path, own, policy }: CheckedEntry): Finding[] {
+function checkEntry({ path, own, policy, decides }: CheckedEntry): Finding[] {
   const findings: Finding[] = [];
   const isDefaults = policy.rule === 'defaults';
   const { approvers, quorum } = policy;
 
-  if (approvers.length === 0) {
+  if (approvers.length === 0 && decides !== true) {
     findings.push({
       severity: 'warning',
       path: own.approvers === undefined ? path : [...path, 'approvers'],

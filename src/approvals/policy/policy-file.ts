@@ -125,6 +125,7 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
       policy: resolved.policy,
       match,
       conditional: when !== undefined,
+      decides: decision === 'allow' || decision === 'deny',
     });
     return {
       match,

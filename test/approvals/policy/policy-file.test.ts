@@ -562,7 +562,10 @@ describe('examples/policy.yml', () => {
     const policy = await loadPolicyFile(
       new URL('../../../examples/policy.yml', import.meta.url).pathname,
     );
-    const resolve = (app: string, tool: string) => resolveGatePolicy(policy, { app, tool });
+    // At noon UTC: the example denies production restarts at night (rule night-restarts).
+    const noon = new Date('2026-11-25T12:00:00Z');
+    const resolve = (app: string, tool: string) =>
+      resolveGatePolicy(policy, { app, tool, now: noon });
 
     expect(resolve('payments', 'refund_charge')).toMatchObject({
       channel: 'C05PAYMENTS',
