@@ -43,6 +43,8 @@ export const gatePolicySchema = z.object({
   risk: z.enum(['low', 'medium', 'high', 'critical']).optional(),
   /** The rule's `when:` as written; `error`: it could not be evaluated, so a person is asked. */
   condition: z.object({ text: z.string(), error: z.string().optional() }).optional(),
+  /** The rule's `reason:`, its placeholders filled for this call: shown on the card. */
+  reason: z.string().optional(),
   /** The SHA-256 of the policy file the gate was resolved under. */
   policyVersion: z.string().optional(),
 });

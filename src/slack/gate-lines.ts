@@ -155,6 +155,7 @@ export function whyText(policy: GatePolicy, max = 300): string | undefined {
     parts.push(rule);
   }
   if (policy.risk !== undefined) parts.push(`risk: *${policy.risk}*`);
+  if (policy.reason !== undefined) parts.push(escapeLine(policy.reason, 200));
   if (policy.condition?.error !== undefined) {
     parts.push(
       `:warning: the condition could not be evaluated (${escapeLine(policy.condition.error, 120)}), so a person decides`,

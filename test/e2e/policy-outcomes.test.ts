@@ -21,6 +21,7 @@ rules:
     match: { app: payments, tool: transfer_money }
     when: args.amount > 1000
     risk: high
+    reason: "large transfers (<b>{{args.amount}}</b>) need two people"
     approvers: [${bob.id}, ${carol.id}]
     quorum: 2
   - name: no-invoices
@@ -67,6 +68,7 @@ describe('policy outcomes', () => {
     expect(text).toContain('large-transfers');
     expect(text).toContain('args.amount &gt; 1000');
     expect(text).toContain('high');
+    expect(text).toContain('large transfers (&lt;b&gt;5000&lt;/b&gt;) need two people');
     const { gates } = await harness.pauseOf(card);
     expect(gates[0]?.policy).toMatchObject({ rule: 'large-transfers', quorum: 2, risk: 'high' });
     expect(gates[0]?.policy.policyVersion).toMatch(/^[0-9a-f]{64}$/);

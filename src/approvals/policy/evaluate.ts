@@ -96,12 +96,15 @@ function verdictOf(
   index: number,
   call: PolicyCall,
 ): PolicyVerdict {
+  const reason = rule.reason === undefined ? undefined : fillPlaceholders(rule.reason, call);
+  const resolved = snapshot(rule.resolved, policy.version);
+  if (reason !== undefined) resolved.policy.reason = reason;
   return {
     rule: { index, name: rule.resolved.policy.rule },
     decision: rule.decision,
-    ...(rule.reason === undefined ? {} : { reason: fillPlaceholders(rule.reason, call) }),
+    ...(reason === undefined ? {} : { reason }),
     ...(rule.risk === undefined ? {} : { risk: rule.risk }),
-    resolved: snapshot(rule.resolved, policy.version),
+    resolved,
     policyVersion: policy.version,
   };
 }
