@@ -509,6 +509,8 @@ export class ApprovalWorkflow {
         this.decisions.enqueue(pauseId, 'post a missing card', async () => {
           const view = await this.store.getPause(pauseId);
           if (view === undefined || view.pause.card.ts !== undefined) return;
+          // Decided already (by the policy, its line lost with Slack): nothing to ask anyone.
+          if (!view.gates.some((gate) => gate.state === 'pending')) return;
           this.log.warn('posting the card of a pause recorded without one', { pauseId });
           await this.cards.post(view);
         }),

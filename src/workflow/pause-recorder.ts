@@ -8,6 +8,7 @@ import {
 } from '../approvals/policy.js';
 import { type PauseView, pauseIdFor } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
+import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { type Metrics, secondsSince } from '../metrics.js';
 import type { SlackPort } from '../slack/port.js';
@@ -126,11 +127,14 @@ export class PauseRecorder {
     const { view } = result;
     const byPolicy = resolved.filter((entry) => entry.verdict !== undefined);
     if (byPolicy.length > 0 && byPolicy.length === gates.length) {
+      if (result.kind === 'created') metrics.gatesOpened(context.appName, gates.length);
       await this.decideAllByPolicy(context, view, byPolicy);
       return { pauseId: view.pause.id };
     }
     if (result.kind === 'existed' && view.pause.card.ts !== undefined) {
       log.info('pause already recorded; its card exists', { pauseId: view.pause.id });
+      // A replica that died between the card and the policy's decisions left them to apply.
+      await applyPolicyVerdicts(this.deps.decideByPolicy, view, byPolicy);
       return { pauseId: view.pause.id };
     }
     log.info('pause recorded', {
@@ -182,13 +186,22 @@ export class PauseRecorder {
     const pending = entries.filter(({ gate }) => isPending(view, gate));
     if (pending.length === 0) return;
     const line = policyDecisionsMessage(pending);
-    const posted = await this.deps.slack.postMessage({
-      channel: context.thread.channelId,
-      ...(context.thread.threadTs === undefined ? {} : { threadTs: context.thread.threadTs }),
-      ...line,
-    });
+    // Slack being down delays no decision: the line is for people, the decision is the policy's.
+    const posted = await this.deps.slack
+      .postMessage({
+        channel: context.thread.channelId,
+        ...(context.thread.threadTs === undefined ? {} : { threadTs: context.thread.threadTs }),
+        ...line,
+      })
+      .catch((error: unknown) => {
+        this.deps.log.warn('could not post the policy decision line', {
+          pauseId: view.pause.id,
+          error: errorMessage(error),
+        });
+        return undefined;
+      });
     await applyPolicyVerdicts(this.deps.decideByPolicy, view, pending);
-    if (view.pause.card.ts === undefined) {
+    if (posted !== undefined && view.pause.card.ts === undefined) {
       await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     }
     this.deps.log.info('pause decided by the policy', {
