@@ -125,18 +125,48 @@ function conditionInput(call: PolicyCall, kind: string): ConditionInput {
 
 /** `{{args.amount}}` → the argument's value; a path that leads nowhere reads `?`. */
 export function fillPlaceholders(text: string, call: Pick<PolicyCall, 'args'>): string {
-  return text.replace(/\{\{\s*args((?:\.[A-Za-z0-9_-]+)+)\s*\}\}/g, (_, path: string) => {
-    let value: unknown = call.args;
-    for (const key of path.slice(1).split('.')) {
-      value =
-        value !== null && typeof value === 'object' && !Array.isArray(value)
-          ? (value as Record<string, unknown>)[key]
-          : undefined;
-    }
-    if (value === undefined) return '?';
-    const shown = typeof value === 'string' ? value : JSON.stringify(value);
-    return shown.length > 100 ? `${shown.slice(0, 100)}…` : shown;
-  });
+  let filled = '';
+  for (const part of templateOf(text)) {
+    filled += typeof part === 'string' ? part : shown(valueAt(call.args, part));
+  }
+  return filled;
+}
+
+/** A reason split once into text and argument paths: it is filled on every matching call. */
+type TemplatePart = string | readonly string[];
+const templates = new Map<string, readonly TemplatePart[]>();
+const PLACEHOLDER = /\{\{\s*args((?:\.[A-Za-z0-9_-]+)+)\s*\}\}/g;
+
+function templateOf(text: string): readonly TemplatePart[] {
+  const known = templates.get(text);
+  if (known !== undefined) return known;
+  const parts: TemplatePart[] = [];
+  let last = 0;
+  for (const match of text.matchAll(PLACEHOLDER)) {
+    parts.push(text.slice(last, match.index), (match[1] ?? '').slice(1).split('.'));
+    last = match.index + match[0].length;
+  }
+  parts.push(text.slice(last));
+  // Reasons come from the policy file: a handful, kept for the life of the process.
+  if (templates.size < 10_000) templates.set(text, parts);
+  return parts;
+}
+
+function valueAt(args: Record<string, unknown>, path: readonly string[]): unknown {
+  let value: unknown = args;
+  for (const key of path) {
+    value =
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? (value as Record<string, unknown>)[key]
+        : undefined;
+  }
+  return value;
+}
+
+function shown(value: unknown): string {
+  if (value === undefined) return '?';
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
 /** Callers store and may change what they get; the policy itself stays as loaded. */
