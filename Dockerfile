@@ -34,7 +34,7 @@ COPY packages/adk-approvals/package.json packages/adk-approvals/
 # The ADK SDK is an optional peer of adk-approvals and a devDependency of the root: it stays out
 # (the app imports only the plugin's dependency-free attestation). --omit=optional too, for the
 # optional packages that dev packages share in the lockfile. `npm run test:install` checks the
-# result (127 packages, 25 MB; 288 packages, 138 MB while the SDK came along).
+# result (128 packages, 25 MB; 288 packages, 138 MB while the SDK came along).
 RUN npm install --omit=dev --omit=optional --workspace=packages/block-kit \
       --workspace=packages/adk-approvals --include-workspace-root \
       --no-audit --no-fund --ignore-scripts \
