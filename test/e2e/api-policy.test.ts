@@ -69,12 +69,10 @@ interface Decision {
   attestation: { gates: GateAttestation[] };
 }
 
-async function postAndWait(amount: number): Promise<{ id: string; decision: Decision }> {
-  const chat = await startConversation(
-    harness.adk,
-    'payments',
-    `u-${randomBytes(4).toString('hex')}`,
-  );
+/** A real paused session on the api_server, posted as a plugin would (poll mode). */
+async function postPause(amount: number): Promise<string> {
+  const user = `u-${randomBytes(4).toString('hex')}`;
+  const chat = await startConversation(harness.adk, 'payments', user);
   const events = await chat.send(`transfer ${amount}`);
   const created = await api('/v1/pauses', {
     app: 'payments',
@@ -84,7 +82,11 @@ async function postAndWait(amount: number): Promise<{ id: string; decision: Deci
     resume: { mode: 'poll' },
   });
   expect(created.status).toBe(201);
-  const { id } = (await created.json()) as { id: string };
+  return ((await created.json()) as { id: string }).id;
+}
+
+async function postAndWait(amount: number): Promise<{ id: string; decision: Decision }> {
+  const id = await postPause(amount);
   const answered = await api(`/v1/pauses/${id}/decision?wait=10`);
   expect(answered.status).toBe(200);
   return { id, decision: (await answered.json()) as Decision };
@@ -139,16 +141,7 @@ describe('policy outcomes through the approvals API', () => {
   });
 
   it('ask: a call between the tiers gets a card for a person', async () => {
-    const chat = await startConversation(harness.adk, 'payments', 'u-ask');
-    const events = await chat.send('transfer 700');
-    const created = await api('/v1/pauses', {
-      app: 'payments',
-      userId: chat.userId,
-      sessionId: chat.sessionId,
-      events,
-      resume: { mode: 'poll' },
-    });
-    const { id } = (await created.json()) as { id: string };
+    const id = await postPause(700);
     await harness.sandbox.waitFor(() => buttonsFor(id)[0], { timeoutMs: 15_000 });
     expect((await api(`/v1/pauses/${id}/decision`)).status).toBe(202);
   });
