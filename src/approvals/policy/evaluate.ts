@@ -49,7 +49,10 @@ export interface PolicyVerdict {
 export function evaluatePolicy(policy: Policy, call: PolicyCall): PolicyVerdict {
   const kind = call.kind ?? 'confirmation';
   let input: ConditionInput | undefined;
-  for (const [index, rule] of policy.rules.entries()) {
+  const { rules } = policy;
+  // A plain index loop: `entries()` allocates a pair per rule, and this runs per call.
+  for (let index = 0; index < rules.length; index += 1) {
+    const rule = rules[index] as PolicyRule;
     const { match } = rule;
     if (match.app !== undefined && !match.app.test(call.app)) continue;
     if (match.tool !== undefined && !match.tool.test(call.tool)) continue;
