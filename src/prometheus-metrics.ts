@@ -63,7 +63,7 @@ export class PrometheusMetrics implements Metrics {
   });
   private readonly failures = new Counter({
     name: 'approvals_resume_failures_total',
-    help: 'Resumes that failed after their retries and wait on the card for a Retry, by ADK error reason.',
+    help: 'Resumes that failed after their retries and wait on the card for a Retry, by ADK error reason; `refused`: the agent received the decisions and refused them.',
     labelNames: ['reason'],
     registers: [this.registry],
   });

@@ -131,10 +131,19 @@ export type GateRecord = z.infer<typeof gateRecordSchema>;
 
 /**
  * Resuming a pause: `idle` until every gate is decided and someone claims it; `resuming` while a
- * replica holds the lease; then `resumed`, or `failed` (retryable), or `abandoned` when a gate was
- * cancelled and the invocation will not be answered.
+ * replica holds the lease; then `resumed`, or `failed` (retryable: the agent does not hold the
+ * answers), or `refused` (the agent received the answers and refused them, e.g. ADK's
+ * IntentMismatchError: nothing ran and sending them again cannot help), or `abandoned` when a gate
+ * was cancelled and the invocation will not be answered.
  */
-export const RESUME_STATES = ['idle', 'resuming', 'resumed', 'failed', 'abandoned'] as const;
+export const RESUME_STATES = [
+  'idle',
+  'resuming',
+  'resumed',
+  'failed',
+  'refused',
+  'abandoned',
+] as const;
 export const resumeSchema = z.object({
   state: z.enum(RESUME_STATES),
   attempts: z.number().int().min(0),

@@ -82,6 +82,11 @@ export interface ConfirmationStore {
   renewLease(input: RenewLeaseInput): Promise<RenewLeaseResult>;
   markResumed(input: FinishResumeInput): Promise<FinishResult>;
   markResumeFailed(input: ResumeFailedInput): Promise<FinishResult>;
+  /**
+   * The agent received the answers and refused them (nothing ran); finished: no Retry claims it,
+   * since the agent's session already holds the answers.
+   */
+  markResumeRefused(input: ResumeFailedInput): Promise<FinishResult>;
 
   listPendingByChannel(channelId: string, limit?: number): Promise<GateRef[]>;
   /**
@@ -262,7 +267,8 @@ export interface ClaimResumeInput {
 }
 
 export type ClaimResult =
-  | { kind: 'claimed'; view: PauseView; attempt: number }
+  /** `retried`: a person's Retry claimed a failed resume (else a first claim or a takeover). */
+  | { kind: 'claimed'; view: PauseView; attempt: number; retried: boolean }
   /** The last resume failed; only a Retry (`retryFailed`) claims it again. */
   | { kind: 'awaiting_retry'; view: PauseView }
   /** Some gates are still pending. */

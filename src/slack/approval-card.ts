@@ -286,6 +286,12 @@ class CardParts {
           },
         });
       }
+      case 'refused': {
+        // No Retry: the agent holds the answers already, so sending them again cannot help.
+        const error = resume.lastError?.trim();
+        const text = `:no_entry: The agent received the decision and refused it: nothing ran.${error ? `\n${codeBlock(error, 600)}` : ''}`;
+        return withBlockId(key, { type: 'section', text: mrkdwn(text) });
+      }
       case 'abandoned':
         return withBlockId(key, {
           type: 'section',
@@ -317,6 +323,13 @@ class CardParts {
       : ':arrow_forward: Agent resumed';
   }
 }
+
+/** How the notification text of a decided card ends, by resume state. */
+const RESUME_SUMMARY: Partial<Record<PauseView['pause']['resume']['state'], string>> = {
+  failed: ' — resuming the agent failed',
+  refused: ' — the agent refused the decision',
+  resumed: ' — agent resumed',
+};
 
 /** Shown to all (Slack cannot show a button to one person); the workflow refuses others. */
 function withdrawButton(pauseId: string): Button {
@@ -507,12 +520,7 @@ function fallbackText(view: PauseView): string {
   if (pending.length > 0) {
     return `${neededHeading(askingOf(pending))}: ${names(pending)} (${escapeLine(pause.adk.appName, 60)})`;
   }
-  const resume =
-    pause.resume.state === 'failed'
-      ? ' — resuming the agent failed'
-      : pause.resume.state === 'resumed'
-        ? ' — agent resumed'
-        : '';
+  const resume = RESUME_SUMMARY[pause.resume.state] ?? '';
   const heading = requestHeading(askingOf(gates));
   return gates.length === 0 ? heading : `${heading} decided: ${tally(gates)}${resume}`;
 }

@@ -205,6 +205,23 @@ export function renderResumeFailed(error: RunError, reference?: string): SlackMe
   );
 }
 
+/**
+ * The agent holds the decisions (its session has them) and did not act on them: ADK refused them,
+ * or its run failed right after storing them. No Retry: sending them again cannot help.
+ * `error`: the failure seen now; absent when an earlier attempt's failure is all there is.
+ */
+export function renderResumeRefused(error: RunError | undefined, reference?: string): SlackMessage {
+  const line =
+    error === undefined
+      ? ':no_entry: The agent received the decisions but did not act on them: nothing ran.'
+      : error.kind === 'not_applied'
+        ? runErrorLine(error)
+        : `${runErrorLine(error)}\nThe agent received the decisions before it failed, and nothing ran.`;
+  return messageOf(
+    `${line}\nThe agent keeps the answers, so sending them again cannot help: run the agent again if the action is still needed.${referenceOf(reference)}`,
+  );
+}
+
 /** Something in the agent's stream this app could not use; the run goes on. */
 export function renderStreamWarning(problem: string): SlackMessage {
   return messageOf(`:warning: ${escapeWithin(problem, ERROR_MAX)}`);

@@ -1,11 +1,6 @@
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
-import {
-  cardChannel,
-  evaluatePolicy,
-  type Policy,
-  type PolicyVerdict,
-} from '../approvals/policy.js';
+import { cardChannel, evaluatePolicy, type Policy } from '../approvals/policy.js';
 import { type PauseView, pauseIdFor } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';

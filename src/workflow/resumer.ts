@@ -11,7 +11,12 @@ import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
 import { type Metrics, secondsSince } from '../metrics.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
-import { renderDecisionsElsewhere, renderResumeFailed, renderRunError } from '../slack/thread.js';
+import {
+  renderDecisionsElsewhere,
+  renderResumeFailed,
+  renderResumeRefused,
+  renderRunError,
+} from '../slack/thread.js';
 import { startLeaseHeartbeat } from './lease-heartbeat.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
@@ -92,15 +97,14 @@ export class Resumer {
     }
     const heartbeat = startLeaseHeartbeat(this.deps, { pauseId, owner, leaseMs: options.leaseMs });
     try {
-      await this.resumeClaimed(claim.view, claim.attempt, owner, clickedAt);
+      await this.resumeClaimed(claim, owner, clickedAt);
     } finally {
       heartbeat.stop();
     }
   }
 
   private async resumeClaimed(
-    view: PauseView,
-    attempt: number,
+    { view, attempt, retried }: { view: PauseView; attempt: number; retried: boolean },
     owner: string,
     clickedAt: number | undefined,
   ): Promise<void> {
@@ -119,6 +123,12 @@ export class Resumer {
     }
     if (attempt > 1) {
       const earlier = await this.earlierAnswer(view);
+      if (earlier !== undefined && retried && earlier.length === 0) {
+        // The failed attempt reached the agent, which did nothing with the answers (ADK refused
+        // them): a Retry never turns that into "resumed".
+        await this.markRefused(view, context, owner, undefined);
+        return;
+      }
       if (earlier !== undefined) {
         log.info('the agent already has these decisions; posting what it said after them', {
           pauseId,
@@ -135,8 +145,25 @@ export class Resumer {
     // No "running" on the root while the answer streams: it would cost a chat.update per
     // decision; the root goes from waiting to how the run ended (or to the next pause).
     const { outcome, tries } = await this.sendWithRetries(view, context, clickedAt);
+    if (outcome.kind === 'failed' && outcome.error.intentMismatch !== undefined) {
+      // ADK stored the answers, then refused them (IntentMismatchError): nothing ran.
+      await this.markRefused(view, context, owner, outcome.error);
+      return;
+    }
+    // A failure before any answer came back: the agent may still hold the decisions (it stored
+    // them, then failed). Retry is offered only when its session does not.
+    const received =
+      outcome.kind === 'failed' && !outcome.delivered ? await this.earlierAnswer(view) : undefined;
+    if (outcome.kind === 'failed' && received !== undefined) {
+      if (received.length === 0) {
+        await this.markRefused(view, context, owner, outcome.error);
+        return;
+      }
+      // It acted on them before failing: what it said is posted, and the failure below.
+      await this.deps.streamer.replay(context, received);
+    }
     const now = this.deps.clock();
-    if (outcome.kind === 'failed' && !outcome.delivered) {
+    if (outcome.kind === 'failed' && !outcome.delivered && received === undefined) {
       const finish = await store.markResumeFailed({
         pauseId,
         owner,
@@ -180,6 +207,40 @@ export class Resumer {
     // A new pause set "waiting" itself while the answer streamed.
     if (outcome.pauses === 0) this.setRunStatus(context, endedStatus(view));
     await this.sendRejectionFollowUp(view, context);
+  }
+
+  /**
+   * The agent holds the answers and did not act on them: no Retry, since sending them again
+   * cannot help. `error`: this attempt's failure; undefined when only an earlier one is known.
+   */
+  private async markRefused(
+    view: PauseView,
+    context: RunContext,
+    owner: string,
+    error: AdkError | undefined,
+  ): Promise<void> {
+    const pauseId = view.pause.id;
+    const lastError =
+      error?.message ?? view.pause.resume.lastError ?? 'the agent did not act on the decisions';
+    const finish = await this.deps.store.markResumeRefused({
+      pauseId,
+      owner,
+      now: this.deps.clock(),
+      error: lastError,
+    });
+    this.deps.metrics.resumeFailed('refused');
+    this.deps.log.warn('the agent received the decisions and did not act on them', {
+      pauseId,
+      ...(error?.intentMismatch ? { adkReason: error.intentMismatch.reason } : {}),
+      ...(error === undefined ? {} : { reason: error.reason }),
+      recorded: finish.kind,
+    });
+    this.deps.refreshCard(pauseId);
+    this.setRunStatus(context, { kind: 'failed' });
+    await this.deps.threads.post(
+      context.thread,
+      renderResumeRefused(error === undefined ? undefined : runErrorOf(error), correlationId()),
+    );
   }
 
   /**

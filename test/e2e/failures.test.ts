@@ -25,6 +25,7 @@ beforeAll(async () => {
 afterEach(() => {
   // A test that failed half-way must not leave the agent out of reach for the next one.
   harness?.adkProxy?.setDown(false);
+  harness?.adkProxy?.hideAnswers(false);
 });
 afterAll(async () => {
   await harness?.stop();
@@ -78,6 +79,74 @@ describe('when things fail', () => {
       const now = cardNow(root.ts, card.ts);
       return now && cardText(now).includes('Agent resumed');
     });
+  });
+
+  it('a decision the agent stores and then refuses (ADK IntentMismatchError) is shown as refused, with no Retry; nothing ran', {
+    timeout: 45_000,
+  }, async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'time_off swap shift 3');
+    const card = await harness.card(OPS, root.ts);
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+    });
+    const refused = await harness.reply(OPS, root.ts, 'refused the decision');
+    expect(cardText(refused)).toContain('confirmation_not_required');
+    expect(cardText(refused)).toContain('sending them again cannot help');
+    const final = await harness.sandbox.waitFor(() => {
+      const now = cardNow(root.ts, card.ts);
+      return now && cardText(now).includes('refused it') && now;
+    });
+    expect(cardText(final)).not.toContain('Agent resumed');
+    expect(buttons(final).map((b) => b.action_id)).not.toContain(ACTION_IDS.retryResume);
+    expect((await harness.pauseOf(card)).pause.resume.state).toBe('refused');
+    const replies = harness.sandbox.replies(OPS, root.ts).map(cardText);
+    expect(replies.filter((text) => text.includes('swapped'))).toEqual([]);
+    expect(replies.filter((text) => text.includes('Press *Retry*'))).toEqual([]);
+  });
+
+  it('a Retry of a resume that had reached the agent, which did nothing with it, never says "resumed"', {
+    timeout: 45_000,
+  }, async () => {
+    const proxy = harness.adkProxy;
+    if (proxy === undefined) throw new Error('the harness has no ADK proxy');
+    const root = await harness.runAgent(alice.id, OPS, 'time_off swap shift 4');
+    const card = await harness.card(OPS, root.ts);
+    // The answer reaches ADK (which stores it, then refuses it), but the app hears only a
+    // failure and cannot read the session: it cannot tell, so it offers Retry.
+    proxy.hideAnswers(true);
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+    });
+    await harness.sandbox.waitFor(() => {
+      const now = cardNow(root.ts, card.ts);
+      return now && buttons(now).some((b) => b.action_id === ACTION_IDS.retryResume);
+    });
+    expect((await harness.pauseOf(card)).pause.resume.state).toBe('failed');
+
+    proxy.hideAnswers(false);
+    const runsBefore = proxy.runs.length;
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.retryResume,
+    });
+    await harness.reply(OPS, root.ts, 'did not act on them');
+    const final = await harness.sandbox.waitFor(() => {
+      const now = cardNow(root.ts, card.ts);
+      return now && cardText(now).includes('refused it') && now;
+    });
+    expect(cardText(final)).not.toContain('Agent resumed');
+    expect(buttons(final).map((b) => b.action_id)).not.toContain(ACTION_IDS.retryResume);
+    // The session held the answer: the Retry read it and sent nothing.
+    expect(proxy.runs.length).toBe(runsBefore);
+    expect((await harness.pauseOf(card)).pause.resume.state).toBe('refused');
   });
 
   it("Slack's rate limits are waited out: the card is still updated", {

@@ -9,6 +9,12 @@ export interface SwitchableProxy {
    * it, before anything reaches the target: Python streams an error frame, Go answers HTTP 400.
    */
   refuseInvocationId(server: 'python' | 'go' | undefined): void;
+  /**
+   * While on, a `/run_sse` request reaches the target, which runs it to the end, but the client
+   * gets HTTP 400 instead of the stream, and session reads get HTTP 503 without reaching the
+   * target: the client cannot tell whether its request arrived.
+   */
+  hideAnswers(hide: boolean): void;
   /** Requests that reached the target, by path. */
   forwarded: string[];
   /** Every `/run_sse` request, refused or forwarded: did it carry `invocationId`? */
@@ -21,6 +27,7 @@ export async function startSwitchableProxy(target: string): Promise<SwitchablePr
   const upstream = new URL(target);
   let down = false;
   let refusing: 'python' | 'go' | undefined;
+  let hiding = false;
   const forwarded: string[] = [];
   const runs: { invocationId: boolean; refused: boolean }[] = [];
   const server: Server = createServer(async (incoming, outgoing) => {
@@ -50,7 +57,13 @@ export async function startSwitchableProxy(target: string): Promise<SwitchablePr
         return;
       }
     }
+    if (hiding && incoming.method === 'GET' && incoming.url?.includes('/sessions/')) {
+      outgoing.writeHead(503, { 'content-type': 'text/plain' });
+      outgoing.end('session reads are hidden by the test proxy');
+      return;
+    }
     forwarded.push(incoming.url ?? '');
+    const hideThis = hiding && incoming.url === '/run_sse';
     const proxied = request(
       {
         host: upstream.hostname,
@@ -60,6 +73,15 @@ export async function startSwitchableProxy(target: string): Promise<SwitchablePr
         headers: incoming.headers,
       },
       (response) => {
+        if (hideThis) {
+          // The run goes on to its end on the target; the client hears only a failure.
+          response.resume();
+          response.on('end', () => {
+            outgoing.writeHead(400, { 'content-type': 'text/plain' });
+            outgoing.end('answer hidden by the test proxy');
+          });
+          return;
+        }
         outgoing.writeHead(response.statusCode ?? 502, response.headers);
         response.pipe(outgoing);
       },
@@ -78,6 +100,9 @@ export async function startSwitchableProxy(target: string): Promise<SwitchablePr
     },
     refuseInvocationId(value) {
       refusing = value;
+    },
+    hideAnswers(value) {
+      hiding = value;
     },
     forwarded,
     runs,

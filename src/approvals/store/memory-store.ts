@@ -330,6 +330,11 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return Promise.resolve(this.finish(input, 'failed', input.error, detail));
   }
 
+  markResumeRefused(input: ResumeFailedInput): Promise<FinishResult> {
+    const detail = resumeFailedDetail(input.error);
+    return Promise.resolve(this.finish(input, 'refused', input.error, detail));
+  }
+
   /** Explicit user approvers only: user groups and channel members are known only to Slack. */
   async listPendingByApprover(userId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     return this.listPending({ kind: 'user', id: userId }, limit);

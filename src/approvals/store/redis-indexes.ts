@@ -376,6 +376,7 @@ export class RedisIndexes {
         return undefined;
       case 'failed':
       case 'resumed':
+      case 'refused':
       case 'abandoned':
         // Failed resumes wait for a human Retry; its claim puts the pause back with its lease.
         await this.zsetCas(resume, pauseId, score, '');

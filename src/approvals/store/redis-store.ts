@@ -477,7 +477,12 @@ export class RedisConfirmationStore implements ConfirmationStore {
         const [attempt = '', stateBefore = ''] = outcome.info;
         const updates = this.indexes.afterClaim(view, leaseUntil, stateBefore);
         await this.indexes.apply(view, outcome.audit, now, updates);
-        return { kind: 'claimed', view, attempt: Number(attempt) };
+        return {
+          kind: 'claimed',
+          view,
+          attempt: Number(attempt),
+          retried: stateBefore === 'failed',
+        };
       }
       case 'NOT_DECIDED':
         return { kind: 'not_decided', view };
@@ -515,6 +520,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   markResumeFailed(input: ResumeFailedInput): Promise<FinishResult> {
     return this.finish(input, 'failed', input.error, resumeFailedDetail(input.error));
+  }
+
+  markResumeRefused(input: ResumeFailedInput): Promise<FinishResult> {
+    return this.finish(input, 'refused', input.error, resumeFailedDetail(input.error));
   }
 
   /** Explicit user approvers only: user groups and channel members are known only to Slack. */

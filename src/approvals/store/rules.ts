@@ -36,6 +36,7 @@ type OnExpiry = GatePolicy['onExpiry'];
 /** Resumes that are over: a claim answers `finished`. */
 export const FINISHED_RESUME_STATES = [
   'resumed',
+  'refused',
   'abandoned',
 ] as const satisfies readonly ResumeState[];
 
@@ -181,6 +182,7 @@ export const AUDIT_EVENTS = [
   'resume_claimed',
   'resumed',
   'resume_failed',
+  'resume_refused',
   'outcome_reported',
   'delivery',
 ] as const;
@@ -190,7 +192,8 @@ export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 export const FINISH_EVENT = {
   resumed: 'resumed',
   failed: 'resume_failed',
-} as const satisfies Record<'resumed' | 'failed', AuditEvent>;
+  refused: 'resume_refused',
+} as const satisfies Record<'resumed' | 'failed' | 'refused', AuditEvent>;
 export type FinishOutcome = keyof typeof FINISH_EVENT;
 
 /**

@@ -15,6 +15,10 @@ import { ScriptedLlm } from '../scripted-model/scripted-llm.js';
  * `leave plan <days>` → `plan_leave({days})`, the same with a nested payload template
  * `{approved_days, handover: {to, tasks}}` (which a Slack form can only offer as JSON); approved,
  * it returns the payload it received.
+ *
+ * `swap shift <n>` → `swap_shift({shift: n})`, which asks for confirmation itself but, unlike the
+ * two above, does not say it requires one: ADK JS 2.0 stores the answer, then refuses it with
+ * `confirmation_not_required` (the agent received the decision and refused it; nothing runs).
  */
 
 const parameters = z.object({ days: z.number().int().positive() });
@@ -83,6 +87,21 @@ const planLeave = new SelfConfirmingTool({
   },
 });
 
+/** Asks on its own, without saying it requires confirmation: ADK JS 2.0 refuses its answers. */
+const swapShift = new FunctionTool({
+  name: 'swap_shift',
+  description: 'Swap a shift with a colleague; a manager approves it.',
+  parameters: z.object({ shift: z.number().int().positive() }),
+  execute: async ({ shift }, context) => {
+    if (!context) throw new Error('swap_shift needs a tool context');
+    if (!context.toolConfirmation) {
+      context.requestConfirmation({ hint: `Approve swapping shift ${shift}.` });
+      return { status: 'Waiting for approval.' };
+    }
+    return { status: context.toolConfirmation.confirmed ? 'swapped' : 'rejected', shift };
+  },
+});
+
 export const rootAgent = new LlmAgent({
   name: 'time_off',
   description: 'Files time-off requests that a manager approves.',
@@ -96,6 +115,10 @@ export const rootAgent = new LlmAgent({
       pattern: /\bleave plan (\d+)\b/gi,
       toCall: (match) => ({ name: 'plan_leave', args: { days: Number(match[1]) } }),
     },
+    {
+      pattern: /\bswap shift (\d+)\b/gi,
+      toCall: (match) => ({ name: 'swap_shift', args: { shift: Number(match[1]) } }),
+    },
   ]),
-  tools: [requestTimeOff, planLeave],
+  tools: [requestTimeOff, planLeave, swapShift],
 });

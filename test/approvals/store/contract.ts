@@ -876,8 +876,40 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
           leaseMs: LEASE_MS,
           retryFailed: true,
         });
-        expect(retry).toMatchObject({ kind: 'claimed', attempt: 2 });
+        expect(retry).toMatchObject({ kind: 'claimed', attempt: 2, retried: true });
         expect((await store.markResumed({ pauseId, owner: 'r2', now: T0 + 40 })).kind).toBe('ok');
+      });
+
+      it('a refused resume is finished: neither the sweeper nor a Retry claims it again', async () => {
+        const pauseId = await decidedPause();
+        const first = await store.claimResume({
+          pauseId,
+          owner: 'r1',
+          now: T0 + 10,
+          leaseMs: LEASE_MS,
+        });
+        expect(first).toMatchObject({ kind: 'claimed', attempt: 1, retried: false });
+        const refused = await store.markResumeRefused({
+          pauseId,
+          owner: 'r1',
+          now: T0 + 20,
+          error: 'confirmation_not_required',
+        });
+        expect(refused.kind === 'ok' && refused.view.pause.resume).toMatchObject({
+          state: 'refused',
+          lastError: 'confirmation_not_required',
+        });
+        expect(await store.dueResumes(T0 + 10 * LEASE_MS)).toEqual([]);
+        const retry = await store.claimResume({
+          pauseId,
+          owner: 'r2',
+          now: T0 + 30,
+          leaseMs: LEASE_MS,
+          retryFailed: true,
+        });
+        expect(retry.kind).toBe('finished');
+        const trail = await store.readAudit({ pauseId });
+        expect(trail.map((entry) => entry.event)).toContain('resume_refused');
       });
 
       it('dueResumes lists decided-unclaimed and lapsed pauses, not live leases, failed or pending ones', async () => {

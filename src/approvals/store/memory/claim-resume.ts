@@ -45,5 +45,5 @@ export function claimResume(run: PauseRun, args: ClaimArgs): ClaimResult {
     '',
     claimDetail({ attempt, leaseMs: args.leaseMs, tookOverFrom }),
   );
-  return { kind: 'claimed', view: run.view(), attempt };
+  return { kind: 'claimed', view: run.view(), attempt, retried: state === 'failed' };
 }

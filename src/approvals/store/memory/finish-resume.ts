@@ -7,7 +7,7 @@ export interface FinishArgs {
   owner: string;
   outcome: FinishOutcome;
   retentionMs: number;
-  /** The error text of a failed resume, else ''. */
+  /** The error text of a failed or refused resume, else ''. */
   error: string;
   detail: string;
 }
@@ -23,7 +23,7 @@ export function finishResume(run: PauseRun, args: FinishArgs): FinishResult {
   if (pause.resume.state === outcome) return { kind: 'ok', view: run.view() };
   if (pause.resume.state !== 'resuming') return { kind: 'lost_lease', view: run.view() };
   pause.resume = { ...pause.resume, state: outcome, at: run.now };
-  if (outcome === 'failed') pause.resume.lastError = args.error;
+  if (outcome !== 'resumed') pause.resume.lastError = args.error;
   pause.version += 1;
   run.audit(FINISH_EVENT[outcome], owner, '', args.detail);
   run.retain(args.retentionMs);

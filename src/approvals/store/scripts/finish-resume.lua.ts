@@ -4,8 +4,8 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
  * finish_resume: records how a resume ended, only for the current lease owner. The same call
  * repeated by that owner is answered OK again (a retried request), without a second entry.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: [1] now, [2] owner, [3] 'resumed' | 'failed' (FINISH_EVENT's keys), [4] retention ms,
- *       [5] error text or '',
+ * ARGV: [1] now, [2] owner, [3] 'resumed' | 'failed' | 'refused' (FINISH_EVENT's keys),
+ *       [4] retention ms, [5] error text or '',
  *       [6] audit detail
  * Returns OK {the lease's leaseUntil} | LOST_LEASE | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
@@ -18,7 +18,7 @@ if pause.lease_owner ~= owner then return reply(CODE.LOST_LEASE) end
 if pause.resume_state == outcome then return reply(CODE.OK, {lease_until}) end
 if pause.resume_state ~= RESUME.resuming then return reply(CODE.LOST_LEASE) end
 redis.call('HSET', PAUSE, 'resumeState', outcome, 'resumeAt', NOW)
-if outcome == RESUME.failed then redis.call('HSET', PAUSE, 'lastError', ARGV[5]) end
+if outcome ~= RESUME.resumed then redis.call('HSET', PAUSE, 'lastError', ARGV[5]) end
 bump(PAUSE)
 audit(FINISH_EVENT[outcome], owner, '', ARGV[6])
 retain(ARGV[4])
