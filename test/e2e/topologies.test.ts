@@ -60,6 +60,26 @@ describe('agent topologies, end to end', () => {
     expect(await harness.toolRuns(card, 'notify_team', 'notified')).toBe(1);
   });
 
+  it('a SequentialAgent: the steps before the gated one have run before anyone is asked, and run once', async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'staged_ops migrate billing');
+    const card = await harness.card(OPS, root.ts);
+    expect(cardText(card)).toContain('apply_migration');
+    // Already done while the card waits: a step before the approval is not held by it.
+    expect(await harness.toolRuns(card, 'take_snapshot', 'snapshot_taken')).toBe(1);
+    expect(await harness.toolRuns(card, 'apply_migration', 'migrated')).toBe(0);
+
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+    });
+    await harness.reply(OPS, root.ts, 'Tool apply_migration returned');
+    expect(await harness.toolRuns(card, 'apply_migration', 'migrated')).toBe(1);
+    // The resume continues the paused step; the earlier step does not run again.
+    expect(await harness.toolRuns(card, 'take_snapshot', 'snapshot_taken')).toBe(1);
+  });
+
   it('a credential request is a notice naming the tool: no card, no success line', async () => {
     const root = await harness.runAgent(alice.id, OPS, 'calendar calendar monday');
     // Notices follow the end of the stream: everything the run posted is in by now.

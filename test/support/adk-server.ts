@@ -13,6 +13,7 @@ export const TEST_APPS = [
   'calendar',
   'ask_input',
   'budget_flow',
+  'staged_ops',
 ] as const;
 /** esbuild bundles each agent, which is slow on a busy 2-core machine. */
 export const TEST_STARTUP_TIMEOUT_MS = 180_000;
