@@ -56,12 +56,13 @@ const stepLine = z.discriminatedUnion('step', [
     verified: z.array(z.boolean()),
     forgedVerified: z.array(z.boolean()),
     hasNewMessage: z.boolean(),
+    claims: z.array(z.boolean()),
     outcome: z.string().nullable(),
   }),
 ]);
 
 describe.skipIf(!PYTHON)('the Python client against the running app', () => {
-  it('creates a pause (idempotently), long-polls the approval, verifies its attestation and reports the outcome', async () => {
+  it('creates a pause (idempotently), long-polls the approval, verifies its attestation, claims the call once and reports the outcome', async () => {
     const chat = await startConversation(harness.adk, 'payments', 'u-python');
     const events = await chat.send('transfer 75');
     const child = spawn('python3', [SCRIPT], {
@@ -115,6 +116,7 @@ describe.skipIf(!PYTHON)('the Python client against the running app', () => {
         verified: [true],
         forgedVerified: [false],
         hasNewMessage: true,
+        claims: [true, false],
         outcome: 'executed',
       },
     ]);

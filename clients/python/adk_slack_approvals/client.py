@@ -61,6 +61,15 @@ class ApprovalsClient:
         status, body = self._send("POST", f"/v1/pauses/{_quote(pause_id)}/cancel", payload)
         return self._expect(status, body, (200,))
 
+    def claim_run(self, pause_id: str, call_id: str) -> bool:
+        """Claims an approved gate's call before running it: True for the first claim across every
+        process, False when another already claimed it. Raises when the service cannot say."""
+        status, body = self._send("POST", f"/v1/pauses/{_quote(pause_id)}/claim", {"callId": call_id})
+        if status == 409:
+            return False
+        self._expect(status, body, (200,))
+        return True
+
     def report_outcome(self, pause_id: str, call_id: str, status: str, detail: Optional[str] = None) -> dict:
         payload: dict[str, Any] = {"callId": call_id, "status": status}
         if detail is not None:

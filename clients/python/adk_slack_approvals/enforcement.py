@@ -20,6 +20,8 @@ REFUSAL_MESSAGES = {
     "answer_mismatch": "the confirmation differs from the decision",
     "already_used": "the decision was already used to run this call",
     "arguments_not_json": "the call arguments are not JSON",
+    "claimed_elsewhere": "another process already used the decision to run this call",
+    "claim_unavailable": "the approvals service could not record that the decision is being used",
 }
 
 

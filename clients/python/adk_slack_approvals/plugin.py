@@ -4,7 +4,9 @@ Same behaviour as the TypeScript plugin (packages/adk-approvals): it collects th
 invocation that carry `adk_request_confirmation` and `adk_request_input` calls (and credential
 requests, stripped of their auth config, for a notice), posts them as one pause after the run
 (Idempotency-Key per invocation), refuses in `before_tool_callback` a confirmed call the service
-did not attest for that call id and those exact arguments, and reports outcomes.
+did not attest for that call id and those exact arguments, claims an attested decision on the
+service before running its call (single use across processes), closes a gate whose call it
+refused (ADK records the refusal as the call's answer), and reports outcomes in every mode.
 
 Configuration from the environment: APPROVALS_URL, APPROVALS_API_KEY, APPROVALS_SIGNING_SECRET,
 APPROVALS_ENFORCEMENT (attested | deny-only | off; default attested), APPROVALS_RESUME
@@ -25,7 +27,7 @@ import os
 import time
 from typing import Any, Mapping, Optional
 
-from .client import ApprovalsClient
+from .client import ApprovalsApiError, ApprovalsClient
 from .enforcement import REFUSAL_MESSAGES, judge_confirmed_call
 
 try:  # pragma: no cover - depends on the environment
@@ -42,6 +44,10 @@ REQUEST_CONFIRMATION = "adk_request_confirmation"
 REQUEST_INPUT = "adk_request_input"
 REQUEST_CREDENTIAL = "adk_request_credential"
 MODES = ("attested", "deny-only", "off")
+ASKED_AGAIN = (
+    "the tool asked for another confirmation after this approval, which the agent cannot raise as a "
+    "request: it did not do what it asked about"
+)
 
 
 def _as_json(event: Any) -> dict:
@@ -107,6 +113,8 @@ class ApprovalsPlugin(_BasePlugin):
         self.unsupported: dict[str, list] = {}
         self._asked_in: dict[str, tuple[str, str]] = {}
         self._decisions: dict[str, list[tuple[str, dict]]] = {}
+        # Gated call id -> the approvers' reason for rejecting it, from a decision received.
+        self._reject_reasons: dict[str, str] = {}
         self._used: set[str] = set()
         self._running: dict[str, tuple[str, str]] = {}
 
@@ -168,7 +176,15 @@ class ApprovalsPlugin(_BasePlugin):
 
     def accept_decision(self, decision: Mapping[str, Any]) -> None:
         """A decision received by other means (a poll loop, a webhook); checked when its call runs."""
+        reasons = {
+            gate.get("callId"): gate["reason"]
+            for gate in decision.get("gates") or []
+            if isinstance(gate, dict) and isinstance(gate.get("reason"), str)
+        }
         for attestation in (decision.get("attestation") or {}).get("gates") or []:
+            reason = reasons.get(attestation.get("callId"))
+            if reason is not None:
+                self._reject_reasons[attestation.get("originalCallId", "")] = reason
             held = self._decisions.setdefault(attestation.get("originalCallId", ""), [])
             if all(a.get("signature") != attestation.get("signature") for _, a in held):
                 held.append((decision["id"], attestation))
@@ -199,20 +215,46 @@ class ApprovalsPlugin(_BasePlugin):
             used=call_id in self._used,
         )
         if verdict.run:
-            if verdict.pause is not None:
-                self._used.add(call_id)
+            if verdict.pause is None:
+                # `deny-only` and `off`: nothing to claim, but a call tied to a posted gate still
+                # gets its outcome on the card.
+                if call_id in self._asked_in:
+                    self._running[call_id] = self._asked_in[call_id]
+                return None
+            self._used.add(call_id)
+            claim = await self._claim_run(verdict.pause)
+            if claim == "claimed":
                 self._running[call_id] = verdict.pause
-            return None
+                return None
+            # The process that claimed it runs it and reports its outcome; nothing is reported here.
+            log.warning("adk-approvals: tool call refused: call=%s tool=%s reason=%s", call_id, tool.name, claim)
+            return {"error": f"Tool call refused: {REFUSAL_MESSAGES[claim]}."}
+        pause = verdict.pause or self._asked_in.get(call_id)
+        if verdict.reason == "denied" and pause is not None:
+            # The approvers' own rejection: not a refusal of the plugin's.
+            reason = self._reject_reasons.get(call_id)
+            await self._report(pause, "rejected", None if reason is None else f"reason: {reason}")
+            return {"error": f"Tool call rejected by the approvers{'' if reason is None else f': {reason}'}."}
         message = REFUSAL_MESSAGES[verdict.reason or "no_decision"]
         log.warning("adk-approvals: tool call refused: call=%s tool=%s reason=%s", call_id, tool.name, verdict.reason)
-        pause = verdict.pause or self._asked_in.get(call_id)
         if pause is not None:
-            await self._report(pause, "blocked", f"refused by the agent's plugin: {message}")
+            why = f"refused by the agent's plugin: {message}"
+            await self._report(pause, "blocked", why)
+            await self._close_gate(pause[0], tool.name, why)
         return {"error": f"Tool call refused: {message}."}
 
     async def after_tool_callback(self, *, tool: Any, tool_args: dict, tool_context: Any, result: Any) -> None:
-        pause = self._running.pop(getattr(tool_context, "function_call_id", None), None)
-        if pause is not None:
+        call_id = getattr(tool_context, "function_call_id", None)
+        pause = self._running.pop(call_id, None)
+        if pause is None:
+            return None
+        # Resumed with its approval, the tool asked again: ADK raises no request for that ask, and
+        # the tool returned without doing what it asked about.
+        actions = getattr(tool_context, "actions", None)
+        asked_again = call_id in (getattr(actions, "requested_tool_confirmations", None) or {})
+        if asked_again:
+            await self._report(pause, "failed", ASKED_AGAIN)
+        else:
             await self._report(pause, "executed")
         return None
 
@@ -222,6 +264,28 @@ class ApprovalsPlugin(_BasePlugin):
             # The error's type only: its message may quote the arguments.
             await self._report(pause, "failed", f"the tool raised {type(error).__name__}")
         return None
+
+    async def _claim_run(self, pause: tuple[str, str]) -> str:
+        """Single use across processes: the service's first claim of the gate runs the call."""
+        try:
+            claimed = await asyncio.to_thread(self.client.claim_run, pause[0], pause[1])
+        except Exception as error:  # noqa: BLE001 - fail closed: the call is refused
+            log.warning("adk-approvals: could not claim the decision of %s: %s", pause[0], type(error).__name__)
+            return "claim_unavailable"
+        return "claimed" if claimed else "claimed_elsewhere"
+
+    async def _close_gate(self, pause_id: str, tool: str, why: str) -> None:
+        """ADK records the refusal as the call's answer: the gate can never run the tool any more,
+        so it is closed on the service (the card says why) rather than left for someone to approve
+        in vain. A gate already decided answers 409, which changes nothing."""
+        reason = f"the agent answered {tool} itself, so it can no longer be approved ({why})"
+        try:
+            await asyncio.to_thread(self.client.cancel, pause_id, reason)
+        except ApprovalsApiError as error:
+            if error.status != 409:
+                log.warning("adk-approvals: could not close the refused gate %s: HTTP %s", pause_id, error.status)
+        except Exception as error:  # noqa: BLE001 - the refusal stands whether or not the card is closed
+            log.warning("adk-approvals: could not close the refused gate %s: %s", pause_id, type(error).__name__)
 
     async def _report(self, pause: tuple[str, str], status: str, detail: Optional[str] = None) -> None:
         try:

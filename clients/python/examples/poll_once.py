@@ -28,6 +28,8 @@ def main() -> int:
     verified = [verify_attestation(secret, decision["id"], gate) for gate in decision["attestation"]["gates"]]
     forged = [verify_attestation(secret, decision["id"], {**gate, "confirmed": not gate["confirmed"]}) for gate in decision["attestation"]["gates"]]
     first = decision["gates"][0]
+    # Single use across processes: the first claim runs the call, a second one is refused.
+    claims = [client.claim_run(decision["id"], first["callId"]) for _ in range(2)]
     client.report_outcome(decision["id"], first["callId"], "executed", "done by the Python client")
     outcome = client.read(decision["id"])["gates"][0].get("outcome", {}).get("status")
     print(json.dumps({
@@ -36,6 +38,7 @@ def main() -> int:
         "verified": verified,
         "forgedVerified": forged,
         "hasNewMessage": "newMessage" in decision,
+        "claims": claims,
         "outcome": outcome,
     }), flush=True)
     return 0

@@ -24,10 +24,16 @@ def recorded_events(name: str) -> list:
 
 
 class RecordingClient:
-    def __init__(self):
+    """Records what the plugin asks of the service; `claimed` is the service's claim record, which
+    two plugins (two processes) may share."""
+
+    def __init__(self, claimed=None):
         self.created = []
         self.outcomes = []
+        self.details = []
+        self.cancelled = []
         self.decided = None
+        self.claimed = set() if claimed is None else claimed
 
     def create_pause(self, body, idempotency_key):
         self.created.append((body, idempotency_key))
@@ -38,6 +44,17 @@ class RecordingClient:
 
     def report_outcome(self, pause_id, call_id, status, detail=None):
         self.outcomes.append((pause_id, call_id, status))
+        self.details.append(detail)
+
+    def claim_run(self, pause_id, call_id):
+        if (pause_id, call_id) in self.claimed:
+            return False
+        self.claimed.add((pause_id, call_id))
+        return True
+
+    def cancel(self, pause_id, reason=None):
+        self.cancelled.append((pause_id, reason))
+        return {"id": pause_id, "status": "cancelled"}
 
 
 def sign(pause_id, ask_id, call_id, tool, args, confirmed=True):
@@ -56,13 +73,11 @@ def sign(pause_id, ask_id, call_id, tool, args, confirmed=True):
 
 
 class PluginTest(unittest.TestCase):
+    enforcement = "attested"
+
     def setUp(self):
         self.client = RecordingClient()
-        self.plugin = ApprovalsPlugin(
-            name="approvals",
-            client=self.client,
-            environ={"APPROVALS_SIGNING_SECRET": SECRET, "APPROVALS_RESUME": "poll"},
-        )
+        self.plugin = self.new_plugin(self.client)
         self.events = recorded_events("16a_both_request")
         self.invocation = self.events[-1]["invocationId"]
         self.asks = [p["functionCall"] for p in self.events[-1]["content"]["parts"]]
@@ -75,16 +90,41 @@ class PluginTest(unittest.TestCase):
             asyncio.run(self.plugin.on_event_callback(invocation_context=context, event=event))
         asyncio.run(self.plugin.after_run_callback(invocation_context=context))
 
-    def call(self, index, confirmed=True, args=None):
+    def new_plugin(self, client):
+        return ApprovalsPlugin(
+            name="approvals",
+            client=client,
+            environ={
+                "APPROVALS_SIGNING_SECRET": SECRET,
+                "APPROVALS_RESUME": "poll",
+                "APPROVALS_ENFORCEMENT": self.enforcement,
+            },
+        )
+
+    def call(self, index, confirmed=True, args=None, plugin=None):
         original = self.asks[index]["args"]["originalFunctionCall"]
         tool = SimpleNamespace(name=original["name"])
         context = SimpleNamespace(
             function_call_id=original["id"],
             tool_confirmation=SimpleNamespace(confirmed=confirmed, payload=None),
+            actions=SimpleNamespace(requested_tool_confirmations={}),
         )
         return asyncio.run(
-            self.plugin.before_tool_callback(tool=tool, tool_args=args or original["args"], tool_context=context)
+            (plugin or self.plugin).before_tool_callback(
+                tool=tool, tool_args=args or original["args"], tool_context=context
+            )
         ), tool, context
+
+    def approve(self, index, confirmed=True, reason=None):
+        original = self.asks[index]["args"]["originalFunctionCall"]
+        attestation = sign(
+            "p-1", self.asks[index]["id"], original["id"], original["name"], original["args"], confirmed=confirmed
+        )
+        gate = {"callId": self.asks[index]["id"], **({"reason": reason} if reason else {})}
+        return {"id": "p-1", "gates": [gate], "attestation": {"gates": [attestation]}}
+
+    def ran(self, tool, context, plugin=None):
+        asyncio.run((plugin or self.plugin).after_tool_callback(tool=tool, tool_args={}, tool_context=context, result={}))
 
     def test_posts_the_two_parallel_gates_as_one_pause_once(self):
         self.assertEqual(len(self.client.created), 1)
@@ -99,6 +139,10 @@ class PluginTest(unittest.TestCase):
         result, _, _ = self.call(0)
         self.assertEqual(result, {"error": "Tool call refused: no decision from the approvers was attested for this call."})
         self.assertEqual(self.client.outcomes, [("p-1", self.asks[0]["id"], "blocked")])
+        # ADK keeps the refusal as the call's answer: the gate is closed, nobody approves it in vain.
+        self.assertEqual(len(self.client.cancelled), 1)
+        self.assertEqual(self.client.cancelled[0][0], "p-1")
+        self.assertIn("answered", self.client.cancelled[0][1])
 
     def test_runs_an_attested_call_once_and_reports_it_executed(self):
         original = self.asks[0]["args"]["originalFunctionCall"]
@@ -106,7 +150,8 @@ class PluginTest(unittest.TestCase):
         self.client.decided = {"id": "p-1", "attestation": {"gates": [attestation]}}
         result, tool, context = self.call(0)
         self.assertIsNone(result)
-        asyncio.run(self.plugin.after_tool_callback(tool=tool, tool_args={}, tool_context=context, result={}))
+        self.assertEqual(self.client.claimed, {("p-1", self.asks[0]["id"])})
+        self.ran(tool, context)
         self.assertEqual(self.client.outcomes, [("p-1", self.asks[0]["id"], "executed")])
         again, _, _ = self.call(0)
         self.assertEqual(again, {"error": "Tool call refused: the decision was already used to run this call."})
@@ -118,12 +163,41 @@ class PluginTest(unittest.TestCase):
         result, _, _ = self.call(0)
         self.assertEqual(result, {"error": "Tool call refused: the decision was made for other arguments."})
 
-    def test_refuses_a_deny_for_a_custom_tool(self):
-        original = self.asks[1]["args"]["originalFunctionCall"]
-        attestation = sign("p-1", self.asks[1]["id"], original["id"], original["name"], original["args"], confirmed=False)
-        self.plugin.accept_decision({"id": "p-1", "attestation": {"gates": [attestation]}})
+    def test_a_rejection_is_reported_rejected_with_its_reason_for_the_model(self):
+        self.plugin.accept_decision(self.approve(1, confirmed=False, reason="not <today>"))
         result, _, _ = self.call(1, confirmed=False)
-        self.assertEqual(result, {"error": "Tool call refused: the approvers rejected this call."})
+        self.assertEqual(result, {"error": "Tool call rejected by the approvers: not <today>."})
+        self.assertEqual(self.client.outcomes, [("p-1", self.asks[1]["id"], "rejected")])
+        self.assertEqual(self.client.cancelled, [])
+
+    def test_a_second_process_handed_the_same_decision_does_not_run_the_call(self):
+        other = self.new_plugin(RecordingClient(claimed=self.client.claimed))
+        for plugin in (self.plugin, other):
+            plugin.accept_decision(self.approve(0))
+        first, _, _ = self.call(0)
+        second, _, _ = self.call(0, plugin=other)
+        self.assertIsNone(first)
+        self.assertEqual(second, {"error": "Tool call refused: another process already used the decision to run this call."})
+
+    def test_a_claim_the_service_cannot_record_refuses_the_call(self):
+        def unreachable(pause_id, call_id):
+            raise ConnectionError("down")
+
+        self.client.claim_run = unreachable
+        self.plugin.accept_decision(self.approve(0))
+        result, _, _ = self.call(0)
+        self.assertEqual(
+            result, {"error": "Tool call refused: the approvals service could not record that the decision is being used."}
+        )
+
+    def test_a_tool_that_asks_again_once_resumed_is_reported_failed_not_executed(self):
+        self.plugin.accept_decision(self.approve(0))
+        result, tool, context = self.call(0)
+        self.assertIsNone(result)
+        context.actions.requested_tool_confirmations[context.function_call_id] = {"hint": "again?"}
+        self.ran(tool, context)
+        self.assertEqual(self.client.outcomes, [("p-1", self.asks[0]["id"], "failed")])
+        self.assertIn("another confirmation", self.client.details[0])
 
     def test_the_first_pass_without_a_confirmation_is_left_to_the_tool(self):
         context = SimpleNamespace(function_call_id="adk-x", tool_confirmation=None)
@@ -131,6 +205,28 @@ class PluginTest(unittest.TestCase):
             self.plugin.before_tool_callback(tool=SimpleNamespace(name="t"), tool_args={}, tool_context=context)
         )
         self.assertIsNone(result)
+
+
+class OutcomesInEveryModeTest(unittest.TestCase):
+    """`deny-only` and `off` run a confirmed call without an attestation, and still report how a
+    call tied to a posted gate ended."""
+
+    def test_deny_only_and_off_report_executed_and_rejected(self):
+        for mode in ("deny-only", "off"):
+            with self.subTest(mode=mode):
+                case = PluginTest()
+                case.enforcement = mode
+                case.setUp()
+                result, tool, context = case.call(0)
+                self.assertIsNone(result)
+                case.ran(tool, context)
+                self.assertEqual(case.client.outcomes, [("p-1", case.asks[0]["id"], "executed")])
+        case = PluginTest()
+        case.enforcement = "deny-only"
+        case.setUp()
+        result, _, _ = case.call(1, confirmed=False)
+        self.assertEqual(result, {"error": "Tool call rejected by the approvers."})
+        self.assertEqual(case.client.outcomes, [("p-1", case.asks[1]["id"], "rejected")])
 
 
 class PauseKindsTest(unittest.TestCase):
