@@ -14,7 +14,10 @@ const httpLink = z
   .max(2_000)
   .refine((value) => /^https?:\/\//i.test(value), 'expected an http(s) URL');
 
-export const pauseRequestSchema = z.strictObject({
+const channelId = z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a Slack channel id');
+
+export const pauseRequestSchema = z
+  .strictObject({
   app: z.string().min(1).max(200),
   userId: z.string().min(1).max(200),
   sessionId: z.string().min(1).max(200),
@@ -27,6 +30,16 @@ export const pauseRequestSchema = z.strictObject({
   channel: z
     .string()
     .regex(/^[CG][A-Z0-9]{2,}$/, 'expected a Slack channel id')
+    .optional(),
+  /**
+   * A thread the card goes into, as a reply: where the person talked to the agent (e.g. ADK's
+   * SlackRunner). It names the card's channel; a `channel` beside it must be the same.
+   */
+  thread: z
+    .strictObject({
+      channel: channelId,
+      ts: z.string().regex(/^\d+\.\d+$/, 'expected a Slack message ts'),
+    })
     .optional(),
   requestedBy: z
     .strictObject({
@@ -43,7 +56,14 @@ export const pauseRequestSchema = z.strictObject({
     .array(z.strictObject({ text: z.string().min(1).max(200), url: httpLink }))
     .max(5)
     .optional(),
-});
+  })
+  .refine(
+    (request) =>
+      request.thread === undefined ||
+      request.channel === undefined ||
+      request.channel === request.thread.channel,
+    { path: ['channel'], message: 'differs from thread.channel: the card goes in the thread' },
+  );
 export type PauseRequest = z.infer<typeof pauseRequestSchema>;
 
 export type ParsedPauseRequest =

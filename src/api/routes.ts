@@ -108,6 +108,9 @@ export function apiRoutes(
           ...(request.requestedBy === undefined ? {} : { requestedBy: request.requestedBy }),
         },
         ...(request.channel === undefined ? {} : { channel: request.channel }),
+        ...(request.thread === undefined
+          ? {}
+          : { thread: { channelId: request.thread.channel, threadTs: request.thread.ts } }),
         ...(request.requestedBy?.slackUserId === undefined
           ? {}
           : { requesterSlackUserId: request.requestedBy.slackUserId }),

@@ -41,6 +41,8 @@ export interface ExternalPauseInput {
   notices?: StreamNotices;
   external: ExternalOrigin;
   channel?: string;
+  /** The thread the card goes into, which also names its channel (the approvals API's `thread`). */
+  thread?: { channelId: string; threadTs: string };
   requesterSlackUserId?: string;
   /** `Idempotency-Key` and a hash of the body it came with. */
   idempotency?: { key: string; fingerprint: string };
@@ -116,7 +118,7 @@ export class ExternalPauses {
         args: gate.originalCall.args,
         ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
         requester: { id: input.requesterSlackUserId ?? `api:${input.keyName}` },
-        ...(input.channel === undefined ? {} : { channel: input.channel }),
+        ...(cardChannelOf(input) === undefined ? {} : { channel: cardChannelOf(input) }),
         source: 'api',
         now,
       });
@@ -133,14 +135,15 @@ export class ExternalPauses {
       ...(input.notices?.unraisedConfirmations.map((unraised) => unraised.tool) ?? []),
     ];
     const channel =
-      input.channel ??
+      cardChannelOf(input) ??
       [
         ...resolved,
         ...noticeTools.map((tool) => resolveGatePolicy(policy, { app: input.app, tool })),
       ].find((entry) => entry.channel !== undefined)?.channel;
     if (channel === undefined) return { kind: 'no_channel' };
+    const place = input.thread ?? { channelId: channel };
     if (input.gates.length === 0) {
-      await this.postNotices({ channelId: channel }, input.notices);
+      await this.postNotices(place, input.notices);
       log.info('notices posted through the API, no pause', { key: input.keyName, app: input.app });
       return { kind: 'unsupported', channel };
     }
@@ -167,7 +170,7 @@ export class ExternalPauses {
       id,
       adk: invocationId === undefined ? adk : { ...adk, invocationId },
       requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
-      card: { channelId: channel },
+      card: place,
       gates,
       external: input.external,
       now: this.deps.clock(),
@@ -190,7 +193,7 @@ export class ExternalPauses {
     if (this.deps.decideByPolicy !== undefined) {
       await applyPolicyVerdicts(this.deps.decideByPolicy, posted, byPolicy);
     }
-    const ts = posted.pause.card.ts;
+    const ts = posted.pause.card.threadTs ?? posted.pause.card.ts;
     await this.postNotices(
       ts === undefined ? { channelId: channel } : { channelId: channel, threadTs: ts },
       input.notices,
@@ -209,8 +212,13 @@ export class ExternalPauses {
   ): Promise<PauseView> {
     const { slack, store, clock, log } = this.deps;
     if (slack !== undefined) {
+      const { channelId, threadTs } = view.pause.card;
       const line = await slack
-        .postMessage({ channel: view.pause.card.channelId, ...policyDecisionsMessage(entries) })
+        .postMessage({
+          channel: channelId,
+          ...(threadTs === undefined ? {} : { threadTs }),
+          ...policyDecisionsMessage(entries),
+        })
         .catch((error: unknown) => {
           log.warn('could not post the policy decision line', {
             pauseId: view.pause.id,
@@ -359,4 +367,9 @@ function wakeOrTimeout(arm: (resolve: () => void) => void, ms: number): Promise<
       resolve();
     });
   });
+}
+
+/** The card's channel the request names: its thread's, else its `channel`. */
+function cardChannelOf(input: ExternalPauseInput): string | undefined {
+  return input.thread?.channelId ?? input.channel;
 }

@@ -252,6 +252,40 @@ describe('the approvals API', () => {
     ]);
   });
 
+  it('thread: the card goes into the thread the request names (where a person talked to the agent), and a channel beside it must agree', async () => {
+    const asked = harness.sandbox.postAsPerson({
+      user: bob.id,
+      channel: OPS,
+      text: 'please move 45 to savings',
+    });
+    const { chat, events } = await pausedTransfer(45);
+    const body = {
+      app: 'payments',
+      userId: chat.userId,
+      sessionId: chat.sessionId,
+      events,
+      resume: { mode: 'poll' },
+      thread: { channel: OPS, ts: asked.ts },
+    };
+    const mismatch = await api('/v1/pauses', { body: { ...body, channel: 'C0ELSEWHERE1' } });
+    expect(mismatch.status).toBe(422);
+    expect(JSON.stringify(await mismatch.json())).toContain('differs from thread.channel');
+    const created = await api('/v1/pauses', { body });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const card = await harness.sandbox.waitFor(() =>
+      harness.sandbox
+        .replies(OPS, asked.ts)
+        .find((message) => JSON.stringify(message.blocks).includes(id)),
+    );
+    expect(card.threadTs).toBe(asked.ts);
+    expect(JSON.stringify(card.blocks)).toContain(ACTION_IDS.approve);
+    expect(harness.sandbox.messages(OPS).some((m) => JSON.stringify(m.blocks).includes(id))).toBe(
+      false,
+    );
+    await api(`/v1/pauses/${id}/cancel`, { body: {} });
+  });
+
   it('webhook mode: after a failed attempt the decision arrives signed, and the card shows it delivered', async () => {
     const { chat, events } = await pausedTransfer(60);
     webhookFailuresLeft = 1;

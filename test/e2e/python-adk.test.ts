@@ -81,9 +81,10 @@ const stepLine = z.object({
 type Step = z.infer<typeof stepLine>;
 
 /** The driver in the real google-adk environment; its steps as they come. */
-function drive(scenario: 'approve' | 'forge', prompt: string) {
+function drive(scenario: 'approve' | 'forge' | 'slack-runner', prompt: string, ...extra: string[]) {
   if (PYTHON_ADK === undefined) throw new Error(PYTHON_ADK_SKIPPED);
-  const child: ChildProcess = spawn(`${PYTHON_ADK}/bin/python`, [DRIVER, scenario, prompt], {
+  const args = [DRIVER, scenario, prompt, ...extra];
+  const child: ChildProcess = spawn(`${PYTHON_ADK}/bin/python`, args, {
     env: {
       ...process.env,
       APPROVALS_URL: `http://127.0.0.1:${harness.app.port}`,
@@ -213,6 +214,36 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
       },
       { timeout: 20_000, interval: 200 },
     );
+  });
+
+  it('as ADK SlackRunner runs it: the card goes into the thread the person wrote in, and the approval resumes the runner, whose answer is said there', {
+    timeout: 60_000,
+  }, async () => {
+    const asked = harness.sandbox.postAsPerson({ user: bob.id, channel: OPS, text: 'transfer 9' });
+    const run = drive('slack-runner', 'transfer 9', OPS, asked.ts);
+    const paused = await run.step('paused');
+    const pauseId = String(paused.pauseId);
+    const card = await harness.sandbox.waitFor(() =>
+      harness.sandbox
+        .replies(OPS, asked.ts)
+        .find(
+          (message) =>
+            JSON.stringify(message.blocks).includes(pauseId) &&
+            JSON.stringify(message.blocks).includes(ACTION_IDS.approve),
+        ),
+    );
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+    });
+    const resumed = await run.step('resumed');
+    expect(await run.exited, run.stderr.join('')).toBe(0);
+    expect(resumed.runs).toBe(1);
+    expect(resumed.texts).toEqual([
+      'Tool transfer_money returned {"status":"transferred","amount":9}',
+    ]);
   });
 
   it('a forged {confirmed: true} sent straight to the runner is refused, the tool does not run, and the card is closed', {

@@ -3,6 +3,9 @@ test/e2e/python-adk.test.ts. Prints one JSON line per step.
 
     python run_with_plugin.py approve "transfer 300"   # pause, wait for the decision, resume
     python run_with_plugin.py forge "transfer 40"      # pause, then send {confirmed: true} itself
+    python run_with_plugin.py slack-runner "transfer 9" C0OPS000001 1712345678.000100
+        # as ADK's SlackRunner would run it (session `<channel>-<thread ts>`): the card goes into
+        # that thread, and the plugin's on_pause_posted resumes the runner once it is decided
 
 Configuration from the environment, as the plugin reads it (APPROVALS_URL, APPROVALS_API_KEY,
 APPROVALS_SIGNING_SECRET, APPROVALS_RESUME=poll, APPROVALS_CHANNEL).
@@ -22,7 +25,8 @@ from google.adk.runners import InMemoryRunner  # noqa: E402
 from google.genai import types  # noqa: E402
 from py_payments.agent import root_agent  # noqa: E402
 
-from adk_slack_approvals.plugin import ApprovalsPlugin  # noqa: E402
+from adk_slack_approvals.plugin import ApprovalsPlugin, slack_runner_thread  # noqa: E402
+from adk_slack_approvals.resume import resume_after_decision  # noqa: E402
 
 warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")
 APP = "py_payments"
@@ -32,10 +36,27 @@ def say(**fields) -> None:
     print(json.dumps(fields), flush=True)
 
 
-async def main(scenario: str, prompt: str) -> int:
-    plugin = ApprovalsPlugin()
+async def main(scenario: str, prompt: str, *thread: str) -> int:
+    said: list[str] = []
+
+    async def on_pause_posted(pause, invocation_context) -> None:
+        async def say(text: str) -> None:  # SlackRunner would post it in the thread
+            said.append(text)
+
+        await resume_after_decision(plugin, runner, pause["id"], invocation_context.session, say)
+
+    if scenario == "slack-runner":
+        plugin = ApprovalsPlugin(thread_of=slack_runner_thread, on_pause_posted=on_pause_posted)
+    else:
+        plugin = ApprovalsPlugin()
     runner = InMemoryRunner(agent=root_agent, app_name=APP, plugins=[plugin])
-    session = await runner.session_service.create_session(app_name=APP, user_id="u-python-adk")
+    session_id = None
+    if thread:
+        channel, ts = thread
+        session_id = f"{channel}-{ts.replace('.', '_')}"
+    session = await runner.session_service.create_session(
+        app_name=APP, user_id="u-python-adk", session_id=session_id
+    )
 
     async def run(message: types.Content) -> list:
         events = []
@@ -80,6 +101,13 @@ async def main(scenario: str, prompt: str) -> int:
         say(step="forged", runs=await runs(), texts=texts(after))
         return 0
 
+    if scenario == "slack-runner":
+        # The resume runs in the task the plugin started when it posted the pause.
+        while plugin._tasks:
+            await asyncio.gather(*plugin._tasks)
+        say(step="resumed", runs=await runs(), texts=said, pausesPosted=len(plugin.posted))
+        return 0
+
     decision = await asyncio.to_thread(plugin.client.wait_for_decision, pause["id"], 30)
     plugin.accept_decision(decision)
     after = await run(types.Content.model_validate(decision["newMessage"]))
@@ -88,4 +116,4 @@ async def main(scenario: str, prompt: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(sys.argv[1], sys.argv[2])))
+    sys.exit(asyncio.run(main(*sys.argv[1:])))

@@ -11,7 +11,8 @@ refused (ADK records the refusal as the call's answer), and reports outcomes in 
 Configuration from the environment: APPROVALS_URL, APPROVALS_API_KEY, APPROVALS_SIGNING_SECRET,
 APPROVALS_ENFORCEMENT (attested | deny-only | off; default attested), APPROVALS_RESUME
 (poll | adk | webhook; default adk, since the app resumes an api_server it knows),
-APPROVALS_ADK_TARGET, APPROVALS_WEBHOOK_URL, APPROVALS_CHANNEL, APPROVALS_TITLE.
+APPROVALS_ADK_TARGET, APPROVALS_WEBHOOK_URL, APPROVALS_CHANNEL, APPROVALS_TITLE, APPROVALS_THREAD
+(`slack-runner`: the card goes into the Slack thread of a session ADK's SlackRunner started).
 
 google-adk is imported when present; without it the module still loads (for the tests here,
 which drive the callbacks with recorded ADK event JSON).
@@ -25,7 +26,8 @@ import json
 import logging
 import os
 import time
-from typing import Any, Mapping, Optional
+import re
+from typing import Any, Awaitable, Callable, Mapping, Optional
 
 from .client import ApprovalsApiError, ApprovalsClient
 from .enforcement import REFUSAL_MESSAGES, judge_confirmed_call
@@ -87,16 +89,45 @@ def _credential_notice(event: dict) -> dict:
     return {**{key: event[key] for key in keep if key in event}, "content": {"role": "model", "parts": parts}}
 
 
+_SLACK_RUNNER_SESSION = re.compile(r"([CG][A-Z0-9]+)-(\d+)_(\d+)")
+
+
+def slack_runner_thread(session: Any) -> Optional[dict]:
+    """The Slack thread of a session ADK's SlackRunner started, whose id is `<channel>-<thread ts>`
+    with the ts's "." as "_" (google.adk.integrations.slack). None for a direct message (the
+    approvals app cannot post in another app's DM) or any other session."""
+    found = _SLACK_RUNNER_SESSION.fullmatch(getattr(session, "id", "") or "")
+    return None if found is None else {"channel": found.group(1), "ts": f"{found.group(2)}.{found.group(3)}"}
+
+
+THREAD_FINDERS = {"slack-runner": slack_runner_thread}
+
+
 class ApprovalsPlugin(_BasePlugin):
+    """`thread_of(session)`: the Slack thread (`{channel, ts}`) a pause's card goes into, or None
+    for the channel (APPROVALS_THREAD names a built-in one). `on_pause_posted(pause,
+    invocation_context)`: started as a task once a pause is posted (e.g. to wait for the decision
+    and resume the runner, see adk_slack_approvals.resume)."""
+
     def __init__(
         self,
         name: str = "adk_slack_approvals",
         *,
         client: Optional[ApprovalsClient] = None,
         environ: Optional[Mapping[str, str]] = None,
+        thread_of: Optional[Callable[[Any], Optional[dict]]] = None,
+        on_pause_posted: Optional[Callable[[dict, Any], Awaitable[None]]] = None,
     ):
         super().__init__(name=name)
         env = os.environ if environ is None else environ
+        thread = env.get("APPROVALS_THREAD")
+        if thread_of is None and thread:
+            if thread not in THREAD_FINDERS:
+                raise ValueError(f"APPROVALS_THREAD: expected one of {', '.join(THREAD_FINDERS)}")
+            thread_of = THREAD_FINDERS[thread]
+        self.thread_of = thread_of
+        self.on_pause_posted = on_pause_posted
+        self._tasks: set = set()
         self.enforcement = env.get("APPROVALS_ENFORCEMENT", "attested")
         if self.enforcement not in MODES:
             raise ValueError(f"APPROVALS_ENFORCEMENT: expected one of {', '.join(MODES)}")
@@ -160,6 +191,11 @@ class ApprovalsPlugin(_BasePlugin):
             "resume": self.resume,
             **self.extras,
         }
+        thread = self.thread_of(session) if self.thread_of is not None else None
+        if thread is not None:
+            # The thread names the card's channel.
+            body.pop("channel", None)
+            body["thread"] = thread
         # Raises when the service stays unreachable: a pause nobody sees must fail loudly.
         pause = await asyncio.to_thread(self.client.create_pause, body, key)
         if pause.get("status") == "unsupported":
@@ -172,6 +208,11 @@ class ApprovalsPlugin(_BasePlugin):
                 original = ((call.get("args") or {}).get("originalFunctionCall") or {}).get("id")
                 if isinstance(original, str) and isinstance(call.get("id"), str):
                     self._asked_in[original] = (pause["id"], call["id"])
+        if self.on_pause_posted is not None:
+            # Not awaited: the run that paused ends now; the task outlives it.
+            task = asyncio.get_running_loop().create_task(self.on_pause_posted(pause, invocation_context))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         return None
 
     def accept_decision(self, decision: Mapping[str, Any]) -> None:

@@ -12,7 +12,7 @@ import unittest
 from types import SimpleNamespace
 
 from adk_slack_approvals.attestation import ATTESTATION_VERSION, attestation_message, canonical_json, sha256_hex
-from adk_slack_approvals.plugin import ApprovalsPlugin
+from adk_slack_approvals.plugin import ApprovalsPlugin, slack_runner_thread
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "test" / "fixtures" / "adk"
 SECRET = "a-test-signing-secret-of-32-chars-or-more"
@@ -227,6 +227,55 @@ class OutcomesInEveryModeTest(unittest.TestCase):
         result, _, _ = case.call(1, confirmed=False)
         self.assertEqual(result, {"error": "Tool call rejected by the approvers."})
         self.assertEqual(case.client.outcomes, [("p-1", case.asks[1]["id"], "rejected")])
+
+
+class SlackRunnerThreadTest(unittest.TestCase):
+    """A session ADK's SlackRunner started (`<channel>-<thread ts>`) posts its card in that thread."""
+
+    def post(self, session_id, environ=None):
+        client = RecordingClient()
+        plugin = ApprovalsPlugin(
+            name="approvals",
+            client=client,
+            environ={
+                "APPROVALS_SIGNING_SECRET": SECRET,
+                "APPROVALS_RESUME": "poll",
+                "APPROVALS_CHANNEL": "C0CONFIGURED",
+                "APPROVALS_THREAD": "slack-runner",
+                **(environ or {}),
+            },
+        )
+        events = recorded_events("16a_both_request")
+        context = SimpleNamespace(
+            invocation_id=events[-1]["invocationId"],
+            app_name="hitl_agent",
+            session=SimpleNamespace(app_name="hitl_agent", user_id="U0ALICE", id=session_id),
+        )
+        for event in events:
+            asyncio.run(plugin.on_event_callback(invocation_context=context, event=event))
+        asyncio.run(plugin.after_run_callback(invocation_context=context))
+        return client.created[0][0]
+
+    def test_a_channel_thread_session_posts_into_that_thread_and_not_the_configured_channel(self):
+        body = self.post("C0OPS000001-1712345678_123456")
+        self.assertEqual(body["thread"], {"channel": "C0OPS000001", "ts": "1712345678.123456"})
+        self.assertNotIn("channel", body)
+
+    def test_a_direct_message_or_other_session_uses_the_channel(self):
+        for session_id in ("D0DM000001-1712345678_123456", "s-42"):
+            body = self.post(session_id)
+            self.assertNotIn("thread", body)
+            self.assertEqual(body["channel"], "C0CONFIGURED")
+
+    def test_an_unknown_thread_finder_is_refused_by_name(self):
+        with self.assertRaisesRegex(ValueError, "APPROVALS_THREAD"):
+            ApprovalsPlugin(client=RecordingClient(), environ={"APPROVALS_ENFORCEMENT": "off", "APPROVALS_THREAD": "x"})
+
+    def test_the_finder_reads_slack_runner_session_ids_only(self):
+        self.assertEqual(
+            slack_runner_thread(SimpleNamespace(id="G0PRIV-1_2")), {"channel": "G0PRIV", "ts": "1.2"}
+        )
+        self.assertIsNone(slack_runner_thread(SimpleNamespace(id="C0OPS000001")))
 
 
 class PauseKindsTest(unittest.TestCase):
