@@ -18,44 +18,41 @@ const channelId = z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a Slack chann
 
 export const pauseRequestSchema = z
   .strictObject({
-  app: z.string().min(1).max(200),
-  userId: z.string().min(1).max(200),
-  sessionId: z.string().min(1).max(200),
-  events: z.array(z.unknown()).min(1, 'expected at least one ADK event').max(100),
-  resume: z.discriminatedUnion('mode', [
-    z.strictObject({ mode: z.literal('adk'), target: z.string().min(1).max(64).optional() }),
-    z.strictObject({ mode: z.literal('webhook'), url: z.string().min(1).max(2_000) }),
-    z.strictObject({ mode: z.literal('poll') }),
-  ]),
-  channel: z
-    .string()
-    .regex(/^[CG][A-Z0-9]{2,}$/, 'expected a Slack channel id')
-    .optional(),
-  /**
-   * A thread the card goes into, as a reply: where the person talked to the agent (e.g. ADK's
-   * SlackRunner). It names the card's channel; a `channel` beside it must be the same.
-   */
-  thread: z
-    .strictObject({
-      channel: channelId,
-      ts: z.string().regex(/^\d+\.\d+$/, 'expected a Slack message ts'),
-    })
-    .optional(),
-  requestedBy: z
-    .strictObject({
-      slackUserId: z
-        .string()
-        .regex(/^[UW][A-Z0-9]{2,}$/, 'expected a Slack user id')
-        .optional(),
-      email: z.string().max(200).optional(),
-      name: z.string().max(200).optional(),
-    })
-    .optional(),
-  title: z.string().max(200).optional(),
-  links: z
-    .array(z.strictObject({ text: z.string().min(1).max(200), url: httpLink }))
-    .max(5)
-    .optional(),
+    app: z.string().min(1).max(200),
+    userId: z.string().min(1).max(200),
+    sessionId: z.string().min(1).max(200),
+    events: z.array(z.unknown()).min(1, 'expected at least one ADK event').max(100),
+    resume: z.discriminatedUnion('mode', [
+      z.strictObject({ mode: z.literal('adk'), target: z.string().min(1).max(64).optional() }),
+      z.strictObject({ mode: z.literal('webhook'), url: z.string().min(1).max(2_000) }),
+      z.strictObject({ mode: z.literal('poll') }),
+    ]),
+    channel: channelId.optional(),
+    /**
+     * A thread the card goes into, as a reply: where the person talked to the agent (e.g. ADK's
+     * SlackRunner). It names the card's channel; a `channel` beside it must be the same.
+     */
+    thread: z
+      .strictObject({
+        channel: channelId,
+        ts: z.string().regex(/^\d+\.\d+$/, 'expected a Slack message ts'),
+      })
+      .optional(),
+    requestedBy: z
+      .strictObject({
+        slackUserId: z
+          .string()
+          .regex(/^[UW][A-Z0-9]{2,}$/, 'expected a Slack user id')
+          .optional(),
+        email: z.string().max(200).optional(),
+        name: z.string().max(200).optional(),
+      })
+      .optional(),
+    title: z.string().max(200).optional(),
+    links: z
+      .array(z.strictObject({ text: z.string().min(1).max(200), url: httpLink }))
+      .max(5)
+      .optional(),
   })
   .refine(
     (request) =>
