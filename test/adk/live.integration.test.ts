@@ -130,7 +130,7 @@ describe('the ADK client against a real adk api_server', () => {
   });
 
   it('ADK JS 2.0 raises no request for a second confirmation a resumed tool asks for, and no answer a client can send runs the tool', async () => {
-    // Why the app can only report it (README, "Which ADK agents work"): in @google/adk 2.0.0 the
+    // Why the app can only report it (docs/agents.md, "Which ADK agents work"): in @google/adk 2.0.0 the
     // request-confirmation processor resumes the tool and yields its answer, with the second ask
     // in actions.requestedToolConfirmations, and no adk_request_confirmation call
     // (generateRequestConfirmationEvent is called only after a model's own function calls, in

@@ -170,7 +170,7 @@ describe('examples/policy.yml', () => {
 });
 
 describe("the demo's policy (npm start)", () => {
-  it('spans the three outcomes on one tool, as the README table says', async () => {
+  it('spans the three outcomes on one tool, as the demo agents table (docs/agents.md) says', async () => {
     const { demoPolicyFile } = await import('@adk-slack-approvals/demo');
     const demo = await loadPolicyFile(demoPolicyFile());
     const transfer = (amount: number) =>

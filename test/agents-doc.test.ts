@@ -5,13 +5,13 @@ import { describe, expect, it } from 'vitest';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The README's "Which ADK agents work" table may only claim what a named test proves. */
+/** docs/agents.md's "Which ADK agents work" table may only claim what a named test proves. */
 
 const ROW = /^\| [^|]+\|[^|]+\| `(test\/[^`]+\.test\.ts)`: ([^|]+?)\s*\|$/;
 
 /** The table's body rows: every line of the section's table but its head and rule. */
 async function tableRows(): Promise<string[]> {
-  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = await readFile(join(REPO_ROOT, 'docs', 'agents.md'), 'utf8');
   const start = readme.indexOf('## Which ADK agents work');
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   return section
@@ -27,7 +27,7 @@ async function rows(): Promise<{ file: string; title: string }[]> {
   });
 }
 
-describe('README: which ADK agents work', () => {
+describe('docs/agents.md: which ADK agents work', () => {
   it('every row names a test that exists', async () => {
     const found = await rows();
     // A row that names no test claims what nothing proves.
