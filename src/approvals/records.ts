@@ -47,6 +47,8 @@ export const gatePolicySchema = z.object({
   reason: z.string().optional(),
   /** The SHA-256 of the policy file the gate was resolved under. */
   policyVersion: z.string().optional(),
+  /** Argument paths (`card.number`) the audit trail records as `[redacted]`. */
+  redact: z.array(z.string()).optional(),
 });
 export type GatePolicy = z.infer<typeof gatePolicySchema>;
 

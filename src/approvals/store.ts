@@ -402,6 +402,11 @@ export interface AuditEntry {
   actor: string;
   /** Short facts without argument or payload values, e.g. the reason length or the lease owner. */
   detail?: string;
+  /**
+   * The entry's line of its pause's hash chain, byte for byte (audit-chain.ts): who, what, why,
+   * the policy version, and the links. Absent for entries written before the chain existed.
+   */
+  line?: string;
 }
 
 /** Why a store call failed for a reason that is not an expected outcome. */

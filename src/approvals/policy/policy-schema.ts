@@ -243,6 +243,16 @@ export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
 const risk = z.enum(RISK_LEVELS, { error: expected('low, medium, high or critical') });
 
+/** Argument paths the audit trail must not record: `password`, `card.number`. */
+const redactPaths = z.array(
+  z
+    .string({ error: expected('an argument path such as card.number') })
+    .regex(/^[A-Za-z_$][\w$-]*(\.[A-Za-z_$][\w$-]*)*$/, {
+      error: expected('an argument path such as card.number'),
+    }),
+  { error: expected('a list of argument paths') },
+);
+
 const ruleReason = z
   .string({ error: expected('a reason, in words') })
   .min(1, { error: expected('a reason, in words') })
@@ -256,6 +266,7 @@ export const ruleSchema = z.strictObject(
     decision: decision.optional(),
     reason: ruleReason.optional(),
     risk: risk.optional(),
+    redact: redactPaths.optional(),
     payloadSchema: payloadSchema.optional(),
     ...settingsShape,
   },

@@ -12,12 +12,14 @@ import { TRAIL_FIELD } from './scripts/fields.js';
  */
 
 const auditFieldsSchema = z.object({
-  at: z.string().regex(/^-?\d+(\.\d+)?$/),
+  // A string in the stream's fields and in trail entries from before the chain; a number in lines.
+  at: z.union([z.string().regex(/^-?\d+(\.\d+)?$/), z.number()]),
   pauseId: z.string().optional(),
   event: z.string(),
   actor: z.string(),
   callId: z.string().optional(),
   detail: z.string().optional(),
+  line: z.string().optional(),
 });
 const streamSchema = z.array(z.tuple([z.string(), z.array(z.string())]));
 
@@ -41,7 +43,10 @@ export async function readPauseTrail(
   return texts.map((text, i) => {
     const key = i < inField.length ? keys.pause : keys.list;
     const json = parseJsonText(text);
-    return auditEntry(key, String(i + 1), pauseId, json.ok ? json.value : undefined);
+    const fields = json.ok && isRecord(json.value) ? json.value : undefined;
+    // A trail entry is its chain line (entries from before the chain are plain JSON objects).
+    const line = fields !== undefined && 'hash' in fields ? { line: text } : {};
+    return auditEntry(key, String(i + 1), pauseId, fields && { ...fields, ...line });
   });
 }
 
@@ -62,7 +67,7 @@ function auditEntry(key: string, id: string, pauseId: string, fields: unknown): 
   if (!parsed.success) {
     throw new StoreError('corrupt_record', `${key} entry ${id}: ${z.prettifyError(parsed.error)}`);
   }
-  const { at, event, actor, callId, detail } = parsed.data;
+  const { at, event, actor, callId, detail, line } = parsed.data;
   return {
     id,
     at: Number(at),
@@ -71,7 +76,12 @@ function auditEntry(key: string, id: string, pauseId: string, fields: unknown): 
     actor,
     ...(callId === undefined ? {} : { callId }),
     ...(detail === undefined ? {} : { detail }),
+    ...(line === undefined ? {} : { line }),
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A stream entry's `[k1, v1, k2, v2]` → `[[k1, v1], [k2, v2]]`. */

@@ -267,6 +267,7 @@ export class RedisIndexes {
         fields.push('actor', entry.actor);
         if (entry.callId !== '') fields.push('callId', entry.callId);
         if (entry.detail !== '') fields.push('detail', entry.detail);
+        fields.push('line', entry.line);
         args.push(fields.length, ...fields);
       }
     }

@@ -13,7 +13,7 @@ import {
   voteSchema,
 } from '../records.js';
 import { type NewGate, type NewPause, StoreError } from '../store.js';
-import { gateExpiresAt } from './rules.js';
+import { gateExpiresAt, gateFactsOf } from './rules.js';
 import { GATE_FIELDS, PAUSE_FIELDS } from './scripts/fields.js';
 
 /**
@@ -60,7 +60,7 @@ export function encodePause(input: NewPause, callIds: readonly string[]) {
   return { record: JSON.stringify(record), cardTs: ts ?? '' };
 }
 
-export function encodeGate(gate: NewGate, now: number) {
+export function encodeGate(gate: NewGate, now: number, app: string) {
   const { policy, confirmationCallId: _, ...fields } = gate;
   const record: StoredGate = fields;
   const expiresAt = gateExpiresAt(policy, now);
@@ -69,6 +69,7 @@ export function encodeGate(gate: NewGate, now: number) {
     record: JSON.stringify(record),
     policy: JSON.stringify(policy),
     expiresAt,
+    auditFacts: gateFactsOf(gate, app),
   };
 }
 

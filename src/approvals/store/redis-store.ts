@@ -59,6 +59,7 @@ import {
   type FinishOutcome,
   newGateNudges,
   newVote,
+  pauseFactsOf,
   personDecision,
   recordedGates,
   resumeFailedDetail,
@@ -199,7 +200,9 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const callIds = checkNewPause(input);
     assertNoHashTag('A pause id', input.id);
     const { id, now } = input;
-    const gates = recordedGates(input.gates).map((gate) => encodeGate(gate, now));
+    const gates = recordedGates(input.gates).map((gate) =>
+      encodeGate(gate, now, input.adk.appName),
+    );
     await Promise.all([
       this.indexes.beforeCreate(id, gates, now, input.card.ts !== undefined),
       this.nudges.beforeCreate(id, newGateNudges(input.gates, now)),
@@ -211,9 +214,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
       pause.cardTs,
       input.requester,
       createdDetail(callIds.length),
+      pauseFactsOf(input),
     ];
     for (const gate of gates) {
-      args.push(gate.callId, gate.record, gate.policy, gate.expiresAt ?? '');
+      args.push(gate.callId, gate.record, gate.policy, gate.expiresAt ?? '', gate.auditFacts);
     }
     const outcome = await this.runScript(SCRIPTS.createPause, id, callIds, args);
     // Recorded before with the same call ids in another order: that is the same pause.

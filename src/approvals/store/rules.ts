@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../json.js';
+import { gateAuditFacts, pauseAuditFacts } from '../audit-facts.js';
 import {
   type GateDecision,
   type GatePolicy,
@@ -360,4 +361,24 @@ export function pendingIndexesOf(view: PauseView, callId: string): PendingIndex[
 /** One name per index, the same in both stores: `user:U1`, `channel-members`, … */
 export function pendingIndexName(index: PendingIndex): string {
   return index.kind === 'channel_members' ? 'channel-members' : `${index.kind}:${index.id}`;
+}
+
+/** What the trail records of a new pause as a whole (audit-facts.ts). */
+export function pauseFactsOf(input: NewPause): string {
+  return pauseAuditFacts({
+    app: input.adk.appName,
+    userId: input.adk.userId,
+    sessionId: input.adk.sessionId,
+    source: input.external === undefined ? 'agent' : 'api',
+  });
+}
+
+/** What the trail records of a new gate: its app, tool, arguments (redacted) and rule. */
+export function gateFactsOf(gate: NewGate, app: string): string {
+  return gateAuditFacts({
+    app,
+    tool: gate.originalCall.name,
+    args: gate.originalCall.args,
+    policy: gate.policy,
+  });
 }

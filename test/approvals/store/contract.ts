@@ -1,5 +1,7 @@
+import { canonicalJson } from '@adk-slack-approvals/adk-approvals/attestation';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../../../src/approvals/records.js';
+import { AUDIT_GENESIS, sha256, splitChainLine } from '../../../src/approvals/store/audit-chain.js';
 import { PER_PAUSE_AUDIT_MAX } from '../../../src/approvals/store/rules.js';
 import type { ConfirmationStore, VoteResult } from '../../../src/approvals/store.js';
 import {
@@ -1038,7 +1040,48 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(trail.at(-1)?.actor).toBe(voters.at(-1));
       });
 
-      it('records who did what to which gate and when, without arguments, payloads or reasons', async () => {
+      it('chains each pause’s entries: seq from 1, each line’s hash over its text, prev the line before; a rule’s redact keeps those arguments out', async () => {
+        const input = newPause({
+          policies: [policy({ redact: ['account'] })],
+          args: { account: 'ACCOUNT-REDACTED-SECRET', amount: 5 },
+        });
+        await store.createPause(input);
+        const callId = firstCallId(input);
+        await store.vote({
+          pauseId: input.id,
+          callId,
+          voter: 'U1',
+          choice: 'approve',
+          now: T0 + 1,
+        });
+        const trail = await store.readAudit({ pauseId: input.id });
+        const lines = trail.map((entry) => entry.line ?? '');
+        expect(lines).toHaveLength(3);
+        let prev = AUDIT_GENESIS;
+        lines.forEach((line, index) => {
+          const split = splitChainLine(line);
+          if (split === undefined) throw new Error(`line ${index + 1} has no hash`);
+          expect(sha256(split.text)).toBe(split.hash);
+          const parsed = JSON.parse(line) as { seq: number; prev: string; pauseId: string };
+          expect(parsed).toMatchObject({ seq: index + 1, prev, pauseId: input.id });
+          prev = split.hash;
+        });
+        const approved = JSON.parse(lines[2] ?? '{}') as Record<string, unknown>;
+        expect(approved).toMatchObject({
+          event: 'approved',
+          initiator: 'person',
+          actor: 'U1',
+          what: {
+            tool: 'transfer_money',
+            args: { account: '[redacted]', amount: 5 },
+            redacted: ['account'],
+            argsSha256: sha256(canonicalJson({ account: 'ACCOUNT-REDACTED-SECRET', amount: 5 })),
+          },
+        });
+        expect(lines.join('\n')).not.toContain('ACCOUNT-REDACTED-SECRET');
+      });
+
+      it('records who did what to which gate and when: plain fields without arguments, payloads or reasons; the chain line with the arguments and the reason', async () => {
         const secretArg = 'ACCOUNT-4242-SECRET';
         const input = newPause({ policies: [policy({ quorum: 2 })], args: { account: secretArg } });
         await store.createPause(input);
@@ -1090,15 +1133,21 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(trail[1]?.detail).toBe('choice=approve payload=yes');
         expect(trail[2]?.detail).toBe('choice=reject reason_length=13');
         expect(trail[5]?.detail).toBe('error_length=12');
-        const text = JSON.stringify(trail);
+        const plain = JSON.stringify(trail.map(({ line: _, ...fields }) => fields));
         for (const secret of [secretArg, 'PAYLOAD-SECRET', 'REASON-SECRET', 'ERROR-SECRET']) {
-          expect(text).not.toContain(secret);
+          expect(plain).not.toContain(secret);
         }
+        // The auditor's record: the arguments and the reason, never the payload or an error text.
+        const lines = trail.map((entry) => entry.line ?? '');
+        expect(lines[3]).toContain(secretArg);
+        expect(lines[3]).toContain('REASON-SECRET');
+        expect(lines.join('\n')).not.toContain('PAYLOAD-SECRET');
+        expect(lines.join('\n')).not.toContain('ERROR-SECRET');
         const global = await store.readAudit({ count: 1_000 });
         expect(global.filter((e) => e.pauseId === input.id).map((e) => e.event)).toEqual(
           trail.map((e) => e.event),
         );
-        expect(JSON.stringify(global)).not.toContain('SECRET');
+        expect(global.filter((e) => e.pauseId === input.id).map((e) => e.line)).toEqual(lines);
       });
 
       it('records expiry and cancellation by the system', async () => {

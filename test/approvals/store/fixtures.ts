@@ -84,7 +84,7 @@ export function newPause(
     now?: number;
     channelId?: string;
     capturedCallIds?: boolean;
-    args?: Record<string, string>;
+    args?: Record<string, string | number>;
   } = {},
 ): NewPause {
   sessions += 1;

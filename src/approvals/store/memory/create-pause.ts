@@ -1,5 +1,5 @@
 import type { NewPause } from '../../store.js';
-import { gateExpiresAt } from '../rules.js';
+import { gateExpiresAt, gateFactsOf, pauseFactsOf } from '../rules.js';
 import { type MemoryPause, PauseRun } from './prelude.js';
 
 /**
@@ -40,6 +40,11 @@ export function createPause(
       return { record, voters: new Set<string>(), approvals: 0 };
     }),
     trail: [],
+    facts: Object.fromEntries([
+      ['', pauseFactsOf(input)],
+      ...gates.map((gate) => [gate.confirmationCallId, gateFactsOf(gate, input.adk.appName)]),
+    ]),
+    auditSeq: 0,
   };
   pauses.set(id, entry);
   const run = new PauseRun(entry, now);

@@ -9,6 +9,7 @@ import {
   SYSTEM_ACTOR,
 } from '../../records.js';
 import type { AuditEntry } from '../../store.js';
+import { AUDIT_GENESIS, chainLine } from '../audit-chain.js';
 import {
   type AuditEvent,
   EXPIRY_CANCEL_DETAIL,
@@ -39,6 +40,11 @@ export interface MemoryPause {
   pause: PauseRecord;
   gates: MemoryGate[];
   trail: TrailEntry[];
+  /** The `audit:<call id>` fields: what each gate is (`''`: the pause), as JSON texts. */
+  facts: Record<string, string>;
+  /** The `auditSeq` and `auditHead` fields: the chain's length and its last line's hash. */
+  auditSeq: number;
+  auditHead?: string;
   /** When retention removes it (the twin of PEXPIRE); absent while it is live. */
   removeAt?: number;
 }
@@ -76,6 +82,22 @@ export class PauseRun {
   }
 
   audit(event: AuditEvent, actor: string, callId: string, detail: string): void {
+    const entry = this.entry;
+    const decision = callId === '' ? undefined : this.gate(callId)?.record.decision;
+    const { line, hash } = chainLine({
+      pauseId: entry.pause.id,
+      seq: entry.auditSeq + 1,
+      prev: entry.auditHead ?? AUDIT_GENESIS,
+      at: this.now,
+      event,
+      actor,
+      callId,
+      detail,
+      decision: decision === undefined ? undefined : JSON.stringify(decision),
+      what: entry.facts[callId],
+    });
+    entry.auditSeq += 1;
+    entry.auditHead = hash;
     const item: TrailEntry = {
       at: this.now,
       pauseId: this.entry.pause.id,
@@ -83,6 +105,7 @@ export class PauseRun {
       actor,
       ...(callId === '' ? {} : { callId }),
       ...(detail === '' ? {} : { detail }),
+      line,
     };
     const trail = this.entry.trail;
     trail.push(item);

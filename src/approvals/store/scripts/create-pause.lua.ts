@@ -4,7 +4,8 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
  * create_pause: records a pause and its gates, unless the pause already exists.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] pause record JSON, [3] card ts or '', [4] requester, [5] audit detail,
- *       then 4 per gate, in KEYS order: call id, gate record JSON, policy JSON, expiresAt or ''
+ *       [6] the pause's audit facts JSON, then 5 per gate, in KEYS order: call id, gate record
+ *       JSON, policy JSON, expiresAt or '', its audit facts JSON (audit-facts.ts)
  * Returns CREATED | EXISTED (nothing written) | CORRUPT {key index, problem} | KEYS_MISMATCH
  */
 export const CREATE_PAUSE_LUA = `${PAUSE_PRELUDE}
@@ -15,14 +16,15 @@ if redis.call('EXISTS', PAUSE) == 1 then
 end
 local gate_count = #KEYS - 2
 redis.call('HSET', PAUSE, 'record', ARGV[2], 'version', 1, 'gateCount', gate_count,
-  'pending', gate_count, 'resumeState', RESUME.idle, 'attempts', 0)
+  'pending', gate_count, 'resumeState', RESUME.idle, 'attempts', 0, 'audit:', ARGV[6])
 if ARGV[3] ~= '' then redis.call('HSET', PAUSE, 'cardTs', ARGV[3]) end
 for i = 3, #KEYS do
-  local a = 6 + (i - 3) * 4
+  local a = 7 + (i - 3) * 5
   -- A gate left over without its pause (deleted by hand) must not lend its voters to this one.
   redis.call('DEL', KEYS[i])
   -- The large JSON values go to the pause hash, so that the gate hash stays small (fields.ts).
-  redis.call('HSET', PAUSE, 'record:' .. (i - 2), ARGV[a + 1], 'policy:' .. (i - 2), ARGV[a + 2])
+  redis.call('HSET', PAUSE, 'record:' .. (i - 2), ARGV[a + 1], 'policy:' .. (i - 2), ARGV[a + 2],
+    'audit:' .. ARGV[a], ARGV[a + 4])
   redis.call('HSET', KEYS[i], 'callId', ARGV[a], 'state', STATE.pending, 'version', 1,
     'votes', '[]', 'approvals', 0)
   if ARGV[a + 3] ~= '' then redis.call('HSET', KEYS[i], 'expiresAt', ARGV[a + 3]) end

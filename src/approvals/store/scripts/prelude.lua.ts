@@ -1,3 +1,4 @@
+import { AUDIT_GENESIS, AUDIT_LINE_VERSION, luaInitiatorOf } from '../audit-chain.js';
 import { luaCodeTable } from './codes.js';
 import {
   GATE_FIELDS,
@@ -7,6 +8,7 @@ import {
   TRAIL_FIELD,
 } from './fields.js';
 import { luaRules } from './rules.lua.js';
+import { LUA_SHA256 } from './sha256.lua.js';
 
 /**
  * Helpers prepended to every per-pause script. Every such script takes the same KEYS:
@@ -92,15 +94,53 @@ local function load()
   return pause, gates
 end
 
--- The pause's own trail: one JSON object per entry, all strings (cjson encodes those safely).
--- It is the pause hash's TRAIL_FIELD, entries one per line (JSON has no raw newline): a list key
--- of its own cost more than the entries it held. A pause recorded before keeps its list.
+${LUA_SHA256}
+${luaInitiatorOf()}
+
+-- A gate's field, found by its call id among KEYS (a handful of gates at most).
+local function gate_field(call_id, field)
+  for i = 3, #KEYS do
+    if redis.call('HGET', KEYS[i], 'callId') == call_id then return redis.call('HGET', KEYS[i], field) end
+  end
+  return nil
+end
+
+-- One line of the pause's hash chain (audit-chain.ts): strings through cjson, the JSON texts
+-- TypeScript wrote (what the gate or pause is, a decision) copied verbatim, never re-encoded;
+-- \`hash\` is the SHA-256 of the line without it, and \`prev\` the hash of the line before.
+local PAUSE_ID = string.match(PAUSE, '{(.-)}')
+local function chain_line(event, actor, call_id, detail)
+  local head = redis.call('HMGET', PAUSE, 'auditSeq', 'auditHead', 'audit:' .. call_id)
+  local seq = (tonumber(head[1]) or 0) + 1
+  local parts = {
+    '{"v":${AUDIT_LINE_VERSION},"pauseId":', cjson.encode(PAUSE_ID),
+    ',"seq":', tostring(seq),
+    ',"prev":"', head[2] or '${AUDIT_GENESIS}', '"',
+    ',"at":', string.format('%d', NOW_MS),
+    ',"event":', cjson.encode(event),
+    ',"initiator":"', initiator_of(actor), '"',
+    ',"actor":', cjson.encode(actor),
+  }
+  if call_id ~= '' then
+    parts[#parts + 1] = ',"callId":' .. cjson.encode(call_id)
+    local decision = gate_field(call_id, 'decision')
+    if decision then parts[#parts + 1] = ',"decision":' .. decision end
+  end
+  if detail ~= '' then parts[#parts + 1] = ',"detail":' .. cjson.encode(detail) end
+  if head[3] then parts[#parts + 1] = ',"what":' .. head[3] end
+  parts[#parts + 1] = '}'
+  local text = table.concat(parts)
+  local hash = sha256hex(text)
+  redis.call('HSET', PAUSE, 'auditSeq', seq, 'auditHead', hash)
+  return string.sub(text, 1, -2) .. ',"hash":"' .. hash .. '"}'
+end
+
+-- The pause's own trail: one chain line per entry (above). It is the pause hash's TRAIL_FIELD,
+-- entries one per line (JSON has no raw newline): a list key of its own cost more than the
+-- entries it held. A pause recorded before keeps its list.
 local trail_in_list = nil
 local function audit(event, actor, call_id, detail)
-  local entry = {at = NOW, event = event, actor = actor}
-  if call_id ~= '' then entry.callId = call_id end
-  if detail ~= '' then entry.detail = detail end
-  local json = cjson.encode(entry)
+  local json = chain_line(event, actor, call_id, detail)
   if trail_in_list == nil then trail_in_list = type_of(AUDIT) == 'list' end
   if trail_in_list then
     if redis.call('RPUSH', AUDIT, json) > PER_PAUSE_AUDIT_MAX then
@@ -119,7 +159,7 @@ local function audit(event, actor, call_id, detail)
     end
     redis.call('HSET', PAUSE, TRAIL_FIELD, trail)
   end
-  audited[#audited + 1] = {event, actor, call_id, detail}
+  audited[#audited + 1] = {event, actor, call_id, detail, json}
 end
 
 local function bump(key)

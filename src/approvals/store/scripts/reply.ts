@@ -6,7 +6,7 @@ import { type ScriptCodeName, scriptCodeName } from './codes.js';
 const pauseScriptReplySchema = z.tuple([
   z.number().int(),
   z.array(z.union([z.string(), z.number()])),
-  z.array(z.tuple([z.string(), z.string(), z.string(), z.string()])),
+  z.array(z.tuple([z.string(), z.string(), z.string(), z.string(), z.string()])),
   z.array(z.string().nullable()),
   z.array(z.array(z.string().nullable())),
 ]);
@@ -17,6 +17,8 @@ export interface ScriptAuditEntry {
   actor: string;
   callId: string;
   detail: string;
+  /** The entry's line of the pause's hash chain (audit-chain.ts), as written. */
+  line: string;
 }
 
 export interface PauseScriptReply {
@@ -39,7 +41,13 @@ export function parsePauseScriptReply(script: string, raw: unknown): PauseScript
   return {
     code: codeNameOrThrow(script, code),
     info: info.map(String),
-    audit: audit.map(([event, actor, callId, detail]) => ({ event, actor, callId, detail })),
+    audit: audit.map(([event, actor, callId, detail, line]) => ({
+      event,
+      actor,
+      callId,
+      detail,
+      line,
+    })),
     pauseValues,
     gateValues,
   };

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { POLICY_ACTOR_PREFIX } from '../records.js';
+
+/**
+ * The audit trail's hash chain, one chain per pause: every line a transition writes carries its
+ * pause id, its place in the chain (`seq`, from 1), the hash of the line before (`prev`; the
+ * first's is all zeros) and its own `hash`: the SHA-256 of the line as written, without its
+ * `"hash"` member. The scripts write a line in the same Lua call as the transition it records,
+ * which can only touch the pause's own keys (one hash slot): hence a chain per pause, which holds
+ * on Redis Cluster as on one Redis. Lines are exported byte for byte, so that anyone can check
+ * them with nothing but SHA-256 (`npm run audit -- verify`).
+ *
+ * A line: `{"v":1,"pauseId":…,"seq":…,"prev":…,"at":…,"event":…,"initiator":…,"actor":…,
+ * "callId"?,"decision"?,"detail"?,"what"?,"hash":…}`; `what` is what the gate (or pause) is
+ * (audit-facts.ts), `decision` the gate's decision (who, when, reason) once it has one.
+ */
+export const AUDIT_LINE_VERSION = 1;
+export const AUDIT_GENESIS = '0'.repeat(64);
+
+/** Who moved a gate, by the kind of actor: a Slack person, the policy, a grant, or the system. */
+export type AuditInitiator = 'person' | 'policy' | 'grant' | 'system';
+
+export const GRANT_ACTOR_PREFIX = 'grant:';
+const PERSON = /^[UW][A-Z0-9]+$/;
+
+export function initiatorOf(actor: string): AuditInitiator {
+  if (actor.startsWith(POLICY_ACTOR_PREFIX)) return 'policy';
+  if (actor.startsWith(GRANT_ACTOR_PREFIX)) return 'grant';
+  if (PERSON.test(actor)) return 'person';
+  return 'system';
+}
+
+/** The twin of `initiatorOf` for the Lua prelude. */
+export function luaInitiatorOf(): string {
+  return [
+    'local function initiator_of(actor)',
+    `  if string.sub(actor, 1, ${POLICY_ACTOR_PREFIX.length}) == '${POLICY_ACTOR_PREFIX}' then return 'policy' end`,
+    `  if string.sub(actor, 1, ${GRANT_ACTOR_PREFIX.length}) == '${GRANT_ACTOR_PREFIX}' then return 'grant' end`,
+    "  if string.match(actor, '^[UW][A-Z0-9]+$') then return 'person' end",
+    "  return 'system'",
+    'end',
+  ].join('\n');
+}
+
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** What the memory store's twin of the Lua `chain_line` needs. */
+export interface ChainLineInput {
+  pauseId: string;
+  seq: number;
+  prev: string;
+  at: number;
+  event: string;
+  actor: string;
+  callId: string;
+  detail: string;
+  /** JSON texts, copied verbatim. */
+  decision?: string | undefined;
+  what?: string | undefined;
+}
+
+/** The memory store's line, in the Lua script's member order; returns it with its hash. */
+export function chainLine(input: ChainLineInput): { line: string; hash: string } {
+  const parts = [
+    `{"v":${AUDIT_LINE_VERSION},"pauseId":${JSON.stringify(input.pauseId)}`,
+    `,"seq":${input.seq},"prev":"${input.prev}","at":${Math.trunc(input.at)}`,
+    `,"event":${JSON.stringify(input.event)},"initiator":"${initiatorOf(input.actor)}"`,
+    `,"actor":${JSON.stringify(input.actor)}`,
+  ];
+  if (input.callId !== '') {
+    parts.push(`,"callId":${JSON.stringify(input.callId)}`);
+    if (input.decision !== undefined) parts.push(`,"decision":${input.decision}`);
+  }
+  if (input.detail !== '') parts.push(`,"detail":${JSON.stringify(input.detail)}`);
+  if (input.what !== undefined) parts.push(`,"what":${input.what}`);
+  parts.push('}');
+  const text = parts.join('');
+  const hash = sha256(text);
+  return { line: `${text.slice(0, -1)},"hash":"${hash}"}`, hash };
+}
+
+const HASH_SUFFIX = /,"hash":"([0-9a-f]{64})"\}$/;
+
+/** A line's own hash and the text it was computed over; undefined when the line carries none. */
+export function splitChainLine(line: string): { text: string; hash: string } | undefined {
+  const found = HASH_SUFFIX.exec(line);
+  if (found?.[1] === undefined) return undefined;
+  return { text: `${line.slice(0, found.index)}}`, hash: found[1] };
+}
