@@ -188,7 +188,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
     this.keys = storeKeys(options.keyPrefix);
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.ownsClient = options.ownsClient ?? false;
-    this.notes = new RedisPauseNotes(this.redis, this.keys, this.retentionMs);
+    this.notes = new RedisPauseNotes(this.redis, this.keys, this.retentionMs, options.log);
     this.runIntents = new RedisRunIntents(this.redis, this.keys);
     this.nudges = new RedisNudges(this.redis, this.keys);
     this.indexes = new RedisIndexes(this.redis, this.keys, {
