@@ -93,6 +93,9 @@ export async function startApp(
   const { store, signals, sessions, runStatus } = await openStore(config, log);
   await store.placeMarker(clock());
   metrics.countPendingGatesWith(() => store.countPendingByApp());
+  metrics.countPendingByApproverWith(() =>
+    countPendingByApprover(store, policyWatcher?.current() ?? policy),
+  );
 
   const adk = new AdkClient({
     baseUrl: targets.adkBaseUrl,
@@ -332,3 +335,30 @@ function readinessChecks(store: ConfirmationStore, adk: AdkClient): Record<strin
     },
   };
 }
+
+/**
+ * Gates pending for each user the policy names as an approver (or an escalation target): user
+ * groups and channel members are known only to Slack, so they are not counted here.
+ */
+async function countPendingByApprover(
+  store: ConfirmationStore,
+  policy: Policy,
+): Promise<Map<string, number>> {
+  const users = new Set<string>();
+  for (const { policy: snapshot } of [
+    policy.defaults,
+    ...policy.rules.map((rule) => rule.resolved),
+  ]) {
+    for (const approver of [...snapshot.approvers, ...(snapshot.escalateTo ?? [])]) {
+      if (approver.kind === 'user') users.add(approver.id);
+    }
+  }
+  const counts = new Map<string, number>();
+  for (const user of users) {
+    counts.set(user, (await store.listPendingByApprover(user, PENDING_BY_APPROVER_MAX)).length);
+  }
+  return counts;
+}
+
+/** Counted up to this many per approver (a count, not a listing). */
+const PENDING_BY_APPROVER_MAX = 1_000;

@@ -4,17 +4,35 @@
  * `noMetrics` is for code that runs without (tests of single parts, the sandbox).
  *
  * Durations are in seconds, as Prometheus names them. Labels are bounded: app names come from
- * the ADK server, outcomes and methods from fixed lists; never a user, a channel or an argument.
+ * the ADK server, rule names from the policy file, outcomes and methods from fixed lists; never an
+ * argument. The people-side series name a card's channel and a policy's named approvers: both are
+ * configured, so bounded by the configuration.
  */
 export type DecisionOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled' | 'withdrawn';
 
 export type WebhookDeliveryOutcome = 'delivered' | 'retried' | 'failed';
 
+/** Who decided a gate, for the share of decisions: a person, the policy, a grant, or its expiry. */
+export type DecidedBy = 'person' | 'policy' | 'grant' | 'expiry';
+
+/** A gate that left `pending`, as the people-side metrics see it. */
+export interface ClosedGate {
+  app: string;
+  outcome: DecisionOutcome;
+  /** From the gate recorded to its decision; absent when not known. */
+  seconds: number | undefined;
+  /** The policy rule the gate was recorded under. */
+  rule: string;
+  /** The card's channel. */
+  channel: string;
+  decidedBy: DecidedBy;
+}
+
 export interface Metrics {
   /** Gates recorded (and carded) by this replica: the pending count goes up. */
   gatesOpened(app: string, count: number): void;
   /** Gates decided, expired or cancelled here: the pending count goes down. */
-  gateClosed(app: string, outcome: DecisionOutcome, decisionSeconds: number | undefined): void;
+  gateClosed(gate: ClosedGate): void;
   /** From the pause event read off the agent's stream to its card posted in Slack. */
   pauseToCard(seconds: number): void;
   /** From the click reaching the app to its ack. */

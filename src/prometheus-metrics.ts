@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { DecisionOutcome, Metrics, WebhookDeliveryOutcome } from './metrics.js';
+import type { ClosedGate, DecisionOutcome, Metrics, WebhookDeliveryOutcome } from './metrics.js';
 
 /** Seconds: a click's ack and Web API calls live in milliseconds, Slack's ack deadline is 3 s. */
 const FAST = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -86,6 +86,28 @@ export class PrometheusMetrics implements Metrics {
     labelNames: ['service', 'method', 'error'],
     registers: [this.registry],
   });
+  private readonly decidedBy = new Counter({
+    name: 'approvals_decided_total',
+    help: 'Gates decided, by who decided them: person, policy, grant or expiry (the share of each).',
+    labelNames: ['decided_by'],
+    registers: [this.registry],
+  });
+  private readonly timeToDecision = new Histogram({
+    name: 'approvals_time_to_decision_seconds',
+    help: 'From a gate recorded to its decision, by policy rule, card channel and who decided.',
+    labelNames: ['rule', 'channel', 'decided_by'],
+    buckets: HUMAN,
+    registers: [this.registry],
+  });
+  private countByApprover: (() => Promise<Map<string, number>>) | undefined;
+  private readonly pendingApprovers = new Set<string>();
+  private readonly pendingByApprover = new Gauge({
+    name: 'approvals_pending_by_approver',
+    help: "Gates pending now that each of the policy's named approvers (user ids) may decide, counted in the store at scrape time.",
+    labelNames: ['approver'],
+    registers: [this.registry],
+    collect: () => this.collectByApprover(),
+  });
   private countPending: (() => Promise<Map<string, number>>) | undefined;
   private pendingCounted: { atMs: number; counts: Map<string, number> } | undefined;
   private counting: Promise<void> | undefined;
@@ -121,9 +143,13 @@ export class PrometheusMetrics implements Metrics {
   gatesOpened(app: string, count: number): void {
     this.opened.inc({ app }, count);
   }
-  gateClosed(app: string, outcome: DecisionOutcome, decisionSeconds: number | undefined): void {
+  gateClosed(gate: ClosedGate): void {
+    const { app, outcome, seconds, rule, channel, decidedBy } = gate;
     this.closed.inc({ app, outcome });
-    if (decisionSeconds !== undefined) this.decisionLatency.observe({ outcome }, decisionSeconds);
+    this.decidedBy.inc({ decided_by: decidedBy });
+    if (seconds === undefined) return;
+    this.decisionLatency.observe({ outcome }, seconds);
+    this.timeToDecision.observe({ rule, channel, decided_by: decidedBy }, seconds);
   }
   pauseToCard(seconds: number): void {
     this.pauseCard.observe(seconds);
@@ -155,6 +181,27 @@ export class PrometheusMetrics implements Metrics {
   rateLimited(method: string, seconds: number): void {
     this.rateLimits.inc({ method });
     this.rateLimitWait.inc({ method }, seconds);
+  }
+
+  /** Where `approvals_pending_by_approver` is counted: the policy's named approvers, in the store. */
+  countPendingByApproverWith(count: () => Promise<Map<string, number>>): void {
+    this.countByApprover = count;
+  }
+
+  private async collectByApprover(): Promise<void> {
+    const count = this.countByApprover;
+    if (count === undefined) return;
+    // One short read per named approver; on a store failure the series are dropped, not kept stale.
+    const counts = await count().catch(() => undefined);
+    if (counts === undefined) {
+      this.pendingByApprover.reset();
+      this.pendingApprovers.clear();
+      return;
+    }
+    for (const approver of counts.keys()) this.pendingApprovers.add(approver);
+    for (const approver of this.pendingApprovers) {
+      this.pendingByApprover.set({ approver }, counts.get(approver) ?? 0);
+    }
   }
 
   /** Where `approvals_pending_gates` is counted: the store, shared by every replica. */

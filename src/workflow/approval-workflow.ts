@@ -26,6 +26,7 @@ import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
 import { AppHomes } from './app-homes.js';
 import { CardRefresher } from './card-refresher.js';
 import { ApprovalCards } from './cards.js';
+import { closedGate } from './closed-gates.js';
 import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from './decider.js';
 import { ExternalPauses } from './external-pauses.js';
 import { PauseRecorder } from './pause-recorder.js';
@@ -467,11 +468,7 @@ export class ApprovalWorkflow {
     for (const gate of expired) {
       const record = gate.view.gates.find((g) => g.confirmationCallId === gate.callId);
       if (gate.state !== 'pending') {
-        this.metrics.gateClosed(
-          gate.view.pause.adk.appName,
-          gate.state,
-          record === undefined ? undefined : Math.max(0, now - record.createdAt) / 1_000,
-        );
+        this.metrics.gateClosed(closedGate(gate.view, record, gate.state, now, true));
       }
       const pauseId = gate.view.pause.id;
       pauses.set(pauseId, (pauses.get(pauseId) ?? false) || gate.pauseDecided);

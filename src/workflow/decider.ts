@@ -13,6 +13,7 @@ import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/
 import type { ConfirmationStore, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { closedGate } from './closed-gates.js';
 
 /** A vote as a person casts it; the store adds the time. */
 export type VoteRequest = Omit<VoteInput, 'now'>;
@@ -221,12 +222,7 @@ export class Decider {
 
   private countClosed(view: PauseView, callId: string, state: GateState, now: number): void {
     if (state === 'pending') return;
-    const gate = gateOf(view, callId);
-    this.deps.metrics.gateClosed(
-      view.pause.adk.appName,
-      state,
-      gate === undefined ? undefined : Math.max(0, now - gate.createdAt) / 1_000,
-    );
+    this.deps.metrics.gateClosed(closedGate(view, gateOf(view, callId), state, now));
   }
 
   /** Authorization follows the policy as it is now; quorum and expiry stay as recorded. */

@@ -7,6 +7,7 @@ import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { renderWithdrawnNote } from '../slack/thread.js';
+import { closedGate } from './closed-gates.js';
 import type { DecisionReply } from './decider.js';
 import type { RunThreads } from './run-thread.js';
 
@@ -67,8 +68,7 @@ export class Withdrawals {
         log.info('request withdrawn', { pauseId: request.pauseId, by: request.user });
         for (const gate of result.view.gates) {
           if (!result.callIds.includes(gate.confirmationCallId)) continue;
-          const seconds = Math.max(0, now - gate.createdAt) / 1_000;
-          this.deps.metrics.gateClosed(result.view.pause.adk.appName, 'withdrawn', seconds);
+          this.deps.metrics.gateClosed(closedGate(result.view, gate, 'withdrawn', now));
         }
         // The resume first: the card and the thread may wait on Slack, the agent must not.
         this.deps.onPauseDecided(request.pauseId);

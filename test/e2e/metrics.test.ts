@@ -8,7 +8,15 @@ const OPS = CHANNELS.ops.id;
 let harness: Harness;
 beforeAll(async () => {
   harness = await startHarness({
-    policy: `defaults:\n  approvers: [${bob.id}]\n`,
+    policy: `
+defaults:
+  approvers: [${bob.id}]
+rules:
+  - name: tiny-transfers
+    match: { tool: transfer_money }
+    when: args.amount < 10
+    decision: allow
+`,
     // A vote marks its pause's resume due before it runs, so a sweep could take the resume over
     // from the click, and click → resume would not be timed; this test times the click's.
     sweepIntervalMs: 60_000,
@@ -51,6 +59,12 @@ describe('GET /metrics', () => {
     expect(moved('approvals_gates_opened_total{app="payments"}')).toBe(1);
     expect(moved('approvals_decisions_total{app="payments",outcome="approved"}')).toBe(1);
     expect(moved('approvals_human_decision_seconds_count{outcome="approved"}')).toBe(1);
+    expect(moved('approvals_decided_total{decided_by="person"}')).toBe(1);
+    expect(
+      moved(
+        `approvals_time_to_decision_seconds_count{rule="defaults",channel="${OPS}",decided_by="person"}`,
+      ),
+    ).toBe(1);
     expect(moved('approvals_pause_to_card_seconds_count')).toBe(1);
     expect(moved('approvals_click_to_ack_seconds_count')).toBe(1);
     expect(moved('approvals_click_to_resume_seconds_count')).toBe(1);
@@ -67,6 +81,26 @@ describe('GET /metrics', () => {
     // Defined before any delivery, so that dashboards have a series to show.
     expect(after.samples.get('approvals_webhook_deliveries_total{outcome="delivered"}')).toBe(0);
     expect(after.samples.get('approvals_resume_failures_total')).toBeUndefined();
+  });
+
+  it('the people side: who decided (person or policy), and what waits for each named approver', async () => {
+    const before = await scrape();
+    const root = await harness.runAgent(alice.id, OPS, 'payments transfer 5');
+    await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
+    const waiting = await harness.runAgent(alice.id, OPS, 'payments transfer 300');
+    await harness.card(OPS, waiting.ts);
+    const after = await scrape();
+    const moved = (name: string) =>
+      (after.samples.get(name) ?? 0) - (before.samples.get(name) ?? 0);
+    expect(moved('approvals_decided_total{decided_by="policy"}')).toBe(1);
+    expect(
+      moved(
+        `approvals_time_to_decision_seconds_count{rule="tiny-transfers",channel="${OPS}",decided_by="policy"}`,
+      ),
+    ).toBe(1);
+    expect(
+      after.samples.get(`approvals_pending_by_approver{approver="${bob.id}"}`),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it("approvals_pending_gates is the store's count, whichever replica recorded or decided the gates", async () => {
