@@ -89,12 +89,14 @@ def _credential_notice(event: dict) -> dict:
     return {**{key: event[key] for key in keep if key in event}, "content": {"role": "model", "parts": parts}}
 
 
-_SLACK_RUNNER_SESSION = re.compile(r"([CG][A-Z0-9]+)-(\d+)_(\d+)")
+# SlackRunner's first release named sessions f"{channel}-{thread_ts}" (ts "1712345678.123456");
+# later ones replace what managed session services refuse, the ".", with "_". Both are read.
+_SLACK_RUNNER_SESSION = re.compile(r"([CG][A-Z0-9]+)-(\d+)[._](\d+)")
 
 
 def slack_runner_thread(session: Any) -> Optional[dict]:
     """The Slack thread of a session ADK's SlackRunner started, whose id is `<channel>-<thread ts>`
-    with the ts's "." as "_" (google.adk.integrations.slack). None for a direct message (the
+    (the ts's "." kept or as "_", google.adk.integrations.slack). None for a direct message (the
     approvals app cannot post in another app's DM) or any other session."""
     found = _SLACK_RUNNER_SESSION.fullmatch(getattr(session, "id", "") or "")
     return None if found is None else {"channel": found.group(1), "ts": f"{found.group(2)}.{found.group(3)}"}

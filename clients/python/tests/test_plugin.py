@@ -277,6 +277,14 @@ class SlackRunnerThreadTest(unittest.TestCase):
         )
         self.assertIsNone(slack_runner_thread(SimpleNamespace(id="C0OPS000001")))
 
+    def test_the_finder_reads_the_first_slack_runner_session_ids_with_the_dot(self):
+        # SlackRunner's first release kept the thread ts as Slack writes it.
+        self.assertEqual(
+            slack_runner_thread(SimpleNamespace(id="C0OPS000001-1712345678.123456")),
+            {"channel": "C0OPS000001", "ts": "1712345678.123456"},
+        )
+        self.assertIsNone(slack_runner_thread(SimpleNamespace(id="D0DM000001-1712345678.123456")))
+
 
 class PauseKindsTest(unittest.TestCase):
     """Input requests are posted for a form card; credential requests for a notice, stripped."""
