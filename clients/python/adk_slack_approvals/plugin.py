@@ -91,15 +91,23 @@ def _credential_notice(event: dict) -> dict:
 
 # SlackRunner's first release named sessions f"{channel}-{thread_ts}" (ts "1712345678.123456");
 # later ones replace what managed session services refuse, the ".", with "_". Both are read.
-_SLACK_RUNNER_SESSION = re.compile(r"([CG][A-Z0-9]+)-(\d+)[._](\d+)")
+_SLACK_RUNNER_SESSION = re.compile(r"([CGD][A-Z0-9]+)-(\d+)[._](\d+)")
+
+
+def slack_runner_conversation(session: Any) -> Optional[dict]:
+    """Where a session ADK's SlackRunner started talks (`{channel, ts}`: a channel's or a private
+    channel's thread, or a direct message), read from its id `<channel>-<thread ts>` (the ts's "."
+    kept or as "_", google.adk.integrations.slack). None for any other session. The SlackRunner's
+    own app can answer there; for the card, see `slack_runner_thread`."""
+    found = _SLACK_RUNNER_SESSION.fullmatch(getattr(session, "id", "") or "")
+    return None if found is None else {"channel": found.group(1), "ts": f"{found.group(2)}.{found.group(3)}"}
 
 
 def slack_runner_thread(session: Any) -> Optional[dict]:
-    """The Slack thread of a session ADK's SlackRunner started, whose id is `<channel>-<thread ts>`
-    (the ts's "." kept or as "_", google.adk.integrations.slack). None for a direct message (the
-    approvals app cannot post in another app's DM) or any other session."""
-    found = _SLACK_RUNNER_SESSION.fullmatch(getattr(session, "id", "") or "")
-    return None if found is None else {"channel": found.group(1), "ts": f"{found.group(2)}.{found.group(3)}"}
+    """The Slack thread a SlackRunner session's card goes into: its conversation, except a direct
+    message (the approvals app cannot post in another app's DM), for which it is None."""
+    place = slack_runner_conversation(session)
+    return None if place is None or place["channel"].startswith("D") else place
 
 
 THREAD_FINDERS = {"slack-runner": slack_runner_thread}

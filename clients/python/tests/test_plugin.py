@@ -12,7 +12,7 @@ import unittest
 from types import SimpleNamespace
 
 from adk_slack_approvals.attestation import ATTESTATION_VERSION, attestation_message, canonical_json, sha256_hex
-from adk_slack_approvals.plugin import ApprovalsPlugin, slack_runner_thread
+from adk_slack_approvals.plugin import ApprovalsPlugin, slack_runner_conversation, slack_runner_thread
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "test" / "fixtures" / "adk"
 SECRET = "a-test-signing-secret-of-32-chars-or-more"
@@ -284,6 +284,15 @@ class SlackRunnerThreadTest(unittest.TestCase):
             {"channel": "C0OPS000001", "ts": "1712345678.123456"},
         )
         self.assertIsNone(slack_runner_thread(SimpleNamespace(id="D0DM000001-1712345678.123456")))
+
+    def test_the_conversation_of_a_direct_message_is_where_the_runner_answers(self):
+        # No card there (another app's DM), but the SlackRunner's own app says the answer there.
+        for session_id in ("D0DM000001-1712345678_123456", "D0DM000001-1712345678.123456"):
+            self.assertEqual(
+                slack_runner_conversation(SimpleNamespace(id=session_id)),
+                {"channel": "D0DM000001", "ts": "1712345678.123456"},
+            )
+        self.assertIsNone(slack_runner_conversation(SimpleNamespace(id="s-42")))
 
 
 class PauseKindsTest(unittest.TestCase):
