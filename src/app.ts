@@ -122,6 +122,7 @@ export async function startApp(
               if (pauses === undefined) throw new Error('the workflow is not started yet');
               return pauses;
             },
+            store: () => store,
             log: log.child('api'),
           },
     ),
@@ -189,6 +190,7 @@ export async function startApp(
       onDeadRuns: (intents) =>
         withCorrelation(newCorrelationId(), () => workflow.onDeadRuns(intents)),
     },
+    auditRetentionMs: config.auditRetentionMs,
     log: log.child('sweeper'),
   });
   log.info('app started', { port, transport: targets.slack.mode, adk: targets.adkBaseUrl });

@@ -184,6 +184,19 @@ const environmentSchema = z
     ADK_TARGETS: optionalString.pipe(adkTargets.optional()),
     SWEEP_INTERVAL_MS: wholeNumber('milliseconds', 1_000, { min: 50, max: 3_600_000 }),
     RUN_LEASE_MS: wholeNumber('milliseconds', 10_000, { min: 300, max: 600_000 }),
+    AUDIT_RETENTION: optionalString.pipe(
+      z
+        .string()
+        .regex(/^\d+d$/, 'expected a number of days such as 400d')
+        .transform((text) => Number(text.slice(0, -1)))
+        .pipe(
+          z
+            .number()
+            .min(1, 'expected at least 1d')
+            .max(3_650, 'expected at most 3650d (ten years)'),
+        )
+        .default(400),
+    ),
     LOG_LEVEL: optionalString.pipe(
       z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
@@ -265,6 +278,8 @@ export interface Config {
   sweepIntervalMs: number;
   /** The lease of an `/agent` run's intent: a run whose replica died is told after it lapses. */
   runLeaseMs: number;
+  /** How long the store-wide audit keeps an entry (AUDIT_RETENTION, default 400 days). */
+  auditRetentionMs: number;
   logLevel: LogLevel;
   /** `text` lines for people, or `json` lines for a log collector. */
   logFormat: LogFormat;
@@ -338,6 +353,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     adkTargets: e.ADK_TARGETS ?? {},
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     runLeaseMs: e.RUN_LEASE_MS,
+    auditRetentionMs: e.AUDIT_RETENTION * 86_400_000,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
   };

@@ -21,6 +21,9 @@ describe('docs/openapi.yaml', () => {
       pauses: () => {
         throw new Error('not called');
       },
+      store: () => {
+        throw new Error('not called');
+      },
       log: createLog('error'),
     }).flatMap((route) =>
       [route.method].flat().map((method) => `${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`),

@@ -4,9 +4,11 @@ import type { CustomRoute } from '@slack/bolt';
 import { formatIssues } from '../adk/wire/tolerant-schema.js';
 import { keyCoversApp, webhookAllowed } from '../approvals/api-keys/api-key-scope.js';
 import type { ApiKey } from '../approvals/api-keys/api-keys-file.js';
+import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { ExternalPauses } from '../workflow/external-pauses.js';
+import { auditRoute } from './audit-route.js';
 import { authenticate } from './auth.js';
 import {
   cancelRequestSchema,
@@ -35,6 +37,8 @@ export function apiRoutes(
         keys: readonly ApiKey[];
         /** The workflow's entry points; a function because the workflow is built after the routes. */
         pauses: () => ExternalPauses;
+        /** What `GET /v1/audit` exports from. */
+        store: () => Pick<ConfirmationStore, 'readAuditPage'>;
         log: Log;
       }
     | undefined,
@@ -73,6 +77,7 @@ export function apiRoutes(
   };
 
   return [
+    auditRoute({ keys, store: options.store, log }),
     route('/v1/pauses', 'POST', async (req, key) => {
       const body = await readJsonBody(req);
       if (body.kind !== 'json') return { kind: body.kind };

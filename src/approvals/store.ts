@@ -119,6 +119,14 @@ export interface ConfirmationStore {
 
   /** The audit trail, oldest first. */
   readAudit(options?: { pauseId?: string; count?: number }): Promise<AuditEntry[]>;
+  /**
+   * The store-wide audit, oldest first, one page: entries after the `after` cursor (an entry id,
+   * exclusive), else written at or after `since`; up to `until` (ms, inclusive); `limit` at most.
+   * What the audit export streams, page by page.
+   */
+  readAuditPage(options: AuditPageOptions): Promise<AuditEntry[]>;
+  /** Drops store-wide audit entries written before `before` (ms): the audit retention. */
+  trimAudit(before: number): Promise<void>;
 
   /**
    * Sets the marker that tells a store that lost its data from one that holds it (at start;
@@ -388,6 +396,13 @@ export type PendingIndex =
 export interface GateRef {
   pauseId: string;
   callId: string;
+}
+
+export interface AuditPageOptions {
+  since?: number;
+  until?: number;
+  after?: string;
+  limit: number;
 }
 
 export interface AuditEntry {

@@ -18,6 +18,11 @@ export function keyCoversApp(key: ApiKey, app: string): boolean {
   return key.apps.some((glob) => glob.test(app));
 }
 
+/** Whether the key covers every app (`*`): it may then read entries that name none. */
+export function keyCoversEveryApp(key: ApiKey): boolean {
+  return key.apps.some((glob) => glob.matchesEverything);
+}
+
 /**
  * Whether a webhook URL lies under one of the key's allowed prefixes. A prefix ends at a path
  * boundary: `https://hooks.example.com` allows `https://hooks.example.com/x`, not

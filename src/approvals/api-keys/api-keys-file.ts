@@ -20,6 +20,8 @@ export interface ApiKey {
   webhooks: string[];
   /** Signs webhook deliveries and decision attestations (HMAC-SHA256). */
   signingSecret: string;
+  /** May export the audit trail of its apps (`GET /v1/audit`). */
+  audit: boolean;
 }
 
 export class ApiKeysError extends Error {
@@ -48,6 +50,7 @@ const keySchema = z.strictObject({
   apps: z.array(z.string().min(1)).min(1, 'expected at least one app name or pattern'),
   webhooks: z.array(webhookPrefix).optional(),
   signingSecret: z.string().min(32, 'expected a secret of at least 32 characters'),
+  audit: z.boolean({ error: 'expected true or false' }).optional(),
 });
 
 const fileSchema = z.strictObject({ keys: z.array(keySchema) });
@@ -116,6 +119,7 @@ export function parseApiKeys(text: string, source: string): ApiKey[] {
       apps,
       webhooks: entry.webhooks ?? [],
       signingSecret: entry.signingSecret,
+      audit: entry.audit ?? false,
     };
   });
   if (problems.length > 0) throw new ApiKeysError(problems);

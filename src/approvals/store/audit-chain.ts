@@ -87,3 +87,38 @@ export function splitChainLine(line: string): { text: string; hash: string } | u
   if (found?.[1] === undefined) return undefined;
   return { text: `${line.slice(0, found.index)}}`, hash: found[1] };
 }
+
+/**
+ * `write_chain_line(pause_key, pause_id, now_ms, event, actor, call_id, detail, decision)`: the
+ * Lua twin of `chainLine`, which also moves the pause's chain head (`auditSeq`, `auditHead`);
+ * needs `sha256hex` and `initiator_of`. `decision` is a JSON text or nil; the gate's (or the
+ * pause's) `audit:<call id>` field is copied in as `what`.
+ */
+export function luaWriteChainLine(): string {
+  return `
+local function write_chain_line(pause_key, pause_id, now_ms, event, actor, call_id, detail, decision)
+  local head = redis.call('HMGET', pause_key, 'auditSeq', 'auditHead', 'audit:' .. call_id)
+  local seq = (tonumber(head[1]) or 0) + 1
+  local parts = {
+    '{"v":${AUDIT_LINE_VERSION},"pauseId":', cjson.encode(pause_id),
+    ',"seq":', tostring(seq),
+    ',"prev":"', head[2] or '${AUDIT_GENESIS}', '"',
+    ',"at":', string.format('%d', now_ms),
+    ',"event":', cjson.encode(event),
+    ',"initiator":"', initiator_of(actor), '"',
+    ',"actor":', cjson.encode(actor),
+  }
+  if call_id ~= '' then
+    parts[#parts + 1] = ',"callId":' .. cjson.encode(call_id)
+    if decision then parts[#parts + 1] = ',"decision":' .. decision end
+  end
+  if detail ~= '' then parts[#parts + 1] = ',"detail":' .. cjson.encode(detail) end
+  if head[3] then parts[#parts + 1] = ',"what":' .. head[3] end
+  parts[#parts + 1] = '}'
+  local text = table.concat(parts)
+  local hash = sha256hex(text)
+  redis.call('HSET', pause_key, 'auditSeq', seq, 'auditHead', hash)
+  return string.sub(text, 1, -2) .. ',"hash":"' .. hash .. '"}'
+end
+`;
+}

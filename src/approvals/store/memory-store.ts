@@ -2,6 +2,7 @@ import type { PauseNotes, PauseView } from '../records.js';
 import type {
   AdvanceRunInput,
   AuditEntry,
+  AuditPageOptions,
   CancelInput,
   CancelResult,
   ClaimCardlessInput,
@@ -383,6 +384,25 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return structuredClone(
       trail.slice(0, count).map((item, i) => ({ id: String(i + 1), ...item })),
     );
+  }
+
+  async readAuditPage(options: AuditPageOptions): Promise<AuditEntry[]> {
+    const { since, until, after, limit } = options;
+    const from = after === undefined ? 0 : this.audit.findIndex((entry) => entry.id === after) + 1;
+    const page = this.audit
+      .slice(from)
+      .filter(
+        (entry) =>
+          (after !== undefined || since === undefined || entry.at >= since) &&
+          (until === undefined || entry.at <= until),
+      )
+      .slice(0, limit);
+    return structuredClone(page);
+  }
+
+  async trimAudit(before: number): Promise<void> {
+    const kept = this.audit.findIndex((entry) => entry.at >= before);
+    this.audit.splice(0, kept < 0 ? this.audit.length : kept);
   }
 
   /** Memory loses its data only with the process, and the marker with it. */

@@ -55,8 +55,10 @@ export async function readAuditStream(
   redis: RedisClient,
   key: string,
   count: number,
+  start = '-',
+  end = '+',
 ): Promise<AuditEntry[]> {
-  const raw = await redisCall(`read ${key}`, () => redis.xrange(key, '-', '+', 'COUNT', count));
+  const raw = await redisCall(`read ${key}`, () => redis.xrange(key, start, end, 'COUNT', count));
   const parsed = streamSchema.safeParse(raw);
   if (!parsed.success) throw new StoreError('corrupt_record', `${key} is not an audit stream`);
   return parsed.data.map(([id, flat]) => auditEntry(key, id, '', Object.fromEntries(pairs(flat))));

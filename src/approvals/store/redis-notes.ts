@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
+import type { Log } from '../../log.js';
 import {
   type DeliveryStatus,
   deliveryStatusSchema,
@@ -18,7 +19,7 @@ import {
 } from '../store.js';
 import type { StoreKeys } from './keys.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
-import { deliveryAudit, outcomeAudit } from './rules.js';
+import { deliveryAudit, type NoteAuditEntry, outcomeAudit } from './rules.js';
 import { ADD_NOTE_LUA } from './scripts/add-note.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 
@@ -38,6 +39,7 @@ export class RedisPauseNotes {
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,
     private readonly retentionMs: number,
+    private readonly log?: Pick<Log, 'warn'>,
   ) {}
 
   async recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {
@@ -110,7 +112,7 @@ export class RedisPauseNotes {
     pauseId: string,
     field: string,
     note: GateOutcome | DeliveryStatus,
-    audit: object,
+    audit: NoteAuditEntry,
     callId: string,
   ): Promise<number> {
     const keys = [
@@ -127,9 +129,36 @@ export class RedisPauseNotes {
         callId,
       ]),
     );
-    const code = z.union([z.literal(1), z.literal(0), z.literal(-1)]).safeParse(raw);
-    if (!code.success) throw new StoreError('script', `script add_note answered ${String(raw)}`);
-    return code.data;
+    const reply = z
+      .union([
+        z.tuple([z.literal(1), z.string()]),
+        z.tuple([z.literal(0)]),
+        z.tuple([z.literal(-1)]),
+      ])
+      .safeParse(raw);
+    if (!reply.success) throw new StoreError('script', `script add_note answered ${String(raw)}`);
+    const [code, line] = reply.data;
+    if (line !== undefined) await this.mirror(pauseId, audit, line);
+    return code;
+  }
+
+  /**
+   * The entry into the store-wide audit, as the transitions' are (redis-indexes.ts): after the
+   * fact, so a failure here is logged, not thrown; the pause's own trail has it already.
+   */
+  private async mirror(pauseId: string, audit: NoteAuditEntry, line: string): Promise<void> {
+    const fields = ['at', audit.at, 'pauseId', pauseId, 'event', audit.event, 'actor', audit.actor];
+    if (audit.callId !== undefined && audit.callId !== '') fields.push('callId', audit.callId);
+    if (audit.detail !== '') fields.push('detail', audit.detail);
+    fields.push('line', line);
+    try {
+      await this.redis.xadd(this.keys.audit, '*', ...fields);
+    } catch (error) {
+      this.log?.warn('could not copy a note entry to the audit stream', {
+        pauseId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import { gateStateSchema, type PauseNotes, type PauseView } from '../records.js'
 import {
   type AdvanceRunInput,
   type AuditEntry,
+  type AuditPageOptions,
   type CancelInput,
   type CancelResult,
   type ClaimCardlessInput,
@@ -53,7 +54,6 @@ import {
   cancelDetail,
   checkNewPause,
   createdDetail,
-  DEFAULT_AUDIT_MAXLEN,
   DEFAULT_LIMIT,
   DEFAULT_RETENTION_MS,
   type FinishOutcome,
@@ -111,7 +111,10 @@ export interface RedisStoreOptions {
   keyPrefix: string;
   /** How long a finished pause is kept before Redis removes it. Default 7 days. */
   retentionMs?: number;
-  /** Approximate length the global audit stream is trimmed to (XADD MAXLEN ~). Default 100,000. */
+  /**
+   * Approximate length the global audit stream is capped at (XADD MAXLEN ~). Default none: the
+   * sweeper trims it by age (`trimAudit`, AUDIT_RETENTION), so no entry goes before its time.
+   */
   auditMaxLen?: number;
   /** How often a pending pause is re-checked for a lost "resume due" update. Default 5 minutes. */
   resumeRecheckMs?: number;
@@ -185,12 +188,12 @@ export class RedisConfirmationStore implements ConfirmationStore {
     this.keys = storeKeys(options.keyPrefix);
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.ownsClient = options.ownsClient ?? false;
-    this.notes = new RedisPauseNotes(this.redis, this.keys, this.retentionMs);
+    this.notes = new RedisPauseNotes(this.redis, this.keys, this.retentionMs, options.log);
     this.runIntents = new RedisRunIntents(this.redis, this.keys);
     this.nudges = new RedisNudges(this.redis, this.keys);
     this.indexes = new RedisIndexes(this.redis, this.keys, {
       retentionMs: this.retentionMs,
-      auditMaxLen: options.auditMaxLen ?? DEFAULT_AUDIT_MAXLEN,
+      auditMaxLen: options.auditMaxLen ?? 0,
       recheckMs: options.resumeRecheckMs ?? DEFAULT_RECHECK_MS,
       log: options.log,
     });
@@ -622,6 +625,17 @@ export class RedisConfirmationStore implements ConfirmationStore {
    * With a pause id: that pause's exact trail (ids are positions in it), kept as long as the
    * pause. Without: the global stream (ids are stream ids), capped at about `auditMaxLen`.
    */
+  readAuditPage(options: AuditPageOptions): Promise<AuditEntry[]> {
+    const start = options.after !== undefined ? `(${options.after}` : String(options.since ?? '-');
+    const end = options.until === undefined ? '+' : String(options.until);
+    return readAuditStream(this.redis, this.keys.audit, options.limit, start, end);
+  }
+
+  async trimAudit(before: number): Promise<void> {
+    const key = this.keys.audit;
+    await redisCall(`trim ${key}`, () => this.redis.xtrim(key, 'MINID', '~', before));
+  }
+
   readAudit(options: { pauseId?: string; count?: number } = {}): Promise<AuditEntry[]> {
     const { pauseId, count = DEFAULT_LIMIT } = options;
     return pauseId === undefined

@@ -42,6 +42,8 @@ export interface SweeperOptions {
     leaseMs: number;
     onNudges: (nudges: DueNudge[]) => Promise<void>;
   };
+  /** The store-wide audit drops entries older than this, checked once a minute. Absent: kept. */
+  auditRetentionMs?: number;
   log: Pick<Log, 'error' | 'debug'>;
   /** Entries handled per store call. Default 100. */
   batchSize?: number;
@@ -51,6 +53,9 @@ export interface Sweeper {
   /** Stops ticking; resolves once the tick in flight, if any, has finished. */
   stop(): Promise<void>;
 }
+
+/** How often the audit is trimmed to its retention: its oldest entries age by the day. */
+const AUDIT_TRIM_EVERY_MS = 60_000;
 
 /** Expiry batches per tick, so that a backlog drains quickly but a tick still ends. */
 const MAX_BATCHES_PER_TICK = 20;
@@ -119,12 +124,22 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     if (due.length > 0) await handler.onNudges(due);
   };
 
+  let trimmedAt = Number.NEGATIVE_INFINITY;
+  const trimAudit = async () => {
+    const retention = options.auditRetentionMs;
+    const at = now();
+    if (retention === undefined || at - trimmedAt < AUDIT_TRIM_EVERY_MS) return;
+    trimmedAt = at;
+    await store.trimAudit(at - retention);
+  };
+
   const tick = async () => {
     await report('expiring due gates', expire);
     if (!stopped) await report('sending due reminders', nudge);
     if (!stopped) await report('handing over due resumes', resume);
     if (!stopped) await report('posting missing cards', postMissingCards);
     if (!stopped) await report('telling of runs that died', tellOfDeadRuns);
+    if (!stopped) await report('trimming the audit to its retention', trimAudit);
   };
 
   const schedule = (delayMs: number) => {

@@ -1079,6 +1079,26 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
           },
         });
         expect(lines.join('\n')).not.toContain('ACCOUNT-REDACTED-SECRET');
+
+        // An outcome the agent reports joins the chain, in the trail and in the store-wide audit.
+        await store.recordOutcome({
+          pauseId: input.id,
+          callId,
+          outcome: { status: 'executed', at: T0 + 2 },
+          actor: 'api:runbooks',
+        });
+        const after = await store.readAudit({ pauseId: input.id });
+        const reported = JSON.parse(after[3]?.line ?? '{}') as Record<string, unknown>;
+        expect(reported).toMatchObject({
+          event: 'outcome_reported',
+          seq: 4,
+          prev: splitChainLine(lines[2] ?? '')?.hash,
+          initiator: 'system',
+        });
+        const page = await store.readAuditPage({ limit: 1_000 });
+        expect(page.filter((e) => e.pauseId === input.id).map((e) => e.line)).toEqual(
+          after.map((e) => e.line),
+        );
       });
 
       it('records who did what to which gate and when: plain fields without arguments, payloads or reasons; the chain line with the arguments and the reason', async () => {

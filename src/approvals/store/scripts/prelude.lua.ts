@@ -1,4 +1,4 @@
-import { AUDIT_GENESIS, AUDIT_LINE_VERSION, luaInitiatorOf } from '../audit-chain.js';
+import { luaInitiatorOf, luaWriteChainLine } from '../audit-chain.js';
 import { luaCodeTable } from './codes.js';
 import {
   GATE_FIELDS,
@@ -105,34 +105,13 @@ local function gate_field(call_id, field)
   return nil
 end
 
--- One line of the pause's hash chain (audit-chain.ts): strings through cjson, the JSON texts
--- TypeScript wrote (what the gate or pause is, a decision) copied verbatim, never re-encoded;
--- \`hash\` is the SHA-256 of the line without it, and \`prev\` the hash of the line before.
+${luaWriteChainLine()}
+-- One line of the pause's hash chain (audit-chain.ts), with the gate's decision once it has one.
 local PAUSE_ID = string.match(PAUSE, '{(.-)}')
 local function chain_line(event, actor, call_id, detail)
-  local head = redis.call('HMGET', PAUSE, 'auditSeq', 'auditHead', 'audit:' .. call_id)
-  local seq = (tonumber(head[1]) or 0) + 1
-  local parts = {
-    '{"v":${AUDIT_LINE_VERSION},"pauseId":', cjson.encode(PAUSE_ID),
-    ',"seq":', tostring(seq),
-    ',"prev":"', head[2] or '${AUDIT_GENESIS}', '"',
-    ',"at":', string.format('%d', NOW_MS),
-    ',"event":', cjson.encode(event),
-    ',"initiator":"', initiator_of(actor), '"',
-    ',"actor":', cjson.encode(actor),
-  }
-  if call_id ~= '' then
-    parts[#parts + 1] = ',"callId":' .. cjson.encode(call_id)
-    local decision = gate_field(call_id, 'decision')
-    if decision then parts[#parts + 1] = ',"decision":' .. decision end
-  end
-  if detail ~= '' then parts[#parts + 1] = ',"detail":' .. cjson.encode(detail) end
-  if head[3] then parts[#parts + 1] = ',"what":' .. head[3] end
-  parts[#parts + 1] = '}'
-  local text = table.concat(parts)
-  local hash = sha256hex(text)
-  redis.call('HSET', PAUSE, 'auditSeq', seq, 'auditHead', hash)
-  return string.sub(text, 1, -2) .. ',"hash":"' .. hash .. '"}'
+  local decision = nil
+  if call_id ~= '' then decision = gate_field(call_id, 'decision') end
+  return write_chain_line(PAUSE, PAUSE_ID, NOW_MS, event, actor, call_id, detail, decision)
 end
 
 -- The pause's own trail: one chain line per entry (above). It is the pause hash's TRAIL_FIELD,
