@@ -6,7 +6,8 @@
 #   PYTHON_ADK_SOURCES=/path/to/trees scripts/python-adk-env.sh [target]
 #
 # PYTHON_ADK_SOURCES holds one folder per project (each the root of its repository snapshot),
-# named as in MANIFEST below. target defaults to ../shared/python-adk beside this checkout, where
+# named as in MANIFEST below; scripts/python-adk-sources.sh fetches them at the commits this was
+# proven with (scripts/python-adk-sources.txt). target defaults to ../shared/python-adk beside this checkout, where
 # .ci/run looks for it. The environment is a venv with the machine's site-packages visible
 # (pydantic 2, PyYAML, requests, click come from there) and each project's packages copied in,
 # with a .dist-info (name, version, entry points) so that importlib.metadata finds them.

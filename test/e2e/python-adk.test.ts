@@ -265,6 +265,48 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
     });
     expect(cardText(closed)).toContain('the agent answered transfer_money itself');
   });
+
+  it('adk api_server --extra_plugins with the plugin misconfigured stops every run, saying why, instead of running the agent without it', {
+    timeout: 90_000,
+  }, async () => {
+    // ADK's loader logs a plugin constructor's exception and carries on without the plugin: the
+    // agent would run unguarded, its confirmations answerable by anyone who can reach it.
+    const server = await startPythonAdkServer({
+      extraPlugins: ['adk_slack_approvals.plugin.ApprovalsPlugin'],
+      env: {
+        APPROVALS_URL: `http://127.0.0.1:${harness.app.port}`,
+        APPROVALS_API_KEY: KEY,
+        APPROVALS_SIGNING_SECRET: '',
+        APPROVALS_RESUME: 'adk',
+      },
+    });
+    try {
+      const adk = new AdkClient({ baseUrl: server.url });
+      const session = await adk.createSession('py_payments', 'u-misconfigured');
+      const texts: string[] = [];
+      let asks = 0;
+      for await (const item of adk.runSse({
+        appName: 'py_payments',
+        userId: 'u-misconfigured',
+        sessionId: session.id,
+        newMessage: { role: 'user', parts: [{ text: 'transfer 80' }] },
+      })) {
+        if (item.type !== 'event') continue;
+        for (const part of item.event.content?.parts ?? []) {
+          if (part.functionCall?.name === 'adk_request_confirmation') asks += 1;
+          if (typeof part.text === 'string') texts.push(part.text);
+        }
+      }
+      expect(asks).toBe(0);
+      expect(texts.join('\n')).toContain(
+        'This agent is stopped: its approvals plugin is not configured (APPROVALS_SIGNING_SECRET',
+      );
+      const now = await adk.getSession('py_payments', 'u-misconfigured', session.id);
+      expect(toolRuns(now.state)).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
 });
 
 if (PYTHON_ADK === undefined) {

@@ -13,6 +13,9 @@ APPROVALS_ENFORCEMENT (attested | deny-only | off; default attested), APPROVALS_
 (poll | adk | webhook; default adk, since the app resumes an api_server it knows),
 APPROVALS_ADK_TARGET, APPROVALS_WEBHOOK_URL, APPROVALS_CHANNEL, APPROVALS_TITLE, APPROVALS_THREAD
 (`slack-runner`: the card goes into the Slack thread of a session ADK's SlackRunner started).
+A value from the environment that is missing or wrong does not raise (ADK's --extra_plugins loader
+would log it and run the agent without the plugin, unguarded): every run stops with the reason as
+its answer. Passed in code (`environ=`), it raises.
 
 google-adk is imported when present; without it the module still loads (for the tests here,
 which drive the callbacks with recorded ADK event JSON).
@@ -89,15 +92,25 @@ def _credential_notice(event: dict) -> dict:
     return {**{key: event[key] for key in keep if key in event}, "content": {"role": "model", "parts": parts}}
 
 
-_SLACK_RUNNER_SESSION = re.compile(r"([CG][A-Z0-9]+)-(\d+)_(\d+)")
+# SlackRunner's first release named sessions f"{channel}-{thread_ts}" (ts "1712345678.123456");
+# later ones replace what managed session services refuse, the ".", with "_". Both are read.
+_SLACK_RUNNER_SESSION = re.compile(r"([CGD][A-Z0-9]+)-(\d+)[._](\d+)")
+
+
+def slack_runner_conversation(session: Any) -> Optional[dict]:
+    """Where a session ADK's SlackRunner started talks (`{channel, ts}`: a channel's or a private
+    channel's thread, or a direct message), read from its id `<channel>-<thread ts>` (the ts's "."
+    kept or as "_", google.adk.integrations.slack). None for any other session. The SlackRunner's
+    own app can answer there; for the card, see `slack_runner_thread`."""
+    found = _SLACK_RUNNER_SESSION.fullmatch(getattr(session, "id", "") or "")
+    return None if found is None else {"channel": found.group(1), "ts": f"{found.group(2)}.{found.group(3)}"}
 
 
 def slack_runner_thread(session: Any) -> Optional[dict]:
-    """The Slack thread of a session ADK's SlackRunner started, whose id is `<channel>-<thread ts>`
-    with the ts's "." as "_" (google.adk.integrations.slack). None for a direct message (the
-    approvals app cannot post in another app's DM) or any other session."""
-    found = _SLACK_RUNNER_SESSION.fullmatch(getattr(session, "id", "") or "")
-    return None if found is None else {"channel": found.group(1), "ts": f"{found.group(2)}.{found.group(3)}"}
+    """The Slack thread a SlackRunner session's card goes into: its conversation, except a direct
+    message (the approvals app cannot post in another app's DM), for which it is None."""
+    place = slack_runner_conversation(session)
+    return None if place is None or place["channel"].startswith("D") else place
 
 
 THREAD_FINDERS = {"slack-runner": slack_runner_thread}
@@ -119,26 +132,25 @@ class ApprovalsPlugin(_BasePlugin):
         on_pause_posted: Optional[Callable[[dict, Any], Awaitable[None]]] = None,
     ):
         super().__init__(name=name)
-        env = os.environ if environ is None else environ
-        thread = env.get("APPROVALS_THREAD")
-        if thread_of is None and thread:
-            if thread not in THREAD_FINDERS:
-                raise ValueError(f"APPROVALS_THREAD: expected one of {', '.join(THREAD_FINDERS)}")
-            thread_of = THREAD_FINDERS[thread]
         self.thread_of = thread_of
         self.on_pause_posted = on_pause_posted
         self._tasks: set = set()
-        self.enforcement = env.get("APPROVALS_ENFORCEMENT", "attested")
-        if self.enforcement not in MODES:
-            raise ValueError(f"APPROVALS_ENFORCEMENT: expected one of {', '.join(MODES)}")
-        self.signing_secret = env.get("APPROVALS_SIGNING_SECRET", "")
-        if self.enforcement == "attested" and len(self.signing_secret) < 32:
-            raise ValueError("APPROVALS_SIGNING_SECRET: required (32+ characters) when enforcement is attested")
-        self.client = client or ApprovalsClient(env.get("APPROVALS_URL", ""), env.get("APPROVALS_API_KEY", ""))
-        self.resume = self._resume_from(env)
-        self.extras = {
-            key: env[var] for key, var in (("channel", "APPROVALS_CHANNEL"), ("title", "APPROVALS_TITLE")) if env.get(var)
-        }
+        self.enforcement = "attested"
+        self.signing_secret = ""
+        self.client = client
+        self.resume: dict = {}
+        self.extras: dict = {}
+        # Why this plugin stops every run, when its configuration from the environment is wrong.
+        self.misconfigured: Optional[str] = None
+        try:
+            self._configure(os.environ if environ is None else environ, client)
+        except ValueError as error:
+            if environ is not None:
+                raise
+            # `adk api_server --extra_plugins` logs a plugin's exception and runs the agent without
+            # it, unguarded: stay loaded and stop every run instead, saying why.
+            self.misconfigured = str(error)
+            log.error("adk-approvals: not configured, every run of this agent is stopped: %s", error)
         self._collected: dict[str, list[dict]] = {}
         self.posted: dict[str, dict] = {}
         self.unsupported: dict[str, list] = {}
@@ -148,6 +160,39 @@ class ApprovalsPlugin(_BasePlugin):
         self._reject_reasons: dict[str, str] = {}
         self._used: set[str] = set()
         self._running: dict[str, tuple[str, str]] = {}
+
+    def _configure(self, env: Mapping[str, str], client: Optional[ApprovalsClient]) -> None:
+        thread = env.get("APPROVALS_THREAD")
+        if self.thread_of is None and thread:
+            if thread not in THREAD_FINDERS:
+                raise ValueError(f"APPROVALS_THREAD: expected one of {', '.join(THREAD_FINDERS)}")
+            self.thread_of = THREAD_FINDERS[thread]
+        self.enforcement = env.get("APPROVALS_ENFORCEMENT", "attested")
+        if self.enforcement not in MODES:
+            raise ValueError(f"APPROVALS_ENFORCEMENT: expected one of {', '.join(MODES)}")
+        self.signing_secret = env.get("APPROVALS_SIGNING_SECRET", "")
+        if self.enforcement == "attested" and len(self.signing_secret) < 32:
+            raise ValueError("APPROVALS_SIGNING_SECRET: required (32+ characters) when enforcement is attested")
+        if client is None:
+            if not env.get("APPROVALS_URL", "").startswith(("http://", "https://")):
+                raise ValueError("APPROVALS_URL: required, the approvals service's http(s) address")
+            if not env.get("APPROVALS_API_KEY"):
+                raise ValueError("APPROVALS_API_KEY: required")
+            client = ApprovalsClient(env["APPROVALS_URL"], env["APPROVALS_API_KEY"])
+        self.client = client
+        self.resume = self._resume_from(env)
+        self.extras = {
+            key: env[var] for key, var in (("channel", "APPROVALS_CHANNEL"), ("title", "APPROVALS_TITLE")) if env.get(var)
+        }
+
+    async def before_run_callback(self, *, invocation_context: Any) -> Any:
+        """Stops the run, with the reason as its answer, when the plugin is not configured."""
+        if self.misconfigured is None:
+            return None
+        from google.genai import types  # google-adk's own dependency: present wherever a runner is
+
+        text = f"This agent is stopped: its approvals plugin is not configured ({self.misconfigured})."
+        return types.Content(role="model", parts=[types.Part(text=text)])
 
     @staticmethod
     def _resume_from(env: Mapping[str, str]) -> dict:
@@ -235,6 +280,8 @@ class ApprovalsPlugin(_BasePlugin):
         call_id = getattr(tool_context, "function_call_id", None)
         if confirmation is None or call_id is None:
             return None
+        if self.misconfigured is not None:  # runs are stopped before they start; never run one anyway
+            return {"error": f"Tool call refused: the approvals plugin is not configured ({self.misconfigured})."}
         if self.enforcement == "attested" and call_id not in self._decisions and call_id in self._asked_in:
             pause_id = self._asked_in[call_id][0]
             try:

@@ -25,7 +25,7 @@ from google.adk.sessions import InMemorySessionService
 from google.adk.tools import FunctionTool
 from slack_bolt.app.async_app import AsyncApp
 
-from adk_slack_approvals.plugin import ApprovalsPlugin, slack_runner_thread
+from adk_slack_approvals.plugin import ApprovalsPlugin, slack_runner_conversation, slack_runner_thread
 from adk_slack_approvals.resume import resume_after_decision
 
 
@@ -39,11 +39,12 @@ def main() -> None:
 
     async def on_pause_posted(pause: dict, invocation_context) -> None:
         session = invocation_context.session
-        thread = slack_runner_thread(session)
+        # Where the person talked to the agent, a DM included: the SlackRunner's app answers there.
+        place = slack_runner_conversation(session)
 
         async def say(text: str) -> None:
-            if thread is not None:
-                await slack_app.client.chat_postMessage(channel=thread["channel"], thread_ts=thread["ts"], text=text)
+            if place is not None:
+                await slack_app.client.chat_postMessage(channel=place["channel"], thread_ts=place["ts"], text=text)
 
         await resume_after_decision(plugin, runner, pause["id"], session, say)
 

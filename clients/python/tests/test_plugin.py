@@ -10,9 +10,10 @@ import json
 import pathlib
 import unittest
 from types import SimpleNamespace
+from unittest import mock
 
 from adk_slack_approvals.attestation import ATTESTATION_VERSION, attestation_message, canonical_json, sha256_hex
-from adk_slack_approvals.plugin import ApprovalsPlugin, slack_runner_thread
+from adk_slack_approvals.plugin import ApprovalsPlugin, slack_runner_conversation, slack_runner_thread
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "test" / "fixtures" / "adk"
 SECRET = "a-test-signing-secret-of-32-chars-or-more"
@@ -276,6 +277,53 @@ class SlackRunnerThreadTest(unittest.TestCase):
             slack_runner_thread(SimpleNamespace(id="G0PRIV-1_2")), {"channel": "G0PRIV", "ts": "1.2"}
         )
         self.assertIsNone(slack_runner_thread(SimpleNamespace(id="C0OPS000001")))
+
+    def test_the_finder_reads_the_first_slack_runner_session_ids_with_the_dot(self):
+        # SlackRunner's first release kept the thread ts as Slack writes it.
+        self.assertEqual(
+            slack_runner_thread(SimpleNamespace(id="C0OPS000001-1712345678.123456")),
+            {"channel": "C0OPS000001", "ts": "1712345678.123456"},
+        )
+        self.assertIsNone(slack_runner_thread(SimpleNamespace(id="D0DM000001-1712345678.123456")))
+
+    def test_the_conversation_of_a_direct_message_is_where_the_runner_answers(self):
+        # No card there (another app's DM), but the SlackRunner's own app says the answer there.
+        for session_id in ("D0DM000001-1712345678_123456", "D0DM000001-1712345678.123456"):
+            self.assertEqual(
+                slack_runner_conversation(SimpleNamespace(id=session_id)),
+                {"channel": "D0DM000001", "ts": "1712345678.123456"},
+            )
+        self.assertIsNone(slack_runner_conversation(SimpleNamespace(id="s-42")))
+
+
+class MisconfiguredTest(unittest.TestCase):
+    """`adk api_server --extra_plugins` logs a plugin constructor's exception and runs the agent
+    without the plugin; configured from the environment, the plugin stays loaded and refuses."""
+
+    def test_configuration_from_the_environment_that_is_wrong_stops_instead_of_raising(self):
+        with mock.patch.dict("os.environ", {"APPROVALS_SIGNING_SECRET": "short"}, clear=True):
+            with self.assertLogs("adk_slack_approvals", "ERROR"):
+                plugin = ApprovalsPlugin(name="adk_slack_approvals.plugin.ApprovalsPlugin")
+        self.assertIn("APPROVALS_SIGNING_SECRET", plugin.misconfigured)
+        context = SimpleNamespace(tool_confirmation=SimpleNamespace(confirmed=True, payload=None), function_call_id="c-1")
+        result = asyncio.run(
+            plugin.before_tool_callback(tool=SimpleNamespace(name="transfer_money"), tool_args={}, tool_context=context)
+        )
+        self.assertIn("not configured (APPROVALS_SIGNING_SECRET", result["error"])
+
+    def test_the_service_address_and_key_are_required(self):
+        secret = {"APPROVALS_SIGNING_SECRET": SECRET}
+        for environ, variable in (
+            (secret, "APPROVALS_URL"),
+            ({**secret, "APPROVALS_URL": "approvals.example.com"}, "APPROVALS_URL"),
+            ({**secret, "APPROVALS_URL": "https://approvals.example.com"}, "APPROVALS_API_KEY"),
+        ):
+            with self.assertRaisesRegex(ValueError, variable):
+                ApprovalsPlugin(environ=environ)
+
+    def test_configuration_passed_in_code_that_is_wrong_raises(self):
+        with self.assertRaisesRegex(ValueError, "APPROVALS_SIGNING_SECRET"):
+            ApprovalsPlugin(environ={"APPROVALS_SIGNING_SECRET": "short"})
 
 
 class PauseKindsTest(unittest.TestCase):
