@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { ClosedGate, DecisionOutcome, Metrics, WebhookDeliveryOutcome } from './metrics.js';
+import type { ClosedGate, Metrics, WebhookDeliveryOutcome } from './metrics.js';
 
 /** Seconds: a click's ack and Web API calls live in milliseconds, Slack's ack deadline is 3 s. */
 const FAST = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
