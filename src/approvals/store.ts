@@ -125,6 +125,12 @@ export interface ConfirmationStore {
    * What the audit export streams, page by page.
    */
   readAuditPage(options: AuditPageOptions): Promise<AuditEntry[]>;
+  /**
+   * A person's recent decisions, newest first: the deciding entries (approved, rejected, expired,
+   * cancelled, withdrawn) they made or that were made on their requests, from an index of their
+   * own (never a scan of the audit).
+   */
+  readRecentDecisions(userId: string, limit: number): Promise<AuditEntry[]>;
   /** Drops store-wide audit entries written before `before` (ms): the audit retention. */
   trimAudit(before: number): Promise<void>;
 

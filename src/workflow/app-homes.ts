@@ -17,9 +17,8 @@ import { KeyedWorkQueue } from './work-queue.js';
 
 /** Candidates read per index before the policy check: bounds one Home's work. */
 const CANDIDATES = 100;
-/** Store-wide audit entries read for "Recent decisions". */
-const AUDIT_SCAN = 500;
-const DECIDED_EVENTS = new Set(['approved', 'rejected', 'expired', 'cancelled']);
+/** Entries read from a person's recent decisions: some may name pauses gone by retention. */
+const RECENT_READ = 20;
 
 export interface AppHomesDeps {
   store: ConfirmationStore;
@@ -151,12 +150,12 @@ export class AppHomes {
 
   /** The person's own decisions and decisions on their requests, newest first. */
   private async recentFor(userId: string): Promise<HomeDecision[]> {
-    const entries = await this.deps.store.readAudit({ count: AUDIT_SCAN });
+    const entries = await this.deps.store.readRecentDecisions(userId, RECENT_READ);
     const found: HomeDecision[] = [];
     const views = new Map<string, PauseView | undefined>();
-    for (const entry of [...entries].reverse()) {
+    for (const entry of entries) {
       if (found.length >= HOME_LIMITS.recent) break;
-      if (!DECIDED_EVENTS.has(entry.event) || entry.callId === undefined) continue;
+      if (entry.callId === undefined) continue;
       if (!views.has(entry.pauseId)) {
         views.set(entry.pauseId, await this.deps.store.getPause(entry.pauseId));
       }

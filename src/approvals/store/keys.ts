@@ -53,6 +53,8 @@ export interface StoreKeys {
   runIntent(runId: string): string;
   runs: string;
   nudges: string;
+  /** A person's recent decisions (theirs, and on their requests), newest first. */
+  recentDecisions(userId: string): string;
 }
 
 /** Braces in the prefix or a pause id would move the hash tag and split a pause across slots. */
@@ -91,5 +93,6 @@ export function storeKeys(prefix: string): StoreKeys {
     runIntent: (runId) => `${prefix}{run:${runId}}:intent`,
     runs: `${prefix}runs`,
     nudges: `${prefix}nudges`,
+    recentDecisions: (userId) => `${prefix}recent:${userId}`,
   };
 }

@@ -55,6 +55,7 @@ import {
   cancelDetail,
   checkNewPause,
   createdDetail,
+  DECIDING_EVENTS,
   DEFAULT_AUDIT_MAXLEN,
   DEFAULT_LIMIT,
   DEFAULT_RETENTION_MS,
@@ -68,6 +69,8 @@ import {
   pendingIndexesOf,
   pendingIndexName,
   personDecision,
+  RECENT_DECISIONS_MAX,
+  recentDecisionHolders,
   recordedGates,
   resumeFailedDetail,
   systemDecision,
@@ -99,6 +102,8 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   /** Gates pending when recorded, by index name (`pendingIndexName`); stale ones drop when listed. */
   private readonly pending = new Map<string, Map<string, GateRef>>();
   private readonly audit: AuditEntry[] = [];
+  /** Each person's recent decisions, newest first (the Redis store's `recent:<user>` lists). */
+  private readonly recent = new Map<string, AuditEntry[]>();
   /** Outcomes and delivery status, by pause id; dropped with the pause. */
   private readonly notes = new Map<string, PauseNotes>();
   /** Idempotency keys: the request each was first used for, until `expiresAt`. */
@@ -400,6 +405,13 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return structuredClone(page);
   }
 
+  async readRecentDecisions(userId: string, limit: number): Promise<AuditEntry[]> {
+    const list = this.recent.get(userId) ?? [];
+    return structuredClone(
+      list.slice(0, limit).map((entry, i) => ({ ...entry, id: String(i + 1) })),
+    );
+  }
+
   async trimAudit(before: number): Promise<void> {
     const kept = this.audit.findIndex((entry) => entry.at >= before);
     this.audit.splice(0, kept < 0 ? this.audit.length : kept);
@@ -520,11 +532,19 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     }
   }
 
-  /** Copies a run's trail entries to the store-wide audit. */
+  /** Copies a run's trail entries to the store-wide audit, and its decisions to people's lists. */
   private mirror(run: PauseRun): void {
     for (const item of run.audited) {
       this.auditSequence += 1;
       this.audit.push({ id: `${this.auditSequence}-0`, ...item });
+      if (!DECIDING_EVENTS.has(item.event) || item.callId === undefined) continue;
+      const { line: _, ...fields } = item;
+      for (const user of recentDecisionHolders(item.actor, run.entry.pause.requester)) {
+        const list = this.recent.get(user) ?? [];
+        list.unshift({ id: '', ...fields });
+        list.splice(RECENT_DECISIONS_MAX);
+        this.recent.set(user, list);
+      }
     }
     if (this.audit.length > this.auditMaxLen) {
       this.audit.splice(0, this.audit.length - this.auditMaxLen);

@@ -92,3 +92,11 @@ function pairs(flat: readonly string[]): [string, string][] {
   for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i] ?? '', flat[i + 1] ?? '']);
   return out;
 }
+
+/** A person's recent decisions list (redis-indexes.ts), newest first; ids are positions in it. */
+export function parseRecentDecisions(key: string, items: readonly string[]): AuditEntry[] {
+  return items.map((text, index) => {
+    const json = parseJsonText(text);
+    return auditEntry(key, String(index + 1), '', json.ok ? json.value : undefined);
+  });
+}

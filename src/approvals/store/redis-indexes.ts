@@ -5,7 +5,15 @@ import type { PauseView } from '../records.js';
 import { type GateRef, type PendingIndex, StoreError } from '../store.js';
 import type { StoreKeys } from './keys.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
-import { isLiveResume, pendingIndexesOf, pendingIndexName } from './rules.js';
+import {
+  DECIDING_EVENTS,
+  isLiveResume,
+  pendingIndexesOf,
+  pendingIndexName,
+  RECENT_DECISIONS_MAX,
+  RECENT_DECISIONS_TTL_MS,
+  recentDecisionHolders,
+} from './rules.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { MIRROR_AUDIT_LUA } from './scripts/mirror-audit.lua.js';
@@ -58,6 +66,8 @@ const MIRROR_AUDIT = new LuaScript('mirror_audit', MIRROR_AUDIT_LUA);
 /** A transition's audit entries, as its script wrote them to the pause's trail. */
 export interface AuditMirror {
   pauseId: string;
+  /** The pause's requester: their recent decisions list its deciding entries. */
+  requester: string;
   audit: readonly ScriptAuditEntry[];
 }
 
@@ -183,7 +193,11 @@ export class RedisIndexes {
     const updates = batch.send(this.redis, (callId, pauseId) =>
       this.callIndex(callId, pauseId, 'expire'),
     );
-    const mirrors = done.map(({ view, audit }) => ({ pauseId: view.pause.id, audit }));
+    const mirrors = done.map(({ view, audit }) => ({
+      pauseId: view.pause.id,
+      requester: view.pause.requester,
+      audit,
+    }));
     await this.settle(done[0]?.view.pause.id, [...updates, this.mirror(mirrors, now)]);
   }
 
@@ -243,7 +257,9 @@ export class RedisIndexes {
     updates: Promise<unknown>[],
   ): Promise<void> {
     const mirrored =
-      view === undefined ? [] : [this.mirror([{ pauseId: view.pause.id, audit }], now)];
+      view === undefined
+        ? []
+        : [this.mirror([{ pauseId: view.pause.id, requester: view.pause.requester, audit }], now)];
     await this.settle(view?.pause.id, [...mirrored, ...updates]);
   }
 
@@ -272,7 +288,41 @@ export class RedisIndexes {
       }
     }
     if (args.length === 1) return;
-    await MIRROR_AUDIT.run(this.redis, [this.keys.audit], args);
+    await Promise.all([
+      MIRROR_AUDIT.run(this.redis, [this.keys.audit], args),
+      this.noteRecentDecisions(mirrors, now),
+    ]);
+  }
+
+  /** Each deciding entry at the head of its actor's and its requester's recent list. */
+  private async noteRecentDecisions(mirrors: readonly AuditMirror[], now: number): Promise<void> {
+    const byUser = new Map<string, string[]>();
+    for (const { pauseId, requester, audit } of mirrors) {
+      for (const entry of audit) {
+        if (!DECIDING_EVENTS.has(entry.event) || entry.callId === '') continue;
+        const item = JSON.stringify({
+          at: now,
+          pauseId,
+          event: entry.event,
+          actor: entry.actor,
+          callId: entry.callId,
+        });
+        for (const user of recentDecisionHolders(entry.actor, requester)) {
+          byUser.set(user, [...(byUser.get(user) ?? []), item]);
+        }
+      }
+    }
+    await Promise.all(
+      [...byUser].map(([user, items]) => {
+        const key = this.keys.recentDecisions(user);
+        return this.redis
+          .multi()
+          .lpush(key, ...items)
+          .ltrim(key, 0, RECENT_DECISIONS_MAX - 1)
+          .pexpire(key, RECENT_DECISIONS_TTL_MS)
+          .exec();
+      }),
+    );
   }
 
   /** The card's ts is saved: the pause is visible. */

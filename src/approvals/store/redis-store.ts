@@ -42,7 +42,7 @@ import {
   type WithdrawResult,
 } from '../store.js';
 import { assertNoHashTag, type StoreKeys, storeKeys } from './keys.js';
-import { readAuditStream, readPauseTrail } from './redis-audit.js';
+import { parseRecentDecisions, readAuditStream, readPauseTrail } from './redis-audit.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { type ExpiryDone, type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisPauseNotes } from './redis-notes.js';
@@ -629,6 +629,12 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const start = options.after !== undefined ? `(${options.after}` : String(options.since ?? '-');
     const end = options.until === undefined ? '+' : String(options.until);
     return readAuditStream(this.redis, this.keys.audit, options.limit, start, end);
+  }
+
+  async readRecentDecisions(userId: string, limit: number): Promise<AuditEntry[]> {
+    const key = this.keys.recentDecisions(userId);
+    const items = await redisCall(`read ${key}`, () => this.redis.lrange(key, 0, limit - 1));
+    return parseRecentDecisions(key, items);
   }
 
   async trimAudit(before: number): Promise<void> {

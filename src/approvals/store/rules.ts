@@ -382,3 +382,23 @@ export function gateFactsOf(gate: NewGate, app: string): string {
     policy: gate.policy,
   });
 }
+
+/** Trail events that decide a gate: what a person's "recent decisions" lists. */
+export const DECIDING_EVENTS: ReadonlySet<string> = new Set<AuditEvent>([
+  'approved',
+  'rejected',
+  'expired',
+  'cancelled',
+  'withdrawn',
+]);
+
+/** Decisions kept per person for their App Home (by them, or on their requests). */
+export const RECENT_DECISIONS_MAX = 50;
+
+/** A person's recent decisions are forgotten this long after the last one. */
+export const RECENT_DECISIONS_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Whom a deciding entry concerns: its actor and the pause's requester, when they are people. */
+export function recentDecisionHolders(actor: string, requester: string): string[] {
+  return [...new Set([actor, requester])].filter((id) => /^[UW][A-Z0-9]+$/.test(id));
+}

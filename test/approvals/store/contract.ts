@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../../../src/approvals/records.js';
 import { AUDIT_GENESIS, sha256, splitChainLine } from '../../../src/approvals/store/audit-chain.js';
 import { PER_PAUSE_AUDIT_MAX } from '../../../src/approvals/store/rules.js';
-import type { ConfirmationStore, VoteResult } from '../../../src/approvals/store.js';
+import type { ConfirmationStore, NewPause, VoteResult } from '../../../src/approvals/store.js';
 import {
   APPROVER,
   CAPTURED_GATES,
@@ -1099,6 +1099,28 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(page.filter((e) => e.pauseId === input.id).map((e) => e.line)).toEqual(
           after.map((e) => e.line),
         );
+      });
+
+      it('keeps each person’s recent decisions, newest first: theirs and those on their requests', async () => {
+        const first = newPause();
+        const second = newPause();
+        await store.createPause(first);
+        await store.createPause(second);
+        const vote = (input: NewPause, voter: string, choice: 'approve' | 'reject', at: number) =>
+          store.vote({ pauseId: input.id, callId: firstCallId(input), voter, choice, now: at });
+        await vote(first, 'U0VOTER1', 'approve', T0 + 1);
+        await vote(second, 'U0VOTER2', 'reject', T0 + 2);
+        const mine = await store.readRecentDecisions('U0VOTER1', 10);
+        expect(mine.map((e) => [e.pauseId, e.event, e.actor])).toEqual([
+          [first.id, 'approved', 'U0VOTER1'],
+        ]);
+        const requester = first.requester;
+        const theirs = await store.readRecentDecisions(requester, 10);
+        expect(theirs.slice(0, 2).map((e) => [e.pauseId, e.event])).toEqual([
+          [second.id, 'rejected'],
+          [first.id, 'approved'],
+        ]);
+        expect(await store.readRecentDecisions('U0NOBODY', 10)).toEqual([]);
       });
 
       it('records who did what to which gate and when: plain fields without arguments, payloads or reasons; the chain line with the arguments and the reason', async () => {
