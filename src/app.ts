@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { AdkClient } from './adk/client.js';
 import { apiRoutes, DEFAULT_ADK_TARGET } from './api/routes.js';
 import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
@@ -29,12 +30,15 @@ import type { ConfirmationStore } from './approvals/store.js';
 import { MemoryThreadSessions, type ThreadSessions } from './approvals/thread-sessions.js';
 import type { Config } from './config.js';
 import { newCorrelationId, withCorrelation } from './correlation.js';
+import { errorMessage } from './error-message.js';
 import { registerListeners } from './listeners/index.js';
 import type { LineLogger } from './log.js';
 import { PrometheusMetrics } from './prometheus-metrics.js';
 import { createSlackApp, type ReadinessCheck, type SlackTransport } from './slack/bolt-app.js';
 import { SlackPersonNames } from './slack/person-names.js';
 import { WebApiSlackPort } from './slack/web-api-port.js';
+import { noTracing } from './tracing/approval-tracing.js';
+import { openTracing } from './tracing/otel-tracing.js';
 import { ApprovalWorkflow, type ExternalDeps } from './workflow/approval-workflow.js';
 import type { WebhookDeliveryOptions } from './workflow/webhook-deliveries.js';
 
@@ -44,6 +48,8 @@ export interface AppTargets {
   slack: SlackTransport;
   /** Webhook delivery timing (tests shorten the backoff). */
   webhook?: Omit<WebhookDeliveryOptions, 'owner'>;
+  /** Where spans go instead of the exporter OTEL_TRACES_EXPORTER names (tests), when tracing is on. */
+  spanExporter?: SpanExporter;
 }
 
 export interface RunningApp {
@@ -80,6 +86,14 @@ export async function startApp(
 ): Promise<RunningApp> {
   const clock = systemClock;
   const metrics = new PrometheusMetrics();
+  const tracing =
+    config.tracing === undefined ? noTracing : openTracing(config.tracing, targets.spanExporter);
+  if (config.tracing !== undefined) {
+    log.info('tracing: approvals spans on', {
+      exporter: targets.spanExporter === undefined ? config.tracing.exporter : 'given',
+      service: config.tracing.serviceName,
+    });
+  }
   // The policy first: a mistake in it stops the start before anything is connected.
   const policy = await loadPolicy(config, log);
   const policyWatcher =
@@ -153,6 +167,7 @@ export async function startApp(
       ? {}
       : { external: externalDeps(config, targets, adk, apiKeys, signals) }),
     metrics,
+    tracing,
     options: {
       defaultApp: config.adk.defaultApp,
       owner,
@@ -214,6 +229,9 @@ export async function startApp(
       }
       await signals.close();
       await store.close();
+      await tracing.shutdown().catch((error: unknown) => {
+        log.warn('could not export the last spans', { error: errorMessage(error) });
+      });
       log.info('stopped');
     },
   };

@@ -12,6 +12,7 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
+const TRACES_EXPORTERS = ['otlp', 'console', 'none'] as const;
 
 /** An unset variable and an empty one mean the same: `FOO=` in a .env file is "not set". */
 const optionalString = z
@@ -197,6 +198,28 @@ const environmentSchema = z
         )
         .default(400),
     ),
+    OTEL_SDK_DISABLED: optionalString.pipe(
+      z.enum(['true', 'false'], { error: 'expected true or false' }).optional(),
+    ),
+    OTEL_TRACES_EXPORTER: optionalString.pipe(
+      z
+        .enum(TRACES_EXPORTERS, {
+          error: `expected one of ${TRACES_EXPORTERS.join(', ')} (the app exports its spans by OTLP or to the console)`,
+        })
+        .optional(),
+    ),
+    OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl('such as http://127.0.0.1:4318'),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl('such as http://127.0.0.1:4318/v1/traces'),
+    OTEL_SERVICE_NAME: optionalString.pipe(z.string().default('adk-slack-approvals')),
+    OTEL_RESOURCE_ATTRIBUTES: optionalString.transform((text, ctx) => {
+      if (text === undefined) return {};
+      const attributes = resourceAttributes(text);
+      if (attributes === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'expected key=value pairs, comma-separated' });
+        return z.NEVER;
+      }
+      return attributes;
+    }),
     LOG_LEVEL: optionalString.pipe(
       z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     ),
@@ -283,6 +306,20 @@ export interface Config {
   logLevel: LogLevel;
   /** `text` lines for people, or `json` lines for a log collector. */
   logFormat: LogFormat;
+  /** Absent: no spans (the default). */
+  tracing: TracingConfig | undefined;
+}
+
+/**
+ * OpenTelemetry spans of approvals, from the standard `OTEL_*` variables: on when
+ * `OTEL_TRACES_EXPORTER` is `otlp` or `console`, or when it is unset and an OTLP endpoint is;
+ * `OTEL_SDK_DISABLED=true` turns them off. The OTLP exporter reads its own
+ * `OTEL_EXPORTER_OTLP_*` variables (endpoint, headers, timeout).
+ */
+export interface TracingConfig {
+  exporter: 'otlp' | 'console';
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
 }
 
 export type ResumableSetting = 'auto' | 'true' | 'false';
@@ -356,7 +393,36 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     auditRetentionMs: e.AUDIT_RETENTION * 86_400_000,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
+    tracing: tracingConfig(e),
   };
+}
+
+function tracingConfig(e: z.infer<typeof environmentSchema>): TracingConfig | undefined {
+  if (e.OTEL_SDK_DISABLED === 'true' || e.OTEL_TRACES_EXPORTER === 'none') return undefined;
+  const endpoint = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const exporter = e.OTEL_TRACES_EXPORTER ?? (endpoint === undefined ? undefined : 'otlp');
+  if (exporter === undefined) return undefined;
+  return {
+    exporter,
+    serviceName: e.OTEL_SERVICE_NAME,
+    resourceAttributes: e.OTEL_RESOURCE_ATTRIBUTES,
+  };
+}
+
+/** `OTEL_RESOURCE_ATTRIBUTES`: `key=value,…`, values percent-encoded; undefined when malformed. */
+function resourceAttributes(text: string): Record<string, string> | undefined {
+  const attributes: Record<string, string> = {};
+  for (const pair of text.split(',')) {
+    const at = pair.indexOf('=');
+    const key = pair.slice(0, at).trim();
+    if (at < 1 || key === '') return undefined;
+    try {
+      attributes[key] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      return undefined;
+    }
+  }
+  return attributes;
 }
 
 function redisConfig(

@@ -18,7 +18,17 @@ export type DecidedBy = 'person' | 'policy' | 'grant' | 'expiry';
 /** A gate that left `pending`, as the people-side metrics see it. */
 export interface ClosedGate {
   app: string;
+  pauseId: string;
+  callId: string;
+  tool: string;
   outcome: DecisionOutcome;
+  /** Who decided: a Slack user id, `policy:<rule>`, a grant; absent for an expiry. */
+  decider: string | undefined;
+  /** When the gate was recorded and when it closed (ms since the epoch). */
+  openedAt: number | undefined;
+  closedAt: number;
+  /** The pause's trace context (`ApprovalTracing`). */
+  traceparent: string | undefined;
   /** From the gate recorded to its decision; absent when not known. */
   seconds: number | undefined;
   /** The policy rule the gate was recorded under. */

@@ -201,3 +201,44 @@ describe('a .env file', () => {
     });
   });
 });
+
+describe('tracing (the standard OTEL_* variables)', () => {
+  it('is off by default, and with OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none', () => {
+    expect(loadConfig({}).tracing).toBeUndefined();
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined();
+    expect(loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeUndefined();
+  });
+
+  it('is on by OTLP when an OTLP endpoint is set, or when OTEL_TRACES_EXPORTER names one', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }).tracing).toEqual({
+      exporter: 'otlp',
+      serviceName: 'adk-slack-approvals',
+      resourceAttributes: {},
+    });
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces',
+        OTEL_SERVICE_NAME: 'approvals-eu',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,team=platform%20ops',
+      }).tracing,
+    ).toEqual({
+      exporter: 'otlp',
+      serviceName: 'approvals-eu',
+      resourceAttributes: { 'deployment.environment': 'prod', team: 'platform ops' },
+    });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracing?.exporter).toBe('console');
+  });
+
+  it('names a bad variable', () => {
+    expect(configError({ OTEL_TRACES_EXPORTER: 'zipkin' })).toMatch(
+      /OTEL_TRACES_EXPORTER: expected one of otlp, console, none/,
+    );
+    expect(configError({ OTEL_RESOURCE_ATTRIBUTES: 'no-equals-sign' })).toMatch(
+      /OTEL_RESOURCE_ATTRIBUTES: expected key=value pairs/,
+    );
+    expect(configError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toMatch(
+      /OTEL_EXPORTER_OTLP_ENDPOINT: expected an http\(s\) URL/,
+    );
+  });
+});

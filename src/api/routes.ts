@@ -7,6 +7,7 @@ import type { ApiKey } from '../approvals/api-keys/api-keys-file.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import { parseTraceparent } from '../tracing/traceparent.js';
 import type { ExternalPauses } from '../workflow/external-pauses.js';
 import { auditRoute } from './audit-route.js';
 import { authenticate } from './auth.js';
@@ -98,6 +99,10 @@ export function apiRoutes(
         };
       }
       const idempotencyKey = req.headers['idempotency-key'];
+      // W3C Trace Context: a malformed or repeated traceparent is ignored (the pause starts a
+      // trace of its own).
+      const header = req.headers.traceparent;
+      const traceparent = parseTraceparent(typeof header === 'string' ? header : undefined);
       const result = await pauses.get().create({
         keyName: key.name,
         app: request.app,
@@ -119,6 +124,7 @@ export function apiRoutes(
         ...(request.requestedBy?.slackUserId === undefined
           ? {}
           : { requesterSlackUserId: request.requestedBy.slackUserId }),
+        ...(traceparent === undefined ? {} : { traceparent }),
         ...(typeof idempotencyKey === 'string' && idempotencyKey !== ''
           ? {
               idempotency: {

@@ -230,6 +230,8 @@ export const pauseRecordSchema = z.object({
   origin: z.object({ prompt: z.string().optional(), permalink: z.string().optional() }).optional(),
   /** The gates' confirmation call ids, in the order ADK raised them. */
   callIds: z.array(z.string().min(1)).min(1),
+  /** The W3C `traceparent` of the pause's span: its decisions and resume join that trace. */
+  traceparent: z.string().optional(),
   resume: resumeSchema,
   createdAt: z.number(),
   version: z.number().int().min(1),

@@ -160,6 +160,8 @@ export interface NewPause {
   gates: NewGate[];
   /** Posted through the approvals API. */
   external?: ExternalOrigin;
+  /** The pause's span (`ApprovalTracing`): its later spans join that trace. */
+  traceparent?: string;
   now: number;
 }
 

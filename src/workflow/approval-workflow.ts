@@ -22,6 +22,8 @@ import type { ToolOutcome } from '../slack/gate-context.js';
 import { renderPauseGoneCard } from '../slack/notices.js';
 import type { PersonNames } from '../slack/person-names.js';
 import type { SlackPort } from '../slack/port.js';
+import { type ApprovalTracing, noTracing } from '../tracing/approval-tracing.js';
+import { withDecisionSpans } from '../tracing/decision-spans.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
 import { AppHomes } from './app-homes.js';
 import { CardRefresher } from './card-refresher.js';
@@ -83,6 +85,8 @@ export interface WorkflowDeps {
   log: Log;
   /** Where latencies and outcomes are reported. Default: nowhere. */
   metrics?: Metrics;
+  /** Where approvals' spans go (OpenTelemetry). Default: nowhere. */
+  tracing?: ApprovalTracing;
   /** Deciders' names for decisions read outside Slack. Default: their user ids. */
   people?: PersonNames;
   options: ResumerOptions & {
@@ -145,7 +149,8 @@ export class ApprovalWorkflow {
     this.clock = clock;
     this.slack = slack;
     this.log = deps.log;
-    const metrics = deps.metrics ?? noMetrics;
+    const tracing = deps.tracing ?? noTracing;
+    const metrics = withDecisionSpans(deps.metrics ?? noMetrics, tracing);
     this.metrics = metrics;
     const log = deps.log;
     this.decisions = new KeyedWorkQueue(log.child('decisions'), {
@@ -170,6 +175,7 @@ export class ApprovalWorkflow {
       clock,
       log: log.child('cards'),
       onChanged: (pauseId) => this.homes.pauseChanged(pauseId),
+      tracing,
     });
     this.cardRefresher = new CardRefresher({ cards: this.cards, log: log.child('cards') });
     // Whatever changes a card changes the Homes of the people it concerns.
@@ -198,6 +204,7 @@ export class ApprovalWorkflow {
       clock,
       log: log.child('pauses'),
       metrics,
+      tracing,
       runStatus,
       slack,
       decideByPolicy: (request) => this.decider.decideByPolicy(request),
@@ -252,6 +259,7 @@ export class ApprovalWorkflow {
       clock,
       log: log.child('resume'),
       metrics,
+      tracing,
       options,
       runStatus,
     });
@@ -276,6 +284,7 @@ export class ApprovalWorkflow {
             clock,
             log: log.child(`resume:${name}`),
             metrics,
+            tracing,
             options,
             runStatus,
           }),
@@ -287,6 +296,7 @@ export class ApprovalWorkflow {
         clock,
         log: log.child('webhooks'),
         metrics,
+        tracing,
         ...(deps.people === undefined ? {} : { people: deps.people }),
         keyOf: external.webhookKeyOf,
         options: { owner: options.owner, ...external.webhook },
@@ -304,6 +314,7 @@ export class ApprovalWorkflow {
         ...(deps.people === undefined ? {} : { people: deps.people }),
         decideByPolicy: (request) => this.decider.decideByPolicy(request),
         slack,
+        tracing,
       });
     }
     this.owner = options.owner;

@@ -7,6 +7,7 @@ import { renderApprovalCard } from '../slack/approval-card.js';
 import { renderExternalNotes, withExternalNotes } from '../slack/external-notes.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
 import { SlackCallError, type SlackPort } from '../slack/port.js';
+import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
 const MAX_REFRESH_ROUNDS = 3;
@@ -25,18 +26,26 @@ export class ApprovalCards {
       log: Log;
       /** A card was posted or re-rendered: its people's Homes follow. Never waits. */
       onChanged?: (pauseId: string) => void;
+      tracing: ApprovalTracing;
     },
   ) {}
 
   /** Posts the card of a newly recorded pause and remembers where it went. */
   async post(view: PauseView): Promise<PauseView> {
     const { card } = view.pause;
+    const startedAt = this.deps.clock();
     const message = await this.render(view);
-    const posted = await this.deps.slack.postMessage({
-      channel: card.channelId,
-      ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
-      ...message,
-    });
+    const posted = await this.deps.slack
+      .postMessage({
+        channel: card.channelId,
+        ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
+        ...message,
+      })
+      .catch((error: unknown) => {
+        this.deps.tracing.cardPosted(view, startedAt, errorMessage(error));
+        throw error;
+      });
+    this.deps.tracing.cardPosted(view, startedAt);
     const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     this.deps.onChanged?.(view.pause.id);
     return updated ?? view;

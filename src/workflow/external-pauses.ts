@@ -15,6 +15,8 @@ import type { Log } from '../log.js';
 import type { PersonNames } from '../slack/person-names.js';
 import type { SlackPort } from '../slack/port.js';
 import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
+import type { ApprovalTracing } from '../tracing/approval-tracing.js';
+import type { TraceParent } from '../tracing/traceparent.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
 import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
@@ -46,6 +48,8 @@ export interface ExternalPauseInput {
   requesterSlackUserId?: string;
   /** `Idempotency-Key` and a hash of the body it came with. */
   idempotency?: { key: string; fingerprint: string };
+  /** The agent's W3C `traceparent`: the pause's spans join its trace. */
+  traceparent?: TraceParent;
 }
 
 export type CreateExternalPauseResult =
@@ -92,6 +96,7 @@ export interface ExternalPausesDeps {
   decideByPolicy?: (request: VoteRequest) => Promise<unknown>;
   /** Posts the channel line of a pause the policy decided alone (its ts stands in for a card). */
   slack?: SlackPort;
+  tracing: ApprovalTracing;
 }
 
 /**
@@ -103,6 +108,25 @@ export class ExternalPauses {
   constructor(private readonly deps: ExternalPausesDeps) {}
 
   async create(input: ExternalPauseInput): Promise<CreateExternalPauseResult> {
+    const span = this.deps.tracing.startPause(input.traceparent, {
+      app: input.app,
+      tools: input.gates.map((gate) => gate.originalCall.name),
+      source: 'api',
+    });
+    try {
+      const result = await this.createTraced(input, span.traceparent);
+      span.end('view' in result ? { pauseId: result.view.pause.id } : { error: result.kind });
+      return result;
+    } catch (error) {
+      span.end({ error: errorMessage(error) });
+      throw error;
+    }
+  }
+
+  private async createTraced(
+    input: ExternalPauseInput,
+    traceparent: string | undefined,
+  ): Promise<CreateExternalPauseResult> {
     const { store, cards, log } = this.deps;
     const { resume } = input.external;
     if (resume.mode === 'adk' && !this.deps.adkTargets.has(resume.target)) {
@@ -173,6 +197,7 @@ export class ExternalPauses {
       card: place,
       gates,
       external: input.external,
+      ...(traceparent === undefined ? {} : { traceparent }),
       now: this.deps.clock(),
     });
     if (result.kind === 'existed') return { kind: 'existed', view: result.view };

@@ -9,6 +9,7 @@ import { type Metrics, secondsSince } from '../metrics.js';
 import type { SlackPort } from '../slack/port.js';
 import { askingOf } from '../slack/request-words.js';
 import { renderCardElsewhere } from '../slack/thread.js';
+import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
 import {
@@ -42,13 +43,36 @@ export class PauseRecorder {
       slack: SlackPort;
       /** Applies a policy's decision to a gate (see `Decider.decideByPolicy`). */
       decideByPolicy: (request: VoteRequest) => Promise<unknown>;
+      tracing: ApprovalTracing;
     },
   ) {}
 
+  /** Each `/agent` pause starts a trace of its own (the run has no trace to join). */
   async record(
     context: RunContext,
     gates: Gate[],
     invocationId: string | undefined,
+  ): Promise<{ pauseId: string }> {
+    const span = this.deps.tracing.startPause(undefined, {
+      app: context.appName,
+      tools: gates.map((gate) => gate.originalCall.name),
+      source: 'slack',
+    });
+    try {
+      const recorded = await this.recordTraced(context, gates, invocationId, span.traceparent);
+      span.end(recorded);
+      return recorded;
+    } catch (error) {
+      span.end({ error: errorMessage(error) });
+      throw error;
+    }
+  }
+
+  private async recordTraced(
+    context: RunContext,
+    gates: Gate[],
+    invocationId: string | undefined,
+    traceparent: string | undefined,
   ): Promise<{ pauseId: string }> {
     const { store, cards, log, metrics } = this.deps;
     const started = performance.now();
@@ -117,6 +141,7 @@ export class PauseRecorder {
           }
         : {}),
       gates: newGates,
+      ...(traceparent === undefined ? {} : { traceparent }),
       now: this.deps.clock(),
     });
     const { view } = result;

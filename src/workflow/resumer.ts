@@ -17,6 +17,7 @@ import {
   renderResumeRefused,
   renderRunError,
 } from '../slack/thread.js';
+import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import { startLeaseHeartbeat } from './lease-heartbeat.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
@@ -60,6 +61,7 @@ export class Resumer {
       clock: Clock;
       log: Log;
       metrics: Metrics;
+      tracing: ApprovalTracing;
       options: ResumerOptions;
       sleep?: (ms: number) => Promise<void>;
       /** Keeps the run's root message saying where the run stands. Absent: it is left alone. */
@@ -144,7 +146,14 @@ export class Resumer {
     }
     // No "running" on the root while the answer streams: it would cost a chat.update per
     // decision; the root goes from waiting to how the run ended (or to the next pause).
+    const sentAt = this.deps.clock();
     const { outcome, tries } = await this.sendWithRetries(view, context, clickedAt);
+    this.deps.tracing.resumeSent(view, {
+      how: 'adk',
+      startedAt: sentAt,
+      attempt,
+      ...(outcome.kind === 'failed' ? { error: outcome.error.reason } : {}),
+    });
     if (outcome.kind === 'failed' && outcome.error.intentMismatch !== undefined) {
       // ADK stored the answers, then refused them (IntentMismatchError): nothing ran.
       await this.markRefused(view, context, owner, outcome.error);

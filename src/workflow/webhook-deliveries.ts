@@ -1,10 +1,12 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
+import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { PersonNames } from '../slack/person-names.js';
+import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { ApprovalCards } from './cards.js';
 import { deciderNames, decisionBody } from './pause-decision.js';
 
@@ -44,6 +46,7 @@ export class WebhookDeliveries {
       clock: Clock;
       log: Log;
       metrics: Metrics;
+      tracing: ApprovalTracing;
       /** The deciders' names in decisions; absent: their user ids stand in. */
       people?: PersonNames;
       keyOf: (keyName: string) => WebhookKey | undefined;
@@ -95,7 +98,14 @@ export class WebhookDeliveries {
       ),
     });
     await this.note(pauseId, owner, { state: 'delivering', attempts: attempt });
-    const error = await this.post(url, pauseId, body, key.secret, timeoutMs);
+    const sentAt = this.deps.clock();
+    const error = await this.post(url, view, body, key.secret, timeoutMs);
+    this.deps.tracing.resumeSent(view, {
+      how: 'webhook',
+      startedAt: sentAt,
+      attempt,
+      ...(error === undefined ? {} : { error }),
+    });
     if (error === undefined) {
       await store.markResumed({ pauseId, owner, now: this.deps.clock() });
       await this.note(pauseId, owner, { state: 'delivered', attempts: attempt });
@@ -117,7 +127,7 @@ export class WebhookDeliveries {
   /** Undefined when the receiver answered 2xx; else why not (a status or a network error). */
   private async post(
     url: string,
-    pauseId: string,
+    view: PauseView,
     body: string,
     secret: string,
     timeoutMs: number,
@@ -128,7 +138,9 @@ export class WebhookDeliveries {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          'x-approvals-delivery': pauseId,
+          'x-approvals-delivery': view.pause.id,
+          // The receiver's work joins the pause's trace (W3C Trace Context).
+          ...(view.pause.traceparent === undefined ? {} : { traceparent: view.pause.traceparent }),
           'x-approvals-signature': webhookSignature(
             secret,
             Math.floor(this.deps.clock() / 1000),

@@ -9,6 +9,7 @@ import {
   type SandboxMessage,
   startSandbox,
 } from '@adk-slack-approvals/slack-sandbox';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { inject } from 'vitest';
 import { AdkClient } from '../../src/adk/client.js';
 import { type RunningApp, startApp } from '../../src/app.js';
@@ -58,6 +59,11 @@ export interface HarnessOptions {
    * giving the sandbox its `/slack/events` URL: commands, clicks and events travel the socket.
    */
   socketMode?: boolean;
+  /**
+   * Turn tracing on (`OTEL_TRACES_EXPORTER=otlp`) with its spans going here instead of an OTLP
+   * endpoint: the real SDK, an in-memory exporter.
+   */
+  spanExporter?: SpanExporter;
 }
 
 export interface Harness {
@@ -150,6 +156,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ADK_TIMEOUT_MS: '60000',
     LOG_LEVEL: 'debug',
     ...(options.resumable === undefined ? {} : { ADK_RESUMABLE: options.resumable }),
+    ...(options.spanExporter === undefined ? {} : { OTEL_TRACES_EXPORTER: 'otlp' }),
   });
   const app = await startApp(
     config,
@@ -164,6 +171,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
             apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl,
           },
       ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
+      ...(options.spanExporter === undefined ? {} : { spanExporter: options.spanExporter }),
     },
     log,
   );

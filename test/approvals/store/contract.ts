@@ -129,6 +129,16 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
     });
 
     describe('recording a pause', () => {
+      it('keeps the pause’s traceparent, for the spans of its decisions on any replica', async () => {
+        const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+        const input = { ...newPause(), traceparent };
+        await store.createPause(input);
+        expect((await store.getPause(input.id))?.pause.traceparent).toBe(traceparent);
+        const untraced = newPause();
+        await store.createPause(untraced);
+        expect((await store.getPause(untraced.id))?.pause.traceparent).toBeUndefined();
+      });
+
       it('records every gate pending at version 1 with its expiry, and the resume idle', async () => {
         const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 60_000 }), policy()] });
         const result = await store.createPause(input);
