@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { AdkClient } from '../../src/adk/client.js';
@@ -30,6 +31,8 @@ const SECRET = randomBytes(24).toString('hex');
 const DRIVER = fileURLToPath(new URL('../python-adk/run_with_plugin.py', import.meta.url));
 
 let harness: Harness;
+/** The app's spans (tracing on, the real SDK, kept in memory). */
+const spans = new InMemorySpanExporter();
 /** A Python api_server with the plugin (`--extra_plugins`), which the app resumes in adk mode. */
 let pluginServer: PythonAdkServer;
 
@@ -51,6 +54,7 @@ keys:
     apps: [py_payments]
     signingSecret: ${SECRET}
 `,
+    spanExporter: spans,
   });
   pluginServer = await startPythonAdkServer({
     port,
@@ -77,11 +81,18 @@ const stepLine = z.object({
   asks: z.number().optional(),
   runs: z.number(),
   texts: z.array(z.string()).optional(),
+  /** `traced`: the trace ids of the run's spans, and each span's id by name. */
+  traceIds: z.array(z.string()).optional(),
+  spanIds: z.record(z.string(), z.string()).optional(),
 });
 type Step = z.infer<typeof stepLine>;
 
 /** The driver in the real google-adk environment; its steps as they come. */
-function drive(scenario: 'approve' | 'forge' | 'slack-runner', prompt: string, ...extra: string[]) {
+function drive(
+  scenario: 'approve' | 'traced' | 'forge' | 'slack-runner',
+  prompt: string,
+  ...extra: string[]
+) {
   if (PYTHON_ADK === undefined) throw new Error(PYTHON_ADK_SKIPPED);
   const args = [DRIVER, scenario, prompt, ...extra];
   const child: ChildProcess = spawn(`${PYTHON_ADK}/bin/python`, args, {
@@ -158,6 +169,33 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
       'Tool transfer_money returned {"status":"transferred","amount":300}',
     ]);
     expect(await outcomesOf(String(paused.pauseId))).toEqual([['approved', 'executed']]);
+  });
+
+  it('the plugin sends the run’s traceparent: the approval’s spans join the agent’s trace, under its invocation span', {
+    timeout: 60_000,
+  }, async () => {
+    const run = drive('traced', 'transfer 301');
+    const paused = await run.step('paused');
+    expect(paused.traceIds).toHaveLength(1);
+    const invocation = paused.spanIds?.invocation;
+    expect(invocation).toMatch(/^[0-9a-f]{16}$/);
+    await approveCard(String(paused.pauseId), ACTION_IDS.approve);
+    await run.step('resumed');
+    expect(await run.exited, run.stderr.join('')).toBe(0);
+    const ofPause = (name: string) =>
+      spans
+        .getFinishedSpans()
+        .find((s) => s.name === name && s.attributes['approvals.pause_id'] === paused.pauseId);
+    const pause = await vi.waitFor(() => {
+      const span = ofPause('approval.pause');
+      if (span === undefined || ofPause('approval.decision') === undefined)
+        throw new Error('no spans yet');
+      return span;
+    });
+    expect(pause.spanContext().traceId).toBe(paused.traceIds?.[0]);
+    expect(pause.parentSpanContext?.spanId).toBe(invocation);
+    expect(ofPause('approval.decision')?.spanContext().traceId).toBe(paused.traceIds?.[0]);
+    expect(ofPause('approval.decision')?.attributes['approvals.decider']).toBe(bob.id);
   });
 
   it('two gated calls in one model turn give one card, and each tool runs once', {

@@ -2,6 +2,8 @@
 test/e2e/python-adk.test.ts. Prints one JSON line per step.
 
     python run_with_plugin.py approve "transfer 300"   # pause, wait for the decision, resume
+    python run_with_plugin.py traced "transfer 301"    # approve, in a process with the OpenTelemetry
+        # SDK: the paused step names the spans of the run (the plugin sends their traceparent)
     python run_with_plugin.py forge "transfer 40"      # pause, then send {confirmed: true} itself
     python run_with_plugin.py slack-runner "transfer 9" C0OPS000001 1712345678.000100
         # as ADK's SlackRunner would run it (session `<channel>-<thread ts>`): the card goes into
@@ -36,8 +38,23 @@ def say(**fields) -> None:
     print(json.dumps(fields), flush=True)
 
 
+def trace_run():
+    """The OpenTelemetry SDK, as an agent's process configures it; its spans kept in memory."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    return exporter
+
+
 async def main(scenario: str, prompt: str, *thread: str) -> int:
     said: list[str] = []
+    spans = trace_run() if scenario == "traced" else None
 
     async def on_pause_posted(pause, invocation_context) -> None:
         async def say(text: str) -> None:  # SlackRunner would post it in the thread
@@ -80,7 +97,14 @@ async def main(scenario: str, prompt: str, *thread: str) -> int:
         for call in (event.get_function_calls() or [])
         if call.name == "adk_request_confirmation"
     ]
-    say(step="paused", pauseId=pause and pause["id"], pausesPosted=len(plugin.posted), asks=len(asks), runs=await runs())
+    traced = {}
+    if spans is not None:
+        finished = spans.get_finished_spans()
+        traced = {
+            "traceIds": sorted({f"{span.context.trace_id:032x}" for span in finished}),
+            "spanIds": {span.name: f"{span.context.span_id:016x}" for span in finished},
+        }
+    say(step="paused", pauseId=pause and pause["id"], pausesPosted=len(plugin.posted), asks=len(asks), runs=await runs(), **traced)
     if pause is None:
         return 1
 

@@ -9,6 +9,8 @@ import urllib.parse
 import urllib.request
 from typing import Any, Optional
 
+from .trace_context import current_traceparent
+
 
 class ApprovalsApiError(Exception):
     """The API answered something the call did not expect. `problems` name fields, never values."""
@@ -34,7 +36,11 @@ class ApprovalsClient:
         self._backoff_s = backoff_s
 
     def create_pause(self, pause: dict, idempotency_key: Optional[str] = None) -> dict:
+        """Posts a pause, with the active span's `traceparent`: the approval joins the agent's trace."""
         headers = {} if idempotency_key is None else {"Idempotency-Key": idempotency_key}
+        traceparent = current_traceparent()
+        if traceparent is not None:
+            headers["traceparent"] = traceparent
         status, body = self._send("POST", "/v1/pauses", pause, headers)
         return self._expect(status, body, (200, 201))
 

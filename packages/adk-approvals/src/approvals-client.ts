@@ -9,6 +9,7 @@ import {
   type UnsupportedAnswer,
   unsupportedAnswerSchema,
 } from './decision.js';
+import { currentTraceparent } from './trace-context.js';
 
 /** How a decided pause reaches the agent; see docs/api.md. */
 export type ResumeMode =
@@ -75,11 +76,16 @@ export class ApprovalsClient {
     this.backoffMs = options.backoffMs ?? 250;
   }
 
+  /** Sends the active span's `traceparent` too: the approval shows in the agent's trace. */
   async createPause(pause: PauseToPost, idempotencyKey: string): Promise<PostAnswer> {
+    const traceparent = currentTraceparent();
     const response = await this.send('/v1/pauses', {
       method: 'POST',
       body: JSON.stringify(pause),
-      headers: { 'idempotency-key': idempotencyKey },
+      headers: {
+        'idempotency-key': idempotencyKey,
+        ...(traceparent === undefined ? {} : { traceparent }),
+      },
     });
     if (response.status === 200) {
       const body: unknown = await response.json().catch(() => undefined);
