@@ -99,6 +99,11 @@ export type Vote = z.infer<typeof voteSchema>;
 /** How a gate left `pending`. `by` is a Slack user id (or `api:<key>`), or `system` for expiry. */
 export const gateDecisionSchema = z.object({
   by: z.string().min(1),
+  /**
+   * The decider's Slack display name when they decided, for the audit (the id stays the
+   * authority); absent when Slack could not say, or for the policy, a key or an expiry.
+   */
+  byName: z.string().optional(),
   at: z.number(),
   payload: jsonValueSchema.optional(),
   reason: z.string().optional(),

@@ -210,6 +210,8 @@ export interface VoteInput {
   pauseId: string;
   callId: string;
   voter: string;
+  /** The voter's display name, kept in the decision for the audit. */
+  voterName?: string;
   choice: 'approve' | 'reject';
   payload?: JsonValue;
   reason?: string;
@@ -254,6 +256,8 @@ export interface WithdrawInput {
   pauseId: string;
   /** A Slack user id, or `api:<key name>`. */
   by: string;
+  /** A person's display name, kept in the decision for the audit. */
+  byName?: string;
   reason?: string;
   now: number;
 }

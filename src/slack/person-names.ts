@@ -65,3 +65,27 @@ export class SlackPersonNames implements PersonNames {
     return name;
   }
 }
+
+/** How long a decision waits for its decider's name (a cold `users.info`) before going without. */
+export const NAME_WAIT_MS = 1_000;
+
+/**
+ * A person's display name for the audit, or undefined: without `people`, when Slack cannot say,
+ * or when it takes longer than `waitMs` (the decision never waits on a courtesy).
+ */
+export async function displayNameWithin(
+  people: PersonNames | undefined,
+  userId: string,
+  waitMs = NAME_WAIT_MS,
+): Promise<string | undefined> {
+  if (people === undefined) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), waitMs);
+  });
+  try {
+    return await Promise.race([people.nameOf(userId).catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

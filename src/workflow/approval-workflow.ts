@@ -224,6 +224,7 @@ export class ApprovalWorkflow {
       log: log.child('decide'),
       metrics,
       onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
+      ...(deps.people === undefined ? {} : { people: deps.people }),
     });
     this.reminders = new Reminders({
       store,
@@ -242,6 +243,7 @@ export class ApprovalWorkflow {
       metrics,
       refreshCard,
       onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
+      ...(deps.people === undefined ? {} : { people: deps.people }),
     });
     this.verifier = new VoteVerifier({
       store,

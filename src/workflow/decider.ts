@@ -13,6 +13,7 @@ import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/
 import type { ConfirmationStore, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { displayNameWithin, type PersonNames } from '../slack/person-names.js';
 import { closedGate } from './closed-gates.js';
 
 /** A vote as a person casts it; the store adds the time. */
@@ -47,6 +48,8 @@ export class Decider {
       metrics: Metrics;
       /** Called once a vote or an expiry has decided the last gate of a pause. */
       onPauseDecided: (pauseId: string) => void;
+      /** Deciders' display names, kept in their decisions for the audit. Absent: ids only. */
+      people?: PersonNames;
     },
   ) {}
 
@@ -108,13 +111,15 @@ export class Decider {
   }
 
   async vote(request: VoteRequest): Promise<DecisionReply> {
+    // The name is looked up while the vote is authorized: a cached one costs nothing.
+    const name = displayNameWithin(this.deps.people, request.voter);
     const check = await this.check(request.pauseId, [request.callId], request.voter);
     if (check.kind === 'refused') return check;
     if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
     if (check.gates.some((gate) => gateKind(gate) === 'input') && !isAnswer(request)) {
       return refuse({ kind: 'answer_required' });
     }
-    return this.apply(request);
+    return this.apply(withVoterName(request, await name));
   }
 
   /**
@@ -123,6 +128,7 @@ export class Decider {
    * never leaves part of the decision applied.
    */
   async voteAll(request: Omit<VoteRequest, 'callId' | 'payload'>): Promise<DecisionReply> {
+    const name = displayNameWithin(this.deps.people, request.voter);
     const check = await this.check(request.pauseId, [], request.voter);
     if (check.kind === 'refused') return check;
     if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
@@ -130,7 +136,11 @@ export class Decider {
     if (confirmations.length === 0) return refuse({ kind: 'answer_required' });
     const callIds = confirmations.map((gate) => gate.confirmationCallId);
     const now = this.deps.clock();
-    const outcome = await this.deps.store.voteAll({ ...request, callIds, now });
+    const outcome = await this.deps.store.voteAll({
+      ...withVoterName(request, await name),
+      callIds,
+      now,
+    });
     if (outcome.kind === 'not_found') return refuse({ kind: 'pause_gone' });
     let reply = DONE;
     let pauseDecided = false;
@@ -319,4 +329,8 @@ function approvalProgress(gate: GateRecord): { approvals: number; quorum: number
     gate.votes.filter((vote) => vote.choice === 'approve').map((vote) => vote.voter),
   ).size;
   return { approvals, quorum: gate.policy.quorum };
+}
+
+function withVoterName<T extends { voterName?: string }>(request: T, name: string | undefined): T {
+  return name === undefined ? request : { ...request, voterName: name };
 }

@@ -6,6 +6,7 @@ import type { PauseRecord, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { displayNameWithin, type PersonNames } from '../slack/person-names.js';
 import { renderWithdrawnNote } from '../slack/thread.js';
 import { closedGate } from './closed-gates.js';
 import type { DecisionReply } from './decider.js';
@@ -36,11 +37,14 @@ export class Withdrawals {
       metrics: Metrics;
       refreshCard: (pauseId: string) => void;
       onPauseDecided: (pauseId: string) => void;
+      /** The requester's display name, kept in the decision for the audit. Absent: ids only. */
+      people?: PersonNames;
     },
   ) {}
 
   async withdraw(request: WithdrawRequest): Promise<DecisionReply> {
     const { store, log } = this.deps;
+    const name = displayNameWithin(this.deps.people, request.user);
     const view = await store.getPause(request.pauseId);
     if (view === undefined) return refuse({ kind: 'pause_gone' });
     const nothingPending = decidedRefusal(view);
@@ -53,9 +57,11 @@ export class Withdrawals {
     if (view.gates.some((gate) => gate.state === 'pending' && gateKind(gate) === 'input')) {
       return this.cancelQuestion(request, now);
     }
+    const byName = await name;
     const result = await store.withdraw({
       pauseId: request.pauseId,
       by: request.user,
+      ...(byName === undefined ? {} : { byName }),
       ...(request.reason?.trim() ? { reason: request.reason.trim() } : {}),
       now,
     });

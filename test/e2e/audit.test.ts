@@ -139,6 +139,8 @@ describe('the audit trail', () => {
     expect(approved).toMatchObject({
       initiator: 'person',
       actor: bob.id,
+      // Who, by id and by the name Slack gave when they decided.
+      decision: { by: bob.id, byName: bob.name, at: expect.any(Number) },
       what: {
         app: 'payments',
         tool: 'transfer_money',
@@ -155,7 +157,7 @@ describe('the audit trail', () => {
       expect.objectContaining({
         initiator: 'person',
         actor: bob.id,
-        decision: expect.objectContaining({ reason: 'no budget left' }),
+        decision: expect.objectContaining({ byName: bob.name, reason: 'no budget left' }),
       }),
     ]);
     expect(of('expired', 'expired')).toEqual([
@@ -169,6 +171,7 @@ describe('the audit trail', () => {
     expect(withdrawn).toMatchObject({
       initiator: 'person',
       actor: alice.id,
+      decision: { by: alice.id, byName: alice.name },
       what: { tool: 'send_memo', args: { text: '[redacted]' }, redacted: ['text'] },
     });
     expect(text).not.toContain('ACCT-99');

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { SlackPersonNames, type UsersInfoClient } from '../../src/slack/person-names.js';
+import {
+  displayNameWithin,
+  SlackPersonNames,
+  type UsersInfoClient,
+} from '../../src/slack/person-names.js';
 
 /** A `users.info` stand-in that answers from a table and counts its calls. */
 function usersInfo(answers: Record<string, unknown>): UsersInfoClient & { calls: string[] } {
@@ -51,5 +55,18 @@ describe('SlackPersonNames', () => {
     expect(client.calls).toEqual(['U1', 'U1']);
     expect(await names.nameOf('U9')).toBeUndefined();
     expect(await names.nameOf('U404')).toBeUndefined();
+  });
+});
+
+describe('a decider’s name for the audit', () => {
+  it('is the name when Slack answers in time, else nothing: a decision never waits on it', async () => {
+    const quick = { nameOf: async () => 'Bob Brennan' };
+    expect(await displayNameWithin(quick, 'U1', 50)).toBe('Bob Brennan');
+    // A lookup that never ends: the decision goes on without the name.
+    const hung = { nameOf: () => new Promise<string>(() => {}) };
+    expect(await displayNameWithin(hung, 'U1', 20)).toBeUndefined();
+    const broken = { nameOf: () => Promise.reject(new Error('ratelimited')) };
+    expect(await displayNameWithin(broken, 'U1', 50)).toBeUndefined();
+    expect(await displayNameWithin(undefined, 'U1', 50)).toBeUndefined();
   });
 });

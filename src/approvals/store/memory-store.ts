@@ -159,14 +159,14 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   async vote(input: VoteInput): Promise<VoteResult> {
-    const { pauseId, callId, voter, payload, reason, now } = input;
+    const { pauseId, callId, voter, voterName, payload, reason, now } = input;
     const run = this.load(pauseId, now);
     const gate = run?.gate(callId);
     if (!run || !gate) return { kind: 'not_found' };
     const result = vote(run, gate, {
       vote: newVote(input),
       payload,
-      decision: personDecision(voter, now, reason),
+      decision: personDecision(voter, now, reason, voterName),
       expiry: systemDecision(now),
       retentionMs: this.retentionMs,
       detail: voteDetail(input),
@@ -176,7 +176,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
-    const { pauseId, voter, reason, now } = input;
+    const { pauseId, voter, voterName, reason, now } = input;
     const run = this.load(pauseId, now);
     const gates = input.callIds.map((callId) => run?.gate(callId));
     if (!run || gates.length === 0) return { kind: 'not_found' };
@@ -184,7 +184,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     if (found.length < gates.length) return { kind: 'not_found' };
     const results = voteAll(run, found, {
       vote: newVote({ ...input, callId: '' }),
-      decision: personDecision(voter, now, reason),
+      decision: personDecision(voter, now, reason, voterName),
       expiry: systemDecision(now),
       retentionMs: this.retentionMs,
       detail: voteDetail(input),
@@ -204,10 +204,11 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   async withdraw(input: WithdrawInput): Promise<WithdrawResult> {
-    const { pauseId, by, reason, now } = input;
+    const { pauseId, by, byName, reason, now } = input;
     const run = this.load(pauseId, now);
     if (!run) return { kind: 'not_found' };
-    const result = withdraw(run, by, personDecision(by, now, reason), withdrawDetail(reason));
+    const decision = personDecision(by, now, reason, byName);
+    const result = withdraw(run, by, decision, withdrawDetail(reason));
     this.mirror(run);
     return result;
   }

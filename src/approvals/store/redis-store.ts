@@ -262,8 +262,8 @@ export class RedisConfirmationStore implements ConfirmationStore {
   }
 
   async vote(input: VoteInput): Promise<VoteResult> {
-    const { pauseId, callId, voter, choice, payload, reason, now } = input;
-    const decision = personDecision(voter, now, reason);
+    const { pauseId, callId, voter, voterName, choice, payload, reason, now } = input;
+    const decision = personDecision(voter, now, reason, voterName);
     const marking = this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(
       SCRIPTS.vote,
@@ -299,8 +299,8 @@ export class RedisConfirmationStore implements ConfirmationStore {
   }
 
   async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
-    const { pauseId, voter, choice, reason, now } = input;
-    const decision = personDecision(voter, now, reason);
+    const { pauseId, voter, voterName, choice, reason, now } = input;
+    const decision = personDecision(voter, now, reason, voterName);
     const marking = this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(SCRIPTS.voteAll, pauseId, (callIds) => {
       const indexes = input.callIds.map((callId) => callIds.indexOf(callId) + 1);
@@ -393,13 +393,13 @@ export class RedisConfirmationStore implements ConfirmationStore {
   }
 
   async withdraw(input: WithdrawInput): Promise<WithdrawResult> {
-    const { pauseId, by, reason, now } = input;
+    const { pauseId, by, byName, reason, now } = input;
     // As a vote does: the resume is marked due first, so a crash after the script is swept up.
     await this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(SCRIPTS.withdraw, pauseId, () => [
       now,
       by,
-      JSON.stringify(personDecision(by, now, reason)),
+      JSON.stringify(personDecision(by, now, reason, byName)),
       withdrawDetail(reason),
     ]);
     const view = outcome.view;

@@ -159,8 +159,18 @@ export function newVote(input: VoteInput): Vote {
 }
 
 /** What a person's vote or cancel records as the decision; a payload comes from the votes. */
-export function personDecision(by: string, at: number, reason: string | undefined): GateDecision {
-  return reason === undefined ? { by, at } : { by, at, reason };
+export function personDecision(
+  by: string,
+  at: number,
+  reason: string | undefined,
+  byName?: string,
+): GateDecision {
+  return {
+    by,
+    ...(byName === undefined ? {} : { byName }),
+    at,
+    ...(reason === undefined ? {} : { reason }),
+  };
 }
 
 /** An expiry's decision. */
