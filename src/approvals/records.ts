@@ -124,12 +124,21 @@ export function policyRuleOf(by: string): string | undefined {
   return by.startsWith(POLICY_ACTOR_PREFIX) ? by.slice(POLICY_ACTOR_PREFIX.length) : undefined;
 }
 
+/** `voter`: whose approval no longer held; `why`: the reason, without names or arguments. */
+export const reopenedSchema = z.object({ at: z.number(), voter: z.string(), why: z.string() });
+export type Reopened = z.infer<typeof reopenedSchema>;
+
 export const gateRecordSchema = gateSchema.extend({
   pauseId: z.string().min(1),
   policy: gatePolicySchema,
   state: gateStateSchema,
   votes: z.array(voteSchema),
   decision: gateDecisionSchema.optional(),
+  /**
+   * The last time an approval was sent back to pending by the re-check before its resume, and
+   * why (an approver no longer allowed): the card says so until someone decides again.
+   */
+  reopened: reopenedSchema.optional(),
   createdAt: z.number(),
   expiresAt: z.number().optional(),
   version: z.number().int().min(1),

@@ -87,6 +87,12 @@ export interface ConfirmationStore {
    * since the agent's session already holds the answers.
    */
   markResumeRefused(input: ResumeFailedInput): Promise<FinishResult>;
+  /**
+   * The re-check before a resume refused these approved gates: they go back to pending (votes
+   * cleared, `reopened` kept) and the resume to idle, so that nothing is sent until someone
+   * allowed decides again. Only the resume's lease owner, while it resumes.
+   */
+  reopen(input: ReopenInput): Promise<ReopenResult>;
 
   listPendingByChannel(channelId: string, limit?: number): Promise<GateRef[]>;
   /**
@@ -386,6 +392,21 @@ export interface ResumeFailedInput extends FinishResumeInput {
   /** Shown on the card; no arguments or payloads. */
   error: string;
 }
+
+export interface ReopenInput extends FinishResumeInput {
+  /** Approved gates whose approval no longer holds; others are left as they are. */
+  callIds: readonly string[];
+  /** Whose approval no longer holds (a Slack user id). */
+  voter: string;
+  /** Why, for the card and the audit: no names, no arguments. */
+  why: string;
+}
+
+export type ReopenResult =
+  /** `callIds`: the gates sent back (none when none of them was approved). */
+  | { kind: 'reopened'; view: PauseView; callIds: string[] }
+  | { kind: 'lost_lease'; view: PauseView }
+  | { kind: 'not_found' };
 
 export type FinishResult =
   | { kind: 'ok'; view: PauseView }

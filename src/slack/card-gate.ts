@@ -28,6 +28,7 @@ import {
   expiryText,
   nobodyMayApprove,
   progressText,
+  reopenedText,
   stateBadge,
   toolName,
   whyText,
@@ -182,6 +183,7 @@ export function detailedGateBlocks(context: GateContext, codeMax: number): Known
   const facts =
     gate.state === 'pending'
       ? [
+          reopenedText(gate, REASON_MAX),
           context.sharedFacts ? undefined : approversText(gate.policy, APPROVERS_MAX),
           whyText(gate.policy),
           escalationText(gate, now),
@@ -254,6 +256,8 @@ export function compactGateRow(
     // Always said, whatever the room: the gate cannot be approved.
     const asking = askingOf([gate]);
     if (gate.policy.approvers.length === 0) text += ` · ${nobodyMayApprove(gate.policy, asking)}`;
+    const reopened = reopenedText(gate, 250);
+    if (reopened) facts.push(reopened);
     else if (!sharedApprovers) facts.push(approversText(gate.policy, 150, asking));
     const why = whyText(gate.policy, 200);
     if (why) facts.push(why);

@@ -89,6 +89,16 @@ export function progressText(gate: GateRecord, max: number): string | undefined 
   return `${head}: ${listWithin(voters, max - head.length - 2)}`;
 }
 
+/**
+ * ":leftwards_arrow_with_hook: Sent back for a new decision: <@U1>'s approval no longer holds (why)":
+ * the re-check before the resume refused it, and nothing was sent; while the gate is pending.
+ */
+export function reopenedText(gate: GateRecord, max: number): string | undefined {
+  if (gate.state !== 'pending' || gate.reopened === undefined) return undefined;
+  const head = `:leftwards_arrow_with_hook: Sent back for a new decision, nothing was sent to the agent: ${userMention(gate.reopened.voter)}’s approval no longer holds (`;
+  return `${head}${escapeWithin(gate.reopened.why, Math.max(20, max - head.length - 1))})`;
+}
+
 /** What happens when nobody decides in time, in the words of the card and the refusals. */
 export function expiryOutcome(onExpiry: GatePolicy['onExpiry']): string {
   switch (onExpiry) {

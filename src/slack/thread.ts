@@ -222,6 +222,17 @@ export function renderResumeRefused(error: RunError | undefined, reference?: str
   );
 }
 
+/**
+ * The re-check before the resume refused an approval: nothing was sent, the call waits for a new
+ * decision on its card. `why` is the app's own words (escaped all the same).
+ */
+export function renderSentBack(voter: string, tools: readonly string[], why: string): SlackMessage {
+  const calls = tools.map((tool) => inlineCode(tool, 60)).join(', ');
+  return messageOf(
+    `:leftwards_arrow_with_hook: ${userMention(voter)}’s approval of ${calls} no longer holds (${escapeWithin(why, ERROR_MAX)}): nothing was sent to the agent. It waits for a new decision on its card.`,
+  );
+}
+
 /** Something in the agent's stream this app could not use; the run goes on. */
 export function renderStreamWarning(problem: string): SlackMessage {
   return messageOf(`:warning: ${escapeWithin(problem, ERROR_MAX)}`);

@@ -264,6 +264,7 @@ export class ApprovalWorkflow {
       tracing,
       options,
       runStatus,
+      recheck: (view) => this.decider.recheck(view),
     });
     const external = deps.external;
     this.signals = external?.signals;
@@ -289,6 +290,7 @@ export class ApprovalWorkflow {
             tracing,
             options,
             runStatus,
+            recheck: (view) => this.decider.recheck(view),
           }),
         );
       }
@@ -302,6 +304,7 @@ export class ApprovalWorkflow {
         ...(deps.people === undefined ? {} : { people: deps.people }),
         keyOf: external.webhookKeyOf,
         options: { owner: options.owner, ...external.webhook },
+        recheck: (view) => this.decider.recheck(view),
       });
       this.external = new ExternalPauses({
         store,

@@ -10,6 +10,7 @@ import {
   resolveGatePolicy,
 } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
+import { initiatorOf } from '../approvals/store/audit-chain.js';
 import type { ConfirmationStore, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -21,6 +22,13 @@ export type VoteRequest = Omit<VoteInput, 'now'>;
 
 /** What the voter hears back: nothing (the card shows it), or a private message saying why not. */
 export type DecisionReply = { kind: 'done' } | { kind: 'refused'; refusal: Refusal };
+
+/** An approval the re-check refused: whose, why (no names, no arguments), which gates. */
+export interface SentBack {
+  voter: string;
+  why: string;
+  callIds: string[];
+}
 
 export type VoterCheck =
   | { kind: 'allowed'; view: PauseView; gates: GateRecord[]; policies: GatePolicy[] }
@@ -94,6 +102,46 @@ export class Decider {
       policies.push(policy);
     }
     return { kind: 'allowed', view, gates, policies };
+  }
+
+  /**
+   * The re-check at the moment of use, just before a resume is sent: every person whose approval
+   * decided a gate is asked again whether they may approve it under the policy in force (an
+   * approver removed from the rule or their group, a requester no longer allowed to approve
+   * their own). The first approval that no longer holds is returned with the gates it decided;
+   * undefined when all hold. Rejections are never re-checked (sending one is the safe side), nor
+   * decisions of the policy, whose rule is the authority. The arguments need no re-check: the
+   * resume is built from the gate's record, the very call the card showed.
+   */
+  async recheck(view: PauseView): Promise<SentBack | undefined> {
+    const refused = new Map<string, { refusal: Refusal; callIds: string[] }>();
+    for (const gate of view.gates) {
+      if (gate.state !== 'approved' || gate.decision === undefined) continue;
+      if (initiatorOf(gate.decision.by) !== 'person') continue;
+      const policy = this.currentPolicy(view, gate);
+      for (const vote of gate.votes) {
+        if (vote.choice !== 'approve') continue;
+        const earlier = refused.get(vote.voter);
+        if (earlier !== undefined) {
+          earlier.callIds.push(gate.confirmationCallId);
+          continue;
+        }
+        const refusal = await this.authorizeOne(view, gate, policy, vote.voter, true);
+        if (refusal !== undefined) {
+          refused.set(vote.voter, { refusal, callIds: [gate.confirmationCallId] });
+        }
+      }
+    }
+    const [first] = refused;
+    if (first === undefined) return undefined;
+    const [voter, { refusal, callIds }] = first;
+    const why = recheckReason(refusal);
+    this.deps.log.warn('an approval no longer holds at the moment of use; nothing is sent', {
+      pauseId: view.pause.id,
+      voter,
+      reason: refusal.kind,
+    });
+    return { voter, why, callIds };
   }
 
   /** The Retry button: the requester, or anyone who may approve one of the gates. */
@@ -333,4 +381,20 @@ function approvalProgress(gate: GateRecord): { approvals: number; quorum: number
 
 function withVoterName<T extends { voterName?: string }>(request: T, name: string | undefined): T {
   return name === undefined ? request : { ...request, voterName: name };
+}
+
+/** The re-check's refusal in the words of the card, the thread and the audit. */
+function recheckReason(refusal: Refusal): string {
+  switch (refusal.kind) {
+    case 'not_approver':
+      return 'no longer among the approvers under the policy in force';
+    case 'self_approval':
+      return 'the policy in force does not let the requester approve';
+    case 'nobody_may_approve':
+      return `the policy in force lets nobody approve this (rule ${refusal.rule})`;
+    case 'permission_check_failed':
+      return 'Slack could not confirm who may approve';
+    default:
+      return refusal.kind;
+  }
 }

@@ -16,8 +16,10 @@ import {
   renderResumeFailed,
   renderResumeRefused,
   renderRunError,
+  renderSentBack,
 } from '../slack/thread.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
+import type { SentBack } from './decider.js';
 import { startLeaseHeartbeat } from './lease-heartbeat.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
@@ -66,8 +68,45 @@ export class Resumer {
       sleep?: (ms: number) => Promise<void>;
       /** Keeps the run's root message saying where the run stands. Absent: it is left alone. */
       runStatus?: RunStatusBoard;
+      /** The re-check at the moment of use (`Decider.recheck`). Absent: approvals are not re-checked. */
+      recheck?: (view: PauseView) => Promise<SentBack | undefined>;
     },
   ) {}
+
+  /** The gates go back to pending; the card and the thread say why. Nothing reaches the agent. */
+  private async sendBack(
+    view: PauseView,
+    context: RunContext,
+    owner: string,
+    { voter, why, callIds }: SentBack,
+  ): Promise<void> {
+    const pauseId = view.pause.id;
+    const result = await this.deps.store.reopen({
+      pauseId,
+      owner,
+      callIds,
+      voter,
+      why,
+      now: this.deps.clock(),
+    });
+    if (result.kind !== 'reopened' || result.callIds.length === 0) {
+      this.deps.log.warn('could not send the approval back; nothing was sent', {
+        pauseId,
+        outcome: result.kind,
+      });
+      return;
+    }
+    this.deps.refreshCard(pauseId);
+    const tools = result.view.gates
+      .filter((gate) => result.callIds.includes(gate.confirmationCallId))
+      .map((gate) => gate.originalCall.name);
+    const { channelId, ts } = result.view.pause.card;
+    this.setRunStatus(context, {
+      kind: 'waiting',
+      ...(ts === undefined ? {} : { card: { channelId, ts } }),
+    });
+    await this.deps.threads.post(context.thread, renderSentBack(voter, tools, why));
+  }
 
   private setRunStatus(context: RunContext, status: RunStatus): void {
     const thread = runThreadOf(context.thread);
@@ -119,10 +158,6 @@ export class Resumer {
     if (attempt > 1) refreshCard(pauseId);
 
     const context = runContextOf(view);
-    // A card in another channel: the run's thread learns the decisions there, once.
-    if (attempt === 1 && view.pause.runThread !== undefined) {
-      await this.deps.threads.post(context.thread, renderDecisionsElsewhere(view));
-    }
     if (attempt > 1) {
       const earlier = await this.earlierAnswer(view);
       if (earlier !== undefined && retried && earlier.length === 0) {
@@ -143,6 +178,16 @@ export class Resumer {
         refreshCard(pauseId);
         return;
       }
+    }
+    // The moment of use: an approval that no longer holds sends nothing.
+    const sentBack = await this.deps.recheck?.(view);
+    if (sentBack !== undefined) {
+      await this.sendBack(view, context, owner, sentBack);
+      return;
+    }
+    // A card in another channel: the run's thread learns the decisions there, once.
+    if (attempt === 1 && view.pause.runThread !== undefined) {
+      await this.deps.threads.post(context.thread, renderDecisionsElsewhere(view));
     }
     // No "running" on the root while the answer streams: it would cost a chat.update per
     // decision; the root goes from waiting to how the run ended (or to the next pause).

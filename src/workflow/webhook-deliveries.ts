@@ -8,6 +8,7 @@ import type { Metrics } from '../metrics.js';
 import type { PersonNames } from '../slack/person-names.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { ApprovalCards } from './cards.js';
+import type { SentBack } from './decider.js';
 import { deciderNames, decisionBody } from './pause-decision.js';
 
 export interface WebhookKey {
@@ -52,6 +53,8 @@ export class WebhookDeliveries {
       keyOf: (keyName: string) => WebhookKey | undefined;
       options: WebhookDeliveryOptions;
       fetch?: typeof fetch;
+      /** The re-check at the moment of use (`Decider.recheck`). Absent: approvals are not re-checked. */
+      recheck?: (view: PauseView) => Promise<SentBack | undefined>;
     },
   ) {}
 
@@ -86,6 +89,17 @@ export class WebhookDeliveries {
         error: 'the webhook URL is no longer allowed for this API key',
       });
       this.deps.metrics.webhookDelivery('failed');
+      await cards.refresh(pauseId);
+      return;
+    }
+    const sentBack = await this.deps.recheck?.(view);
+    if (sentBack !== undefined) {
+      // An approval that no longer holds: nothing is delivered; the gate waits for a new decision.
+      const reopened = await store.reopen({ pauseId, owner, ...sentBack, now: this.deps.clock() });
+      log.warn('approval sent back before delivery; nothing delivered', {
+        pauseId,
+        outcome: reopened.kind,
+      });
       await cards.refresh(pauseId);
       return;
     }

@@ -28,6 +28,8 @@ import type {
   RecordRunInput,
   RenewLeaseInput,
   RenewLeaseResult,
+  ReopenInput,
+  ReopenResult,
   ResumeFailedInput,
   RunIntent,
   VoteAllInput,
@@ -45,6 +47,7 @@ import { expireGate } from './memory/expire-gate.js';
 import { finishResume } from './memory/finish-resume.js';
 import { gateOf, type MemoryPause, PauseRun, viewOf } from './memory/prelude.js';
 import { renewLease } from './memory/renew-lease.js';
+import { reopen } from './memory/reopen.js';
 import { MemoryRunIntents } from './memory/run-intents.js';
 import { setCardTs } from './memory/set-card-ts.js';
 import { vote, voteAll } from './memory/vote.js';
@@ -72,6 +75,7 @@ import {
   RECENT_DECISIONS_MAX,
   recentDecisionHolders,
   recordedGates,
+  reopenedDetail,
   resumeFailedDetail,
   systemDecision,
   voteDetail,
@@ -340,6 +344,17 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   markResumeRefused(input: ResumeFailedInput): Promise<FinishResult> {
     const detail = resumeFailedDetail(input.error);
     return Promise.resolve(this.finish(input, 'refused', input.error, detail));
+  }
+
+  async reopen(input: ReopenInput): Promise<ReopenResult> {
+    const { pauseId, owner, callIds, voter, why, now } = input;
+    const run = this.load(pauseId, now);
+    if (!run) return { kind: 'not_found' };
+    const detail = reopenedDetail(voter, why);
+    const result = reopen(run, { owner, callIds, reopened: { at: now, voter, why }, detail });
+    this.mirror(run);
+    if (result.kind === 'reopened') this.afterCreate(result.view, false);
+    return result;
   }
 
   /** Explicit user approvers only: user groups and channel members are known only to Slack. */

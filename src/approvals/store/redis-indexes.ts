@@ -225,6 +225,31 @@ export class RedisIndexes {
     }
   }
 
+  /**
+   * Gates sent back to pending (`reopen`): in their pending and expiry indexes again, their
+   * call-id entries kept, and the pause checked again after `recheckMs` like any pending pause.
+   */
+  afterReopen(view: PauseView, callIds: readonly string[], now: number): Promise<unknown>[] {
+    const { id } = view.pause;
+    const gates = view.gates.filter((gate) => callIds.includes(gate.confirmationCallId));
+    if (gates.length === 0) return [];
+    return [
+      this.redis.zadd(this.keys.resume, now + this.options.recheckMs, id),
+      ...view.pause.callIds.map((callId) => this.callIndex(callId, id, 'persist')),
+      ...gates.flatMap((gate) => {
+        const entry = indexMember(id, gate.confirmationCallId);
+        return [
+          ...(gate.expiresAt === undefined
+            ? []
+            : [this.redis.zadd(this.keys.expiry, gate.expiresAt, entry)]),
+          ...this.pendingKeys(view, gate.confirmationCallId).map((key) =>
+            this.redis.zadd(key, gate.createdAt, entry),
+          ),
+        ];
+      }),
+    ];
+  }
+
   /** A claim's lease end is when its resume is due again (GT: an older claim never undoes it). */
   afterClaim(view: PauseView, leaseUntil: number, stateBefore: string): Promise<unknown>[] {
     const { id, callIds } = view.pause;

@@ -10,6 +10,7 @@ import {
   type PauseView,
   pauseRecordSchema,
   RESUME_STATES,
+  reopenedSchema,
   voteSchema,
 } from '../records.js';
 import { type NewGate, type NewPause, StoreError } from '../store.js';
@@ -105,6 +106,7 @@ const gateHashSchema = z.object({
   votes: jsonText.pipe(z.array(voteSchema)),
   decision: jsonText.pipe(gateDecisionSchema.omit({ payload: true })).nullable(),
   decisionPayload: jsonText.pipe(jsonValueSchema).nullable(),
+  reopened: jsonText.pipe(reopenedSchema).nullable(),
 });
 
 /**
@@ -157,6 +159,7 @@ export function decodeGate(
     state: hash.state,
     votes: hash.votes,
     ...(decision === undefined ? {} : { decision }),
+    ...(hash.reopened === null ? {} : { reopened: hash.reopened }),
     ...(hash.expiresAt === null ? {} : { expiresAt: hash.expiresAt }),
     version: hash.version,
   };

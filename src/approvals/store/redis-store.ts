@@ -31,6 +31,8 @@ import {
   type RecordRunInput,
   type RenewLeaseInput,
   type RenewLeaseResult,
+  type ReopenInput,
+  type ReopenResult,
   type ResumeFailedInput,
   type RunIntent,
   StoreError,
@@ -62,6 +64,7 @@ import {
   pauseFactsOf,
   personDecision,
   recordedGates,
+  reopenedDetail,
   resumeFailedDetail,
   systemDecision,
   voteDetail,
@@ -76,6 +79,7 @@ import { FINISH_RESUME_LUA } from './scripts/finish-resume.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
 import { RENEW_LEASE_LUA } from './scripts/renew-lease.lua.js';
+import { REOPEN_LUA } from './scripts/reopen.lua.js';
 import {
   type PauseScriptReply,
   parsePauseScriptReply,
@@ -151,6 +155,7 @@ const SCRIPTS = {
   claimResume: new LuaScript('claim_resume', CLAIM_RESUME_LUA),
   renewLease: new LuaScript('renew_lease', RENEW_LEASE_LUA),
   finishResume: new LuaScript('finish_resume', FINISH_RESUME_LUA),
+  reopen: new LuaScript('reopen', REOPEN_LUA),
 };
 
 /** What a per-pause script answered, with the pause as the script left it. */
@@ -531,6 +536,24 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   markResumeRefused(input: ResumeFailedInput): Promise<FinishResult> {
     return this.finish(input, 'refused', input.error, resumeFailedDetail(input.error));
+  }
+
+  async reopen(input: ReopenInput): Promise<ReopenResult> {
+    const { pauseId, owner, voter, why, now } = input;
+    const outcome = await this.onPause(SCRIPTS.reopen, pauseId, (callIds) => [
+      now,
+      owner,
+      JSON.stringify({ at: now, voter, why }),
+      reopenedDetail(voter, why),
+      ...input.callIds.map((callId) => callIds.indexOf(callId) + 1).filter((i) => i > 0),
+    ]);
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code === 'LOST_LEASE') return { kind: 'lost_lease', view };
+    if (outcome.code !== 'REOPENED') throw unexpected(SCRIPTS.reopen, outcome.code);
+    const updates = this.indexes.afterReopen(view, outcome.info, now);
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return { kind: 'reopened', view, callIds: outcome.info };
   }
 
   /** Explicit user approvers only: user groups and channel members are known only to Slack. */

@@ -194,6 +194,7 @@ export const AUDIT_EVENTS = [
   'resumed',
   'resume_failed',
   'resume_refused',
+  'reopened',
   'outcome_reported',
   'delivery',
 ] as const;
@@ -411,4 +412,9 @@ export const RECENT_DECISIONS_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** Whom a deciding entry concerns: its actor and the pause's requester, when they are people. */
 export function recentDecisionHolders(actor: string, requester: string): string[] {
   return [...new Set([actor, requester])].filter((id) => /^[UW][A-Z0-9]+$/.test(id));
+}
+
+/** The audit detail of a gate sent back by the re-check: whose approval, and why. */
+export function reopenedDetail(voter: string, why: string): string {
+  return `approval of ${voter} no longer holds: ${why}`;
 }

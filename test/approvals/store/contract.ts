@@ -781,6 +781,78 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         );
       });
 
+      it('an approval the re-check refuses goes back to pending: votes cleared, why kept, the resume idle, listed again, in the audit', async () => {
+        const pauseId = await decidedPause();
+        const view = await store.getPause(pauseId);
+        const callId = view?.pause.callIds[0] ?? '';
+        const lease = { pauseId, leaseMs: LEASE_MS };
+        await store.claimResume({ ...lease, owner: 'r1', now: T0 + 10 });
+        const why = 'not among the approvers of rule defaults now';
+        const sendBack = { pauseId, callIds: [callId], voter: APPROVER, why };
+        expect((await store.reopen({ ...sendBack, owner: 'r2', now: T0 + 11 })).kind).toBe(
+          'lost_lease',
+        );
+        const result = await store.reopen({ ...sendBack, owner: 'r1', now: T0 + 12 });
+        expect(result).toMatchObject({ kind: 'reopened', callIds: [callId] });
+        const gate = (await store.getPause(pauseId))?.gates[0];
+        expect(gate).toMatchObject({
+          state: 'pending',
+          votes: [],
+          reopened: { at: T0 + 12, voter: APPROVER, why },
+        });
+        expect(gate?.decision).toBeUndefined();
+        const after = await store.getPause(pauseId);
+        expect(after?.pause.resume.state).toBe('idle');
+        expect(after?.pause.resume.leaseOwner).toBeUndefined();
+        // Not due: nothing is decided any more.
+        expect(await store.dueResumes(T0 + 20)).not.toContain(pauseId);
+        expect(await store.listPendingByApprover(APPROVER)).toContainEqual({ pauseId, callId });
+        const trail = await store.readAudit({ pauseId });
+        expect(trail.at(-1)).toMatchObject({
+          event: 'reopened',
+          actor: 'r1',
+          callId,
+          detail: `approval of ${APPROVER} no longer holds: ${why}`,
+        });
+        // The same person may decide again, and the pause resumes once.
+        const again = await store.vote({
+          pauseId,
+          callId,
+          voter: APPROVER,
+          choice: 'reject',
+          now: T0 + 30,
+        });
+        expect(again).toMatchObject({ kind: 'decided', state: 'rejected', pauseDecided: true });
+        expect(await store.dueResumes(T0 + 31)).toContain(pauseId);
+        expect((await store.claimResume({ ...lease, owner: 'r3', now: T0 + 31 })).kind).toBe(
+          'claimed',
+        );
+      });
+
+      it('re-check: a rejected gate is never sent back', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const callId = firstCallId(input);
+        await store.vote({
+          pauseId: input.id,
+          callId,
+          voter: APPROVER,
+          choice: 'reject',
+          now: T0 + 1,
+        });
+        await store.claimResume({ pauseId: input.id, owner: 'r1', now: T0 + 2, leaseMs: LEASE_MS });
+        const result = await store.reopen({
+          pauseId: input.id,
+          owner: 'r1',
+          callIds: [callId],
+          voter: APPROVER,
+          why: 'x',
+          now: T0 + 3,
+        });
+        expect(result).toMatchObject({ kind: 'reopened', callIds: [] });
+        expect((await store.getPause(input.id))?.pause.resume.state).toBe('resuming');
+      });
+
       it('cannot be claimed while a gate is pending', async () => {
         const input = newPause({ gates: 2 });
         await store.createPause(input);

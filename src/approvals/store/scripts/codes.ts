@@ -15,6 +15,7 @@ export const ScriptCode = {
   CANCELLED: 20,
   NOTHING_PENDING: 21,
   WITHDRAWN: 22,
+  REOPENED: 23,
   NOT_DUE: 30,
   NOT_PENDING: 31,
   CLAIMED: 40,

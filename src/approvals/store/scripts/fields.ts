@@ -12,7 +12,8 @@
  * `policy` (JSON; likewise), `callId`, `state`,
  * `version`, `expiresAt`, `votes` (JSON array, appended to), `approvals` (distinct approving
  * voters), `lastPayload` (JSON of the latest approve vote's payload), `decision` (JSON: by, at,
- * reason), `decisionPayload` (JSON), and one `v:<voter>` field per voter.
+ * reason), `decisionPayload` (JSON), `reopened` (JSON: at, why; see reopen.lua.ts), and one
+ * `v:<voter>` field per voter.
  */
 
 /**
@@ -44,6 +45,7 @@ export const GATE_FIELDS = [
   'votes',
   'decision',
   'decisionPayload',
+  'reopened',
 ] as const;
 
 /**

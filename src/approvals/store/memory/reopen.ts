@@ -1,0 +1,39 @@
+import type { Reopened } from '../../records.js';
+import type { ReopenResult } from '../../store.js';
+import type { PauseRun } from './prelude.js';
+
+/**
+ * Twin of scripts/reopen.lua.ts: approved gates back to pending, votes cleared and the reason
+ * kept, the resume back to idle; only for the resume's lease owner while it resumes.
+ */
+export function reopen(
+  run: PauseRun,
+  args: { owner: string; callIds: readonly string[]; reopened: Reopened; detail: string },
+): ReopenResult {
+  const pause = run.entry.pause;
+  if (pause.resume.leaseOwner !== args.owner || pause.resume.state !== 'resuming') {
+    return { kind: 'lost_lease', view: run.view() };
+  }
+  const callIds: string[] = [];
+  for (const callId of args.callIds) {
+    const gate = run.gate(callId);
+    if (gate === undefined || gate.record.state !== 'approved') continue;
+    gate.voters.clear();
+    gate.approvals = 0;
+    delete gate.lastPayload;
+    delete gate.record.decision;
+    gate.record.state = 'pending';
+    gate.record.votes = [];
+    gate.record.reopened = structuredClone(args.reopened);
+    gate.record.version += 1;
+    run.audit('reopened', args.owner, callId, args.detail);
+    callIds.push(callId);
+  }
+  if (callIds.length > 0) {
+    const { leaseOwner: _owner, leaseUntil: _until, ...resume } = pause.resume;
+    pause.resume = resume;
+    run.setResume('idle');
+    delete run.entry.removeAt;
+  }
+  return { kind: 'reopened', view: run.view(), callIds };
+}

@@ -1,0 +1,212 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { rename, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { startConversation } from '../support/adk-conversation.js';
+import {
+  buttons,
+  CHANNELS,
+  cardText,
+  type Harness,
+  PEOPLE,
+  startHarness,
+} from '../support/app-harness.js';
+
+/**
+ * The re-check at the moment of use: an approver removed from the policy between their click
+ * and the resume (held up here by an unreachable ADK server, then a Retry) gets nothing sent;
+ * the gate is pending again, the card and the thread say why, the audit records it, and an
+ * approver who is still allowed decides it, after which the tool runs once. Real Redis, the real
+ * ADK api_server behind a proxy the test takes down, the Slack sandbox.
+ */
+const { alice, bob, carol } = PEOPLE;
+const OPS = CHANNELS.ops.id;
+const policy = (approvers: readonly string[]) => `
+defaults:
+  approvers: [${approvers.join(', ')}]
+`;
+
+const KEY = `key-${randomBytes(12).toString('hex')}`;
+let harness: Harness;
+let receiver: Server;
+let webhookUrl: string;
+/** Deliveries the webhook receiver got, and how many more it answers 503. */
+const delivered: string[] = [];
+let failuresLeft = 0;
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (failuresLeft > 0) {
+        failuresLeft -= 1;
+        res.writeHead(503).end();
+        return;
+      }
+      delivered.push(String(req.headers['x-approvals-delivery']));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/`;
+  harness = await startHarness({
+    policy: policy([bob.id, carol.id]),
+    adkProxy: true,
+    apiKeys: `
+keys:
+  - name: runbooks
+    sha256: ${createHash('sha256').update(KEY).digest('hex')}
+    apps: [payments]
+    webhooks: [${webhookUrl}]
+    signingSecret: ${randomBytes(24).toString('hex')}
+`,
+    webhook: { timeoutMs: 2_000, backoffMs: 1_500, maxBackoffMs: 1_500 },
+  });
+});
+afterAll(async () => {
+  harness?.adkProxy?.setDown(false);
+  await harness?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+
+function cardNow(threadTs: string, ts: string) {
+  return harness.sandbox.replies(OPS, threadTs).find((message) => message.ts === ts);
+}
+
+/** Replaces the policy file as a config map does, and waits for the app to load it. */
+async function replacePolicy(text: string): Promise<void> {
+  const mark = harness.logs.length;
+  await writeFile(`${harness.policyFile}.next`, text);
+  await rename(`${harness.policyFile}.next`, harness.policyFile);
+  await vi.waitFor(
+    () => {
+      if (!harness.logs.slice(mark).some((line) => line.includes('policy reloaded'))) {
+        throw new Error('the policy is not reloaded yet');
+      }
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+}
+
+const click = (user: string, ts: string, actionId: string) =>
+  harness.sandbox.clickButton({ user, channel: OPS, messageTs: ts, actionId });
+
+describe('the re-check before a resume', () => {
+  it('an approver removed between the click and the resume: nothing is sent, the card is pending again and says why; an approver still allowed decides', {
+    timeout: 60_000,
+  }, async () => {
+    const proxy = harness.adkProxy;
+    if (proxy === undefined) throw new Error('the harness has no ADK proxy');
+    const root = await harness.runAgent(alice.id, OPS, 'payments transfer 612');
+    const card = await harness.card(OPS, root.ts);
+
+    proxy.setDown(true);
+    await click(bob.id, card.ts, ACTION_IDS.approve);
+    await harness.sandbox.waitFor(
+      () => {
+        const now = cardNow(root.ts, card.ts);
+        return now && buttons(now).some((b) => b.action_id === ACTION_IDS.retryResume) && now;
+      },
+      { timeoutMs: 20_000 },
+    );
+    await replacePolicy(policy([carol.id]));
+    proxy.setDown(false);
+    await click(alice.id, card.ts, ACTION_IDS.retryResume);
+
+    const said = await harness.reply(OPS, root.ts, 'no longer holds');
+    expect(cardText(said)).toContain(`<@${bob.id}>`);
+    expect(cardText(said)).toContain('nothing was sent to the agent');
+    const pending = await harness.sandbox.waitFor(() => {
+      const now = cardNow(root.ts, card.ts);
+      return now && cardText(now).includes('Sent back for a new decision') && now;
+    });
+    expect(buttons(pending).map((b) => b.action_id)).toContain(ACTION_IDS.approve);
+    const view = await harness.pauseOf(card);
+    expect(view.gates[0]).toMatchObject({
+      state: 'pending',
+      votes: [],
+      reopened: { voter: bob.id, why: expect.stringContaining('no longer among the approvers') },
+    });
+    expect(view.pause.resume.state).toBe('idle');
+    const trail = await harness.store.readAudit({ pauseId: view.pause.id });
+    expect(trail.map((entry) => entry.event)).toContain('reopened');
+    expect(trail.find((entry) => entry.event === 'reopened')?.detail).toContain(bob.id);
+    // Nothing reached the agent: its session holds no answer to the confirmation.
+    const session = await harness.adk.getSession(
+      'payments',
+      view.pause.adk.userId,
+      view.pause.adk.sessionId,
+    );
+    expect(JSON.stringify(session.events)).not.toContain('"transferred"');
+
+    // bob may not decide again; carol may, and the tool runs once.
+    await click(bob.id, card.ts, ACTION_IDS.approve);
+    await click(carol.id, card.ts, ACTION_IDS.approve);
+    const answer = await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
+    expect(answer.text).toContain('"amount":612');
+    const after = await harness.pauseOf(card);
+    expect(after.gates[0]?.decision?.by).toBe(carol.id);
+    const resumed = await harness.adk.getSession(
+      'payments',
+      after.pause.adk.userId,
+      after.pause.adk.sessionId,
+    );
+    expect(JSON.stringify(resumed.events).split('"transferred"').length - 1).toBe(1);
+  });
+
+  it('webhook mode: an approval that no longer holds at the next delivery attempt is not delivered; the gate waits for a new decision', {
+    timeout: 60_000,
+  }, async () => {
+    await replacePolicy(policy([bob.id, carol.id]));
+    const chat = await startConversation(harness.adk, 'payments', 'u-recheck');
+    const events = await chat.send('transfer 613');
+    const created = await fetch(`http://127.0.0.1:${harness.app.port}/v1/pauses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        app: 'payments',
+        userId: chat.userId,
+        sessionId: chat.sessionId,
+        events,
+        channel: OPS,
+        resume: { mode: 'webhook', url: `${webhookUrl}payments` },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const card = await harness.sandbox.waitFor(() =>
+      harness.sandbox.messages(OPS).find((m) => JSON.stringify(m.blocks).includes(id)),
+    );
+    failuresLeft = 1;
+    await click(bob.id, card.ts, ACTION_IDS.approve);
+    // The first attempt fails (503); before the next one bob leaves the approvers.
+    await vi.waitFor(
+      async () => {
+        if ((await harness.store.readNotes(id)).delivery?.state !== 'retrying')
+          throw new Error('not yet');
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    await replacePolicy(policy([carol.id]));
+    const view = await vi.waitFor(
+      async () => {
+        const now = await harness.store.getPause(id);
+        if (now?.gates[0]?.reopened === undefined) throw new Error('not sent back yet');
+        return now;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    expect(view.gates[0]).toMatchObject({ state: 'pending', reopened: { voter: bob.id } });
+    expect(delivered).not.toContain(id);
+    await click(carol.id, card.ts, ACTION_IDS.approve);
+    await vi.waitFor(
+      () => {
+        if (!delivered.includes(id)) throw new Error('not delivered yet');
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    expect((await harness.store.getPause(id))?.gates[0]?.decision?.by).toBe(carol.id);
+  });
+});
