@@ -17,6 +17,10 @@ export type Refusal =
   | { kind: 'self_approval'; question?: true }
   /** Only the requester (or a policy admin) may withdraw a request. */
   | { kind: 'not_requester'; requester: string }
+  /** Only the approver (or a policy admin) may undo an approval. */
+  | { kind: 'not_decider' }
+  /** The undo window is over: the agent has the decision, or is being given it. */
+  | { kind: 'too_late' }
   | { kind: 'already_decided'; state: GateState; decision: GateDecision; question?: true }
   | { kind: 'already_voted'; approvals?: number; quorum?: number }
   | { kind: 'expired'; expiresAt?: number; onExpiry?: GatePolicy['onExpiry'] }

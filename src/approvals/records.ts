@@ -35,6 +35,8 @@ export const gatePolicySchema = z.object({
   escalateAfterMs: z.number().int().positive().optional(),
   escalateTo: z.array(approverSchema).optional(),
   reasonRequired: z.boolean(),
+  /** The resume waits this long after an approval, during which its decider may undo it. */
+  undoWindowMs: z.number().int().positive().optional(),
   /** Approving asks "are you sure?" first (money, deletions). Absent: false. */
   confirm: z.boolean().optional(),
   /** What the edit form enforces on the payload before an approval is spent. */
@@ -124,8 +126,17 @@ export function policyRuleOf(by: string): string | undefined {
   return by.startsWith(POLICY_ACTOR_PREFIX) ? by.slice(POLICY_ACTOR_PREFIX.length) : undefined;
 }
 
-/** `voter`: whose approval no longer held; `why`: the reason, without names or arguments. */
-export const reopenedSchema = z.object({ at: z.number(), voter: z.string(), why: z.string() });
+/**
+ * A gate sent back to pending: by the re-check before a resume (`voter`: whose approval no longer
+ * held; `why`: the reason, without names or arguments), or undone in its undo window (`kind:
+ * 'undo'`, `voter`: who undid it).
+ */
+export const reopenedSchema = z.object({
+  at: z.number(),
+  voter: z.string(),
+  why: z.string(),
+  kind: z.enum(['recheck', 'undo']).optional(),
+});
 export type Reopened = z.infer<typeof reopenedSchema>;
 
 export const gateRecordSchema = gateSchema.extend({
@@ -168,6 +179,8 @@ export const resumeSchema = z.object({
   lastError: z.string().optional(),
   /** When the state last changed. */
   at: z.number().optional(),
+  /** An undo window: the resume is not claimed before then (ms), and the decider may undo. */
+  holdUntil: z.number().optional(),
 });
 export type ResumeStatus = z.infer<typeof resumeSchema>;
 

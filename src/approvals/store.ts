@@ -93,6 +93,11 @@ export interface ConfirmationStore {
    * allowed decides again. Only the resume's lease owner, while it resumes.
    */
   reopen(input: ReopenInput): Promise<ReopenResult>;
+  /**
+   * Within a pause's undo window, `by` takes back their approvals (all of them, for an admin):
+   * the gates go back to pending and the hold ends. Nothing was sent to the agent.
+   */
+  undo(input: UndoInput): Promise<UndoResult>;
 
   listPendingByChannel(channelId: string, limit?: number): Promise<GateRef[]>;
   /**
@@ -301,6 +306,8 @@ export type ClaimResult =
   | { kind: 'not_decided'; view: PauseView }
   /** Another owner holds a live lease. */
   | { kind: 'leased'; view: PauseView; leaseUntil: number }
+  /** In its undo window: not claimed before `until`. */
+  | { kind: 'held'; view: PauseView; until: number }
   | { kind: 'finished'; view: PauseView }
   | { kind: 'not_found' };
 
@@ -406,6 +413,23 @@ export type ReopenResult =
   /** `callIds`: the gates sent back (none when none of them was approved). */
   | { kind: 'reopened'; view: PauseView; callIds: string[] }
   | { kind: 'lost_lease'; view: PauseView }
+  | { kind: 'not_found' };
+
+export interface UndoInput {
+  pauseId: string;
+  /** A Slack user id. */
+  by: string;
+  /** An admin undoes any approval of the pause; a person only their own. */
+  admin: boolean;
+  now: number;
+}
+
+export type UndoResult =
+  | { kind: 'undone'; view: PauseView; callIds: string[] }
+  /** The window ended, or the resume was claimed already. */
+  | { kind: 'too_late'; view: PauseView }
+  /** `by` approved none of the pause's gates. */
+  | { kind: 'not_decider'; view: PauseView }
   | { kind: 'not_found' };
 
 export type FinishResult =

@@ -100,6 +100,11 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
     if (target === undefined) return unreadable(context);
     await answer(context, await workflow.withdraw({ pauseId: target.pauseId, user: context.user }));
   });
+  on(ACTION_IDS.undo, async (context) => {
+    const target = parseButtonValue(context.action.value);
+    if (target === undefined) return unreadable(context);
+    await answer(context, await workflow.undo(target.pauseId, context.user));
+  });
   on(ACTION_IDS.retryResume, async (context) => {
     const target = parseButtonValue(context.action.value);
     if (target === undefined) return unreadable(context);

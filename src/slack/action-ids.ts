@@ -29,6 +29,11 @@ export const ACTION_IDS = {
   /** Button shown when resuming the agent failed. Value: `ButtonValue` without `callId`. */
   retryResume: 'approvals.retry_resume',
   /**
+   * Button on a decided card while its undo window lasts; only the approver or a policy admin may
+   * use it. Value: `ButtonValue` without `callId`.
+   */
+  undo: 'approvals.undo',
+  /**
    * Overflow menu on a compact gate row, or the "Decide one…" select of a card too large for a
    * row per gate. `selected_option.value`: `GateChoice`.
    */

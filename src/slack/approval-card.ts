@@ -252,6 +252,21 @@ class CardParts {
     switch (resume.state) {
       case 'idle':
         if (this.pending.length > 0 || this.contexts.length === 0) return undefined;
+        if (resume.holdUntil !== undefined && resume.holdUntil > this.now) {
+          // The undo window: the decider (or an admin) may still take the approval back.
+          return withBlockId(key, {
+            type: 'section',
+            text: mrkdwn(
+              `:hourglass_flowing_sand: ${allDecided(askingOf(this.view.gates))}: the agent resumes ${slackDate(resume.holdUntil)} unless the approver undoes it.`,
+            ),
+            accessory: {
+              type: 'button',
+              action_id: ACTION_IDS.undo,
+              text: plain('Undo'),
+              value: encodeButtonValue({ pauseId: pause.id }),
+            },
+          });
+        }
         return withBlockId(key, {
           type: 'section',
           text: mrkdwn(

@@ -95,6 +95,9 @@ export function progressText(gate: GateRecord, max: number): string | undefined 
  */
 export function reopenedText(gate: GateRecord, max: number): string | undefined {
   if (gate.state !== 'pending' || gate.reopened === undefined) return undefined;
+  if (gate.reopened.kind === 'undo') {
+    return `:leftwards_arrow_with_hook: Undone by ${userMention(gate.reopened.voter)} before it ran: waiting for a new decision`;
+  }
   const head = `:leftwards_arrow_with_hook: Sent back for a new decision, nothing was sent to the agent: ${userMention(gate.reopened.voter)}’s approval no longer holds (`;
   return `${head}${escapeWithin(gate.reopened.why, Math.max(20, max - head.length - 1))})`;
 }

@@ -52,6 +52,10 @@ function line(refusal: Refusal): string {
       return refusal.requester.startsWith('api:')
         ? 'Only a policy admin can withdraw this request: an agent posted it, and the agent can cancel it.'
         : `Only ${userMention(refusal.requester)}, who asked for this, or a policy admin can withdraw it.`;
+    case 'not_decider':
+      return 'Only the person who approved this, or a policy admin, can undo it.';
+    case 'too_late':
+      return 'Too late to undo: the agent has been given the decision.';
     case 'already_decided':
       return decidedLine(refusal.state, refusal.decision, refusal.question === true);
     case 'already_voted': {

@@ -233,6 +233,14 @@ export function renderSentBack(voter: string, tools: readonly string[], why: str
   );
 }
 
+/** An approval taken back in its undo window: nothing ran, the call waits for a new decision. */
+export function renderUndone(by: string, tools: readonly string[]): SlackMessage {
+  const calls = tools.map((tool) => inlineCode(tool, 60)).join(', ');
+  return messageOf(
+    `:leftwards_arrow_with_hook: ${userMention(by)} undid the approval of ${calls} before it ran: nothing was sent to the agent. It waits for a new decision on its card.`,
+  );
+}
+
 /** Something in the agent's stream this app could not use; the run goes on. */
 export function renderStreamWarning(problem: string): SlackMessage {
   return messageOf(`:warning: ${escapeWithin(problem, ERROR_MAX)}`);

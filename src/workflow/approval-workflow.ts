@@ -44,6 +44,7 @@ import {
   type ThreadMessageOutcome,
   ThreadReplies,
 } from './thread-replies.js';
+import { Undos } from './undos.js';
 import { type VoteToVerify, VoteVerifier } from './vote-verifier.js';
 import {
   WebhookDeliveries,
@@ -122,6 +123,7 @@ export class ApprovalWorkflow {
   private readonly decider: Decider;
   private readonly reminders: Reminders;
   private readonly withdrawals: Withdrawals;
+  private readonly undos: Undos;
   private readonly resumer: Resumer;
   /** Resumers of the other configured ADK targets, for API pauses in `adk` mode. */
   private readonly targetResumers = new Map<string, Resumer>();
@@ -244,6 +246,14 @@ export class ApprovalWorkflow {
       refreshCard,
       onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
       ...(deps.people === undefined ? {} : { people: deps.people }),
+    });
+    this.undos = new Undos({
+      store,
+      policy: deps.policy,
+      threads,
+      clock,
+      log: log.child('undo'),
+      refreshCard,
     });
     this.verifier = new VoteVerifier({
       store,
@@ -439,6 +449,11 @@ export class ApprovalWorkflow {
   /** Withdraw: the requester or a policy admin calls the pending request off. */
   withdraw(request: WithdrawRequest): Promise<DecisionReply> {
     return this.decide(request.pauseId, () => this.withdrawals.withdraw(request));
+  }
+
+  /** Undo, in a decision's undo window: its approver or a policy admin takes the approval back. */
+  undo(pauseId: string, user: string): Promise<DecisionReply> {
+    return this.decide(pauseId, () => this.undos.undo(pauseId, user));
   }
 
   /** The Retry button on a failed resume: the requester or any approver may press it. */

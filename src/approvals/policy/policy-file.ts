@@ -214,6 +214,8 @@ function resolveEntry(
   };
   const confirm = own.confirm ?? inherited.confirm;
   if (confirm) policy.confirm = true;
+  const undoWindow = own.undoWindow ?? inherited.undoWindow;
+  if (undoWindow !== undefined) policy.undoWindowMs = undoWindow;
   const remindAfter = own.remindAfter ?? inherited.remindAfter;
   if (remindAfter !== undefined) policy.remindAfterMs = remindAfter;
   const escalateAfter = own.escalateAfter ?? inherited.escalateAfter;

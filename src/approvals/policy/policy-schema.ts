@@ -145,6 +145,9 @@ const onExpiry = z.enum(['reject', 'timeout', 'cancel'], {
 });
 
 /** Reminder and escalation delays: a duration, never `never` (leave the key out instead). */
+/** An undo window holds the agent's resume: minutes at most. */
+const MAX_UNDO_WINDOW_MS = 10 * 60 * 1000;
+
 const delay = z
   .string({ error: expected(`a duration such as ${DURATION_EXAMPLES}`) })
   .transform((text, ctx): number => {
@@ -179,6 +182,11 @@ const settingsShape = {
   escalateTo: approverList.optional(),
   reasonRequired: flag.optional(),
   confirm: flag.optional(),
+  undoWindow: delay
+    .refine((ms) => ms <= MAX_UNDO_WINDOW_MS, {
+      message: 'expected at most 10m: the agent waits for it',
+    })
+    .optional(),
 };
 
 export const settingsSchema = z.strictObject(settingsShape, {

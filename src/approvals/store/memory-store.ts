@@ -32,6 +32,8 @@ import type {
   ReopenResult,
   ResumeFailedInput,
   RunIntent,
+  UndoInput,
+  UndoResult,
   VoteAllInput,
   VoteAllResult,
   VoteInput,
@@ -50,6 +52,7 @@ import { renewLease } from './memory/renew-lease.js';
 import { reopen } from './memory/reopen.js';
 import { MemoryRunIntents } from './memory/run-intents.js';
 import { setCardTs } from './memory/set-card-ts.js';
+import { undo } from './memory/undo.js';
 import { vote, voteAll } from './memory/vote.js';
 import { withdraw } from './memory/withdraw.js';
 import { MemoryNudges } from './memory-nudges.js';
@@ -78,6 +81,7 @@ import {
   reopenedDetail,
   resumeFailedDetail,
   systemDecision,
+  UNDONE_WHY,
   voteDetail,
   withdrawDetail,
 } from './rules.js';
@@ -346,6 +350,17 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return Promise.resolve(this.finish(input, 'refused', input.error, detail));
   }
 
+  async undo(input: UndoInput): Promise<UndoResult> {
+    const { pauseId, by, admin, now } = input;
+    const run = this.load(pauseId, now);
+    if (!run) return { kind: 'not_found' };
+    const reopened = { at: now, voter: by, why: UNDONE_WHY, kind: 'undo' as const };
+    const result = undo(run, { by, any: admin, reopened, detail: UNDONE_WHY });
+    this.mirror(run);
+    if (result.kind === 'undone') this.afterCreate(result.view, false);
+    return result;
+  }
+
   async reopen(input: ReopenInput): Promise<ReopenResult> {
     const { pauseId, owner, callIds, voter, why, now } = input;
     const run = this.load(pauseId, now);
@@ -588,7 +603,7 @@ function resumeDueAt(entry: MemoryPause): number | undefined {
   const { resume } = entry.pause;
   if (resume.state === 'resuming') return resume.leaseUntil;
   if (resume.state !== 'idle') return undefined;
-  let decidedAt = 0;
+  let decidedAt = resume.holdUntil ?? 0;
   for (const { record } of entry.gates) {
     if (record.decision === undefined) return undefined;
     decidedAt = Math.max(decidedAt, record.decision.at);

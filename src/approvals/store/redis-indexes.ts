@@ -221,7 +221,8 @@ export class RedisIndexes {
       batch.remove(this.keys.resume, pause.id);
       for (const callId of pause.callIds) batch.expireCallIndex(callId, pause.id);
     } else if (pauseDecided) {
-      batch.add(this.keys.resume, now, pause.id);
+      // An undo window holds the resume: the sweep takes it when the window ends.
+      batch.add(this.keys.resume, Math.max(now, pause.resume.holdUntil ?? 0), pause.id);
     }
   }
 
@@ -248,6 +249,11 @@ export class RedisIndexes {
         ];
       }),
     ];
+  }
+
+  /** A claim refused for an undo window: its resume is due when the window ends (GT: never earlier). */
+  afterHeld(view: PauseView, until: number): Promise<unknown>[] {
+    return [this.redis.zadd(this.keys.resume, 'GT', until, view.pause.id)];
   }
 
   /** A claim's lease end is when its resume is due again (GT: an older claim never undoes it). */

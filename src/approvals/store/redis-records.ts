@@ -95,6 +95,7 @@ const pauseHashSchema = z.object({
   leaseUntil: numberText.nullable(),
   lastError: z.string().nullable(),
   resumeAt: numberText.nullable(),
+  holdUntil: numberText.nullable(),
 });
 
 const gateHashSchema = z.object({
@@ -126,6 +127,7 @@ export function decodePause(key: string, values: readonly (string | null)[]): Pa
       ...(hash.leaseUntil === null ? {} : { leaseUntil: hash.leaseUntil }),
       ...(hash.lastError === null ? {} : { lastError: hash.lastError }),
       ...(hash.resumeAt === null ? {} : { at: hash.resumeAt }),
+      ...(hash.holdUntil === null ? {} : { holdUntil: hash.holdUntil }),
     },
     version: hash.version,
   };

@@ -36,6 +36,8 @@ import {
   type ResumeFailedInput,
   type RunIntent,
   StoreError,
+  type UndoInput,
+  type UndoResult,
   type VoteAllInput,
   type VoteAllResult,
   type VoteInput,
@@ -67,6 +69,7 @@ import {
   reopenedDetail,
   resumeFailedDetail,
   systemDecision,
+  UNDONE_WHY,
   voteDetail,
   withdrawDetail,
 } from './rules.js';
@@ -86,6 +89,7 @@ import {
   type ScriptAuditEntry,
 } from './scripts/reply.js';
 import { SET_CARD_TS_LUA } from './scripts/set-card-ts.lua.js';
+import { UNDO_LUA } from './scripts/undo.lua.js';
 import { VOTE_ALL_LUA, VOTE_LUA } from './scripts/vote.lua.js';
 import { WITHDRAW_LUA } from './scripts/withdraw.lua.js';
 
@@ -156,6 +160,7 @@ const SCRIPTS = {
   renewLease: new LuaScript('renew_lease', RENEW_LEASE_LUA),
   finishResume: new LuaScript('finish_resume', FINISH_RESUME_LUA),
   reopen: new LuaScript('reopen', REOPEN_LUA),
+  undo: new LuaScript('undo', UNDO_LUA),
 };
 
 /** What a per-pause script answered, with the pause as the script left it. */
@@ -504,6 +509,11 @@ export class RedisConfirmationStore implements ConfirmationStore {
         return { kind: 'finished', view };
       case 'AWAITING_RETRY':
         return { kind: 'awaiting_retry', view };
+      case 'NOT_DUE': {
+        const until = Number(outcome.info[0]);
+        await this.indexes.apply(view, outcome.audit, now, this.indexes.afterHeld(view, until));
+        return { kind: 'held', view, until };
+      }
       default:
         throw unexpected(SCRIPTS.claimResume, outcome.code);
     }
@@ -536,6 +546,26 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   markResumeRefused(input: ResumeFailedInput): Promise<FinishResult> {
     return this.finish(input, 'refused', input.error, resumeFailedDetail(input.error));
+  }
+
+  async undo(input: UndoInput): Promise<UndoResult> {
+    const { pauseId, by, admin, now } = input;
+    const reopened = { at: now, voter: by, why: UNDONE_WHY, kind: 'undo' };
+    const outcome = await this.onPause(SCRIPTS.undo, pauseId, () => [
+      now,
+      by,
+      admin ? '1' : '0',
+      JSON.stringify(reopened),
+      UNDONE_WHY,
+    ]);
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code === 'TOO_LATE') return { kind: 'too_late', view };
+    if (outcome.code === 'NOT_DECIDER') return { kind: 'not_decider', view };
+    if (outcome.code !== 'UNDONE') throw unexpected(SCRIPTS.undo, outcome.code);
+    const updates = this.indexes.afterReopen(view, outcome.info, now);
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return { kind: 'undone', view, callIds: outcome.info };
   }
 
   async reopen(input: ReopenInput): Promise<ReopenResult> {

@@ -195,6 +195,7 @@ export const AUDIT_EVENTS = [
   'resume_failed',
   'resume_refused',
   'reopened',
+  'undone',
   'outcome_reported',
   'delivery',
 ] as const;
@@ -418,3 +419,6 @@ export function recentDecisionHolders(actor: string, requester: string): string[
 export function reopenedDetail(voter: string, why: string): string {
   return `approval of ${voter} no longer holds: ${why}`;
 }
+
+/** Why an undone gate is pending again (its `reopened.why` and audit detail). */
+export const UNDONE_WHY = 'undone within its undo window, before it ran';

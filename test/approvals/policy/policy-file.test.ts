@@ -269,7 +269,7 @@ describe('parsePolicy: errors name the file, line, column and key', () => {
       'policy.yml:4:14 rules[0].match.tools: unknown key (did you mean tool?)',
       'policy.yml:5:5 rules[0].approver: unknown key (did you mean approvers?)',
       'policy.yml:6:5 rules[0].self_approval: unknown key (did you mean selfApproval?)',
-      'policy.yml:8:5 rules[1].color: unknown key (expected one of name, match, when, decision, reason, risk, redact, payloadSchema, channel, approvers, quorum, selfApproval, expiresIn, onExpiry, remindAfter, escalateAfter, escalateTo, reasonRequired, confirm)',
+      'policy.yml:8:5 rules[1].color: unknown key (expected one of name, match, when, decision, reason, risk, redact, payloadSchema, channel, approvers, quorum, selfApproval, expiresIn, onExpiry, remindAfter, escalateAfter, escalateTo, reasonRequired, confirm, undoWindow)',
     ]);
   });
 
@@ -685,6 +685,16 @@ describe('parsePolicy: reminders, escalation and what expiry tells the agent', (
       'policy.yml:3:18 defaults.escalateAfter: expected a duration such as 45s, 30m, 2h, 7d or 1h30m, got "5 minutes"',
       'policy.yml:4:16 defaults.escalateTo[0]: expected a user id (U… or W…), a user group id (S…) or "channel", got "@leads" (names change and are not unique: use the id from the profile)',
       'policy.yml:5:13 defaults.onExpiry: expected reject, timeout or cancel, got "ignore"',
+    ]);
+  });
+
+  it('reads an undo window, at most 10m', () => {
+    const { policy: ok } = policyOf(
+      yaml('defaults:', '  approvers: [U0BOB000001]', '  undoWindow: 30s'),
+    );
+    expect(resolveGatePolicy(ok, { app: 'a', tool: 't' }).policy.undoWindowMs).toBe(30_000);
+    expect(errorsOf(yaml('defaults:', '  undoWindow: 1h'))).toEqual([
+      'policy.yml:2:15 defaults.undoWindow: expected at most 10m: the agent waits for it',
     ]);
   });
 });

@@ -829,6 +829,76 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         );
       });
 
+      it('an undo window holds the resume until its end: not claimed, not due; then claimed once', async () => {
+        const input = newPause({ policies: [policy({ undoWindowMs: 30_000 })] });
+        await store.createPause(input);
+        const callId = firstCallId(input);
+        await store.vote({
+          pauseId: input.id,
+          callId,
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 1,
+        });
+        const view = await store.getPause(input.id);
+        expect(view?.pause.resume).toMatchObject({ state: 'idle', holdUntil: T0 + 30_001 });
+        const claim = { pauseId: input.id, leaseMs: LEASE_MS };
+        expect(await store.claimResume({ ...claim, owner: 'r1', now: T0 + 2 })).toMatchObject({
+          kind: 'held',
+          until: T0 + 30_001,
+        });
+        expect(await store.dueResumes(T0 + 30_000)).not.toContain(input.id);
+        expect(await store.dueResumes(T0 + 30_001)).toContain(input.id);
+        expect((await store.claimResume({ ...claim, owner: 'r1', now: T0 + 30_001 })).kind).toBe(
+          'claimed',
+        );
+        expect(
+          (await store.undo({ pauseId: input.id, by: APPROVER, admin: false, now: T0 + 30_002 }))
+            .kind,
+        ).toBe('too_late');
+      });
+
+      it('undo in the window: only the approver or an admin; the gate is pending again, the hold ended, in the audit', async () => {
+        const input = newPause({ policies: [policy({ undoWindowMs: 30_000 })] });
+        await store.createPause(input);
+        const callId = firstCallId(input);
+        await store.vote({
+          pauseId: input.id,
+          callId,
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 1,
+        });
+        const undo = (by: string, admin: boolean, now: number) =>
+          store.undo({ pauseId: input.id, by, admin, now });
+        expect((await undo('U0SOMEONE', false, T0 + 5)).kind).toBe('not_decider');
+        const undone = await undo(APPROVER, false, T0 + 6);
+        expect(undone).toMatchObject({ kind: 'undone', callIds: [callId] });
+        const view = await store.getPause(input.id);
+        expect(view?.gates[0]).toMatchObject({
+          state: 'pending',
+          votes: [],
+          reopened: { at: T0 + 6, voter: APPROVER, kind: 'undo' },
+        });
+        expect(view?.pause.resume.holdUntil).toBeUndefined();
+        expect((await store.readAudit({ pauseId: input.id })).at(-1)).toMatchObject({
+          event: 'undone',
+          actor: APPROVER,
+          callId,
+        });
+        // Decided again, and an admin undoes it.
+        await store.vote({
+          pauseId: input.id,
+          callId,
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 7,
+        });
+        expect((await undo('U0ADMIN', true, T0 + 8)).kind).toBe('undone');
+        expect((await store.getPause(input.id))?.gates[0]?.state).toBe('pending');
+        expect((await undo(APPROVER, false, T0 + 9)).kind).toBe('too_late');
+      });
+
       it('re-check: a rejected gate is never sent back', async () => {
         const input = newPause();
         await store.createPause(input);

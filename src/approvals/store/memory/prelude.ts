@@ -5,6 +5,7 @@ import {
   type GateState,
   type PauseRecord,
   type PauseView,
+  type Reopened,
   type ResumeStatus,
   SYSTEM_ACTOR,
 } from '../../records.js';
@@ -134,6 +135,26 @@ export class PauseRun {
   setResume(state: ResumeStatus['state']): void {
     this.entry.pause.resume = { ...this.entry.pause.resume, state, at: this.now };
     this.entry.pause.version += 1;
+  }
+
+  /** An undo window: the resume is not claimed before `until` (the latest of the pause's holds). */
+  hold(until: number): void {
+    const pause = this.entry.pause;
+    if (until <= (pause.resume.holdUntil ?? 0)) return;
+    pause.resume = { ...pause.resume, holdUntil: until };
+    pause.version += 1;
+  }
+
+  /** An approved gate back to pending (the re-check or an undo): votes cleared, why kept. */
+  sendBack(gate: MemoryGate, reopened: Reopened): void {
+    gate.voters.clear();
+    gate.approvals = 0;
+    delete gate.lastPayload;
+    delete gate.record.decision;
+    gate.record.state = 'pending';
+    gate.record.votes = [];
+    gate.record.reopened = structuredClone(reopened);
+    gate.record.version += 1;
   }
 
   /** A finished pause is kept for the retention period, then removed at once. */

@@ -18,14 +18,7 @@ export function reopen(
   for (const callId of args.callIds) {
     const gate = run.gate(callId);
     if (gate === undefined || gate.record.state !== 'approved') continue;
-    gate.voters.clear();
-    gate.approvals = 0;
-    delete gate.lastPayload;
-    delete gate.record.decision;
-    gate.record.state = 'pending';
-    gate.record.votes = [];
-    gate.record.reopened = structuredClone(args.reopened);
-    gate.record.version += 1;
+    run.sendBack(gate, args.reopened);
     run.audit('reopened', args.owner, callId, args.detail);
     callIds.push(callId);
   }

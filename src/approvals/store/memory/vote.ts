@@ -1,6 +1,7 @@
 import type { JsonValue } from '../../../json.js';
 import type { GateDecision, Vote } from '../../records.js';
 import type { VoteResult } from '../../store.js';
+import { initiatorOf } from '../audit-chain.js';
 import { approvedDetail, isDue, VOTE_OUTCOME } from '../rules.js';
 import type { MemoryGate, PauseRun } from './prelude.js';
 
@@ -52,6 +53,8 @@ export function vote(run: PauseRun, gate: MemoryGate, args: VoteArgs): VoteResul
   // This vote's payload if it has one, else the latest earlier approve vote's.
   const state = VOTE_OUTCOME.approve;
   run.decide(gate, state, args.decision, gate.lastPayload);
+  const undoMs = record.policy.undoWindowMs ?? 0;
+  if (undoMs > 0 && initiatorOf(voter) === 'person') run.hold(run.now + undoMs);
   run.audit('approved', voter, callId, approvedDetail(gate.approvals, quorum));
   return { kind: 'decided', view: run.view(), state, pauseDecided: run.pauseDecided() };
 }

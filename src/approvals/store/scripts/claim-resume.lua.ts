@@ -7,6 +7,7 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] owner, [3] lease until (ms), [4] lease length (ms, for the audit),
  *   [5] '1' when a person asked to retry a failed resume, else '0'
+ * An undo window holds a first claim until its end (NOT_DUE {holdUntil}).
  * Returns CLAIMED {attempt, the resume state before} | NOT_DECIDED | LEASED {leaseUntil} | FINISHED |
  *   AWAITING_RETRY | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
@@ -17,6 +18,10 @@ local state = pause.resume_state
 if RESUME_FINISHED[state] then return reply(CODE.FINISHED) end
 if pause.pending > 0 then return reply(CODE.NOT_DECIDED) end
 if state == RESUME.failed and ARGV[5] ~= '1' then return reply(CODE.AWAITING_RETRY) end
+local hold_until = tonumber(redis.call('HGET', PAUSE, 'holdUntil') or '')
+if state == RESUME.idle and hold_until and NOW_MS < hold_until then
+  return reply(CODE.NOT_DUE, {tostring(hold_until)})
+end
 if state == RESUME.resuming and pause.lease_until and pause.lease_until > NOW_MS then
   return reply(CODE.LEASED, {tostring(pause.lease_until)})
 end

@@ -6,7 +6,7 @@
  *
  * Pause hash: `record` (JSON: id, adk, requester, card without ts, callIds, createdAt), `cardTs`,
  * `version`, `gateCount`, `pending` (gates still pending), `resumeState`, `attempts`,
- * `leaseOwner`, `leaseUntil`, `lastError`, `resumeAt`.
+ * `leaseOwner`, `leaseUntil`, `lastError`, `resumeAt`, `holdUntil` (an undo window's end).
  *
  * Gate hash: `record` (JSON: the gate; kept in the pause hash, see GATE_FIELDS_ON_PAUSE),
  * `policy` (JSON; likewise), `callId`, `state`,
@@ -33,6 +33,7 @@ export const PAUSE_FIELDS = [
   'leaseUntil',
   'lastError',
   'resumeAt',
+  'holdUntil',
 ] as const;
 
 /** What a script returns of a gate, in this order (HMGET). */

@@ -89,6 +89,7 @@ local function load()
       return nil, corrupt(i, 'field policy')
     end
     gate.quorum, gate.on_expiry = policy.quorum, policy.onExpiry
+    gate.undo_ms = tonumber(policy.undoWindowMs) or 0
     gates[#gates + 1] = gate
   end
   return pause, gates
@@ -166,6 +167,27 @@ end
 local function set_resume(state)
   redis.call('HSET', PAUSE, 'resumeState', state, 'resumeAt', NOW)
   bump(PAUSE)
+end
+
+-- An undo window: the resume is not claimed before until_ms (the latest of the pause's holds).
+local function hold(until_ms)
+  local current = tonumber(redis.call('HGET', PAUSE, 'holdUntil') or '') or 0
+  if until_ms > current then
+    redis.call('HSET', PAUSE, 'holdUntil', string.format('%d', until_ms))
+    bump(PAUSE)
+  end
+end
+
+-- An approved gate back to pending (the re-check or an undo): its votes cleared, why kept.
+local function send_back(pause, gate, reopened_json)
+  for _, field in ipairs(redis.call('HKEYS', gate.key)) do
+    if string.sub(field, 1, 2) == 'v:' then redis.call('HDEL', gate.key, field) end
+  end
+  redis.call('HDEL', gate.key, 'decision', 'decisionPayload', 'approvals', 'lastPayload')
+  redis.call('HSET', gate.key, 'state', STATE.pending, 'votes', '[]', 'reopened', reopened_json)
+  bump(gate.key)
+  gate.state = STATE.pending
+  pause.pending = redis.call('HINCRBY', PAUSE, 'pending', 1)
 end
 
 -- A finished pause is kept for the retention period, then Redis removes all its keys at once.

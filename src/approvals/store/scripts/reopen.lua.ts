@@ -21,15 +21,7 @@ local reopened = {}
 for i = 5, #ARGV do
   local gate = gates[tonumber(ARGV[i])]
   if gate and gate.state == STATE.approved then
-    local fields = redis.call('HKEYS', gate.key)
-    for _, field in ipairs(fields) do
-      if string.sub(field, 1, 2) == 'v:' then redis.call('HDEL', gate.key, field) end
-    end
-    redis.call('HDEL', gate.key, 'decision', 'decisionPayload', 'approvals', 'lastPayload')
-    redis.call('HSET', gate.key, 'state', STATE.pending, 'votes', '[]', 'reopened', ARGV[3])
-    bump(gate.key)
-    gate.state = STATE.pending
-    pause.pending = redis.call('HINCRBY', PAUSE, 'pending', 1)
+    send_back(pause, gate, ARGV[3])
     audit(EVENT.reopened, owner, gate.call_id, ARGV[4])
     reopened[#reopened + 1] = gate.call_id
   end

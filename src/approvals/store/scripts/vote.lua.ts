@@ -31,6 +31,7 @@ local function vote_gate(pause, gates, gate, voter, choice, vote_json, payload, 
   if approvals < gate.quorum then return CODE.COUNTED, {approvals, gate.quorum} end
   -- This vote's payload if it has one, else the latest earlier approve vote's.
   decide(pause, gate, VOTE_OUTCOME.approve, decision_json, redis.call('HGET', gate.key, 'lastPayload'))
+  if gate.undo_ms > 0 and initiator_of(voter) == 'person' then hold(NOW_MS + gate.undo_ms) end
   audit(EVENT.approved, voter, gate.call_id, detail(FACT.approvals, {approvals, gate.quorum}))
   return CODE.DECIDED, {VOTE_OUTCOME.approve, pause_decided(pause)}
 end

@@ -1,0 +1,31 @@
+import type { Reopened } from '../../records.js';
+import type { UndoResult } from '../../store.js';
+import type { PauseRun } from './prelude.js';
+
+/**
+ * Twin of scripts/undo.lua.ts: within the undo window, the approver (or an admin: `any`) takes
+ * their approvals back; the gates are pending again and the hold ends.
+ */
+export function undo(
+  run: PauseRun,
+  args: { by: string; any: boolean; reopened: Reopened; detail: string },
+): UndoResult {
+  const pause = run.entry.pause;
+  const holdUntil = pause.resume.holdUntil;
+  if (pause.resume.state !== 'idle' || holdUntil === undefined || run.now >= holdUntil) {
+    return { kind: 'too_late', view: run.view() };
+  }
+  const callIds: string[] = [];
+  for (const gate of run.entry.gates) {
+    if (gate.record.state !== 'approved') continue;
+    if (!args.any && gate.record.decision?.by !== args.by) continue;
+    run.sendBack(gate, args.reopened);
+    run.audit('undone', args.by, gate.record.confirmationCallId, args.detail);
+    callIds.push(gate.record.confirmationCallId);
+  }
+  if (callIds.length === 0) return { kind: 'not_decider', view: run.view() };
+  const { holdUntil: _, ...resume } = pause.resume;
+  pause.resume = resume;
+  pause.version += 1;
+  return { kind: 'undone', view: run.view(), callIds };
+}
