@@ -35,6 +35,8 @@ export const gatePolicySchema = z.object({
   escalateAfterMs: z.number().int().positive().optional(),
   escalateTo: z.array(approverSchema).optional(),
   reasonRequired: z.boolean(),
+  /** `false`: the gate is never decided in a batch from the App Home. Absent: it may be. */
+  batch: z.boolean().optional(),
   /** The resume waits this long after an approval, during which its decider may undo it. */
   undoWindowMs: z.number().int().positive().optional(),
   /** Approving asks "are you sure?" first (money, deletions). Absent: false. */

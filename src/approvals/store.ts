@@ -244,6 +244,8 @@ export type VoteResult =
 export interface VoteAllInput extends Omit<VoteInput, 'callId' | 'payload'> {
   /** The gates to vote on, at least one. */
   callIds: readonly string[];
+  /** Part of a batch from the App Home of this many calls (for the audit). */
+  batch?: number;
 }
 
 export type VoteAllResult =

@@ -10,6 +10,7 @@ import {
   parseButtonValue,
   parseGateChoice,
 } from '../slack/action-ids.js';
+import { batchable, renderBatchSelectModal } from '../slack/batch-modal.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import { renderInputModal } from '../slack/input-modal.js';
 import { renderEditModal, renderRejectModal } from '../slack/modals.js';
@@ -68,6 +69,18 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
     const target = gateButton(context);
     if (target === undefined) return unreadable(context);
     await openRejectModal(deps, context, target.pauseId, [target.callId]);
+  });
+  // Several calls at once, from the Home: pick them, then confirm exactly those (views.ts).
+  on(ACTION_IDS.homeBatch, async (context) => {
+    const gates = batchable(await workflow.batchCandidates(context.user));
+    if (gates.length === 0) {
+      workflow.homes.refresh(context.user, 'Nothing waiting for you can be decided in a batch.');
+      return;
+    }
+    await deps.slack.openView({
+      triggerId: context.triggerId,
+      view: renderBatchSelectModal(gates),
+    });
   });
   on(ACTION_IDS.edit, async (context) => {
     const target = gateButton(context);

@@ -42,6 +42,8 @@ export const ACTION_IDS = {
   homeApprove: 'approvals.home_approve',
   /** As `homeApprove`; opens the reject modal. */
   homeReject: 'approvals.home_reject',
+  /** Button above the App Home's "Waiting for you": opens the batch modal. No value. */
+  homeBatch: 'approvals.home_batch',
 } as const;
 export type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
 
@@ -52,6 +54,10 @@ export const CALLBACK_IDS = {
   rejectModal: 'approvals.reject_modal',
   /** An input request's answer form. `private_metadata`: `EditMetadata` (pause and call id). */
   inputModal: 'approvals.input_modal',
+  /** The App Home's batch, step 1: pick calls and a decision (no metadata). */
+  batchSelect: 'approvals.batch_select',
+  /** The batch, step 2: exactly the picked calls. `private_metadata`: `BatchMetadata`. */
+  batchConfirm: 'approvals.batch_confirm',
 } as const;
 
 /** Reads JSON text with a schema; anything else (not JSON, wrong shape) is `undefined`. */

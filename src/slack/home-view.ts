@@ -51,6 +51,11 @@ export const HOME_LIMITS = { waiting: 20, requests: 10, recent: 10 } as const;
 
 const ARGS_MAX = 300;
 
+/** May a batch from the Home hold this gate? A confirmation whose rule does not say `batch: false`. */
+export function isBatchable(gate: GateRecord): boolean {
+  return gate.kind !== 'input' && gate.policy.batch !== false;
+}
+
 /** The App Home tab: "Waiting for you", "Your requests", "Recent decisions". Pure. */
 export function renderHomeView(input: HomeInput): HomeView {
   const blocks: KnownBlock[] = [];
@@ -61,6 +66,14 @@ export function renderHomeView(input: HomeInput): HomeView {
   const waiting = input.waiting.slice(0, HOME_LIMITS.waiting);
   if (waiting.length === 0) {
     blocks.push(context('Nothing waits for your decision.'));
+  }
+  if (input.waiting.filter(({ gate }) => isBatchable(gate)).length >= 2) {
+    blocks.push({
+      type: 'actions',
+      elements: [
+        { type: 'button', action_id: ACTION_IDS.homeBatch, text: plain('Decide several…') },
+      ],
+    });
   }
   for (const item of waiting) blocks.push(...waitingBlocks(item, input.now));
   const waitingMore = input.waitingMore + (input.waiting.length - waiting.length);

@@ -113,6 +113,11 @@ export class AppHomes {
     }
   }
 
+  /** What waits for this person's decision now (as their Home lists it): for a batch. */
+  decidableBy(userId: string): Promise<HomeGate[]> {
+    return this.waitingFor(userId);
+  }
+
   /** Pending gates the person may decide now, by the same check a click gets. */
   private async waitingFor(userId: string): Promise<HomeGate[]> {
     const indexes: PendingIndex[] = [{ kind: 'user', id: userId }, { kind: 'channel_members' }];

@@ -19,6 +19,7 @@ import type { Log } from '../log.js';
 import { type Metrics, noMetrics } from '../metrics.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
+import type { HomeGate } from '../slack/home-view.js';
 import { renderPauseGoneCard } from '../slack/notices.js';
 import type { PersonNames } from '../slack/person-names.js';
 import type { SlackPort } from '../slack/port.js';
@@ -444,6 +445,37 @@ export class ApprovalWorkflow {
       clickedAt,
       unknown: { check, tell },
     });
+  }
+
+  /**
+   * A batch from the App Home: for each pause, exactly the picked gates, all or none. Returns the
+   * first refusal, if any (the other pauses are decided all the same).
+   */
+  async voteBatch(
+    request: Omit<VoteRequest, 'callId' | 'payload'>,
+    refs: readonly (readonly [pauseId: string, callId: string])[],
+    tell?: Tell,
+  ): Promise<DecisionReply> {
+    const byPause = new Map<string, string[]>();
+    for (const [pauseId, callId] of refs)
+      byPause.set(pauseId, [...(byPause.get(pauseId) ?? []), callId]);
+    let reply: DecisionReply = { kind: 'done' };
+    for (const [pauseId, callIds] of byPause) {
+      const clickedAt = performance.now();
+      const check = { pauseId, voter: request.voter, callIds };
+      const answer = await this.decide(
+        pauseId,
+        () => this.decider.voteSelected({ ...request, pauseId, callIds, batch: refs.length }),
+        { clickedAt, unknown: { check, tell } },
+      );
+      if (answer.kind === 'refused' && reply.kind === 'done') reply = answer;
+    }
+    return reply;
+  }
+
+  /** The calls waiting for this person that a batch may hold (the App Home's list). */
+  batchCandidates(userId: string): Promise<HomeGate[]> {
+    return this.homes.decidableBy(userId);
   }
 
   /** Withdraw: the requester or a policy admin calls the pending request off. */

@@ -206,6 +206,44 @@ export class Decider {
   }
 
   /**
+   * A batch from the App Home: exactly these gates of one pause, all or none (each checked as a
+   * click on the card is; one refusal refuses the lot), in one atomic store step.
+   */
+  async voteSelected(
+    request: Omit<VoteRequest, 'callId' | 'payload'> & {
+      callIds: readonly string[];
+      batch: number;
+    },
+  ): Promise<DecisionReply> {
+    const name = displayNameWithin(this.deps.people, request.voter);
+    const check = await this.check(request.pauseId, request.callIds, request.voter);
+    if (check.kind === 'refused') return check;
+    if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
+    if (check.gates.some((gate) => gateKind(gate) === 'input')) {
+      return refuse({ kind: 'answer_required' });
+    }
+    const now = this.deps.clock();
+    const outcome = await this.deps.store.voteAll({
+      ...withVoterName(request, await name),
+      callIds: request.callIds,
+      now,
+    });
+    if (outcome.kind === 'not_found') return refuse({ kind: 'pause_gone' });
+    let reply = DONE;
+    let pauseDecided = false;
+    for (const { callId, result } of outcome.results) {
+      const answer = this.replyTo({ ...request, callId }, result, now);
+      if (answer.kind === 'refused' && reply.kind === 'done') reply = answer;
+      if ((result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided) {
+        pauseDecided = true;
+      }
+    }
+    if (pauseDecided) this.deps.onPauseDecided(request.pauseId);
+    this.deps.refreshCard(request.pauseId);
+    return reply;
+  }
+
+  /**
    * A gate the policy decided (`decision: allow` or `deny`): no person to authorize, the rule is
    * the authority. The vote goes through the same atomic store step as a click, so a retried
    * stream or a second replica applies it once; `voter` is `policy:<rule>`.

@@ -214,6 +214,8 @@ function resolveEntry(
   };
   const confirm = own.confirm ?? inherited.confirm;
   if (confirm) policy.confirm = true;
+  const batch = own.batch ?? inherited.batch;
+  if (batch === false) policy.batch = false;
   const undoWindow = own.undoWindow ?? inherited.undoWindow;
   if (undoWindow !== undefined) policy.undoWindowMs = undoWindow;
   const remindAfter = own.remindAfter ?? inherited.remindAfter;

@@ -182,6 +182,7 @@ const settingsShape = {
   escalateTo: approverList.optional(),
   reasonRequired: flag.optional(),
   confirm: flag.optional(),
+  batch: flag.optional(),
   undoWindow: delay
     .refine((ms) => ms <= MAX_UNDO_WINDOW_MS, {
       message: 'expected at most 10m: the agent waits for it',

@@ -227,6 +227,7 @@ export const AUDIT_FACTS = [
   'error_length',
   'status',
   'detail_length',
+  'batch',
 ] as const;
 export type AuditFact = (typeof AUDIT_FACTS)[number];
 export const FACT_JOIN = '=';
@@ -255,11 +256,13 @@ export function voteDetail(vote: {
   choice: VoteChoice;
   payload?: JsonValue;
   reason?: string;
+  batch?: number;
 }): string {
   return auditDetail([
     ['choice', vote.choice],
     ['payload', vote.payload === undefined ? undefined : 'yes'],
     ['reason_length', vote.reason?.length],
+    ['batch', vote.batch],
   ]);
 }
 
