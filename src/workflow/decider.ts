@@ -11,7 +11,7 @@ import {
 } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
 import { initiatorOf } from '../approvals/store/audit-chain.js';
-import type { ConfirmationStore, VoteInput, VoteResult } from '../approvals/store.js';
+import type { ConfirmationStore, VoteAllInput, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { displayNameWithin, type PersonNames } from '../slack/person-names.js';
@@ -183,26 +183,7 @@ export class Decider {
     const confirmations = check.gates.filter((gate) => gateKind(gate) === 'confirmation');
     if (confirmations.length === 0) return refuse({ kind: 'answer_required' });
     const callIds = confirmations.map((gate) => gate.confirmationCallId);
-    const now = this.deps.clock();
-    const outcome = await this.deps.store.voteAll({
-      ...withVoterName(request, await name),
-      callIds,
-      now,
-    });
-    if (outcome.kind === 'not_found') return refuse({ kind: 'pause_gone' });
-    let reply = DONE;
-    let pauseDecided = false;
-    for (const { callId, result } of outcome.results) {
-      const answer = this.replyTo({ ...request, callId }, result, now);
-      if (answer.kind === 'refused' && reply.kind === 'done') reply = answer;
-      if ((result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided) {
-        pauseDecided = true;
-      }
-    }
-    if (pauseDecided) this.deps.onPauseDecided(request.pauseId);
-    // One card update for the lot: Slack allows about one chat.update a second per message.
-    this.deps.refreshCard(request.pauseId);
-    return reply;
+    return this.applyAll({ ...withVoterName(request, await name), callIds });
   }
 
   /**
@@ -222,12 +203,13 @@ export class Decider {
     if (check.gates.some((gate) => gateKind(gate) === 'input')) {
       return refuse({ kind: 'answer_required' });
     }
+    return this.applyAll(withVoterName(request, await name));
+  }
+
+  /** Votes on several gates of one pause in one atomic store step; one card update for the lot. */
+  private async applyAll(request: Omit<VoteAllInput, 'now'>): Promise<DecisionReply> {
     const now = this.deps.clock();
-    const outcome = await this.deps.store.voteAll({
-      ...withVoterName(request, await name),
-      callIds: request.callIds,
-      now,
-    });
+    const outcome = await this.deps.store.voteAll({ ...request, now });
     if (outcome.kind === 'not_found') return refuse({ kind: 'pause_gone' });
     let reply = DONE;
     let pauseDecided = false;
@@ -239,6 +221,7 @@ export class Decider {
       }
     }
     if (pauseDecided) this.deps.onPauseDecided(request.pauseId);
+    // One card update for the lot: Slack allows about one chat.update a second per message.
     this.deps.refreshCard(request.pauseId);
     return reply;
   }

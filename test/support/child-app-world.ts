@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
+import { type Child, compileProcesses, startChild } from '../../bench/support/child-processes.js';
+import { type FakeAdk, startFakeAdk } from '../../bench/support/fake-adk.js';
+import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './redis.js';
+
+/**
+ * What a test needs to run the app as a replica runs it, in child processes it can kill -9: the
+ * Slack sandbox, a fake ADK server at the HTTP boundary, real Redis under a random key prefix, a
+ * policy and an API keys file, and the environment that joins them.
+ */
+export interface ChildAppWorld {
+  sandbox: Sandbox;
+  adk: FakeAdk;
+  /** The sandbox's signing secret: signed clicks (`postApproveClick`) need it. */
+  slackSecret: string;
+  /** Starts an app process on this world; stopped by `close` if still running. */
+  start(label: string): Promise<Child>;
+  /** Registers something else to undo at `close`. */
+  onClose(cleanup: () => Promise<unknown>): void;
+  close(): Promise<void>;
+}
+
+export async function startChildAppWorld(files: {
+  policy: string;
+  apiKeys: string;
+}): Promise<ChildAppWorld> {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  await compileProcesses();
+  const dir = await mkdtemp(join(tmpdir(), 'child-app-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const policyFile = join(dir, 'policy.yml');
+  await writeFile(policyFile, files.policy);
+  const keysFile = join(dir, 'api-keys.yml');
+  await writeFile(keysFile, files.apiKeys);
+  const keyPrefix = randomPrefix();
+  const redis = await connectTestRedis();
+  cleanups.push(async () => {
+    await deleteWithPrefix(redis, keyPrefix);
+    await redis.quit();
+  });
+  const slackSecret = randomBytes(16).toString('hex');
+  const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
+  const sandbox = await startSandbox({ port: 0, signingSecret: slackSecret, botToken });
+  cleanups.push(() => sandbox.stop());
+  const adk = await startFakeAdk();
+  cleanups.push(() => adk.stop());
+  const env = {
+    SLACK_BOT_TOKEN: botToken,
+    SLACK_SIGNING_SECRET: slackSecret,
+    SLACK_API_URL: sandbox.apiUrl,
+    ADK_BASE_URL: adk.baseUrl,
+    REDIS_URL,
+    REDIS_KEY_PREFIX: keyPrefix,
+    POLICY_FILE: policyFile,
+    API_KEYS_FILE: keysFile,
+    PORT: '0',
+    SWEEP_INTERVAL_MS: '200',
+  };
+  return {
+    sandbox,
+    adk,
+    slackSecret,
+    async start(label) {
+      const app = await startChild('app', label, env);
+      cleanups.push(() => app.stop());
+      return app;
+    },
+    onClose: (cleanup) => cleanups.push(cleanup),
+    async close() {
+      for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    },
+  };
+}
