@@ -6,6 +6,7 @@ import { apiRoutes, DEFAULT_ADK_TARGET } from './api/routes.js';
 import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
 import { type ApiKey, loadApiKeysFile } from './approvals/api-keys/api-keys-file.js';
 import { systemClock } from './approvals/clock.js';
+import { type GrantStore, MemoryGrantStore } from './approvals/grants.js';
 import { LocalPauseSignals, type PauseSignals } from './approvals/pause-signals.js';
 import { PolicyWatcher } from './approvals/policy/policy-watcher.js';
 import {
@@ -21,6 +22,7 @@ import {
   connectRedisCluster,
   redactUrl,
 } from './approvals/store/redis-connection.js';
+import { RedisGrantStore } from './approvals/store/redis-grants.js';
 import { RedisRunStatusStore } from './approvals/store/redis-run-status.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
@@ -104,7 +106,7 @@ export async function startApp(
   const reloadPolicy = () => void policyWatcher?.reload();
   if (policyWatcher !== undefined) process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals, sessions, runStatus } = await openStore(config, log);
+  const { store, signals, sessions, runStatus, grants } = await openStore(config, log);
   await store.placeMarker(clock());
   metrics.countPendingGatesWith(() => store.countPendingByApp());
   metrics.countPendingByApproverWith(() =>
@@ -140,6 +142,10 @@ export async function startApp(
               return pauses;
             },
             store: () => store,
+            grants: () => {
+              if (workflowRef === undefined) throw new Error('the workflow is not started yet');
+              return workflowRef.grants;
+            },
             log: log.child('api'),
           },
     ),
@@ -156,6 +162,7 @@ export async function startApp(
     store,
     sessions,
     runStatus,
+    grants,
     adk,
     slack,
     directory,
@@ -245,6 +252,7 @@ async function openStore(
   signals: PauseSignals;
   sessions: ThreadSessions;
   runStatus: RunStatusStore;
+  grants: GrantStore;
 }> {
   if (config.redis === undefined) {
     log.warn(
@@ -255,6 +263,7 @@ async function openStore(
       signals: new LocalPauseSignals(),
       sessions: new MemoryThreadSessions(),
       runStatus: new MemoryRunStatusStore(),
+      grants: new MemoryGrantStore(),
     };
   }
   const redis =
@@ -277,7 +286,8 @@ async function openStore(
   // Same connection and prefix as the store; the store closes the connection.
   const sessions = new RedisThreadSessions(redis, config.redis.keyPrefix);
   const runStatus = new RedisRunStatusStore(redis, config.redis.keyPrefix);
-  return { store, signals, sessions, runStatus };
+  const grants = new RedisGrantStore(redis, config.redis.keyPrefix);
+  return { store, signals, sessions, runStatus, grants };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {

@@ -24,6 +24,9 @@ describe('docs/openapi.yaml', () => {
       store: () => {
         throw new Error('not called');
       },
+      grants: () => {
+        throw new Error('not called');
+      },
       log: createLog('error'),
     }).flatMap((route) =>
       [route.method].flat().map((method) => `${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`),

@@ -9,8 +9,10 @@ import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { parseTraceparent } from '../tracing/traceparent.js';
 import type { ExternalPauses } from '../workflow/external-pauses.js';
+import type { GrantDecisions } from '../workflow/grant-decisions.js';
 import { auditRoute } from './audit-route.js';
 import { authenticate } from './auth.js';
+import { listGrants, revokeGrant } from './grant-routes.js';
 import {
   cancelRequestSchema,
   claimRequestSchema,
@@ -40,13 +42,15 @@ export function apiRoutes(
         pauses: () => ExternalPauses;
         /** What `GET /v1/audit` exports from. */
         store: () => Pick<ConfirmationStore, 'readAuditPage'>;
+        /** People's scoped grants (`/v1/grants`); a function for the same reason as `pauses`. */
+        grants: () => GrantDecisions;
         log: Log;
       }
     | undefined,
 ): CustomRoute[] {
   if (options === undefined) {
     const off = (_req: IncomingMessage, res: ServerResponse) => send(res, { kind: 'api_off' });
-    return [{ path: '/v1/*rest', method: ['GET', 'POST'], handler: off }];
+    return [{ path: '/v1/*rest', method: ['GET', 'POST', 'DELETE'], handler: off }];
   }
   const { keys, log } = options;
   const pauses = { get: options.pauses };
@@ -67,7 +71,11 @@ export function apiRoutes(
       );
     }
   };
-  const route = (path: string, method: 'GET' | 'POST', handler: Handler): CustomRoute => ({
+  const route = (
+    path: string,
+    method: 'GET' | 'POST' | 'DELETE',
+    handler: Handler,
+  ): CustomRoute => ({
     path,
     method: [method],
     handler: (req: RouteRequest, res: ServerResponse) => void handle(path, handler, req, res),
@@ -154,6 +162,13 @@ export function apiRoutes(
           return { kind: 'conflict', why: 'Idempotency-Key: already used with a different body' };
       }
     }),
+
+    route('/v1/grants', 'GET', async (req, key) =>
+      listGrants(key, options.grants(), new URL(req.url ?? '/', 'http://localhost').searchParams),
+    ),
+    route('/v1/grants/:id', 'DELETE', async (req, key) =>
+      revokeGrant(key, options.grants(), idOf(req)),
+    ),
 
     route('/v1/pauses/:id', 'GET', async (req, key) => {
       const read = await pauses.get().read(key.name, idOf(req));

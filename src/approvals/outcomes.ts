@@ -21,6 +21,12 @@ export type Refusal =
   | { kind: 'not_decider' }
   /** The undo window is over: the agent has the decision, or is being given it. */
   | { kind: 'too_late' }
+  /** The rule in force does not offer that grant scope (any more) for this call. */
+  | { kind: 'grant_not_offered' }
+  /** The grant expired or was revoked already. */
+  | { kind: 'grant_gone' }
+  /** Only a grant's granter, its requester or a policy admin may revoke it. */
+  | { kind: 'not_grant_party' }
   | { kind: 'already_decided'; state: GateState; decision: GateDecision; question?: true }
   | { kind: 'already_voted'; approvals?: number; quorum?: number }
   | { kind: 'expired'; expiresAt?: number; onExpiry?: GatePolicy['onExpiry'] }

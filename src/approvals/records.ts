@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { gateSchema } from '../adk/gate.js';
 import { jsonValueSchema } from '../json.js';
+import { grantOfferSchema } from './grants.js';
 import { payloadSchemaSchema } from './policy/payload-schema.js';
 
 /**
@@ -39,6 +40,8 @@ export const gatePolicySchema = z.object({
   batch: z.boolean().optional(),
   /** The resume waits this long after an approval, during which its decider may undo it. */
   undoWindowMs: z.number().int().positive().optional(),
+  /** Scoped grants the card offers beside Approve (grants.ts). Absent: none. */
+  grants: z.array(grantOfferSchema).optional(),
   /** Approving asks "are you sure?" first (money, deletions). Absent: false. */
   confirm: z.boolean().optional(),
   /** What the edit form enforces on the payload before an approval is spent. */

@@ -1,5 +1,6 @@
 import type { Gate } from '../adk/gate.js';
 import type { JsonValue } from '../json.js';
+import type { GrantScope } from './grants.js';
 import type {
   AdkCoordinates,
   CardLocation,
@@ -120,6 +121,8 @@ export interface ConfirmationStore {
   claimGateRun(input: GateRunClaim): Promise<'claimed' | 'taken'>;
   /** Records where a webhook delivery stands (shown on the card); the trail gets an entry. */
   recordDelivery(input: DeliveryInput): Promise<'recorded' | 'not_found'>;
+  /** A grant given on a gate's card, or revoked, in the pause's trail beside the gate's votes. */
+  recordGrantEvent(input: GrantEventInput): Promise<OutcomeResult>;
   /** Outcomes and the delivery status of a pause (empty when none were recorded). */
   readNotes(pauseId: string): Promise<PauseNotes>;
   /**
@@ -198,6 +201,21 @@ export interface DeliveryInput {
   pauseId: string;
   delivery: DeliveryStatus;
   actor: string;
+}
+
+export interface GrantEventInput {
+  pauseId: string;
+  /** The gate whose card gave the grant. */
+  callId: string;
+  event: 'granted' | 'grant_revoked';
+  /** Who gave or revoked it: a Slack user id, or `api:<key>`. */
+  actor: string;
+  grantId: string;
+  scope: GrantScope;
+  expiresAt: number;
+  /** Revocations: the calls it had decided. */
+  uses?: number;
+  at: number;
 }
 
 export interface IdempotencyInput {

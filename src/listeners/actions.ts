@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { GRANT_ID, type GrantScope } from '../approvals/grants.js';
 import type { Refusal } from '../approvals/outcomes.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
@@ -7,6 +8,7 @@ import {
   ACTION_IDS,
   type ActionId,
   type ButtonValue,
+  GRANT_ACTION_IDS,
   parseButtonValue,
   parseGateChoice,
 } from '../slack/action-ids.js';
@@ -117,6 +119,22 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
     const target = parseButtonValue(context.action.value);
     if (target === undefined) return unreadable(context);
     await answer(context, await workflow.undo(target.pauseId, context.user));
+  });
+  // Approve, and let a grant of the button's scope decide later calls (grant-decisions.ts).
+  for (const [scope, actionId] of Object.entries(GRANT_ACTION_IDS) as [GrantScope, ActionId][]) {
+    on(actionId, async (context) => {
+      const target = gateButton(context);
+      if (target === undefined) return unreadable(context);
+      const request = { ...target, granter: context.user, scope };
+      await answer(context, await workflow.grant(request, context.reply));
+    });
+  }
+  on(ACTION_IDS.homeRevokeGrant, async (context) => {
+    const id = context.action.value;
+    if (id === undefined || !GRANT_ID.test(id)) return unreadable(context);
+    const reply = await workflow.grants.revoke(id, context.user);
+    if (reply.kind === 'refused') await refuse(deps, context, reply.refusal);
+    else workflow.homes.refresh(context.user, 'Grant revoked: later calls ask a person again.');
   });
   on(ACTION_IDS.retryResume, async (context) => {
     const target = parseButtonValue(context.action.value);

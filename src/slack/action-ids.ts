@@ -1,5 +1,6 @@
 import { LIMITS } from '@adk-slack-approvals/block-kit';
 import { z } from 'zod';
+import type { GrantScope } from '../approvals/grants.js';
 import { parseJsonText } from '../json.js';
 
 /**
@@ -44,6 +45,15 @@ export const ACTION_IDS = {
   homeReject: 'approvals.home_reject',
   /** Button above the App Home's "Waiting for you": opens the batch modal. No value. */
   homeBatch: 'approvals.home_batch',
+  /**
+   * Buttons on a gate whose rule offers scoped grants: approve, and let the grant of that scope
+   * decide later calls. Value: `ButtonValue` with `callId`; the scope is in the action id.
+   */
+  grantSession: 'approvals.grant_session',
+  grantTime: 'approvals.grant_time',
+  grantExactArgs: 'approvals.grant_exact_args',
+  /** Button on a grant in the App Home's "Grants". Value: the grant id. */
+  homeRevokeGrant: 'approvals.home_revoke_grant',
 } as const;
 export type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
 
@@ -128,3 +138,10 @@ export function fitsGateChoice(pauseId: string, gateCount: number): boolean {
   const longest = encodeGateChoice({ pauseId, gateIndex: gateCount, decision: 'approve' });
   return longest.length <= LIMITS.optionValue;
 }
+
+/** The grant buttons' action ids by scope, and back. */
+export const GRANT_ACTION_IDS = {
+  session: ACTION_IDS.grantSession,
+  time: ACTION_IDS.grantTime,
+  exactArgs: ACTION_IDS.grantExactArgs,
+} as const satisfies Record<GrantScope, ActionId>;

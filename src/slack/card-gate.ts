@@ -1,3 +1,4 @@
+import { offerLabel, scopeOfOffer } from '../approvals/grants.js';
 import type { GateRecord } from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
 import {
@@ -6,6 +7,7 @@ import {
   encodeGateChoice,
   fitsButtonValue,
   type GateDecisionChoice,
+  GRANT_ACTION_IDS,
 } from './action-ids.js';
 import { withBlockId } from './block-ids.js';
 import {
@@ -120,6 +122,17 @@ function gateButtons(context: GateContext): Button[] {
       text: plain(BUTTON_LABELS.edit),
       value,
     });
+  }
+  // Each names the scope it gives; the same "are you sure?" as Approve where the rule asks it.
+  for (const offer of gate.policy.grants ?? []) {
+    const grant: Button = {
+      type: 'button',
+      action_id: GRANT_ACTION_IDS[scopeOfOffer(offer)],
+      text: plain(offerLabel(offer)),
+      value,
+    };
+    if (gate.policy.confirm) grant.confirm = approveConfirm(gate);
+    buttons.push(grant);
   }
   return buttons;
 }

@@ -1,4 +1,5 @@
 import type { HomeView } from '@slack/types';
+import { type Grant, scopeWords } from '../approvals/grants.js';
 import {
   type GateRecord,
   type GateState,
@@ -37,6 +38,8 @@ export interface HomeInput {
   requests: readonly HomeGate[];
   requestsMore: number;
   recent: readonly HomeDecision[];
+  /** Active grants this person gave or is covered by (every one for a policy admin), soonest to expire first. */
+  grants?: readonly Grant[];
   /** A word to the person at the top, e.g. why a click from the Home was refused. */
   notice?: string;
   now: number;
@@ -47,7 +50,7 @@ export interface HomeInput {
  * Slack's 100 blocks a view (https://api.slack.com/reference/block-kit/blocks) with room for the
  * headers, notices and "and N more" lines.
  */
-export const HOME_LIMITS = { waiting: 20, requests: 10, recent: 10 } as const;
+export const HOME_LIMITS = { waiting: 20, requests: 10, grants: 5, recent: 10 } as const;
 
 const ARGS_MAX = 300;
 
@@ -88,6 +91,16 @@ export function renderHomeView(input: HomeInput): HomeView {
   for (const item of requests) blocks.push(requestBlock(item));
   const requestsMore = input.requestsMore + (input.requests.length - requests.length);
   if (requestsMore > 0) blocks.push(context(`…and ${requestsMore} more.`));
+
+  const grants = input.grants ?? [];
+  if (grants.length > 0) {
+    blocks.push({ type: 'divider' });
+    blocks.push({ type: 'header', text: plain('Grants in force') });
+    for (const grant of grants.slice(0, HOME_LIMITS.grants)) blocks.push(grantBlock(grant));
+    if (grants.length > HOME_LIMITS.grants) {
+      blocks.push(context(`…and ${grants.length - HOME_LIMITS.grants} more, expiring later.`));
+    }
+  }
 
   blocks.push({ type: 'divider' });
   blocks.push({ type: 'header', text: plain('Recent decisions') });
@@ -157,6 +170,35 @@ function decisionLine(decision: HomeDecision): string {
   const link = permalinkTo(decision.cardPermalink, 'Open card');
   const line = `${inlineCode(decision.tool, 80)} ${what}${by} ${slackDate(decision.at)} · asked by ${userMention(decision.requester)}`;
   return link === undefined ? line : `${line} · ${link}`;
+}
+
+/** A grant: what it covers, who gave it, its scope, uses and expiry; Revoke (asked twice). */
+function grantBlock(grant: Grant): KnownBlock {
+  const requester = grant.requester.startsWith('api:')
+    ? inlineCode(grant.requester, 64)
+    : userMention(grant.requester);
+  const uses = grant.uses === 1 ? '1 use' : `${grant.uses} uses`;
+  const text =
+    `${inlineCode(grant.tool, 80)} in ${inlineCode(grant.app, 60)} for ${requester}: ` +
+    `${userMention(grant.granter)} approved it ${scopeWords(grant)}\n` +
+    `${uses} · expires ${slackDate(grant.expiresAt)} · grant ${inlineCode(grant.id, 40)}`;
+  return {
+    type: 'section',
+    text: mrkdwn(text),
+    accessory: {
+      type: 'button',
+      action_id: ACTION_IDS.homeRevokeGrant,
+      text: plain('Revoke'),
+      style: 'danger',
+      value: grant.id,
+      confirm: {
+        title: plain('Revoke this grant?'),
+        text: plain('Later calls it would have approved will ask a person again.'),
+        confirm: plain('Revoke'),
+        deny: plain('Keep it'),
+      },
+    },
+  };
 }
 
 function context(text: string): KnownBlock {

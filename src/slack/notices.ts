@@ -56,6 +56,12 @@ function line(refusal: Refusal): string {
       return 'Only the person who approved this, or a policy admin, can undo it.';
     case 'too_late':
       return 'Too late to undo: the agent has been given the decision.';
+    case 'grant_not_offered':
+      return 'The policy in force does not offer that grant for this call: nothing was approved. Approve it alone, or ask a policy admin.';
+    case 'grant_gone':
+      return 'That grant has expired or was revoked already.';
+    case 'not_grant_party':
+      return 'Only the person who gave this grant, the person it covers, or a policy admin can revoke it.';
     case 'already_decided':
       return decidedLine(refusal.state, refusal.decision, refusal.question === true);
     case 'already_voted': {

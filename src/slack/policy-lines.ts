@@ -1,6 +1,8 @@
+import { type Grant, scopeWords } from '../approvals/grants.js';
 import type { SlackMessage } from './block-kit.js';
 import { mrkdwn } from './block-kit.js';
 import { escapeWithin, inlineCode } from './escape.js';
+import { slackDate, userMention } from './mentions.js';
 
 /**
  * The run's thread line for calls the policy decided without a person (`decision: allow` or
@@ -14,12 +16,25 @@ export interface PolicyDecisionLine {
   reason?: string;
 }
 
-export function renderPolicyDecisions(lines: readonly PolicyDecisionLine[]): SlackMessage {
-  const texts = lines.map(lineText);
+/** A call a person's scoped grant decided (grants.ts): which grant, whose, and its scope. */
+export interface GrantDecisionLine {
+  tool: string;
+  grant: Pick<Grant, 'id' | 'granter' | 'scope' | 'durationMs' | 'expiresAt' | 'uses'>;
+}
+
+export function renderPolicyDecisions(
+  lines: readonly (PolicyDecisionLine | GrantDecisionLine)[],
+): SlackMessage {
+  const texts = lines.map((line) => ('grant' in line ? grantLineText(line) : lineText(line)));
   return {
     text: texts.join('\n'),
     blocks: [{ type: 'section', text: mrkdwn(texts.join('\n').slice(0, 2_900)) }],
   };
+}
+
+function grantLineText({ tool, grant }: GrantDecisionLine): string {
+  const use = grant.uses === 1 ? 'its first use' : `use ${grant.uses}`;
+  return `:unlock: ${inlineCode(tool, 80)} approved by grant ${inlineCode(grant.id, 40)}: ${userMention(grant.granter)} approved it ${scopeWords(grant)} (${use}, until ${slackDate(grant.expiresAt)})`;
 }
 
 function lineText(line: PolicyDecisionLine): string {

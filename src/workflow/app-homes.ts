@@ -1,4 +1,5 @@
 import type { Clock } from '../approvals/clock.js';
+import type { Grant } from '../approvals/grants.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, GateRef, PendingIndex } from '../approvals/store.js';
@@ -29,6 +30,8 @@ export interface AppHomesDeps {
   check: (pauseId: string, callIds: readonly string[], voter: string) => Promise<VoterCheck>;
   clock: Clock;
   log: Log;
+  /** The grants a person's Home lists (theirs; every one for a policy admin). Absent: none. */
+  grantsFor?: (userId: string) => Promise<Grant[]>;
 }
 
 /**
@@ -92,10 +95,11 @@ export class AppHomes {
   }
 
   private async publish(userId: string, notice: string | undefined): Promise<void> {
-    const [waiting, requests, recent] = await Promise.all([
+    const [waiting, requests, recent, grants] = await Promise.all([
       this.waitingFor(userId),
       this.requestsOf(userId),
       this.recentFor(userId),
+      this.grantsOf(userId),
     ]);
     const view = renderHomeView({
       waiting: waiting.slice(0, HOME_LIMITS.waiting),
@@ -103,6 +107,7 @@ export class AppHomes {
       requests: requests.slice(0, HOME_LIMITS.requests),
       requestsMore: Math.max(0, requests.length - HOME_LIMITS.requests),
       recent,
+      grants,
       ...(notice === undefined ? {} : { notice }),
       now: this.deps.clock(),
     });
@@ -154,6 +159,16 @@ export class AppHomes {
   }
 
   /** The person's own decisions and decisions on their requests, newest first. */
+  /** A Home without its grants is better than none: a failed read is logged and shows none. */
+  private async grantsOf(userId: string): Promise<Grant[]> {
+    try {
+      return (await this.deps.grantsFor?.(userId)) ?? [];
+    } catch (error) {
+      this.deps.log.warn('could not read grants for a Home', { error: errorMessage(error) });
+      return [];
+    }
+  }
+
   private async recentFor(userId: string): Promise<HomeDecision[]> {
     const entries = await this.deps.store.readRecentDecisions(userId, RECENT_READ);
     const found: HomeDecision[] = [];

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
+import { type GrantStore, MemoryGrantStore } from '../approvals/grants.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { PauseView } from '../approvals/records.js';
@@ -32,6 +33,7 @@ import { ApprovalCards } from './cards.js';
 import { closedGate } from './closed-gates.js';
 import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from './decider.js';
 import { ExternalPauses } from './external-pauses.js';
+import { type GiveGrantRequest, GrantDecisions } from './grant-decisions.js';
 import { PauseRecorder } from './pause-recorder.js';
 import { Reminders } from './reminders.js';
 import { Resumer, type ResumerOptions } from './resumer.js';
@@ -80,6 +82,8 @@ export interface WorkflowDeps {
   sessions?: ThreadSessions;
   /** Where runs' root messages and statuses are kept. Default: this process's memory. */
   runStatus?: RunStatusStore;
+  /** Where people's scoped grants are kept. Default: this process's memory. */
+  grants?: GrantStore;
   directory: ApproverDirectory;
   /** The policy as it is now; read on every decision. */
   policy: () => Policy;
@@ -125,6 +129,8 @@ export class ApprovalWorkflow {
   private readonly reminders: Reminders;
   private readonly withdrawals: Withdrawals;
   private readonly undos: Undos;
+  /** Scoped grants: given from a card, listed and revoked from the App Home and the API. */
+  readonly grants: GrantDecisions;
   private readonly resumer: Resumer;
   /** Resumers of the other configured ADK targets, for API pauses in `adk` mode. */
   private readonly targetResumers = new Map<string, Resumer>();
@@ -171,6 +177,10 @@ export class ApprovalWorkflow {
         this.decider.check(pauseId, callIds, voter, { listing: true }),
       clock,
       log: log.child('homes'),
+      grantsFor: (userId) =>
+        (deps.policy().admins ?? []).includes(userId)
+          ? this.grants.listAll()
+          : this.grants.listFor(userId),
     });
     this.cards = new ApprovalCards({
       store,
@@ -188,6 +198,7 @@ export class ApprovalWorkflow {
     };
     const threads = new RunThreads({ slack, log: log.child('thread') });
     const sessions = deps.sessions ?? new MemoryThreadSessions();
+    const grants = deps.grants ?? new MemoryGrantStore();
     const recordPause: RunStreamerDeps['onPause'] = async (context, gates, invocationId) => {
       const { pauseId } = await recorder.record(context, gates, invocationId);
       const { channelId, threadTs } = context.thread;
@@ -211,6 +222,7 @@ export class ApprovalWorkflow {
       runStatus,
       slack,
       decideByPolicy: (request) => this.decider.decideByPolicy(request),
+      grants,
     });
     const streamer = new RunStreamer({
       adk: deps.adk,
@@ -228,6 +240,17 @@ export class ApprovalWorkflow {
       metrics,
       onPauseDecided: (pauseId) => this.scheduleResume(pauseId),
       ...(deps.people === undefined ? {} : { people: deps.people }),
+      grants,
+    });
+    this.grants = new GrantDecisions({
+      store,
+      grants,
+      decider: this.decider,
+      policy: deps.policy,
+      threads,
+      clock,
+      log: log.child('grants'),
+      refreshHome: (userId) => this.homes.refresh(userId),
     });
     this.reminders = new Reminders({
       store,
@@ -329,6 +352,7 @@ export class ApprovalWorkflow {
         signingSecretOf: external.signingSecretOf,
         ...(deps.people === undefined ? {} : { people: deps.people }),
         decideByPolicy: (request) => this.decider.decideByPolicy(request),
+        grants,
         slack,
         tracing,
       });
@@ -476,6 +500,16 @@ export class ApprovalWorkflow {
   /** The calls waiting for this person that a batch may hold (the App Home's list). */
   batchCandidates(userId: string): Promise<HomeGate[]> {
     return this.homes.decidableBy(userId);
+  }
+
+  /** Approve, and give a grant of `scope` that decides later calls (the card's grant buttons). */
+  grant(request: GiveGrantRequest, tell: Tell): Promise<DecisionReply> {
+    const clickedAt = performance.now();
+    const check = { pauseId: request.pauseId, voter: request.granter, callIds: [request.callId] };
+    return this.decide(request.pauseId, () => this.grants.give(request, tell), {
+      clickedAt,
+      unknown: { check, tell },
+    });
   }
 
   /** Withdraw: the requester or a policy admin calls the pending request off. */

@@ -1,5 +1,6 @@
 import { gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
+import type { GrantStore } from '../approvals/grants.js';
 import type { Refusal } from '../approvals/outcomes.js';
 import {
   type ApproverDirectory,
@@ -10,7 +11,7 @@ import {
   resolveGatePolicy,
 } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
-import { initiatorOf } from '../approvals/store/audit-chain.js';
+import { GRANT_ACTOR_PREFIX, initiatorOf } from '../approvals/store/audit-chain.js';
 import type { ConfirmationStore, VoteAllInput, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -58,6 +59,8 @@ export class Decider {
       onPauseDecided: (pauseId: string) => void;
       /** Deciders' display names, kept in their decisions for the audit. Absent: ids only. */
       people?: PersonNames;
+      /** Scoped grants: a gate a grant decided is re-checked against it. Absent: no grants. */
+      grants?: Pick<GrantStore, 'get'>;
     },
   ) {}
 
@@ -117,7 +120,16 @@ export class Decider {
     const refused = new Map<string, { refusal: Refusal; callIds: string[] }>();
     for (const gate of view.gates) {
       if (gate.state !== 'approved' || gate.decision === undefined) continue;
-      if (initiatorOf(gate.decision.by) !== 'person') continue;
+      const { by } = gate.decision;
+      if (initiatorOf(by) === 'grant') {
+        const earlier = refused.get(by);
+        if (earlier !== undefined) earlier.callIds.push(gate.confirmationCallId);
+        else if (!(await this.grantHolds(by))) {
+          refused.set(by, { refusal: { kind: 'grant_gone' }, callIds: [gate.confirmationCallId] });
+        }
+        continue;
+      }
+      if (initiatorOf(by) !== 'person') continue;
       const policy = this.currentPolicy(view, gate);
       for (const vote of gate.votes) {
         if (vote.choice !== 'approve') continue;
@@ -142,6 +154,14 @@ export class Decider {
       reason: refusal.kind,
     });
     return { voter, why, callIds };
+  }
+
+  /** Is the grant behind `grant:<id>` still in force (not revoked, not expired)? */
+  private async grantHolds(actor: string): Promise<boolean> {
+    const { grants } = this.deps;
+    if (grants === undefined) return false;
+    const id = actor.slice(GRANT_ACTOR_PREFIX.length);
+    return (await grants.get(id, this.deps.clock())) !== undefined;
   }
 
   /** The Retry button: the requester, or anyone who may approve one of the gates. */
@@ -415,6 +435,8 @@ function recheckReason(refusal: Refusal): string {
       return `the policy in force lets nobody approve this (rule ${refusal.rule})`;
     case 'permission_check_failed':
       return 'Slack could not confirm who may approve';
+    case 'grant_gone':
+      return 'the grant that approved it was revoked (or expired) before the call ran';
     default:
       return refusal.kind;
   }

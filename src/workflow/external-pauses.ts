@@ -1,5 +1,6 @@
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
+import type { GrantStore } from '../approvals/grants.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import { evaluatePolicy, type Policy, resolveGatePolicy } from '../approvals/policy.js';
 import {
@@ -19,9 +20,11 @@ import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { TraceParent } from '../tracing/traceparent.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
+import { coverByGrants } from './grant-cover.js';
 import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
 import {
   applyPolicyVerdicts,
+  isAutomatic,
   type PolicyDecidedGate,
   policyDecisionsMessage,
 } from './policy-decisions.js';
@@ -94,6 +97,8 @@ export interface ExternalPausesDeps {
   people?: PersonNames;
   /** Applies a policy's `allow` or `deny` to a gate (see `Decider.decideByPolicy`). */
   decideByPolicy?: (request: VoteRequest) => Promise<unknown>;
+  /** People's scoped grants, which may decide a call a person would be asked about. */
+  grants?: GrantStore;
   /** Posts the channel line of a pause the policy decided alone (its ts stands in for a card). */
   slack?: SlackPort;
   tracing: ApprovalTracing;
@@ -208,7 +213,18 @@ export class ExternalPauses {
       gates: gates.length,
       resume: resume.mode,
     });
-    const byPolicy = resolved.filter((entry) => entry.verdict !== undefined);
+    // Grants apply only where their votes can be (the same condition as the policy's own).
+    const entries =
+      this.deps.decideByPolicy === undefined
+        ? resolved
+        : await coverByGrants(this.deps.grants, resolved, {
+            app: input.app,
+            requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
+            adk,
+            now: this.deps.clock(),
+            log,
+          });
+    const byPolicy = entries.filter(isAutomatic);
     if (byPolicy.length > 0 && byPolicy.length === resolved.length) {
       return { kind: 'created', view: await this.decideAllByPolicy(result.view, byPolicy) };
     }

@@ -1,5 +1,6 @@
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
+import type { GrantStore } from '../approvals/grants.js';
 import { cardChannel, evaluatePolicy, type Policy } from '../approvals/policy.js';
 import { type PauseView, pauseIdFor } from '../approvals/records.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
@@ -12,8 +13,10 @@ import { renderCardElsewhere } from '../slack/thread.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
+import { coverByGrants } from './grant-cover.js';
 import {
   applyPolicyVerdicts,
+  isAutomatic,
   isPending,
   type PolicyDecidedGate,
   policyDecisionsMessage,
@@ -44,6 +47,8 @@ export class PauseRecorder {
       /** Applies a policy's decision to a gate (see `Decider.decideByPolicy`). */
       decideByPolicy: (request: VoteRequest) => Promise<unknown>;
       tracing: ApprovalTracing;
+      /** People's scoped grants, which may decide a call a person would be asked about. */
+      grants?: GrantStore;
     },
   ) {}
 
@@ -145,7 +150,18 @@ export class PauseRecorder {
       now: this.deps.clock(),
     });
     const { view } = result;
-    const byPolicy = resolved.filter((entry) => entry.verdict !== undefined);
+    // Grants are looked up once, by the request that recorded the pause (their uses count).
+    const entries =
+      result.kind === 'created'
+        ? await coverByGrants(this.deps.grants, resolved, {
+            app: context.appName,
+            requester: context.requester,
+            adk,
+            now: this.deps.clock(),
+            log,
+          })
+        : resolved;
+    const byPolicy = entries.filter(isAutomatic);
     if (byPolicy.length > 0 && byPolicy.length === gates.length) {
       if (result.kind === 'created') metrics.gatesOpened(context.appName, gates.length);
       await this.decideAllByPolicy(context, view, byPolicy);
@@ -226,7 +242,7 @@ export class PauseRecorder {
     }
     this.deps.log.info('pause decided by the policy', {
       pauseId: view.pause.id,
-      rules: pending.map(({ verdict }) => verdict?.rule.name).join(','),
+      rules: pending.map(({ verdict, grant }) => grant?.id ?? verdict?.rule.name).join(','),
     });
   }
 }

@@ -1,37 +1,53 @@
 import type { Gate } from '../adk/gate.js';
+import type { Grant } from '../approvals/grants.js';
 import type { PolicyVerdict } from '../approvals/policy.js';
 import { type PauseView, policyActor } from '../approvals/records.js';
+import { GRANT_ACTOR_PREFIX } from '../approvals/store/audit-chain.js';
 import type { SlackMessage } from '../slack/block-kit.js';
-import { renderPolicyDecisions } from '../slack/policy-lines.js';
+import {
+  type GrantDecisionLine,
+  type PolicyDecisionLine,
+  renderPolicyDecisions,
+} from '../slack/policy-lines.js';
 import type { VoteRequest } from './decider.js';
 
 /**
- * Gates the policy decides (`decision: allow` or `deny`), on the /agent path and the API path
- * alike: the line that says so, and the decisions themselves, applied through the same atomic
- * vote as a click with `policy:<rule>` as the voter.
+ * Gates the policy decides (`decision: allow` or `deny`), or a person's scoped grant covers, on
+ * the /agent path and the API path alike: the line that says so, and the decisions themselves,
+ * applied through the same atomic vote as a click with `policy:<rule>` or `grant:<id>` as the
+ * voter.
  */
 
 export interface PolicyDecidedGate {
   gate: Gate;
-  /** Undefined: a person decides this gate. */
+  /** Undefined: a person decides this gate (or a grant, when `grant` is set). */
   verdict?: PolicyVerdict | undefined;
+  /** A person's scoped grant covers the call: it is approved in their name, by the grant. */
+  grant?: Grant | undefined;
+}
+
+/** The policy or a grant decides it: no person is asked. */
+export function isAutomatic(entry: PolicyDecidedGate): boolean {
+  return (
+    entry.grant !== undefined || (entry.verdict !== undefined && entry.verdict.decision !== 'ask')
+  );
 }
 
 export function policyDecisionsMessage(entries: readonly PolicyDecidedGate[]): SlackMessage {
-  return renderPolicyDecisions(
-    entries.flatMap(({ gate, verdict }) =>
-      verdict === undefined || verdict.decision === 'ask'
-        ? []
-        : [
-            {
-              tool: gate.originalCall.name,
-              rule: verdict.rule.name,
-              decision: verdict.decision,
-              ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
-            },
-          ],
-    ),
-  );
+  const lines: (PolicyDecisionLine | GrantDecisionLine)[] = [];
+  for (const { gate, verdict, grant } of entries) {
+    const tool = gate.originalCall.name;
+    if (grant !== undefined) lines.push({ tool, grant });
+    else if (verdict !== undefined && verdict.decision !== 'ask') {
+      lines.push({
+        tool,
+        rule: verdict.rule.name,
+        decision: verdict.decision,
+        ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
+      });
+    }
+  }
+  return renderPolicyDecisions(lines);
 }
 
 /** Gates already decided (a retried stream, another replica) are left as they are. */
@@ -40,8 +56,18 @@ export async function applyPolicyVerdicts(
   view: PauseView,
   entries: readonly PolicyDecidedGate[],
 ): Promise<void> {
-  for (const { gate, verdict } of entries) {
-    if (verdict === undefined || verdict.decision === 'ask' || !isPending(view, gate)) continue;
+  for (const { gate, verdict, grant } of entries) {
+    if (!isPending(view, gate)) continue;
+    if (grant !== undefined) {
+      await decide({
+        pauseId: view.pause.id,
+        callId: gate.confirmationCallId,
+        voter: `${GRANT_ACTOR_PREFIX}${grant.id}`,
+        choice: 'approve',
+      });
+      continue;
+    }
+    if (verdict === undefined || verdict.decision === 'ask') continue;
     await decide({
       pauseId: view.pause.id,
       callId: gate.confirmationCallId,

@@ -22,6 +22,8 @@ export interface ApiKey {
   signingSecret: string;
   /** May export the audit trail of its apps (`GET /v1/audit`). */
   audit: boolean;
+  /** May list and revoke the scoped grants of its apps (`GET /v1/grants`, `DELETE /v1/grants/{id}`). */
+  grants: boolean;
 }
 
 export class ApiKeysError extends Error {
@@ -51,6 +53,7 @@ const keySchema = z.strictObject({
   webhooks: z.array(webhookPrefix).optional(),
   signingSecret: z.string().min(32, 'expected a secret of at least 32 characters'),
   audit: z.boolean({ error: 'expected true or false' }).optional(),
+  grants: z.boolean({ error: 'expected true or false' }).optional(),
 });
 
 const fileSchema = z.strictObject({ keys: z.array(keySchema) });
@@ -120,6 +123,7 @@ export function parseApiKeys(text: string, source: string): ApiKey[] {
       webhooks: entry.webhooks ?? [],
       signingSecret: entry.signingSecret,
       audit: entry.audit ?? false,
+      grants: entry.grants ?? false,
     };
   });
   if (problems.length > 0) throw new ApiKeysError(problems);

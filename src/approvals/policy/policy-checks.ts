@@ -21,6 +21,8 @@ export interface CheckedEntry {
   conditional?: boolean;
   /** `decision: allow | deny`: the policy decides, so its approvers are asked only when its condition cannot be evaluated. */
   decides?: boolean;
+  /** The rule offers scoped grants (`grants:`). */
+  grants?: boolean;
 }
 
 export interface Finding {
@@ -49,8 +51,9 @@ export function checkEntries(entries: readonly CheckedEntry[]): Finding[] {
   return findings;
 }
 
-function checkEntry({ path, own, policy, decides }: CheckedEntry): Finding[] {
+function checkEntry({ path, own, policy, decides, grants }: CheckedEntry): Finding[] {
   const findings: Finding[] = [];
+  if (grants === true) findings.push(...checkGrants(path, policy, decides === true));
   const isDefaults = policy.rule === 'defaults';
   const { approvers, quorum } = policy;
 
@@ -187,4 +190,32 @@ function matchesEverything(match: PolicyRule['match']): boolean {
     (match.app?.matchesEverything ?? true) &&
     (match.tool?.matchesEverything ?? true)
   );
+}
+
+/**
+ * A grant stands for one person's click on later calls: never where the rule wants several
+ * people (a quorum), marks the call critical, or lets the policy decide without anyone.
+ */
+function checkGrants(
+  path: readonly PropertyKey[],
+  policy: GatePolicy,
+  decides: boolean,
+): Finding[] {
+  const why =
+    policy.quorum > 1
+      ? `quorum ${policy.quorum}: a grant is one person's approval`
+      : policy.risk === 'critical'
+        ? 'risk: critical: each such call needs a person'
+        : decides
+          ? 'the policy decides these calls (decision allow or deny): nobody approves them'
+          : undefined;
+  if (why === undefined) return [];
+  return [
+    {
+      severity: 'error',
+      path: [...path, 'grants'],
+      at: 'value',
+      message: `grants are not offered on this rule (${why})`,
+    },
+  ];
 }

@@ -114,12 +114,14 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
     { path: ['defaults'], own: ownDefaults, policy: defaults.policy },
   ];
   const rules: PolicyRule[] = (file.rules ?? []).map((rule, index) => {
-    const { match, payloadSchema, name, when, decision, reason, risk, redact, ...own } = rule;
+    const { match, payloadSchema, name, when, decision, reason, risk, redact, grants, ...own } =
+      rule;
     const resolved = resolveEntry(name ?? `rules[${index}]`, own, ownDefaults);
     if (payloadSchema !== undefined) resolved.policy.payloadSchema = payloadSchema;
     if (risk !== undefined) resolved.policy.risk = risk;
     if (redact !== undefined && redact.length > 0) resolved.policy.redact = redact;
     if (when !== undefined) resolved.policy.condition = { text: when.text };
+    if (grants !== undefined) resolved.policy.grants = grants;
     entries.push({
       path: ['rules', index],
       own,
@@ -127,6 +129,7 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
       match,
       conditional: when !== undefined,
       decides: decision === 'allow' || decision === 'deny',
+      grants: grants !== undefined,
     });
     return {
       match,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GATE_KINDS } from '../../adk/gate.js';
+import { GRANT_MAX_MS, type GrantOffer, scopeOfOffer } from '../grants.js';
 import type { Approver } from '../records.js';
 import { type Condition, compileCondition } from './condition.js';
 import { DURATION_EXAMPLES, parseDuration } from './duration.js';
@@ -262,6 +263,44 @@ const redactPaths = z.array(
   { error: expected('a list of argument paths') },
 );
 
+/** Scoped grants a rule's card offers (see grants.ts): `session`, one duration, `exactArgs`. */
+const GRANT_WORDS = 'session, a duration of at most 8h (such as 1h) or exactArgs';
+const grantOffers = z
+  .array(z.unknown(), { error: expected(`a list of grant scopes, each ${GRANT_WORDS}`) })
+  .min(1, { error: 'expected at least one grant scope (leave grants out to offer none)' })
+  .transform((items, ctx): GrantOffer[] => {
+    const offers: GrantOffer[] = [];
+    items.forEach((item, index) => {
+      const read = grantOfferOf(item);
+      const repeated =
+        read.ok && offers.some((known) => scopeOfOffer(known) === scopeOfOffer(read.offer));
+      if (read.ok && !repeated) offers.push(read.offer);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          input: item,
+          path: [index],
+          message: read.ok ? 'expected each scope once (one duration at most)' : read.error,
+        });
+    });
+    return offers;
+  });
+
+function grantOfferOf(
+  item: unknown,
+): { ok: true; offer: GrantOffer } | { ok: false; error: string } {
+  if (item === 'session' || item === 'exactArgs') return { ok: true, offer: item };
+  const duration = typeof item === 'string' ? parseDuration(item) : undefined;
+  if (!duration?.ok) return { ok: false, error: expected(GRANT_WORDS)({ input: item }) };
+  if (duration.ms > GRANT_MAX_MS) {
+    return {
+      ok: false,
+      error: `expected at most 8h (no grant outlives a working day), got ${describeInput(item)}`,
+    };
+  }
+  return { ok: true, offer: duration.ms };
+}
+
 const ruleReason = z
   .string({ error: expected('a reason, in words') })
   .min(1, { error: expected('a reason, in words') })
@@ -277,6 +316,7 @@ export const ruleSchema = z.strictObject(
     risk: risk.optional(),
     redact: redactPaths.optional(),
     payloadSchema: payloadSchema.optional(),
+    grants: grantOffers.optional(),
     ...settingsShape,
   },
   { error: expected('a rule: a mapping with match and settings') },

@@ -19,6 +19,7 @@ import type {
   FinishResumeInput,
   GateRef,
   GateRunClaim,
+  GrantEventInput,
   IdempotencyInput,
   IdempotencyResult,
   NewPause,
@@ -67,6 +68,7 @@ import {
   DEFAULT_RETENTION_MS,
   deliveryAudit,
   type FinishOutcome,
+  grantAudit,
   isDue,
   isLiveResume,
   newGateNudges,
@@ -519,6 +521,21 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     );
     this.mirror(run);
     return 'recorded';
+  }
+
+  async recordGrantEvent(input: GrantEventInput): Promise<OutcomeResult> {
+    const run = this.load(input.pauseId, input.at);
+    if (!run) return 'not_found';
+    // The trail entry is the record: the grant itself lives in the grant store.
+    const result = addNote(
+      run,
+      this.notesOf(input.pauseId),
+      () => {},
+      grantAudit(input),
+      input.callId,
+    );
+    this.mirror(run);
+    return result;
   }
 
   async readNotes(pauseId: string): Promise<PauseNotes> {

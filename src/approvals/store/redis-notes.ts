@@ -11,6 +11,7 @@ import {
 import {
   type DeliveryInput,
   type GateRunClaim,
+  type GrantEventInput,
   type IdempotencyInput,
   type IdempotencyResult,
   type OutcomeInput,
@@ -19,7 +20,7 @@ import {
 } from '../store.js';
 import type { StoreKeys } from './keys.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
-import { deliveryAudit, type NoteAuditEntry, outcomeAudit } from './rules.js';
+import { deliveryAudit, grantAudit, type NoteAuditEntry, outcomeAudit } from './rules.js';
 import { ADD_NOTE_LUA } from './scripts/add-note.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 
@@ -27,6 +28,7 @@ const ADD_NOTE = new LuaScript('add_note', ADD_NOTE_LUA);
 const DELIVERY_FIELD = 'delivery';
 const OUTCOME_PREFIX = 'outcome:';
 const CLAIM_PREFIX = 'claim:';
+const GRANT_PREFIX = 'grant:';
 
 const idempotencyRecordSchema = z.object({ fingerprint: z.string(), pauseId: z.string() });
 
@@ -77,6 +79,18 @@ export class RedisPauseNotes {
     return code === 1 ? 'recorded' : 'not_found';
   }
 
+  async recordGrantEvent(input: GrantEventInput): Promise<OutcomeResult> {
+    const { pauseId, callId, grantId, event, at } = input;
+    const code = await this.addNote(
+      pauseId,
+      `${GRANT_PREFIX}${grantId}`,
+      { event, at },
+      grantAudit(input),
+      callId,
+    );
+    return code === 1 ? 'recorded' : code === -1 ? 'unknown_gate' : 'not_found';
+  }
+
   async readNotes(pauseId: string): Promise<PauseNotes> {
     const key = this.keys.notes(pauseId);
     const fields = await redisCall(`read ${key}`, () => this.redis.hgetall(key));
@@ -111,7 +125,7 @@ export class RedisPauseNotes {
   private async addNote(
     pauseId: string,
     field: string,
-    note: GateOutcome | DeliveryStatus,
+    note: GateOutcome | DeliveryStatus | { event: string; at: number },
     audit: NoteAuditEntry,
     callId: string,
   ): Promise<number> {

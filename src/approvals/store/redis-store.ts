@@ -22,6 +22,7 @@ import {
   type FinishResumeInput,
   type GateRef,
   type GateRunClaim,
+  type GrantEventInput,
   type IdempotencyInput,
   type IdempotencyResult,
   type NewPause,
@@ -664,6 +665,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   recordDelivery(input: DeliveryInput): Promise<'recorded' | 'not_found'> {
     return this.notes.recordDelivery(input);
+  }
+
+  recordGrantEvent(input: GrantEventInput): Promise<OutcomeResult> {
+    return this.notes.recordGrantEvent(input);
   }
 
   readNotes(pauseId: string): Promise<PauseNotes> {

@@ -9,7 +9,14 @@ import {
   SYSTEM_ACTOR,
   type Vote,
 } from '../records.js';
-import type { NewGate, NewPause, NudgeKind, PendingIndex, VoteInput } from '../store.js';
+import type {
+  GrantEventInput,
+  NewGate,
+  NewPause,
+  NudgeKind,
+  PendingIndex,
+  VoteInput,
+} from '../store.js';
 
 /**
  * The rules both stores follow, whatever they store in: defaults, what a state means, what a
@@ -196,6 +203,8 @@ export const AUDIT_EVENTS = [
   'resume_refused',
   'reopened',
   'undone',
+  'granted',
+  'grant_revoked',
   'outcome_reported',
   'delivery',
 ] as const;
@@ -228,6 +237,10 @@ export const AUDIT_FACTS = [
   'status',
   'detail_length',
   'batch',
+  'grant',
+  'scope',
+  'uses',
+  'expires_at',
 ] as const;
 export type AuditFact = (typeof AUDIT_FACTS)[number];
 export const FACT_JOIN = '=';
@@ -344,6 +357,22 @@ export function deliveryAudit(
       ['status', delivery.state],
       ['attempt', delivery.attempts],
       ['error_length', delivery.lastError?.length],
+    ]),
+  };
+}
+
+/** The trail entry of a grant given on a gate's card, or revoked: which, its scope, its uses. */
+export function grantAudit(input: GrantEventInput): NoteAuditEntry {
+  return {
+    at: String(input.at),
+    event: input.event,
+    actor: input.actor,
+    callId: input.callId,
+    detail: auditDetail([
+      ['grant', input.grantId],
+      ['scope', input.scope],
+      ['expires_at', input.expiresAt],
+      ['uses', input.uses],
     ]),
   };
 }

@@ -1,0 +1,62 @@
+import { type Gate, gateKind } from '../adk/gate.js';
+import { argsDigest, type GrantStore, sessionKeyOf } from '../approvals/grants.js';
+import type { GatePolicy } from '../approvals/records.js';
+import { errorMessage } from '../error-message.js';
+import type { Log } from '../log.js';
+import type { PolicyDecidedGate } from './policy-decisions.js';
+
+/** Where a pause's calls come from, as grants match them. */
+export interface GrantCoverContext {
+  app: string;
+  requester: string;
+  adk: { userId: string; sessionId: string };
+  now: number;
+  log: Log;
+}
+
+/**
+ * Marks each call a person's scoped grant covers: a confirmation the policy in force would ask a
+ * person about, under a rule that still offers the grant's scope (a `deny`, an `allow` and an
+ * input request are never covered). Each grant found has its use counted. A lookup that fails
+ * asks a person, as if no grant existed.
+ */
+export async function coverByGrants<T extends PolicyDecidedGate & { policy: GatePolicy }>(
+  grants: GrantStore | undefined,
+  entries: readonly T[],
+  context: GrantCoverContext,
+): Promise<T[]> {
+  if (grants === undefined) return [...entries];
+  const covered: T[] = [];
+  for (const entry of entries) {
+    const offers = entry.policy.grants;
+    if (entry.verdict !== undefined || !isConfirmation(entry.gate) || !offers?.length) {
+      covered.push(entry);
+      continue;
+    }
+    try {
+      const grant = await grants.use(
+        {
+          app: context.app,
+          tool: entry.gate.originalCall.name,
+          requester: context.requester,
+          rule: entry.policy.rule,
+          offers,
+          sessionKey: sessionKeyOf(context.adk),
+          argsDigest: argsDigest(entry.gate.originalCall.args),
+        },
+        context.now,
+      );
+      covered.push(grant === undefined ? entry : { ...entry, grant });
+    } catch (error) {
+      context.log.warn('could not look up grants; a person is asked', {
+        error: errorMessage(error),
+      });
+      covered.push(entry);
+    }
+  }
+  return covered;
+}
+
+function isConfirmation(gate: Gate): boolean {
+  return gateKind(gate) === 'confirmation';
+}
