@@ -8,6 +8,7 @@ import {
   policyRuleOf,
   SYSTEM_ACTOR,
 } from '../approvals/records.js';
+import { GRANT_ACTOR_PREFIX } from '../approvals/store/audit-chain.js';
 import type { JsonValue } from '../json.js';
 import type { PersonNames } from '../slack/person-names.js';
 import { decisionFor, rejectionReason } from './resume-decisions.js';
@@ -27,7 +28,9 @@ export interface GateDecisionBody {
     | { slackUserId: string; name: string }
     | { system: true }
     /** `decision: allow` or `deny`: the rule that decided, and the policy file's SHA-256. */
-    | { policy: { rule: string; version: string } };
+    | { policy: { rule: string; version: string } }
+    /** A person's scoped grant (`GET /v1/grants`): its id, and who gave it. */
+    | { grant: { id: string } };
   decidedAt: number;
 }
 
@@ -108,6 +111,8 @@ function decidedBy(
   if (by === SYSTEM_ACTOR) return { system: true };
   const rule = policyRuleOf(by);
   if (rule !== undefined) return { policy: { rule, version: gate.policy.policyVersion ?? '' } };
+  if (by.startsWith(GRANT_ACTOR_PREFIX))
+    return { grant: { id: by.slice(GRANT_ACTOR_PREFIX.length) } };
   return { slackUserId: by, name: names.get(by) ?? by };
 }
 
@@ -120,6 +125,7 @@ export async function deciderNames(
     view.gates.flatMap((gate) =>
       gate.decision === undefined ||
       gate.decision.by === SYSTEM_ACTOR ||
+      gate.decision.by.startsWith(GRANT_ACTOR_PREFIX) ||
       policyRuleOf(gate.decision.by) !== undefined
         ? []
         : [gate.decision.by],

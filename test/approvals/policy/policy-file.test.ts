@@ -697,4 +697,57 @@ describe('parsePolicy: reminders, escalation and what expiry tells the agent', (
       'policy.yml:2:15 defaults.undoWindow: expected at most 10m: the agent waits for it',
     ]);
   });
+
+  it('reads the grants a rule offers: session, one duration of at most 8h, exactArgs', () => {
+    const { policy } = policyOf(
+      yaml(
+        'defaults:',
+        '  approvers: [U0BOB000001]',
+        'rules:',
+        '  - match: { tool: transfer_money }',
+        '    grants: [session, 1h30m, exactArgs]',
+      ),
+    );
+    expect(resolveGatePolicy(policy, { app: 'a', tool: 'transfer_money' }).policy.grants).toEqual(
+      ['session', 5_400_000, 'exactArgs'],
+    );
+    expect(resolveGatePolicy(policy, { app: 'a', tool: 'other' }).policy.grants).toBeUndefined();
+    expect(
+      errorsOf(
+        yaml(
+          'rules:',
+          '  - match: {}',
+          '    grants: [forever, 9h, 1h, 2h, session, session]',
+        ),
+      ),
+    ).toEqual([
+      'policy.yml:3:14 rules[0].grants[0]: expected session, a duration of at most 8h (such as 1h) or exactArgs, got "forever"',
+      'policy.yml:3:23 rules[0].grants[1]: expected at most 8h (no grant outlives a working day), got "9h"',
+      'policy.yml:3:31 rules[0].grants[3]: expected each scope once (one duration at most)',
+      'policy.yml:3:44 rules[0].grants[5]: expected each scope once (one duration at most)',
+    ]);
+  });
+
+  it('offers no grant where one click must not stand for later calls', () => {
+    const rule = (...lines: string[]) =>
+      errorsOf(
+        yaml(
+          'defaults:',
+          '  approvers: [U0BOB000001, U0CAROL0001]',
+          'rules:',
+          '  - match: { tool: t }',
+          ...lines,
+          '    grants: [session]',
+        ),
+      );
+    expect(rule('    quorum: 2')).toEqual([
+      'policy.yml:6:13 rules[0].grants: grants are not offered on this rule (quorum 2: a grant is one person\'s approval)',
+    ]);
+    expect(rule('    risk: critical')).toEqual([
+      'policy.yml:6:13 rules[0].grants: grants are not offered on this rule (risk: critical: each such call needs a person)',
+    ]);
+    expect(rule('    decision: allow')).toEqual([
+      'policy.yml:6:13 rules[0].grants: grants are not offered on this rule (the policy decides these calls (decision allow or deny): nobody approves them)',
+    ]);
+  });
 });
