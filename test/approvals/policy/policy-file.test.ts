@@ -708,17 +708,15 @@ describe('parsePolicy: reminders, escalation and what expiry tells the agent', (
         '    grants: [session, 1h30m, exactArgs]',
       ),
     );
-    expect(resolveGatePolicy(policy, { app: 'a', tool: 'transfer_money' }).policy.grants).toEqual(
-      ['session', 5_400_000, 'exactArgs'],
-    );
+    expect(resolveGatePolicy(policy, { app: 'a', tool: 'transfer_money' }).policy.grants).toEqual([
+      'session',
+      5_400_000,
+      'exactArgs',
+    ]);
     expect(resolveGatePolicy(policy, { app: 'a', tool: 'other' }).policy.grants).toBeUndefined();
     expect(
       errorsOf(
-        yaml(
-          'rules:',
-          '  - match: {}',
-          '    grants: [forever, 9h, 1h, 2h, session, session]',
-        ),
+        yaml('rules:', '  - match: {}', '    grants: [forever, 9h, 1h, 2h, session, session]'),
       ),
     ).toEqual([
       'policy.yml:3:14 rules[0].grants[0]: expected session, a duration of at most 8h (such as 1h) or exactArgs, got "forever"',
@@ -741,7 +739,7 @@ describe('parsePolicy: reminders, escalation and what expiry tells the agent', (
         ),
       );
     expect(rule('    quorum: 2')).toEqual([
-      'policy.yml:6:13 rules[0].grants: grants are not offered on this rule (quorum 2: a grant is one person\'s approval)',
+      "policy.yml:6:13 rules[0].grants: grants are not offered on this rule (quorum 2: a grant is one person's approval)",
     ]);
     expect(rule('    risk: critical')).toEqual([
       'policy.yml:6:13 rules[0].grants: grants are not offered on this rule (risk: critical: each such call needs a person)',
