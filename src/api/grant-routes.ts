@@ -39,7 +39,7 @@ export async function revokeGrant(
   if (!key.grants) return FORBIDDEN;
   const found = (await grants.listAll()).find((grant) => grant.id === id);
   if (found === undefined || !keyCoversApp(key, found.app)) return { kind: 'not_found' };
-  const revoked = await grants.revoke(id, `api:${key.name}`, { api: true });
+  const revoked = await grants.revoke(id, `api:${key.name}`, { anyGrant: true });
   if (revoked.kind === 'refused') return { kind: 'not_found' };
   return { kind: 'ok', body: { ...grantBody(found), revoked: true } };
 }

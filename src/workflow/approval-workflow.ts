@@ -519,7 +519,12 @@ export class ApprovalWorkflow {
 
   /** Undo, in a decision's undo window: its approver or a policy admin takes the approval back. */
   undo(pauseId: string, user: string): Promise<DecisionReply> {
-    return this.decide(pauseId, () => this.undos.undo(pauseId, user));
+    return this.decide(pauseId, async () => {
+      const reply = await this.undos.undo(pauseId, user);
+      // The grants the undone approval gave go with it.
+      if (reply.kind === 'done') await this.grants.revokeGivenOn(pauseId, user);
+      return reply;
+    });
   }
 
   /** The Retry button on a failed resume: the requester or any approver may press it. */

@@ -124,8 +124,10 @@ export class Decider {
       if (initiatorOf(by) === 'grant') {
         const earlier = refused.get(by);
         if (earlier !== undefined) earlier.callIds.push(gate.confirmationCallId);
-        else if (!(await this.grantHolds(by))) {
-          refused.set(by, { refusal: { kind: 'grant_gone' }, callIds: [gate.confirmationCallId] });
+        else {
+          const refusal = await this.grantRefusal(view, gate, by);
+          if (refusal !== undefined)
+            refused.set(by, { refusal, callIds: [gate.confirmationCallId] });
         }
         continue;
       }
@@ -156,12 +158,19 @@ export class Decider {
     return { voter, why, callIds };
   }
 
-  /** Is the grant behind `grant:<id>` still in force (not revoked, not expired)? */
-  private async grantHolds(actor: string): Promise<boolean> {
-    const { grants } = this.deps;
-    if (grants === undefined) return false;
+  /**
+   * A grant's decision holds while the grant is in force (not revoked, not expired) and its
+   * granter may still approve the call under the policy in force.
+   */
+  private async grantRefusal(
+    view: PauseView,
+    gate: GateRecord,
+    actor: string,
+  ): Promise<Refusal | undefined> {
     const id = actor.slice(GRANT_ACTOR_PREFIX.length);
-    return (await grants.get(id, this.deps.clock())) !== undefined;
+    const grant = await this.deps.grants?.get(id, this.deps.clock());
+    if (grant === undefined) return { kind: 'grant_gone' };
+    return this.authorizeOne(view, gate, this.currentPolicy(view, gate), grant.granter, true);
   }
 
   /** The Retry button: the requester, or anyone who may approve one of the gates. */

@@ -120,12 +120,12 @@ export class GrantDecisions {
     return reply;
   }
 
-  /** Revokes a grant for `by` (a Slack user; `api` for an API key allowed to revoke any). */
-  async revoke(id: string, by: string, { api = false }: { api?: boolean } = {}) {
+  /** Revokes a grant for `by`: a Slack user who must be its granter, requester or an admin, unless `anyGrant` (an API key allowed to, an undo that takes back its own grants). */
+  async revoke(id: string, by: string, { anyGrant = false }: { anyGrant?: boolean } = {}) {
     const now = this.deps.clock();
     const grant = await this.deps.grants.get(id, now);
     if (grant === undefined) return refuse({ kind: 'grant_gone' });
-    if (!api && !mayRevoke(grant, by, this.deps.policy().admins ?? [])) {
+    if (!anyGrant && !mayRevoke(grant, by, this.deps.policy().admins ?? [])) {
       return refuse({ kind: 'not_grant_party' });
     }
     const revoked = await this.deps.grants.revoke(id, now);
@@ -137,6 +137,22 @@ export class GrantDecisions {
       void this.deps.threads.post(threadOf(view), renderGrantRevoked(revoked, by));
     this.refreshHomes(revoked);
     return { kind: 'done' } as const;
+  }
+
+  /**
+   * An approval taken back (Undo) takes back the grants it gave: they are revoked in the name of
+   * who undid it. Never throws; a failure is logged (the grant then runs out on its own).
+   */
+  async revokeGivenOn(pauseId: string, by: string): Promise<void> {
+    try {
+      const given = (await this.listAll()).filter((grant) => grant.pauseId === pauseId);
+      for (const grant of given) await this.revoke(grant.id, by, { anyGrant: true });
+    } catch (error) {
+      this.deps.log.error('could not revoke the grants of an undone approval', {
+        pauseId,
+        error: errorMessage(error),
+      });
+    }
   }
 
   /** Active grants a person gave or is covered by. */

@@ -31,6 +31,10 @@ rules:
   - name: transfers
     match: { app: payments, tool: transfer_money }
     grants: [session, 1h, exactArgs]
+  - name: memos
+    match: { app: payments, tool: send_memo }
+    undoWindow: 5s
+    grants: [session]
 `;
 
 let harness: Harness;
@@ -141,5 +145,37 @@ describe('scoped grants', () => {
       expect.objectContaining({ event: 'grant_revoked', actor: bob.id }),
     ]);
     expect(trail.find((e) => e.event === 'grant_revoked')?.detail).toContain('uses=1');
+  });
+
+  it('undoing the approval that gave a grant revokes the grant', { timeout: 60_000 }, async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'payments memo: offsite budget');
+    const card = await harness.card(OPS, root.ts);
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.grantSession,
+    });
+    const given = await harness.reply(OPS, root.ts, 'for this session: later calls');
+    const grantId = /gr_[0-9a-f]{12}/.exec(given.text)?.[0] ?? '?';
+    await harness.sandbox.waitFor(() => {
+      const now = harness.sandbox.replies(OPS, root.ts).find((m) => m.ts === card.ts);
+      return now !== undefined && buttons(now).some((b) => b.action_id === ACTION_IDS.undo);
+    });
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.undo,
+    });
+    const revoked = await harness.reply(OPS, root.ts, `revoked grant \`${grantId}\``);
+    expect(revoked.text).toContain(bob.id);
+    expect((await harness.pauseOf(card)).gates[0]?.state).toBe('pending');
+    const audit = await harness.store.readAudit({
+      pauseId: (await harness.pauseOf(card)).pause.id,
+    });
+    expect(audit.map((e) => e.event)).toEqual(
+      expect.arrayContaining(['granted', 'undone', 'grant_revoked']),
+    );
   });
 });
