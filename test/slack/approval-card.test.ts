@@ -167,6 +167,32 @@ describe('buttons follow the state of the gates', () => {
     ]);
   });
 
+  it('adds a button per grant scope the rule offers, each naming its scope, after Approve and Reject', () => {
+    const gate = gateRecord();
+    const offering = {
+      ...gate,
+      policy: { ...gate.policy, grants: ['session' as const, 5_400_000, 'exactArgs' as const] },
+    };
+    const card = render(pauseView([offering]));
+    const found = buttons(card.blocks).filter(({ actionId }) => actionId !== ACTION_IDS.withdraw);
+    expect(found.map(({ actionId, label }) => [actionId, label])).toEqual([
+      [ACTION_IDS.approve, 'Approve'],
+      [ACTION_IDS.reject, 'Reject'],
+      [ACTION_IDS.grantSession, 'Approve for this session'],
+      [ACTION_IDS.grantTime, 'Approve for 90 minutes'],
+      [ACTION_IDS.grantExactArgs, 'Always for these exact arguments (8 h)'],
+    ]);
+    for (const button of found) {
+      expect(parseButtonValue(button.value)).toEqual({
+        pauseId: expect.any(String),
+        callId: gate.confirmationCallId,
+      });
+    }
+    expect(buttons(render(pauseView([gateRecord()])).blocks).map((b) => b.actionId)).not.toContain(
+      ACTION_IDS.grantSession,
+    );
+  });
+
   it('offers Withdraw, carrying only the pause id, while a gate is pending, and not once all are decided', () => {
     const pending = render(pauseView([gateRecord()]));
     const withdraw = buttons(pending.blocks).find(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Grant } from '../../src/approvals/grants.js';
 import type { PauseView } from '../../src/approvals/records.js';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
 import { type HomeGate, type HomeInput, renderHomeView } from '../../src/slack/home-view.js';
@@ -12,6 +13,25 @@ function item(view: PauseView, index = 0): HomeGate {
   const gate = view.gates[index];
   if (gate === undefined) throw new Error('no such gate');
   return { view, gate, cardPermalink: PERMALINK };
+}
+
+function grant(overrides: Partial<Grant> = {}): Grant {
+  return {
+    id: 'gr_000000000001',
+    app: 'payments',
+    tool: 'transfer_money',
+    requester: 'UALICE',
+    rule: 'transfers',
+    scope: 'session',
+    sessionKey: 'UALICE/s1',
+    granter: 'UBOB',
+    pauseId: 'p1',
+    callId: 'c1',
+    createdAt: NOW,
+    expiresAt: NOW + 3_600_000,
+    uses: 0,
+    ...overrides,
+  };
 }
 
 function render(input: Partial<HomeInput>) {
@@ -83,6 +103,10 @@ describe('the App Home view', () => {
       ]),
     );
     const home = render({
+      notice: 'That click was refused.',
+      grants: Array.from({ length: 12 }, (_, index) =>
+        grant({ id: `gr_${String(index).padStart(12, '0')}` }),
+      ),
       waiting: views.map((view) => item(view)),
       waitingMore: 0,
       requests: views.slice(0, 40).map((view) => item(view)),
@@ -100,6 +124,24 @@ describe('the App Home view', () => {
     const text = allText(home.blocks);
     expect(text).toContain('…and 130 more');
     expect(text).toContain('…and 37 more');
+    expect(text).toContain('…and 7 more, expiring later.');
+  });
+
+  it('lists a grant in force with its scope, uses and expiry, escaped, and Revoke asking twice', () => {
+    const home = render({ grants: [grant({ tool: HOSTILE, uses: 3 })] });
+    const text = allText(home.blocks);
+    expect(text).toContain('Grants in force');
+    expect(text).toContain('<@UBOB> approved it for this session');
+    expect(text).toContain('for <@UALICE>');
+    expect(text).toContain('3 uses');
+    expect(text).toContain('&lt;!channel&gt;');
+    const [revoke] = buttons(home.blocks);
+    expect(revoke).toMatchObject({
+      actionId: ACTION_IDS.homeRevokeGrant,
+      value: 'gr_000000000001',
+    });
+    expect(JSON.stringify(home.blocks)).toContain('Revoke this grant?');
+    expect(allText(render({}).blocks)).not.toContain('Grants in force');
   });
 
   it('says so when nothing waits, nothing is asked and nothing was decided', () => {
