@@ -2,6 +2,7 @@ import { gateKind } from '../adk/gate.js';
 import { formatDuration, isEscalated } from '../approvals/policy.js';
 import type { Approver, GatePolicy, GateRecord, Vote } from '../approvals/records.js';
 import { policyRuleOf, SYSTEM_ACTOR } from '../approvals/records.js';
+import { GRANT_ACTOR_PREFIX } from '../approvals/store/audit-chain.js';
 import type { JsonValue } from '../json.js';
 import { escapeLine, escapeWithin, inlineCode } from './escape.js';
 import { slackDate, usergroupMention, userMention } from './mentions.js';
@@ -152,7 +153,11 @@ function andList(items: readonly string[]): string {
 export function actor(by: string): string {
   if (by === SYSTEM_ACTOR) return 'the system';
   const rule = policyRuleOf(by);
-  return rule === undefined ? userMention(by) : `the policy (rule ${inlineCode(rule, 64)})`;
+  if (rule !== undefined) return `the policy (rule ${inlineCode(rule, 64)})`;
+  if (by.startsWith(GRANT_ACTOR_PREFIX)) {
+    return `grant ${inlineCode(by.slice(GRANT_ACTOR_PREFIX.length), 40)}`;
+  }
+  return userMention(by);
 }
 
 /**

@@ -1,7 +1,6 @@
 import { LIMITS } from '@adk-slack-approvals/block-kit';
 import type { RunError } from '../approvals/outcomes.js';
 import type { PauseView } from '../approvals/records.js';
-import { GRANT_ACTOR_PREFIX } from '../approvals/store/audit-chain.js';
 import { type KnownBlock, mrkdwn, type SlackMessage } from './block-kit.js';
 import {
   codeBlock,
@@ -13,7 +12,7 @@ import {
   fitEscaped,
   inlineCode,
 } from './escape.js';
-import { decisionText, listWithin, stateBadge, toolName } from './gate-lines.js';
+import { actor, decisionText, listWithin, stateBadge, toolName } from './gate-lines.js';
 import { channelMention, permalinkTo, userMention } from './mentions.js';
 import { referenceOf } from './notices.js';
 import { type Asking, askingEmoji, mayVerb, neededHeading } from './request-words.js';
@@ -230,15 +229,8 @@ export function renderResumeRefused(error: RunError | undefined, reference?: str
 export function renderSentBack(voter: string, tools: readonly string[], why: string): SlackMessage {
   const calls = tools.map((tool) => inlineCode(tool, 60)).join(', ');
   return messageOf(
-    `:leftwards_arrow_with_hook: ${approverName(voter)}’s approval of ${calls} no longer holds (${escapeWithin(why, ERROR_MAX)}): nothing was sent to the agent. It waits for a new decision on its card.`,
+    `:leftwards_arrow_with_hook: ${actor(voter)}’s approval of ${calls} no longer holds (${escapeWithin(why, ERROR_MAX)}): nothing was sent to the agent. It waits for a new decision on its card.`,
   );
-}
-
-/** A person, or a grant (`grant:<id>`) that approved in its granter's name. */
-function approverName(voter: string): string {
-  return voter.startsWith(GRANT_ACTOR_PREFIX)
-    ? `Grant ${inlineCode(voter.slice(GRANT_ACTOR_PREFIX.length), 40)}`
-    : userMention(voter);
 }
 
 /** An approval taken back in its undo window: nothing ran, the call waits for a new decision. */
