@@ -14,20 +14,18 @@ import {
   type Policy,
   SlackApproverDirectory,
 } from './approvals/policy.js';
-import { MemoryRunStatusStore, type RunStatusStore } from './approvals/run-status.js';
+import { MemoryRunThreadRecords, type RunThreadRecords } from './approvals/run-threads.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
 import {
   connectRedis,
   connectRedisCluster,
   redactUrl,
 } from './approvals/store/redis-connection.js';
-import { RedisRunStatusStore } from './approvals/store/redis-run-status.js';
+import { RedisRunThreadRecords } from './approvals/store/redis-run-threads.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
-import { RedisThreadSessions } from './approvals/store/redis-thread-sessions.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
-import { MemoryThreadSessions, type ThreadSessions } from './approvals/thread-sessions.js';
 import type { Config } from './config.js';
 import { newCorrelationId, withCorrelation } from './correlation.js';
 import { errorMessage } from './error-message.js';
@@ -104,7 +102,7 @@ export async function startApp(
   const reloadPolicy = () => void policyWatcher?.reload();
   if (policyWatcher !== undefined) process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals, sessions, runStatus } = await openStore(config, log);
+  const { store, signals, runThreads } = await openStore(config, log);
   await store.placeMarker(clock());
   metrics.countPendingGatesWith(() => store.countPendingByApp());
   metrics.countPendingByApproverWith(() =>
@@ -154,8 +152,7 @@ export async function startApp(
 
   const workflow = new ApprovalWorkflow({
     store,
-    sessions,
-    runStatus,
+    runThreads,
     adk,
     slack,
     directory,
@@ -243,8 +240,7 @@ async function openStore(
 ): Promise<{
   store: ConfirmationStore;
   signals: PauseSignals;
-  sessions: ThreadSessions;
-  runStatus: RunStatusStore;
+  runThreads: RunThreadRecords;
 }> {
   if (config.redis === undefined) {
     log.warn(
@@ -253,8 +249,7 @@ async function openStore(
     return {
       store: new MemoryConfirmationStore(),
       signals: new LocalPauseSignals(),
-      sessions: new MemoryThreadSessions(),
-      runStatus: new MemoryRunStatusStore(),
+      runThreads: new MemoryRunThreadRecords(),
     };
   }
   const redis =
@@ -275,9 +270,8 @@ async function openStore(
   });
   const signals = await RedisPauseSignals.open(redis, config.redis.keyPrefix, log.child('signals'));
   // Same connection and prefix as the store; the store closes the connection.
-  const sessions = new RedisThreadSessions(redis, config.redis.keyPrefix);
-  const runStatus = new RedisRunStatusStore(redis, config.redis.keyPrefix);
-  return { store, signals, sessions, runStatus };
+  const runThreads = new RedisRunThreadRecords(redis, config.redis.keyPrefix);
+  return { store, signals, runThreads };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {

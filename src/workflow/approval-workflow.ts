@@ -4,7 +4,7 @@ import type { Clock } from '../approvals/clock.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { PauseView } from '../approvals/records.js';
-import { MemoryRunStatusStore, type RunStatusStore } from '../approvals/run-status.js';
+import { MemoryRunThreadRecords, type RunThreadRecords } from '../approvals/run-threads.js';
 import {
   type ConfirmationStore,
   type DueNudge,
@@ -12,7 +12,6 @@ import {
   type RunIntent,
   StoreError,
 } from '../approvals/store.js';
-import { MemoryThreadSessions, type ThreadSessions } from '../approvals/thread-sessions.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -76,10 +75,11 @@ export interface WorkflowDeps {
   slack: SlackPort;
   /** Absent: no approvals API (pauses come only from `/agent` runs). */
   external?: ExternalDeps;
-  /** Which session each run's thread is (for replies in it). Default: in this process only. */
-  sessions?: ThreadSessions;
-  /** Where runs' root messages and statuses are kept. Default: this process's memory. */
-  runStatus?: RunStatusStore;
+  /**
+   * Each run thread's one record: its root message and status, and which ADK session replies in
+   * it continue. Default: this process's memory.
+   */
+  runThreads?: RunThreadRecords;
   directory: ApproverDirectory;
   /** The policy as it is now; read on every decision. */
   policy: () => Policy;
@@ -187,14 +187,14 @@ export class ApprovalWorkflow {
       this.homes.pauseChanged(pauseId);
     };
     const threads = new RunThreads({ slack, log: log.child('thread') });
-    const sessions = deps.sessions ?? new MemoryThreadSessions();
+    const runThreads = deps.runThreads ?? new MemoryRunThreadRecords();
     const recordPause: RunStreamerDeps['onPause'] = async (context, gates, invocationId) => {
       const { pauseId } = await recorder.record(context, gates, invocationId);
       const { channelId, threadTs } = context.thread;
-      if (threadTs !== undefined) await sessions.notePause(channelId, threadTs, pauseId);
+      if (threadTs !== undefined) await runThreads.notePause(channelId, threadTs, pauseId);
     };
     const runStatus = new RunStatusBoard({
-      runs: deps.runStatus ?? new MemoryRunStatusStore(),
+      runs: runThreads,
       slack,
       log: log.child('run-status'),
     });
@@ -351,7 +351,7 @@ export class ApprovalWorkflow {
     this.agentRuns = new AgentRuns({
       adk: deps.adk,
       threads,
-      sessions,
+      sessions: runThreads,
       streamer,
       defaultApp: options.defaultApp,
       policy: deps.policy,
@@ -360,7 +360,7 @@ export class ApprovalWorkflow {
       runStatus,
     });
     this.threadReplies = new ThreadReplies({
-      sessions,
+      sessions: runThreads,
       store,
       threads,
       streamer,
