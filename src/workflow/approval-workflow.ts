@@ -346,6 +346,7 @@ export class ApprovalWorkflow {
       slack,
       threads,
       streamer,
+      sessions: runThreads,
       log: log.child('run-recovery'),
     });
     this.agentRuns = new AgentRuns({
