@@ -15,7 +15,7 @@ import {
   type Policy,
   SlackApproverDirectory,
 } from './approvals/policy.js';
-import { MemoryRunStatusStore, type RunStatusStore } from './approvals/run-status.js';
+import { MemoryRunThreadRecords, type RunThreadRecords } from './approvals/run-threads.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
 import {
   connectRedis,
@@ -23,13 +23,11 @@ import {
   redactUrl,
 } from './approvals/store/redis-connection.js';
 import { RedisGrantStore } from './approvals/store/redis-grants.js';
-import { RedisRunStatusStore } from './approvals/store/redis-run-status.js';
+import { RedisRunThreadRecords } from './approvals/store/redis-run-threads.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
-import { RedisThreadSessions } from './approvals/store/redis-thread-sessions.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
-import { MemoryThreadSessions, type ThreadSessions } from './approvals/thread-sessions.js';
 import type { Config } from './config.js';
 import { newCorrelationId, withCorrelation } from './correlation.js';
 import { errorMessage } from './error-message.js';
@@ -106,7 +104,7 @@ export async function startApp(
   const reloadPolicy = () => void policyWatcher?.reload();
   if (policyWatcher !== undefined) process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals, sessions, runStatus, grants } = await openStore(config, log);
+  const { store, signals, runThreads, grants } = await openStore(config, log);
   await store.placeMarker(clock());
   metrics.countPendingGatesWith(() => store.countPendingByApp());
   metrics.countPendingByApproverWith(() =>
@@ -160,8 +158,7 @@ export async function startApp(
 
   const workflow = new ApprovalWorkflow({
     store,
-    sessions,
-    runStatus,
+    runThreads,
     grants,
     adk,
     slack,
@@ -250,8 +247,7 @@ async function openStore(
 ): Promise<{
   store: ConfirmationStore;
   signals: PauseSignals;
-  sessions: ThreadSessions;
-  runStatus: RunStatusStore;
+  runThreads: RunThreadRecords;
   grants: GrantStore;
 }> {
   if (config.redis === undefined) {
@@ -261,8 +257,7 @@ async function openStore(
     return {
       store: new MemoryConfirmationStore(),
       signals: new LocalPauseSignals(),
-      sessions: new MemoryThreadSessions(),
-      runStatus: new MemoryRunStatusStore(),
+      runThreads: new MemoryRunThreadRecords(),
       grants: new MemoryGrantStore(),
     };
   }
@@ -284,10 +279,9 @@ async function openStore(
   });
   const signals = await RedisPauseSignals.open(redis, config.redis.keyPrefix, log.child('signals'));
   // Same connection and prefix as the store; the store closes the connection.
-  const sessions = new RedisThreadSessions(redis, config.redis.keyPrefix);
-  const runStatus = new RedisRunStatusStore(redis, config.redis.keyPrefix);
+  const runThreads = new RedisRunThreadRecords(redis, config.redis.keyPrefix);
   const grants = new RedisGrantStore(redis, config.redis.keyPrefix);
-  return { store, signals, sessions, runStatus, grants };
+  return { store, signals, runThreads, grants };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {

@@ -58,26 +58,3 @@ export function endedStatus(view: PauseView): RunStatus {
   if (states.has('expired')) return { kind: 'expired' };
   return { kind: 'done' };
 }
-
-/** The in-process twin, for a single instance without Redis. */
-export class MemoryRunStatusStore implements RunStatusStore {
-  private readonly runs = new Map<string, RunRecord>();
-
-  async saveRoot(thread: RunThreadRef, root: RunRoot): Promise<void> {
-    this.runs.set(keyOf(thread), { root: structuredClone(root), status: { kind: 'running' } });
-  }
-
-  async setStatus(thread: RunThreadRef, status: RunStatus): Promise<void> {
-    const run = this.runs.get(keyOf(thread));
-    if (run !== undefined) run.status = structuredClone(status);
-  }
-
-  async read(thread: RunThreadRef): Promise<RunRecord | undefined> {
-    const run = this.runs.get(keyOf(thread));
-    return run && structuredClone(run);
-  }
-}
-
-function keyOf(thread: RunThreadRef): string {
-  return `${thread.channelId}:${thread.threadTs}`;
-}

@@ -2,8 +2,10 @@ import { z } from 'zod';
 
 /**
  * Which ADK session a Slack thread is: written when `/agent` starts a run, read when someone
- * replies in the thread, so that the reply continues the same session. Also the Events API's
- * duplicate filter: Slack retries an event it thinks was not acknowledged, with the same id.
+ * replies in the thread, so that the reply continues the same session, and when a run whose
+ * replica died is recovered. Kept in the run thread's one record (`RunThreadRecords`). Also the
+ * Events API's duplicate filter: Slack retries an event it thinks was not acknowledged, with the
+ * same id.
  */
 export const threadSessionSchema = z.object({
   channelId: z.string(),
@@ -33,37 +35,3 @@ export const THREAD_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Slack retries an event for about 5 minutes (three retries); keep its id a while longer. */
 export const EVENT_ID_TTL_MS = 60 * 60 * 1000;
-
-/** The single-process twin, for the in-process store. */
-export class MemoryThreadSessions implements ThreadSessions {
-  private readonly sessions = new Map<string, ThreadSession>();
-  private readonly events = new Map<string, number>();
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  async save(session: ThreadSession): Promise<void> {
-    this.sessions.set(key(session.channelId, session.threadTs), { ...session });
-  }
-
-  async find(channelId: string, threadTs: string): Promise<ThreadSession | undefined> {
-    const found = this.sessions.get(key(channelId, threadTs));
-    return found && { ...found };
-  }
-
-  async notePause(channelId: string, threadTs: string, pauseId: string): Promise<void> {
-    const found = this.sessions.get(key(channelId, threadTs));
-    if (found) found.lastPauseId = pauseId;
-  }
-
-  async claimEvent(eventId: string, ttlMs: number): Promise<boolean> {
-    const now = this.now();
-    const until = this.events.get(eventId);
-    if (until !== undefined && until > now) return false;
-    this.events.set(eventId, now + ttlMs);
-    return true;
-  }
-}
-
-function key(channelId: string, threadTs: string): string {
-  return `${channelId}:${threadTs}`;
-}

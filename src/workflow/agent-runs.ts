@@ -110,9 +110,9 @@ export class AgentRuns {
       return;
     }
     const { thread } = started;
-    await held?.progress({ threadTs: thread.threadTs });
     const board = this.deps.runStatus;
-    await board?.begin(thread, root);
+    // One round trip: the intent learns its thread while the thread's record is begun.
+    await Promise.all([held?.progress({ threadTs: thread.threadTs }), board?.begin(thread, root)]);
 
     let sessionId: string;
     try {
@@ -120,7 +120,6 @@ export class AgentRuns {
         state: { slack: { channel: thread.channelId, thread: thread.threadTs } },
       });
       sessionId = session.id;
-      await held?.progress({ appName: command.app, sessionId });
     } catch (error) {
       if (!(error instanceof AdkError)) throw error;
       log.error('could not create an ADK session', { app: command.app, error: error.message });
@@ -130,6 +129,7 @@ export class AgentRuns {
     }
 
     log.info('run started', { app: command.app, user: input.userId, sessionId });
+    // The thread's record holds the session: replies continue it, and recovery replays it.
     try {
       await this.deps.sessions.save({
         channelId: thread.channelId,
@@ -141,7 +141,8 @@ export class AgentRuns {
         ...(input.teamId === undefined ? {} : { teamId: input.teamId }),
       });
     } catch (error) {
-      // The run itself does not need it; only replies in its thread will go unanswered.
+      // The run itself does not need it; replies in its thread will go unanswered, and a crash
+      // from here on is told as one before the agent started.
       log.error('could not remember the run thread; replies in it will be ignored', {
         sessionId,
         error: errorMessage(error),

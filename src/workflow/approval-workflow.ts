@@ -5,7 +5,7 @@ import { type GrantStore, MemoryGrantStore } from '../approvals/grants.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { PauseView } from '../approvals/records.js';
-import { MemoryRunStatusStore, type RunStatusStore } from '../approvals/run-status.js';
+import { MemoryRunThreadRecords, type RunThreadRecords } from '../approvals/run-threads.js';
 import {
   type ConfirmationStore,
   type DueNudge,
@@ -13,7 +13,6 @@ import {
   type RunIntent,
   StoreError,
 } from '../approvals/store.js';
-import { MemoryThreadSessions, type ThreadSessions } from '../approvals/thread-sessions.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -78,10 +77,11 @@ export interface WorkflowDeps {
   slack: SlackPort;
   /** Absent: no approvals API (pauses come only from `/agent` runs). */
   external?: ExternalDeps;
-  /** Which session each run's thread is (for replies in it). Default: in this process only. */
-  sessions?: ThreadSessions;
-  /** Where runs' root messages and statuses are kept. Default: this process's memory. */
-  runStatus?: RunStatusStore;
+  /**
+   * Each run thread's one record: its root message and status, and which ADK session replies in
+   * it continue. Default: this process's memory.
+   */
+  runThreads?: RunThreadRecords;
   /** Where people's scoped grants are kept. Default: this process's memory. */
   grants?: GrantStore;
   directory: ApproverDirectory;
@@ -197,15 +197,15 @@ export class ApprovalWorkflow {
       this.homes.pauseChanged(pauseId);
     };
     const threads = new RunThreads({ slack, log: log.child('thread') });
-    const sessions = deps.sessions ?? new MemoryThreadSessions();
+    const runThreads = deps.runThreads ?? new MemoryRunThreadRecords();
     const grants = deps.grants ?? new MemoryGrantStore();
     const recordPause: RunStreamerDeps['onPause'] = async (context, gates, invocationId) => {
       const { pauseId } = await recorder.record(context, gates, invocationId);
       const { channelId, threadTs } = context.thread;
-      if (threadTs !== undefined) await sessions.notePause(channelId, threadTs, pauseId);
+      if (threadTs !== undefined) await runThreads.notePause(channelId, threadTs, pauseId);
     };
     const runStatus = new RunStatusBoard({
-      runs: deps.runStatus ?? new MemoryRunStatusStore(),
+      runs: runThreads,
       slack,
       log: log.child('run-status'),
     });
@@ -370,12 +370,13 @@ export class ApprovalWorkflow {
       slack,
       threads,
       streamer,
+      sessions: runThreads,
       log: log.child('run-recovery'),
     });
     this.agentRuns = new AgentRuns({
       adk: deps.adk,
       threads,
-      sessions,
+      sessions: runThreads,
       streamer,
       defaultApp: options.defaultApp,
       policy: deps.policy,
@@ -384,7 +385,7 @@ export class ApprovalWorkflow {
       runStatus,
     });
     this.threadReplies = new ThreadReplies({
-      sessions,
+      sessions: runThreads,
       store,
       threads,
       streamer,

@@ -7,7 +7,7 @@ import type { Log } from '../log.js';
 /** An accepted run whose intent is held in the store; `progress` and `finish` never throw. */
 export interface HeldRun {
   readonly runId: string;
-  /** The run got further (a thread, a session): recorded, so that recovery knows where to say so. */
+  /** The run got its thread: recorded, so that recovery knows where to say so. */
   progress(progress: RunProgress): Promise<void>;
   /** The run ended in a way its requester can see: the intent is dropped. */
   finish(): Promise<void>;

@@ -2,6 +2,7 @@ import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import { type AdkEvent, USER_AUTHOR } from '../adk/wire.js';
 import type { RunIntent } from '../approvals/store.js';
+import type { ThreadSessions } from '../approvals/thread-sessions.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackPort } from '../slack/port.js';
@@ -23,13 +24,16 @@ export class RunRecovery {
       slack: Pick<SlackPort, 'postEphemeral'>;
       threads: RunThreads;
       streamer: RunStreamer;
+      /** The run threads' records: where a run's ADK session is once it exists. */
+      sessions: Pick<ThreadSessions, 'find'>;
       log: Log;
     },
   ) {}
 
   /** Tells the requester of one dead run. Throws when it could not: the claim lapses and retries. */
-  async recover(intent: RunIntent): Promise<void> {
+  async recover(claimed: RunIntent): Promise<void> {
     const { log, threads } = this.deps;
+    const intent = await this.withSession(claimed);
     log.warn('a run died with its replica; telling the requester', {
       runId: intent.id,
       stage:
@@ -65,6 +69,17 @@ export class RunRecovery {
       events,
     );
     await threads.post(thread, renderRunDied({ stage: 'while_agent', pauses }));
+  }
+
+  /**
+   * The intent with its ADK session, from its thread's record. An intent recorded by a version
+   * before the run thread record (issue 22) carries the session itself.
+   */
+  private async withSession(intent: RunIntent): Promise<RunIntent> {
+    if (intent.threadTs === undefined || intent.sessionId !== undefined) return intent;
+    const session = await this.deps.sessions.find(intent.channelId, intent.threadTs);
+    if (session === undefined) return intent;
+    return { ...intent, appName: session.appName, sessionId: session.sessionId };
   }
 
   /** What the agent did in the session (nothing when the session is gone). */

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeKeys } from '../../src/approvals/store/keys.js';
+import { RedisRunThreadRecords } from '../../src/approvals/store/redis-run-threads.js';
 import type { RunIntent } from '../../src/approvals/store.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import { keysWithPrefix } from '../support/redis.js';
 
 const { alice, bob } = PEOPLE;
 const OPS = CHANNELS.ops.id;
@@ -49,6 +51,20 @@ describe('an /agent run whose replica lives', () => {
       false,
     );
   });
+
+  it('keeps one record for its thread: the root, the status and the ADK session in one hash', async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'payments transfer 74');
+    await harness.card(OPS, root.ts);
+    const record = `${harness.keyPrefix}run:${OPS}:${root.ts}`;
+    await expect.poll(() => harness.redis.hget(record, 'status')).toContain('waiting');
+    const keys = await keysWithPrefix(harness.redis, harness.keyPrefix);
+    expect(keys.filter((key) => key.includes(root.ts))).toEqual([record]);
+    expect(await harness.redis.hmget(record, 'appName', 'requester', 'lastPauseId')).toEqual([
+      'payments',
+      alice.id,
+      expect.any(String),
+    ]);
+  });
 });
 
 describe('an /agent run whose replica died', () => {
@@ -72,7 +88,32 @@ describe('an /agent run whose replica died', () => {
     expect(told.text).toContain('Nothing was run or approved');
   });
 
-  it('while the agent waited for an approval: the card is posted from the session, and approving it runs the tool', {
+  it('while the agent waited for an approval: the card is posted from the session in the thread’s record', {
+    timeout: 45_000,
+  }, async () => {
+    const conversation = await startConversation(harness.adk, 'payments', alice.id);
+    await conversation.send('transfer 75');
+    const root = harness.sandbox.postAsPerson({
+      user: alice.id,
+      channel: OPS,
+      text: '/agent payments transfer 75',
+    });
+    // As this version records a run: the intent knows its thread, the thread's record the session.
+    await diedDuring({ id: 'run-at-gate-record', text: 'payments transfer 75', threadTs: root.ts });
+    await new RedisRunThreadRecords(harness.redis, harness.keyPrefix).save({
+      channelId: OPS,
+      threadTs: root.ts,
+      appName: conversation.appName,
+      userId: alice.id,
+      sessionId: conversation.sessionId,
+      requester: alice.id,
+    });
+    await harness.card(OPS, root.ts);
+    const told = await harness.reply(OPS, root.ts, 'restarted while the agent was working');
+    expect(told.text).toContain('request for approval is in this thread');
+  });
+
+  it('while the agent waited for an approval (an intent of the previous version, the session in it): the card is posted, and approving it runs the tool', {
     timeout: 45_000,
   }, async () => {
     const conversation = await startConversation(harness.adk, 'payments', alice.id);

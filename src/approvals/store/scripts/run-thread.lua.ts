@@ -1,0 +1,18 @@
+import { luaCodeTable } from './codes.js';
+
+/**
+ * run_thread: one write to a run thread's record, and its time to live renewed with it. A write
+ * that needs an earlier one (a status needs the root, a pause needs the session) names that field
+ * as its guard and changes nothing while it is missing, so that a stray write makes no half
+ * record.
+ * KEYS: [1] the run thread hash
+ * ARGV: [1] guard field, or '' for none, [2] time to live (ms), [3..] field, value pairs
+ * Returns OK (written) | UNCHANGED (the guard field is missing)
+ */
+export const RUN_THREAD_LUA = `${luaCodeTable()}
+local key = KEYS[1]
+if ARGV[1] ~= '' and redis.call('HEXISTS', key, ARGV[1]) == 0 then return CODE.UNCHANGED end
+for i = 3, #ARGV, 2 do redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', key, ARGV[2])
+return CODE.OK
+`;
