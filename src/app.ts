@@ -7,6 +7,7 @@ import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
 import { type ApiKey, loadApiKeysFile } from './approvals/api-keys/api-keys-file.js';
 import { systemClock } from './approvals/clock.js';
 import { type GrantStore, MemoryGrantStore } from './approvals/grants.js';
+import { type HomeViewers, MemoryHomeViewers } from './approvals/home-viewers.js';
 import { LocalPauseSignals, type PauseSignals } from './approvals/pause-signals.js';
 import { PolicyWatcher } from './approvals/policy/policy-watcher.js';
 import {
@@ -23,6 +24,7 @@ import {
   redactUrl,
 } from './approvals/store/redis-connection.js';
 import { RedisGrantStore } from './approvals/store/redis-grants.js';
+import { RedisHomeViewers } from './approvals/store/redis-home-viewers.js';
 import { RedisRunThreadRecords } from './approvals/store/redis-run-threads.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
@@ -104,7 +106,7 @@ export async function startApp(
   const reloadPolicy = () => void policyWatcher?.reload();
   if (policyWatcher !== undefined) process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals, runThreads, grants } = await openStore(config, log);
+  const { store, signals, runThreads, grants, homeViewers } = await openStore(config, log);
   await store.placeMarker(clock());
   metrics.countPendingGatesWith(() => store.countPendingByApp());
   metrics.countPendingByApproverWith(() =>
@@ -160,6 +162,7 @@ export async function startApp(
     store,
     runThreads,
     grants,
+    homeViewers,
     adk,
     slack,
     directory,
@@ -249,6 +252,7 @@ async function openStore(
   signals: PauseSignals;
   runThreads: RunThreadRecords;
   grants: GrantStore;
+  homeViewers: HomeViewers;
 }> {
   if (config.redis === undefined) {
     log.warn(
@@ -259,6 +263,7 @@ async function openStore(
       signals: new LocalPauseSignals(),
       runThreads: new MemoryRunThreadRecords(),
       grants: new MemoryGrantStore(),
+      homeViewers: new MemoryHomeViewers(),
     };
   }
   const redis =
@@ -281,7 +286,8 @@ async function openStore(
   // Same connection and prefix as the store; the store closes the connection.
   const runThreads = new RedisRunThreadRecords(redis, config.redis.keyPrefix);
   const grants = new RedisGrantStore(redis, config.redis.keyPrefix);
-  return { store, signals, runThreads, grants };
+  const homeViewers = new RedisHomeViewers(redis, config.redis.keyPrefix);
+  return { store, signals, runThreads, grants, homeViewers };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {

@@ -14,6 +14,6 @@ export function registerAppHome(app: App, { workflow, log }: ListenerDeps): void
       return;
     }
     if (parsed.data.tab !== undefined && parsed.data.tab !== 'home') return;
-    workflow.homes.refresh(parsed.data.user);
+    workflow.homes.opened(parsed.data.user);
   });
 }

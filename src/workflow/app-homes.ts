@@ -1,5 +1,6 @@
 import type { Clock } from '../approvals/clock.js';
 import type { Grant } from '../approvals/grants.js';
+import { type HomeViewers, MemoryHomeViewers } from '../approvals/home-viewers.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, GateRef, PendingIndex } from '../approvals/store.js';
@@ -30,6 +31,8 @@ export interface AppHomesDeps {
   check: (pauseId: string, callIds: readonly string[], voter: string) => Promise<VoterCheck>;
   clock: Clock;
   log: Log;
+  /** Who looked at their Home lately: only their Homes follow changes. Default: this process's memory. */
+  viewers?: HomeViewers;
   /** The grants a person's Home lists (theirs; every one for a policy admin). Absent: none. */
   grantsFor?: (userId: string) => Promise<Grant[]>;
 }
@@ -47,8 +50,19 @@ export class AppHomes {
   /** A word for the person's next Home (a refused click), shown once. */
   private readonly notices = new Map<string, string>();
 
+  private readonly viewers: HomeViewers;
+
   constructor(private readonly deps: AppHomesDeps) {
     this.queue = new KeyedWorkQueue(deps.log, { concurrency: 4 });
+    this.viewers = deps.viewers ?? new MemoryHomeViewers();
+  }
+
+  /** `app_home_opened`: the person looks at their Home; draw it, and keep it up to date a while. */
+  opened(userId: string): void {
+    this.refresh(userId);
+    this.viewers.opened(userId, this.deps.clock()).catch((error: unknown) => {
+      this.deps.log.warn('could not note an opened Home', { error: errorMessage(error) });
+    });
   }
 
   /** `app_home_opened`, or a click on the Home: publish this person's Home soon. */
@@ -66,8 +80,9 @@ export class AppHomes {
 
   /**
    * A pause changed: refresh the Homes of its requester, its user approvers and its user-group
-   * members (named people, and groups Slack lists for us). Members of a channel that may
-   * approve see it when they next open their Home: a channel can have thousands of members.
+   * members (named people, and groups Slack lists for us) who looked at their Home lately; the
+   * others see it when they next open their Home, as members of a channel that may approve do
+   * (a channel can have thousands of members).
    */
   pauseChanged(pauseId: string): void {
     if (this.changedPauses.has(pauseId)) return;
@@ -76,12 +91,33 @@ export class AppHomes {
       this.changedPauses.delete(pauseId);
       const view = await this.deps.store.getPause(pauseId);
       if (view === undefined) return;
-      for (const userId of await this.audience(view)) this.refresh(userId);
+      for (const userId of await this.lookingAmong(await this.audience(view))) {
+        this.refresh(userId);
+      }
+    });
+  }
+
+  /** Something of theirs changed (a grant): refresh the Homes of those who look at theirs. */
+  peopleChanged(userIds: readonly string[]): void {
+    void this.queue.enqueue(`people:${userIds.join(',')}`, 'home audience', async () => {
+      for (const userId of await this.lookingAmong(new Set(userIds))) this.refresh(userId);
     });
   }
 
   async drain(timeoutMs: number): Promise<boolean> {
     return this.queue.drain(timeoutMs);
+  }
+
+  /** Those who looked lately; everyone when that cannot be read (a Home drawn too often is harmless). */
+  private async lookingAmong(people: Set<string>): Promise<Set<string>> {
+    try {
+      return await this.viewers.watching([...people], this.deps.clock());
+    } catch (error) {
+      this.deps.log.warn('could not read who looks at their Home; refreshing all', {
+        error: errorMessage(error),
+      });
+      return people;
+    }
   }
 
   private async audience(view: PauseView): Promise<Set<string>> {

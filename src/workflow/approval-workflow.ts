@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
 import { type GrantStore, MemoryGrantStore } from '../approvals/grants.js';
+import type { HomeViewers } from '../approvals/home-viewers.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { PauseView } from '../approvals/records.js';
@@ -84,6 +85,8 @@ export interface WorkflowDeps {
   runThreads?: RunThreadRecords;
   /** Where people's scoped grants are kept. Default: this process's memory. */
   grants?: GrantStore;
+  /** Who looked at their App Home lately (their Homes follow changes). Default: this process's memory. */
+  homeViewers?: HomeViewers;
   directory: ApproverDirectory;
   /** The policy as it is now; read on every decision. */
   policy: () => Policy;
@@ -177,6 +180,7 @@ export class ApprovalWorkflow {
         this.decider.check(pauseId, callIds, voter, { listing: true }),
       clock,
       log: log.child('homes'),
+      ...(deps.homeViewers === undefined ? {} : { viewers: deps.homeViewers }),
       grantsFor: (userId) =>
         (deps.policy().admins ?? []).includes(userId)
           ? this.grants.listAll()
@@ -250,7 +254,7 @@ export class ApprovalWorkflow {
       threads,
       clock,
       log: log.child('grants'),
-      refreshHome: (userId) => this.homes.refresh(userId),
+      refreshHomes: (userIds) => this.homes.peopleChanged(userIds),
     });
     this.reminders = new Reminders({
       store,

@@ -47,7 +47,7 @@ export class GrantDecisions {
       clock: Clock;
       log: Log;
       /** The App Homes of the people a grant concerns follow it. */
-      refreshHome: (userId: string) => void;
+      refreshHomes: (userIds: readonly string[]) => void;
     },
   ) {}
 
@@ -196,8 +196,9 @@ export class GrantDecisions {
   }
 
   private refreshHomes(grant: Grant): void {
-    this.deps.refreshHome(grant.granter);
-    if (!grant.requester.startsWith('api:')) this.deps.refreshHome(grant.requester);
+    const people = [grant.granter];
+    if (!grant.requester.startsWith('api:')) people.push(grant.requester);
+    this.deps.refreshHomes(people);
   }
 }
 

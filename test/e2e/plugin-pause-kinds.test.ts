@@ -14,7 +14,7 @@ import {
   ToolNode,
   Workflow,
 } from '@google/adk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { rootAgent as askInputAgent } from '../agents/ask_input/agent.js';
@@ -128,8 +128,19 @@ function finalText(result: RunWithApprovalsResult): string {
     .join('\n');
 }
 
+/**
+ * Polled: the plugin's `onPause` is not a sandbox event, and `sandbox.waitFor` looks again only
+ * when the sandbox changes.
+ */
 async function waitForPause(paused: string[]): Promise<string> {
-  return harness.sandbox.waitFor(() => paused[0], { timeoutMs: 15_000 });
+  return vi.waitFor(
+    () => {
+      const [first] = paused;
+      if (first === undefined) throw new Error('no pause posted yet');
+      return first;
+    },
+    { timeout: 15_000, interval: 20 },
+  );
 }
 
 /** Bob approves the pause's card; returns the card as it was posted. */

@@ -130,6 +130,7 @@ describe('escalation', () => {
     expect(told.text).toContain('send_memo');
     // The escalation group finds it under "Waiting for you" on their App Home too.
     const { pause } = await harness.pauseOf(card);
+    harness.sandbox.openAppHome(bob.id);
     await harness.sandbox.waitFor(
       () => JSON.stringify(harness.sandbox.home(bob.id)?.view ?? {}).includes(pause.id),
       { timeoutMs: 15_000 },
