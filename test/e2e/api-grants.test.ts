@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
  * Scoped grants for agents that run elsewhere, and `GET/DELETE /v1/grants`: Bob's "for 1 hour"
@@ -20,27 +19,10 @@ const secret = () => randomBytes(24).toString('hex');
 const KEYS = { runbooks: secret(), auditor: secret(), billing: secret() };
 
 let harness: Harness;
-let receiver: Server;
-let webhookUrl: string;
-/** Deliveries the webhook receiver took, and how many more it answers 503. */
-const delivered: string[] = [];
-let failuresLeft = 0;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      if (failuresLeft > 0) {
-        failuresLeft -= 1;
-        res.writeHead(503).end();
-        return;
-      }
-      delivered.push(String(req.headers['x-approvals-delivery']));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/`;
+  receiver = await startWebhookReceiver();
   harness = await startHarness({
     policy: `
 defaults:
@@ -53,7 +35,7 @@ rules:
 `,
     apiKeys: `
 keys:
-  - { name: runbooks, sha256: ${sha(KEYS.runbooks)}, apps: [payments], signingSecret: ${secret()}, grants: true, webhooks: ["${webhookUrl}"] }
+  - { name: runbooks, sha256: ${sha(KEYS.runbooks)}, apps: [payments], signingSecret: ${secret()}, grants: true, webhooks: ["${receiver.url}"] }
   - { name: auditor, sha256: ${sha(KEYS.auditor)}, apps: [payments], signingSecret: ${secret()} }
   - { name: billing, sha256: ${sha(KEYS.billing)}, apps: [billing], signingSecret: ${secret()}, grants: true }
 `,
@@ -62,7 +44,7 @@ keys:
 }, 60_000);
 afterAll(async () => {
   await harness?.stop();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 
 function api(key: keyof typeof KEYS, path: string, method = 'GET', body?: unknown) {
@@ -112,18 +94,23 @@ async function decisionOf(id: string, wait: number): Promise<{ status: number; b
   return { status: answered.status, body: (await answered.json()) as Decision };
 }
 
+/** Bob gives a 1-hour grant on the card of the pause. */
+async function grantOnCard(pauseId: string): Promise<void> {
+  const card = await harness.sandbox.waitFor(() => cardOf(pauseId));
+  await harness.sandbox.clickButton({
+    user: bob.id,
+    channel: OPS,
+    messageTs: card.ts,
+    actionId: ACTION_IDS.grantTime,
+  });
+}
+
 describe('grants for pauses posted through the API', () => {
   it('a 1-hour grant decides the next call in another session; keys list and revoke only what they may; then a card again', {
     timeout: 90_000,
   }, async () => {
     const first = await postPause(71);
-    const card = await harness.sandbox.waitFor(() => cardOf(first));
-    await harness.sandbox.clickButton({
-      user: bob.id,
-      channel: OPS,
-      messageTs: card.ts,
-      actionId: ACTION_IDS.grantTime,
-    });
+    await grantOnCard(first);
     const decided = await decisionOf(first, 10);
     expect(decided.body.gates[0]).toMatchObject({
       confirmed: true,
@@ -180,20 +167,19 @@ describe('grants for pauses posted through the API', () => {
     timeout: 60_000,
   }, async () => {
     const first = await postPause(81);
-    const card = await harness.sandbox.waitFor(() => cardOf(first));
-    await harness.sandbox.clickButton({
-      user: bob.id,
-      channel: OPS,
-      messageTs: card.ts,
-      actionId: ACTION_IDS.grantTime,
-    });
+    await grantOnCard(first);
     expect((await decisionOf(first, 10)).body.status).toBe('decided');
 
     // Covered by the grant, resumed by webhook: the first delivery fails, and meanwhile the
     // grant is revoked; the re-check before the next delivery finds it gone.
-    failuresLeft = 1;
-    const second = await postPause(82, { mode: 'webhook', url: `${webhookUrl}second` });
-    await harness.sandbox.waitFor(() => failuresLeft === 0);
+    receiver.failNext = 1;
+    const second = await postPause(82, { mode: 'webhook', url: `${receiver.url}second` });
+    await vi.waitFor(
+      () => {
+        if (receiver.failNext > 0) throw new Error('no delivery attempted yet');
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     const grants = (await (await api('runbooks', '/v1/grants')).json()) as {
       grants: { id: string; pauseId: string }[];
     };
@@ -204,7 +190,7 @@ describe('grants for pauses posted through the API', () => {
     expect(JSON.stringify(asked.blocks)).toContain('revoked');
     const view = await harness.store.getPause(second);
     expect(view?.gates[0]?.state).toBe('pending');
-    expect(delivered).not.toContain(second);
+    expect(receiver.delivered).not.toContain(second);
     const trail = await harness.store.readAudit({ pauseId: second });
     expect(trail.map((e) => e.event)).toContain('reopened');
   });

@@ -62,6 +62,20 @@ async function ranWith(root: { ts: string }, amount: number): Promise<void> {
   expect(resultsWith(root, amount)).toHaveLength(1);
 }
 
+/** Bob clicks "Approve for this session"; returns the grant's id, as the thread names it. */
+async function grantForSession(root: { ts: string }, card: { ts: string }): Promise<string> {
+  await harness.sandbox.clickButton({
+    user: bob.id,
+    channel: OPS,
+    messageTs: card.ts,
+    actionId: ACTION_IDS.grantSession,
+  });
+  const given = await harness.reply(OPS, root.ts, 'for this session: later calls');
+  const grantId = /gr_[0-9a-f]{12}/.exec(given.text)?.[0];
+  if (grantId === undefined) throw new Error('the thread names no grant');
+  return grantId;
+}
+
 describe('scoped grants', () => {
   it('a session grant approves the next call of the session with no card, never past a deny rule or into another session, and not once revoked on the Home', {
     timeout: 120_000,
@@ -76,15 +90,7 @@ describe('scoped grants', () => {
         'Always for these exact arguments (8 h)',
       ]),
     );
-    await harness.sandbox.clickButton({
-      user: bob.id,
-      channel: OPS,
-      messageTs: card.ts,
-      actionId: ACTION_IDS.grantSession,
-    });
-    const given = await harness.reply(OPS, root.ts, 'for this session: later calls');
-    const grantId = /gr_[0-9a-f]{12}/.exec(given.text)?.[0];
-    expect(grantId).toBeDefined();
+    const grantId = await grantForSession(root, card);
     await ranWith(root, 31);
     const first = await harness.pauseOf(card);
     expect(first.gates[0]?.decision?.by).toBe(bob.id);
@@ -121,14 +127,14 @@ describe('scoped grants', () => {
     const home = await harness.sandbox.waitFor(() => {
       const now = harness.sandbox.home(bob.id);
       const text = JSON.stringify(now?.view ?? {});
-      return now !== undefined && text.includes(grantId ?? '?') && /1 use\b/.test(text) && now;
+      return now !== undefined && text.includes(grantId) && /1 use\b/.test(text) && now;
     });
     expect(JSON.stringify(home.view)).toContain('Grants in force');
     const revoked = await harness.sandbox.clickButton({
       user: bob.id,
       viewId: home.id,
       actionId: ACTION_IDS.homeRevokeGrant,
-      value: grantId ?? '',
+      value: grantId,
     });
     expect(revoked).toMatchObject({ answered: true, status: 200 });
     await harness.reply(OPS, root.ts, 'revoked grant');
@@ -150,14 +156,7 @@ describe('scoped grants', () => {
   it('undoing the approval that gave a grant revokes the grant', { timeout: 60_000 }, async () => {
     const root = await harness.runAgent(alice.id, OPS, 'payments memo: offsite budget');
     const card = await harness.card(OPS, root.ts);
-    await harness.sandbox.clickButton({
-      user: bob.id,
-      channel: OPS,
-      messageTs: card.ts,
-      actionId: ACTION_IDS.grantSession,
-    });
-    const given = await harness.reply(OPS, root.ts, 'for this session: later calls');
-    const grantId = /gr_[0-9a-f]{12}/.exec(given.text)?.[0] ?? '?';
+    const grantId = await grantForSession(root, card);
     await harness.sandbox.waitFor(() => {
       const now = harness.sandbox.replies(OPS, root.ts).find((m) => m.ts === card.ts);
       return now !== undefined && buttons(now).some((b) => b.action_id === ACTION_IDS.undo);

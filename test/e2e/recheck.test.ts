@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
@@ -13,6 +11,7 @@ import {
   PEOPLE,
   startHarness,
 } from '../support/app-harness.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
  * The re-check at the moment of use: an approver removed from the policy between their click
@@ -30,27 +29,10 @@ defaults:
 
 const KEY = `key-${randomBytes(12).toString('hex')}`;
 let harness: Harness;
-let receiver: Server;
-let webhookUrl: string;
-/** Deliveries the webhook receiver got, and how many more it answers 503. */
-const delivered: string[] = [];
-let failuresLeft = 0;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      if (failuresLeft > 0) {
-        failuresLeft -= 1;
-        res.writeHead(503).end();
-        return;
-      }
-      delivered.push(String(req.headers['x-approvals-delivery']));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/`;
+  receiver = await startWebhookReceiver();
   harness = await startHarness({
     policy: policy([bob.id, carol.id]),
     adkProxy: true,
@@ -59,7 +41,7 @@ keys:
   - name: runbooks
     sha256: ${createHash('sha256').update(KEY).digest('hex')}
     apps: [payments]
-    webhooks: [${webhookUrl}]
+    webhooks: [${receiver.url}]
     signingSecret: ${randomBytes(24).toString('hex')}
 `,
     webhook: { timeoutMs: 2_000, backoffMs: 1_500, maxBackoffMs: 1_500 },
@@ -68,7 +50,7 @@ keys:
 afterAll(async () => {
   harness?.adkProxy?.setDown(false);
   await harness?.stop();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 
 function cardNow(threadTs: string, ts: string) {
@@ -171,7 +153,7 @@ describe('the re-check before a resume', () => {
         sessionId: chat.sessionId,
         events,
         channel: OPS,
-        resume: { mode: 'webhook', url: `${webhookUrl}payments` },
+        resume: { mode: 'webhook', url: `${receiver.url}payments` },
       }),
     });
     expect(created.status).toBe(201);
@@ -179,7 +161,7 @@ describe('the re-check before a resume', () => {
     const card = await harness.sandbox.waitFor(() =>
       harness.sandbox.messages(OPS).find((m) => JSON.stringify(m.blocks).includes(id)),
     );
-    failuresLeft = 1;
+    receiver.failNext = 1;
     await click(bob.id, card.ts, ACTION_IDS.approve);
     // The first attempt fails (503); before the next one bob leaves the approvers.
     await vi.waitFor(
@@ -199,11 +181,11 @@ describe('the re-check before a resume', () => {
       { timeout: 15_000, interval: 100 },
     );
     expect(view.gates[0]).toMatchObject({ state: 'pending', reopened: { voter: bob.id } });
-    expect(delivered).not.toContain(id);
+    expect(receiver.delivered).not.toContain(id);
     await click(carol.id, card.ts, ACTION_IDS.approve);
     await vi.waitFor(
       () => {
-        if (!delivered.includes(id)) throw new Error('not delivered yet');
+        if (!receiver.delivered.includes(id)) throw new Error('not delivered yet');
       },
       { timeout: 15_000, interval: 100 },
     );
