@@ -152,13 +152,21 @@ export function grantCovers(grant: Grant, call: GrantableCall, now: number): boo
  */
 export interface GrantStore {
   create(grant: Grant): Promise<void>;
-  /** The first active grant covering `call`, its `uses` counted in the same atomic step. */
-  use(call: GrantableCall, now: number): Promise<Grant | undefined>;
+  /**
+   * The first active grant covering `call`, its `uses` counted in the same atomic step; `only`:
+   * that grant or none. With `count: false` nothing is counted (a look before a check).
+   */
+  use(call: GrantableCall, now: number, options?: GrantUseOptions): Promise<Grant | undefined>;
   get(id: string, now: number): Promise<Grant | undefined>;
   /** Active grants: a person's (as granter or requester), or every one; soonest to expire first. */
   list(filter: { person?: string }, now: number): Promise<Grant[]>;
   /** Removes the grant, once: the grant as it was, or undefined when it was gone already. */
   revoke(id: string, now: number): Promise<Grant | undefined>;
+}
+
+export interface GrantUseOptions {
+  only?: string;
+  count?: boolean;
 }
 
 /** Who may revoke a grant: its granter, its requester, or a policy admin. */
@@ -174,11 +182,15 @@ export class MemoryGrantStore implements GrantStore {
     this.grants.set(grant.id, { ...grant });
   }
 
-  async use(call: GrantableCall, now: number): Promise<Grant | undefined> {
+  async use(
+    call: GrantableCall,
+    now: number,
+    { only, count = true }: GrantUseOptions = {},
+  ): Promise<Grant | undefined> {
     this.prune(now);
     for (const grant of this.byExpiry()) {
-      if (!grantCovers(grant, call, now)) continue;
-      grant.uses += 1;
+      if ((only !== undefined && grant.id !== only) || !grantCovers(grant, call, now)) continue;
+      if (count) grant.uses += 1;
       return { ...grant };
     }
     return undefined;

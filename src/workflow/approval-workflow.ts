@@ -227,6 +227,8 @@ export class ApprovalWorkflow {
       slack,
       decideByPolicy: (request) => this.decider.decideByPolicy(request),
       grants,
+      granterMayApprove: (pauseId, callId, granter) =>
+        this.decider.granterMayApprove(pauseId, callId, granter),
     });
     const streamer = new RunStreamer({
       adk: deps.adk,
@@ -357,6 +359,8 @@ export class ApprovalWorkflow {
         ...(deps.people === undefined ? {} : { people: deps.people }),
         decideByPolicy: (request) => this.decider.decideByPolicy(request),
         grants,
+        granterMayApprove: (pauseId, callId, granter) =>
+          this.decider.granterMayApprove(pauseId, callId, granter),
         slack,
         tracing,
       });

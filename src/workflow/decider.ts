@@ -173,6 +173,18 @@ export class Decider {
     return this.authorizeOne(view, gate, this.currentPolicy(view, gate), grant.granter, true);
   }
 
+  /**
+   * May a grant's granter still approve this gate under the policy in force? Asked before a
+   * grant decides a call, so that a granter removed from the approvers covers nothing.
+   */
+  async granterMayApprove(pauseId: string, callId: string, granter: string): Promise<boolean> {
+    const view = await this.deps.store.getPause(pauseId);
+    const gate = view?.gates.find((g) => g.confirmationCallId === callId);
+    if (view === undefined || gate === undefined) return false;
+    const policy = this.currentPolicy(view, gate);
+    return (await this.authorizeOne(view, gate, policy, granter, true)) === undefined;
+  }
+
   /** The Retry button: the requester, or anyone who may approve one of the gates. */
   async checkRetry(pauseId: string, user: string): Promise<DecisionReply> {
     const view = await this.deps.store.getPause(pauseId);

@@ -20,7 +20,7 @@ import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { TraceParent } from '../tracing/traceparent.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
-import { coverByGrants } from './grant-cover.js';
+import { coverByGrants, granterCheck } from './grant-cover.js';
 import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
 import {
   applyPolicyVerdicts,
@@ -99,6 +99,8 @@ export interface ExternalPausesDeps {
   decideByPolicy?: (request: VoteRequest) => Promise<unknown>;
   /** People's scoped grants, which may decide a call a person would be asked about. */
   grants?: GrantStore;
+  /** May a grant's granter still approve this call (see `Decider.granterMayApprove`)? */
+  granterMayApprove?: (pauseId: string, callId: string, granter: string) => Promise<boolean>;
   /** Posts the channel line of a pause the policy decided alone (its ts stands in for a card). */
   slack?: SlackPort;
   tracing: ApprovalTracing;
@@ -223,6 +225,7 @@ export class ExternalPauses {
             adk,
             now: this.deps.clock(),
             log,
+            ...granterCheck(this.deps.granterMayApprove, id),
           });
     const byPolicy = entries.filter(isAutomatic);
     if (byPolicy.length > 0 && byPolicy.length === resolved.length) {

@@ -1,5 +1,11 @@
 import { type Gate, gateKind } from '../adk/gate.js';
-import { argsDigest, type GrantStore, sessionKeyOf } from '../approvals/grants.js';
+import {
+  argsDigest,
+  type Grant,
+  type GrantableCall,
+  type GrantStore,
+  sessionKeyOf,
+} from '../approvals/grants.js';
 import type { GatePolicy } from '../approvals/records.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -12,6 +18,11 @@ export interface GrantCoverContext {
   adk: { userId: string; sessionId: string };
   now: number;
   log: Log;
+  /**
+   * May the grant's granter still approve this call under the policy in force? Asked before the
+   * grant is used. Absent: not asked (the re-check before the resume asks it then).
+   */
+  granterMay?: (gate: Gate, grant: Grant) => Promise<boolean>;
 }
 
 /**
@@ -34,18 +45,25 @@ export async function coverByGrants<T extends PolicyDecidedGate & { policy: Gate
       continue;
     }
     try {
-      const grant = await grants.use(
-        {
-          app: context.app,
-          tool: entry.gate.originalCall.name,
-          requester: context.requester,
-          rule: entry.policy.rule,
-          offers,
-          sessionKey: sessionKeyOf(context.adk),
-          argsDigest: argsDigest(entry.gate.originalCall.args),
-        },
-        context.now,
-      );
+      const call: GrantableCall = {
+        app: context.app,
+        tool: entry.gate.originalCall.name,
+        requester: context.requester,
+        rule: entry.policy.rule,
+        offers,
+        sessionKey: sessionKeyOf(context.adk),
+        argsDigest: argsDigest(entry.gate.originalCall.args),
+      };
+      const found = await grants.use(call, context.now, { count: false });
+      const holds =
+        found !== undefined && (await (context.granterMay?.(entry.gate, found) ?? true));
+      // Counted only once it decides: a grant whose granter may no longer approve decides nothing.
+      const grant = holds ? await grants.use(call, context.now, { only: found.id }) : undefined;
+      if (found !== undefined && !holds) {
+        context.log.info('a grant whose granter may no longer approve is not used', {
+          grant: found.id,
+        });
+      }
       covered.push(grant === undefined ? entry : { ...entry, grant });
     } catch (error) {
       context.log.warn('could not look up grants; a person is asked', {
@@ -59,4 +77,17 @@ export async function coverByGrants<T extends PolicyDecidedGate & { policy: Gate
 
 function isConfirmation(gate: Gate): boolean {
   return gateKind(gate) === 'confirmation';
+}
+
+/** The cover step's `granterMay` for a pause, from the decider's check (absent: none). */
+export function granterCheck(
+  granterMayApprove:
+    | ((pauseId: string, callId: string, granter: string) => Promise<boolean>)
+    | undefined,
+  pauseId: string,
+): Pick<GrantCoverContext, 'granterMay'> {
+  if (granterMayApprove === undefined) return {};
+  return {
+    granterMay: (gate, grant) => granterMayApprove(pauseId, gate.confirmationCallId, grant.granter),
+  };
 }

@@ -136,6 +136,16 @@ describe.each(stores)('the %s grant store', (_name, open) => {
     );
   });
 
+  it('looks without counting, and uses only the grant it is told to', async () => {
+    const store = open();
+    const given = grant();
+    await store.create(given);
+    expect(await store.use(call(), NOW, { count: false })).toMatchObject({ id: given.id, uses: 0 });
+    expect(await store.use(call(), NOW, { only: 'gr_ffffffffffff' })).toBeUndefined();
+    expect(await store.use(call(), NOW, { only: given.id })).toMatchObject({ uses: 1 });
+    expect(await store.get(given.id, NOW)).toMatchObject({ uses: 1 });
+  });
+
   it('revokes once: the grant covers nothing after, and a second revoke finds nothing', async () => {
     const store = open();
     const given = grant();

@@ -6,6 +6,7 @@ import {
   cardText,
   type Harness,
   PEOPLE,
+  replacePolicy,
   startHarness,
 } from '../support/app-harness.js';
 
@@ -19,9 +20,9 @@ import {
 const { alice, bob, carol } = PEOPLE;
 const OPS = CHANNELS.ops.id;
 
-const POLICY = `
+const policy = (approvers: readonly string[]) => `
 defaults:
-  approvers: [${bob.id}, ${carol.id}]
+  approvers: [${approvers.join(', ')}]
 rules:
   - name: huge-transfers
     match: { app: payments, tool: transfer_money }
@@ -36,6 +37,7 @@ rules:
     undoWindow: 5s
     grants: [session]
 `;
+const POLICY = policy([bob.id, carol.id]);
 
 let harness: Harness;
 
@@ -176,5 +178,31 @@ describe('scoped grants', () => {
     expect(audit.map((e) => e.event)).toEqual(
       expect.arrayContaining(['granted', 'undone', 'grant_revoked']),
     );
+  });
+
+  it('a grant whose granter is no longer an approver decides nothing: the next call gets a card', {
+    timeout: 60_000,
+  }, async () => {
+    const root = await harness.runAgent(alice.id, OPS, 'payments transfer 51');
+    const card = await harness.card(OPS, root.ts);
+    await grantForSession(root, card);
+    await ranWith(root, 51);
+
+    await replacePolicy(harness, policy([carol.id]));
+    say(root, 'transfer 52');
+    const asked = await harness.sandbox.waitFor(() =>
+      harness.openCards(OPS, root).find((m) => cardText(m).includes('52')),
+    );
+    expect(cardText(asked)).toContain('transfer_money');
+    const unlocked = harness.sandbox
+      .replies(OPS, root.ts)
+      .filter((m) => m.text.includes('approved by grant'));
+    expect(unlocked).toEqual([]);
+    expect(resultsWith(root, 52)).toEqual([]);
+    // Never decided by the grant, then sent back: the grant was not used at all.
+    const second = await harness.pauseOf(asked);
+    const trail = await harness.store.readAudit({ pauseId: second.pause.id });
+    expect(trail.filter((entry) => entry.actor.startsWith('grant:'))).toEqual([]);
+    expect(trail.map((entry) => entry.event)).not.toContain('reopened');
   });
 });

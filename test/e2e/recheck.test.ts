@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { rename, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
@@ -9,6 +8,7 @@ import {
   cardText,
   type Harness,
   PEOPLE,
+  replacePolicy,
   startHarness,
 } from '../support/app-harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -57,21 +57,6 @@ function cardNow(threadTs: string, ts: string) {
   return harness.sandbox.replies(OPS, threadTs).find((message) => message.ts === ts);
 }
 
-/** Replaces the policy file as a config map does, and waits for the app to load it. */
-async function replacePolicy(text: string): Promise<void> {
-  const mark = harness.logs.length;
-  await writeFile(`${harness.policyFile}.next`, text);
-  await rename(`${harness.policyFile}.next`, harness.policyFile);
-  await vi.waitFor(
-    () => {
-      if (!harness.logs.slice(mark).some((line) => line.includes('policy reloaded'))) {
-        throw new Error('the policy is not reloaded yet');
-      }
-    },
-    { timeout: 10_000, interval: 50 },
-  );
-}
-
 const click = (user: string, ts: string, actionId: string) =>
   harness.sandbox.clickButton({ user, channel: OPS, messageTs: ts, actionId });
 
@@ -93,7 +78,7 @@ describe('the re-check before a resume', () => {
       },
       { timeoutMs: 20_000 },
     );
-    await replacePolicy(policy([carol.id]));
+    await replacePolicy(harness, policy([carol.id]));
     proxy.setDown(false);
     await click(alice.id, card.ts, ACTION_IDS.retryResume);
 
@@ -141,7 +126,7 @@ describe('the re-check before a resume', () => {
   it('webhook mode: an approval that no longer holds at the next delivery attempt is not delivered; the gate waits for a new decision', {
     timeout: 60_000,
   }, async () => {
-    await replacePolicy(policy([bob.id, carol.id]));
+    await replacePolicy(harness, policy([bob.id, carol.id]));
     const chat = await startConversation(harness.adk, 'payments', 'u-recheck');
     const events = await chat.send('transfer 613');
     const created = await fetch(`http://127.0.0.1:${harness.app.port}/v1/pauses`, {
@@ -171,7 +156,7 @@ describe('the re-check before a resume', () => {
       },
       { timeout: 10_000, interval: 50 },
     );
-    await replacePolicy(policy([carol.id]));
+    await replacePolicy(harness, policy([carol.id]));
     const view = await vi.waitFor(
       async () => {
         const now = await harness.store.getPause(id);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -10,7 +10,7 @@ import {
   startSandbox,
 } from '@adk-slack-approvals/slack-sandbox';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import { inject } from 'vitest';
+import { inject, vi } from 'vitest';
 import { AdkClient } from '../../src/adk/client.js';
 import { type RunningApp, startApp } from '../../src/app.js';
 import type { PauseView } from '../../src/approvals/records.js';
@@ -334,4 +334,22 @@ export function cardText(message: { blocks: unknown[] }): string {
   };
   visit(message.blocks);
   return texts.join('\n');
+}
+
+/**
+ * Replaces the harness's policy file as a config map does (a new file renamed over it), and waits
+ * until the app says it reloaded it.
+ */
+export async function replacePolicy(harness: Harness, text: string): Promise<void> {
+  const mark = harness.logs.length;
+  await writeFile(`${harness.policyFile}.next`, text);
+  await rename(`${harness.policyFile}.next`, harness.policyFile);
+  await vi.waitFor(
+    () => {
+      if (!harness.logs.slice(mark).some((line) => line.includes('policy reloaded'))) {
+        throw new Error('the policy is not reloaded yet');
+      }
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 }

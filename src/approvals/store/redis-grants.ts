@@ -5,6 +5,7 @@ import {
   type Grant,
   type GrantableCall,
   type GrantStore,
+  type GrantUseOptions,
   grantSchema,
   scopeOfOffer,
 } from '../grants.js';
@@ -33,7 +34,7 @@ import { LuaScript } from './scripts/lua-script.js';
  * `grantCovers`), its uses counted.
  * KEYS: candidate grant hashes, soonest to expire first
  * ARGV: [1] now, [2] app, [3] tool, [4] requester, [5] rule, [6] scopes offered (comma list),
- *       [7] session key, [8] arguments digest
+ *       [7] session key, [8] arguments digest, [9] '1' to count the use, '0' to only look
  * Returns {grant JSON, uses} or false
  */
 const USE_GRANT_LUA = `
@@ -49,6 +50,7 @@ for _, key in ipairs(KEYS) do
       and g.rule == ARGV[5] and offered[g.scope]
       and (g.scope ~= 'session' or g.sessionKey == ARGV[7])
       and (g.scope ~= 'exactArgs' or g.argsDigest == ARGV[8]) then
+      if ARGV[9] == '0' then return {text, redis.call('HGET', key, 'uses') or '0'} end
       return {text, redis.call('HINCRBY', key, 'uses', 1)}
     end
   end
@@ -105,11 +107,18 @@ export class RedisGrantStore implements GrantStore {
     await redisCall(`give grant ${key}`, () => multi.exec());
   }
 
-  async use(call: GrantableCall, now: number): Promise<Grant | undefined> {
+  async use(
+    call: GrantableCall,
+    now: number,
+    { only, count = true }: GrantUseOptions = {},
+  ): Promise<Grant | undefined> {
     const index = this.requesterIndex(call.requester);
-    const ids = await redisCall(`read ${index}`, () =>
-      this.redis.zrangebyscore(index, `(${now}`, '+inf'),
-    );
+    const ids =
+      only !== undefined
+        ? [only]
+        : await redisCall(`read ${index}`, () =>
+            this.redis.zrangebyscore(index, `(${now}`, '+inf'),
+          );
     if (ids.length === 0) return undefined;
     const scopes = [...new Set(call.offers.map(scopeOfOffer))].join(',');
     const raw = await redisCall(`use a grant of ${index}`, () =>
@@ -125,6 +134,7 @@ export class RedisGrantStore implements GrantStore {
           scopes,
           call.sessionKey,
           call.argsDigest,
+          count ? '1' : '0',
         ],
       ),
     );
