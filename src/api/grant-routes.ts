@@ -37,7 +37,7 @@ export async function revokeGrant(
   id: string,
 ): Promise<ApiAnswer> {
   if (!key.grants) return FORBIDDEN;
-  const found = (await grants.listAll()).find((grant) => grant.id === id);
+  const found = await grants.find(id);
   if (found === undefined || !keyCoversApp(key, found.app)) return { kind: 'not_found' };
   const revoked = await grants.revoke(id, `api:${key.name}`, { anyGrant: true });
   if (revoked.kind === 'refused') return { kind: 'not_found' };

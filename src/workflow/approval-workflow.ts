@@ -227,8 +227,8 @@ export class ApprovalWorkflow {
       slack,
       decideByPolicy: (request) => this.decider.decideByPolicy(request),
       grants,
-      granterMayApprove: (pauseId, callId, granter) =>
-        this.decider.granterMayApprove(pauseId, callId, granter),
+      granterMayApprove: (view, callId, granter) =>
+        this.decider.granterMayApprove(view, callId, granter),
     });
     const streamer = new RunStreamer({
       adk: deps.adk,
@@ -359,8 +359,8 @@ export class ApprovalWorkflow {
         ...(deps.people === undefined ? {} : { people: deps.people }),
         decideByPolicy: (request) => this.decider.decideByPolicy(request),
         grants,
-        granterMayApprove: (pauseId, callId, granter) =>
-          this.decider.granterMayApprove(pauseId, callId, granter),
+        granterMayApprove: (view, callId, granter) =>
+          this.decider.granterMayApprove(view, callId, granter),
         slack,
         tracing,
       });

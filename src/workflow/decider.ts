@@ -170,19 +170,20 @@ export class Decider {
     const id = actor.slice(GRANT_ACTOR_PREFIX.length);
     const grant = await this.deps.grants?.get(id, this.deps.clock());
     if (grant === undefined) return { kind: 'grant_gone' };
-    return this.authorizeOne(view, gate, this.currentPolicy(view, gate), grant.granter, true);
+    return this.granterRefusal(view, gate, grant.granter);
   }
 
   /**
    * May a grant's granter still approve this gate under the policy in force? Asked before a
    * grant decides a call, so that a granter removed from the approvers covers nothing.
    */
-  async granterMayApprove(pauseId: string, callId: string, granter: string): Promise<boolean> {
-    const view = await this.deps.store.getPause(pauseId);
-    const gate = view?.gates.find((g) => g.confirmationCallId === callId);
-    if (view === undefined || gate === undefined) return false;
-    const policy = this.currentPolicy(view, gate);
-    return (await this.authorizeOne(view, gate, policy, granter, true)) === undefined;
+  async granterMayApprove(view: PauseView, callId: string, granter: string): Promise<boolean> {
+    const gate = view.gates.find((g) => g.confirmationCallId === callId);
+    return gate !== undefined && (await this.granterRefusal(view, gate, granter)) === undefined;
+  }
+
+  private granterRefusal(view: PauseView, gate: GateRecord, granter: string) {
+    return this.authorizeOne(view, gate, this.currentPolicy(view, gate), granter, true);
   }
 
   /** The Retry button: the requester, or anyone who may approve one of the gates. */

@@ -20,7 +20,7 @@ import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { TraceParent } from '../tracing/traceparent.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
-import { coverByGrants, granterCheck } from './grant-cover.js';
+import { coverByGrants, type GranterMayApprove, granterCheck } from './grant-cover.js';
 import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
 import {
   applyPolicyVerdicts,
@@ -100,7 +100,7 @@ export interface ExternalPausesDeps {
   /** People's scoped grants, which may decide a call a person would be asked about. */
   grants?: GrantStore;
   /** May a grant's granter still approve this call (see `Decider.granterMayApprove`)? */
-  granterMayApprove?: (pauseId: string, callId: string, granter: string) => Promise<boolean>;
+  granterMayApprove?: GranterMayApprove;
   /** Posts the channel line of a pause the policy decided alone (its ts stands in for a card). */
   slack?: SlackPort;
   tracing: ApprovalTracing;
@@ -225,7 +225,7 @@ export class ExternalPauses {
             adk,
             now: this.deps.clock(),
             log,
-            ...granterCheck(this.deps.granterMayApprove, id),
+            ...granterCheck(this.deps.granterMayApprove, result.view),
           });
     const byPolicy = entries.filter(isAutomatic);
     if (byPolicy.length > 0 && byPolicy.length === resolved.length) {

@@ -6,7 +6,7 @@ import {
   type GrantStore,
   sessionKeyOf,
 } from '../approvals/grants.js';
-import type { GatePolicy } from '../approvals/records.js';
+import type { GatePolicy, PauseView } from '../approvals/records.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { PolicyDecidedGate } from './policy-decisions.js';
@@ -79,15 +79,20 @@ function isConfirmation(gate: Gate): boolean {
   return gateKind(gate) === 'confirmation';
 }
 
-/** The cover step's `granterMay` for a pause, from the decider's check (absent: none). */
+/** The cover step's `granterMay` for a recorded pause, from the decider's check (absent: none). */
 export function granterCheck(
-  granterMayApprove:
-    | ((pauseId: string, callId: string, granter: string) => Promise<boolean>)
-    | undefined,
-  pauseId: string,
+  granterMayApprove: GranterMayApprove | undefined,
+  view: PauseView,
 ): Pick<GrantCoverContext, 'granterMay'> {
   if (granterMayApprove === undefined) return {};
   return {
-    granterMay: (gate, grant) => granterMayApprove(pauseId, gate.confirmationCallId, grant.granter),
+    granterMay: (gate, grant) => granterMayApprove(view, gate.confirmationCallId, grant.granter),
   };
 }
+
+/** See `Decider.granterMayApprove`. */
+export type GranterMayApprove = (
+  view: PauseView,
+  callId: string,
+  granter: string,
+) => Promise<boolean>;

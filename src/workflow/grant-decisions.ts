@@ -155,6 +155,11 @@ export class GrantDecisions {
     }
   }
 
+  /** A grant in force, by its id. */
+  find(id: string): Promise<Grant | undefined> {
+    return this.deps.grants.get(id, this.deps.clock());
+  }
+
   /** Active grants a person gave or is covered by. */
   listFor(userId: string): Promise<Grant[]> {
     return this.deps.grants.list({ person: userId }, this.deps.clock());

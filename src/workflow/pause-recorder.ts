@@ -13,7 +13,7 @@ import { renderCardElsewhere } from '../slack/thread.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
-import { coverByGrants, granterCheck } from './grant-cover.js';
+import { coverByGrants, type GranterMayApprove, granterCheck } from './grant-cover.js';
 import {
   applyPolicyVerdicts,
   isAutomatic,
@@ -50,7 +50,7 @@ export class PauseRecorder {
       /** People's scoped grants, which may decide a call a person would be asked about. */
       grants?: GrantStore;
       /** May a grant's granter still approve this call (see `Decider.granterMayApprove`)? */
-      granterMayApprove?: (pauseId: string, callId: string, granter: string) => Promise<boolean>;
+      granterMayApprove?: GranterMayApprove;
     },
   ) {}
 
@@ -161,7 +161,7 @@ export class PauseRecorder {
             adk,
             now: this.deps.clock(),
             log,
-            ...granterCheck(this.deps.granterMayApprove, view.pause.id),
+            ...granterCheck(this.deps.granterMayApprove, view),
           })
         : resolved;
     const byPolicy = entries.filter(isAutomatic);

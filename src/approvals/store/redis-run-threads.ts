@@ -10,7 +10,11 @@ import {
 } from '../run-status.js';
 import type { RunThreadRecords } from '../run-threads.js';
 import { StoreError } from '../store.js';
-import { THREAD_SESSION_TTL_MS, type ThreadSession } from '../thread-sessions.js';
+import {
+  THREAD_SESSION_TTL_MS,
+  type ThreadSession,
+  threadSessionSchema,
+} from '../thread-sessions.js';
 import { assertNoHashTag } from './keys.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
 import { RedisLegacyThreadSessions } from './redis-legacy-thread-sessions.js';
@@ -32,14 +36,8 @@ const FIELD = {
   lastPauseId: 'lastPauseId',
 } as const;
 
-const storedSessionSchema = z.object({
-  appName: z.string(),
-  userId: z.string(),
-  sessionId: z.string(),
-  requester: z.string(),
-  teamId: z.string().optional(),
-  lastPauseId: z.string().optional(),
-});
+/** A thread's session as its record holds it: the thread itself is the record's key. */
+const storedSessionSchema = threadSessionSchema.omit({ channelId: true, threadTs: true });
 
 const scriptReplySchema = z.union([z.literal(ScriptCode.OK), z.literal(ScriptCode.UNCHANGED)]);
 
