@@ -57,8 +57,16 @@ function cardNow(threadTs: string, ts: string) {
   return harness.sandbox.replies(OPS, threadTs).find((message) => message.ts === ts);
 }
 
-const click = (user: string, ts: string, actionId: string) =>
-  harness.sandbox.clickButton({ user, channel: OPS, messageTs: ts, actionId });
+/** A click the sandbox could make: the button is on the card as it stands. */
+async function click(user: string, ts: string, actionId: string) {
+  const clicked = await harness.sandbox.clickButton({
+    user,
+    channel: OPS,
+    messageTs: ts,
+    actionId,
+  });
+  if (!clicked.answered) throw new Error(`could not click ${actionId}: ${clicked.reason}`);
+}
 
 describe('the re-check before a resume', () => {
   it('an approver removed between the click and the resume: nothing is sent, the card is pending again and says why; an approver still allowed decides', {
@@ -167,6 +175,11 @@ describe('the re-check before a resume', () => {
     );
     expect(view.gates[0]).toMatchObject({ state: 'pending', reopened: { voter: bob.id } });
     expect(receiver.delivered).not.toContain(id);
+    // The card is redrawn after the store step: carol clicks once it offers Approve again.
+    await harness.sandbox.waitFor(() => {
+      const now = harness.sandbox.message(OPS, card.ts);
+      return now && buttons(now).some((b) => b.action_id === ACTION_IDS.approve) && now;
+    });
     await click(carol.id, card.ts, ACTION_IDS.approve);
     await vi.waitFor(
       () => {
