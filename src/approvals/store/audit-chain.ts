@@ -1,14 +1,22 @@
 import { createHash } from 'node:crypto';
 import { POLICY_ACTOR_PREFIX } from '../records.js';
+import { UNSEALED_FIELD } from './scripts/fields.js';
 
 /**
  * The audit trail's hash chain, one chain per pause: every line a transition writes carries its
  * pause id, its place in the chain (`seq`, from 1), the hash of the line before (`prev`; the
  * first's is all zeros) and its own `hash`: the SHA-256 of the line as written, without its
- * `"hash"` member. The scripts write a line in the same Lua call as the transition it records,
- * which can only touch the pause's own keys (one hash slot): hence a chain per pause, which holds
- * on Redis Cluster as on one Redis. Lines are exported byte for byte, so that anyone can check
- * them with nothing but SHA-256 (`npm run audit -- verify`).
+ * `"hash"` member. Lines are exported byte for byte, so that anyone can check them with nothing
+ * but SHA-256 (`npm run audit -- verify`).
+ *
+ * A line is written in two steps. The transition's script writes its *body* (the line without
+ * `prev` and `hash`) in the same Lua call as the transition, which can only touch the pause's own
+ * keys (one hash slot): hence a chain per pause, which holds on Redis Cluster as on one Redis.
+ * Node then *seals* it: computes `prev` and `hash` (native SHA-256, microseconds, where the same
+ * hash in Lua cost about a millisecond of Redis CPU per line) and moves it into the trail with a
+ * compare-and-set on the chain head (seal-audit.lua.ts). Whoever seals a line mirrors it to the
+ * store-wide audit; a body whose writer died before sealing it is sealed by the pause's next
+ * transition.
  *
  * A line: `{"v":1,"pauseId":…,"seq":…,"prev":…,"at":…,"event":…,"initiator":…,"actor":…,
  * "callId"?,"decision"?,"detail"?,"what"?,"hash":…}`; `what` is what the gate (or pause) is
@@ -59,11 +67,11 @@ export interface ChainLineInput {
   what?: string | undefined;
 }
 
-/** The memory store's line, in the Lua script's member order; returns it with its hash. */
-export function chainLine(input: ChainLineInput): { line: string; hash: string } {
+/** A line's body, in the Lua script's member order: the line without `prev` and `hash`. */
+export function chainBody(input: Omit<ChainLineInput, 'prev'>): string {
   const parts = [
     `{"v":${AUDIT_LINE_VERSION},"pauseId":${JSON.stringify(input.pauseId)}`,
-    `,"seq":${input.seq},"prev":"${input.prev}","at":${Math.trunc(input.at)}`,
+    `,"seq":${input.seq},"at":${Math.trunc(input.at)}`,
     `,"event":${JSON.stringify(input.event)},"initiator":"${initiatorOf(input.actor)}"`,
     `,"actor":${JSON.stringify(input.actor)}`,
   ];
@@ -74,9 +82,31 @@ export function chainLine(input: ChainLineInput): { line: string; hash: string }
   if (input.detail !== '') parts.push(`,"detail":${JSON.stringify(input.detail)}`);
   if (input.what !== undefined) parts.push(`,"what":${input.what}`);
   parts.push('}');
-  const text = parts.join('');
+  return parts.join('');
+}
+
+/** A body's start, up to its `seq`: `prev` goes right after it. */
+const BODY_HEAD = /^\{"v":\d+,"pauseId":"(?:[^"\\]|\\.)*","seq":(\d+)/;
+
+/** The place in its chain a body says it has; undefined when it is not a body. */
+export function bodySeq(body: string): number | undefined {
+  const found = BODY_HEAD.exec(body);
+  return found?.[1] === undefined ? undefined : Number(found[1]);
+}
+
+/** Seals a body: the line with `prev` after its `seq` and its own `hash` last. */
+export function sealChainLine(body: string, prev: string): { line: string; hash: string } {
+  const found = BODY_HEAD.exec(body);
+  if (found === null || !body.endsWith('}')) throw new Error('not an audit chain line body');
+  const at = found[0].length;
+  const text = `${body.slice(0, at)},"prev":"${prev}"${body.slice(at)}`;
   const hash = sha256(text);
   return { line: `${text.slice(0, -1)},"hash":"${hash}"}`, hash };
+}
+
+/** The memory store's line, sealed at once; returns it with its hash. */
+export function chainLine(input: ChainLineInput): { line: string; hash: string } {
+  return sealChainLine(chainBody(input), input.prev);
 }
 
 const HASH_SUFFIX = /,"hash":"([0-9a-f]{64})"\}$/;
@@ -89,20 +119,20 @@ export function splitChainLine(line: string): { text: string; hash: string } | u
 }
 
 /**
- * `write_chain_line(pause_key, pause_id, now_ms, event, actor, call_id, detail, decision)`: the
- * Lua twin of `chainLine`, which also moves the pause's chain head (`auditSeq`, `auditHead`);
- * needs `sha256hex` and `initiator_of`. `decision` is a JSON text or nil; the gate's (or the
- * pause's) `audit:<call id>` field is copied in as `what`.
+ * `write_chain_body(pause_key, pause_id, now_ms, event, actor, call_id, detail, decision)`: the
+ * Lua twin of `chainBody`. It takes the pause's next `seq` (`auditSeq`) and appends the body to
+ * the pause's unsealed bodies (UNSEALED_FIELD), which Node seals (`sealChainLine`); needs
+ * `initiator_of`. `decision` is a JSON text or nil; the gate's (or the pause's) `audit:<call id>`
+ * field is copied in as `what`.
  */
-export function luaWriteChainLine(): string {
+export function luaWriteChainBody(): string {
   return `
-local function write_chain_line(pause_key, pause_id, now_ms, event, actor, call_id, detail, decision)
-  local head = redis.call('HMGET', pause_key, 'auditSeq', 'auditHead', 'audit:' .. call_id)
+local function write_chain_body(pause_key, pause_id, now_ms, event, actor, call_id, detail, decision)
+  local head = redis.call('HMGET', pause_key, 'auditSeq', '${UNSEALED_FIELD}', 'audit:' .. call_id)
   local seq = (tonumber(head[1]) or 0) + 1
   local parts = {
     '{"v":${AUDIT_LINE_VERSION},"pauseId":', cjson.encode(pause_id),
     ',"seq":', tostring(seq),
-    ',"prev":"', head[2] or '${AUDIT_GENESIS}', '"',
     ',"at":', string.format('%d', now_ms),
     ',"event":', cjson.encode(event),
     ',"initiator":"', initiator_of(actor), '"',
@@ -115,10 +145,11 @@ local function write_chain_line(pause_key, pause_id, now_ms, event, actor, call_
   if detail ~= '' then parts[#parts + 1] = ',"detail":' .. cjson.encode(detail) end
   if head[3] then parts[#parts + 1] = ',"what":' .. head[3] end
   parts[#parts + 1] = '}'
-  local text = table.concat(parts)
-  local hash = sha256hex(text)
-  redis.call('HSET', pause_key, 'auditSeq', seq, 'auditHead', hash)
-  return string.sub(text, 1, -2) .. ',"hash":"' .. hash .. '"}'
+  local body = table.concat(parts)
+  local unsealed = body
+  if head[2] then unsealed = head[2] .. '\\n' .. body end
+  redis.call('HSET', pause_key, 'auditSeq', seq, '${UNSEALED_FIELD}', unsealed)
+  return body
 end
 `;
 }

@@ -3,7 +3,7 @@ import { parseJsonText } from '../../json.js';
 import { type AuditEntry, StoreError } from '../store.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-connection.js';
-import { TRAIL_FIELD } from './scripts/fields.js';
+import { TRAIL_FIELD, UNSEALED_FIELD } from './scripts/fields.js';
 
 /**
  * Reading the Redis store's audit: a pause's own trail (a list of JSON entries written by the
@@ -27,7 +27,8 @@ const streamSchema = z.array(z.tuple([z.string(), z.array(z.string())]));
  * A pause's trail, oldest first; ids are positions in it. It is the pause hash's trail field,
  * then the list key: the list holds the trail of a pause recorded before the trail moved into the
  * hash, and the entries a previous-version replica appended during a rolling upgrade (after
- * which the scripts append to the list too, so the order holds). Both are read at once.
+ * which the scripts append to the list too, so the order holds). Both are read at once, with
+ * the bodies not sealed yet (audit-chain.ts), which come last and carry no chain line.
  */
 export async function readPauseTrail(
   redis: RedisClient,
@@ -35,11 +36,15 @@ export async function readPauseTrail(
   pauseId: string,
   count: number,
 ): Promise<AuditEntry[]> {
-  const [listed, field] = await redisCall(`read ${keys.pause}`, () =>
-    Promise.all([redis.lrange(keys.list, 0, count - 1), redis.hget(keys.pause, TRAIL_FIELD)]),
+  const [listed, [field, unsealed]] = await redisCall(`read ${keys.pause}`, () =>
+    Promise.all([
+      redis.lrange(keys.list, 0, count - 1),
+      redis.hmget(keys.pause, TRAIL_FIELD, UNSEALED_FIELD),
+    ]),
   );
-  const inField = field === null ? [] : field.split('\n');
-  const texts = [...inField, ...listed].slice(0, count);
+  const inField = field == null ? [] : field.split('\n');
+  const bodies = unsealed == null ? [] : unsealed.split('\n');
+  const texts = [...inField, ...listed, ...bodies].slice(0, count);
   return texts.map((text, i) => {
     const key = i < inField.length ? keys.pause : keys.list;
     const json = parseJsonText(text);

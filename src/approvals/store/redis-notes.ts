@@ -19,10 +19,12 @@ import {
   StoreError,
 } from '../store.js';
 import type { StoreKeys } from './keys.js';
+import type { AuditSealer } from './redis-audit-seal.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
 import { deliveryAudit, grantAudit, type NoteAuditEntry, outcomeAudit } from './rules.js';
 import { ADD_NOTE_LUA } from './scripts/add-note.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
+import type { ScriptAuditEntry } from './scripts/reply.js';
 
 const ADD_NOTE = new LuaScript('add_note', ADD_NOTE_LUA);
 const DELIVERY_FIELD = 'delivery';
@@ -41,6 +43,7 @@ export class RedisPauseNotes {
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,
     private readonly retentionMs: number,
+    private readonly sealer: AuditSealer,
     private readonly log?: Pick<Log, 'warn'>,
   ) {}
 
@@ -145,28 +148,44 @@ export class RedisPauseNotes {
     );
     const reply = z
       .union([
-        z.tuple([z.literal(1), z.string()]),
+        z.tuple([z.literal(1), z.string(), z.string()]),
         z.tuple([z.literal(0)]),
         z.tuple([z.literal(-1)]),
       ])
       .safeParse(raw);
     if (!reply.success) throw new StoreError('script', `script add_note answered ${String(raw)}`);
-    const [code, line] = reply.data;
-    if (line !== undefined) await this.mirror(pauseId, audit, line);
+    const [code, head, unsealed] = reply.data;
+    if (head !== undefined && unsealed !== undefined) {
+      const sealed = await this.sealer.seal(
+        { pause: this.keys.pause(pauseId), list: this.keys.pauseAudit(pauseId) },
+        { head, unsealed },
+      );
+      await this.mirror(pauseId, audit.at, sealed);
+    }
     return code;
   }
 
   /**
-   * The entry into the store-wide audit, as the transitions' are (redis-indexes.ts): after the
-   * fact, so a failure here is logged, not thrown; the pause's own trail has it already.
+   * The lines this call sealed into the store-wide audit, as the transitions' are
+   * (redis-indexes.ts): after the fact, so a failure here is logged, not thrown; the pause's own
+   * trail has them already. (A deciding line left unsealed by a transition that failed to seal
+   * it, and sealed here, is not added to the people's recent decisions.)
    */
-  private async mirror(pauseId: string, audit: NoteAuditEntry, line: string): Promise<void> {
-    const fields = ['at', audit.at, 'pauseId', pauseId, 'event', audit.event, 'actor', audit.actor];
-    if (audit.callId !== undefined && audit.callId !== '') fields.push('callId', audit.callId);
-    if (audit.detail !== '') fields.push('detail', audit.detail);
-    fields.push('line', line);
+  private async mirror(
+    pauseId: string,
+    at: string,
+    sealed: readonly ScriptAuditEntry[],
+  ): Promise<void> {
     try {
-      await this.redis.xadd(this.keys.audit, '*', ...fields);
+      await Promise.all(
+        sealed.map(({ event, actor, callId, detail, line }) => {
+          const fields = ['at', at, 'pauseId', pauseId, 'event', event, 'actor', actor];
+          if (callId !== '') fields.push('callId', callId);
+          if (detail !== '') fields.push('detail', detail);
+          fields.push('line', line);
+          return this.redis.xadd(this.keys.audit, '*', ...fields);
+        }),
+      );
     } catch (error) {
       this.log?.warn('could not copy a note entry to the audit stream', {
         pauseId,

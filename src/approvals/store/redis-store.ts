@@ -48,6 +48,7 @@ import {
 } from '../store.js';
 import { assertNoHashTag, type StoreKeys, storeKeys } from './keys.js';
 import { parseRecentDecisions, readAuditStream, readPauseTrail } from './redis-audit.js';
+import { AuditSealer } from './redis-audit-seal.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { type ExpiryDone, type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisPauseNotes } from './redis-notes.js';
@@ -175,6 +176,7 @@ const NOT_FOUND: PauseOutcome = {
   audit: [],
   pauseValues: [],
   gateValues: [],
+  chain: undefined,
   view: undefined,
 };
 
@@ -190,6 +192,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   private readonly callIdCache = new Map<string, readonly string[]>();
   private readonly notes: RedisPauseNotes;
   private readonly runIntents: RedisRunIntents;
+  private readonly sealer: AuditSealer;
 
   constructor(options: RedisStoreOptions) {
     if (options.redis.options.keyPrefix) {
@@ -199,7 +202,14 @@ export class RedisConfirmationStore implements ConfirmationStore {
     this.keys = storeKeys(options.keyPrefix);
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.ownsClient = options.ownsClient ?? false;
-    this.notes = new RedisPauseNotes(this.redis, this.keys, this.retentionMs, options.log);
+    this.sealer = new AuditSealer(this.redis, options.log);
+    this.notes = new RedisPauseNotes(
+      this.redis,
+      this.keys,
+      this.retentionMs,
+      this.sealer,
+      options.log,
+    );
     this.runIntents = new RedisRunIntents(this.redis, this.keys);
     this.nudges = new RedisNudges(this.redis, this.keys);
     this.indexes = new RedisIndexes(this.redis, this.keys, {
@@ -837,7 +847,12 @@ export class RedisConfirmationStore implements ConfirmationStore {
       reply.pauseValues.length === 0
         ? undefined
         : decodeView(keys, callIds, reply.pauseValues, reply.gateValues);
-    return { ...reply, view };
+    // The lines this call sealed are the ones it mirrors (redis-audit-seal.ts).
+    const audit =
+      reply.chain === undefined
+        ? []
+        : await this.sealer.seal({ pause: keys[0] ?? '', list: keys[1] ?? '' }, reply.chain);
+    return { ...reply, audit, view };
   }
 
   private async callIdsOf(pauseId: string): Promise<readonly string[] | undefined> {

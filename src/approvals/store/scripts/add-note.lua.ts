@@ -1,6 +1,5 @@
-import { luaInitiatorOf, luaWriteChainLine } from '../audit-chain.js';
-import { TRAIL_FIELD } from './fields.js';
-import { LUA_SHA256 } from './sha256.lua.js';
+import { luaInitiatorOf, luaWriteChainBody } from '../audit-chain.js';
+import { CHAIN_HEAD_FIELD, UNSEALED_FIELD } from './fields.js';
 
 /**
  * add_note: records a fact about a pause that is not a transition (an outcome the agent
@@ -9,16 +8,16 @@ import { LUA_SHA256 } from './sha256.lua.js';
  *   before the trail moved into the pause hash), [3] pause notes hash
  * ARGV: [1] note field, [2] note JSON, [3] audit entry JSON (strings: at, event, actor, detail),
  *       [4] retention ms, [5] call id the note is about ('' for none)
- * Returns {1, the entry's chain line} (recorded; audit-chain.ts) | {0} (no such pause) |
- *   {-1} (the pause has no gate with that call id)
+ * Returns {1, chain head, unsealed bodies} (recorded: the entry's body is the last of them, for
+ *   Node to seal; audit-chain.ts) | {0} (no such pause) | {-1} (the pause has no gate with that
+ *   call id)
  *
  * The notes hash expires `retention` after its last write: notes are written after the
  * decision, so they outlive the pause (which expires `retention` after it finished) by little.
  */
 export const ADD_NOTE_LUA = `
-${LUA_SHA256}
 ${luaInitiatorOf()}
-${luaWriteChainLine()}
+${luaWriteChainBody()}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
 if ARGV[5] ~= '' then
   local record = cjson.decode(redis.call('HGET', KEYS[1], 'record'))
@@ -31,16 +30,8 @@ end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[3], ARGV[4])
 local entry = cjson.decode(ARGV[3])
-local line = write_chain_line(KEYS[1], string.match(KEYS[1], '{(.-)}'), tonumber(entry.at),
+write_chain_body(KEYS[1], string.match(KEYS[1], '{(.-)}'), tonumber(entry.at),
   entry.event, entry.actor, ARGV[5], entry.detail or '', nil)
--- The trail as the transition scripts keep it (prelude.lua.ts): a list for a pause recorded
--- before the trail moved into the pause hash, else the hash's trail field.
-if redis.call('TYPE', KEYS[2])['ok'] == 'list' then
-  redis.call('RPUSH', KEYS[2], line)
-else
-  local trail = redis.call('HGET', KEYS[1], '${TRAIL_FIELD}')
-  if trail then trail = trail .. '\\n' .. line else trail = line end
-  redis.call('HSET', KEYS[1], '${TRAIL_FIELD}', trail)
-end
-return {1, line}
+local chain = redis.call('HMGET', KEYS[1], '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}')
+return {1, chain[1] or '', chain[2] or ''}
 `;

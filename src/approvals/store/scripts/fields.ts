@@ -22,6 +22,15 @@
  */
 export const TRAIL_FIELD = 'trail';
 
+/**
+ * The pause hash field holding the chain line bodies its scripts wrote and Node has not sealed
+ * yet (audit-chain.ts), one per line, oldest first; removed once they are all sealed.
+ */
+export const UNSEALED_FIELD = 'auditUnsealed';
+
+/** The pause hash field holding the hash of its last sealed chain line. */
+export const CHAIN_HEAD_FIELD = 'auditHead';
+
 /** What a script returns of a pause, in this order (HMGET). */
 export const PAUSE_FIELDS = [
   'record',

@@ -1,27 +1,28 @@
-import { luaInitiatorOf, luaWriteChainLine } from '../audit-chain.js';
+import { luaInitiatorOf, luaWriteChainBody } from '../audit-chain.js';
 import { luaCodeTable } from './codes.js';
 import {
+  CHAIN_HEAD_FIELD,
   GATE_FIELDS,
   luaFieldList,
   luaFillGateFields,
   PAUSE_FIELDS,
-  TRAIL_FIELD,
+  UNSEALED_FIELD,
 } from './fields.js';
 import { luaRules } from './rules.lua.js';
-import { LUA_SHA256 } from './sha256.lua.js';
 
 /**
  * Helpers prepended to every per-pause script. Every such script takes the same KEYS:
  * [1] the pause hash, [2] the pause's audit list, [3..] its gate hashes in `callIds` order
  * (all `{<pauseId>}`-tagged: one slot); and ARGV[1] is always the caller's clock in ms (empty
  * for read_pause, which reads no clock). The store's rules come in as Lua tables (rules.lua.ts).
- * Each returns `{code, info, audit entries it wrote, pause fields, gate fields}`.
+ * Each returns `{code, info, audit entries it wrote, pause fields, gate fields, chain}`, where
+ * `chain` is `{}` when it wrote no audit entry, else `{chain head, unsealed bodies}` as they
+ * stand after its writes, for Node to seal (audit-chain.ts).
  */
 export const PAUSE_PRELUDE = `
 ${luaCodeTable()}
 ${luaFieldList('PAUSE_FIELDS', PAUSE_FIELDS)}
 ${luaFieldList('GATE_FIELDS', GATE_FIELDS)}
-local TRAIL_FIELD = '${TRAIL_FIELD}'
 ${luaRules()}
 local NOW = ARGV[1]
 local NOW_MS = tonumber(NOW)
@@ -37,11 +38,16 @@ local function reply(code, info)
       gates[#gates + 1] = fill_gate_fields(redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS)), i - 2)
     end
   end
-  return {code, info or {}, audited, pause, gates}
+  local chain = {}
+  if #audited > 0 then
+    chain = redis.call('HMGET', PAUSE, '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}')
+    chain = {chain[1] or '', chain[2] or ''}
+  end
+  return {code, info or {}, audited, pause, gates, chain}
 end
 
 local function corrupt(key_index, problem)
-  return {CODE.CORRUPT, {key_index, problem}, audited, {}, {}}
+  return {CODE.CORRUPT, {key_index, problem}, audited, {}, {}, {}}
 end
 
 local function type_of(key)
@@ -65,7 +71,7 @@ local function load()
     attempts = tonumber(f[4]), lease_owner = f[5], lease_until = tonumber(f[6] or ''),
   }
   if not pause.gate_count then return nil, corrupt(1, 'field gateCount') end
-  if pause.gate_count ~= #KEYS - 2 then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}} end
+  if pause.gate_count ~= #KEYS - 2 then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}} end
   if not pause.pending then return nil, corrupt(1, 'field pending') end
   if not rawget(RESUME, pause.resume_state or '') then return nil, corrupt(1, 'field resumeState') end
   if not pause.attempts then return nil, corrupt(1, 'field attempts') end
@@ -74,7 +80,7 @@ local function load()
   for i = 3, #KEYS do
     kind = type_of(KEYS[i])
     -- No such gate: the caller built its keys from stale or guessed call ids.
-    if kind == 'none' then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}} end
+    if kind == 'none' then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}} end
     if kind ~= 'hash' then return nil, corrupt(i, 'holds a ' .. kind .. ', not a hash') end
     local g = redis.call('HMGET', KEYS[i], 'callId', 'state', 'version', 'expiresAt', 'policy')
     local gate = {key = KEYS[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
@@ -95,7 +101,6 @@ local function load()
   return pause, gates
 end
 
-${LUA_SHA256}
 ${luaInitiatorOf()}
 
 -- A gate's field, found by its call id among KEYS (a handful of gates at most).
@@ -106,40 +111,15 @@ local function gate_field(call_id, field)
   return nil
 end
 
-${luaWriteChainLine()}
--- One line of the pause's hash chain (audit-chain.ts), with the gate's decision once it has one.
+${luaWriteChainBody()}
+-- An audit entry: the body of its chain line (audit-chain.ts), with the gate's decision once it
+-- has one, among the pause's unsealed bodies; Node seals it into the trail after the script.
 local PAUSE_ID = string.match(PAUSE, '{(.-)}')
-local function chain_line(event, actor, call_id, detail)
+local function audit(event, actor, call_id, detail)
   local decision = nil
   if call_id ~= '' then decision = gate_field(call_id, 'decision') end
-  return write_chain_line(PAUSE, PAUSE_ID, NOW_MS, event, actor, call_id, detail, decision)
-end
-
--- The pause's own trail: one chain line per entry (above). It is the pause hash's TRAIL_FIELD,
--- entries one per line (JSON has no raw newline): a list key of its own cost more than the
--- entries it held. A pause recorded before keeps its list.
-local trail_in_list = nil
-local function audit(event, actor, call_id, detail)
-  local json = chain_line(event, actor, call_id, detail)
-  if trail_in_list == nil then trail_in_list = type_of(AUDIT) == 'list' end
-  if trail_in_list then
-    if redis.call('RPUSH', AUDIT, json) > PER_PAUSE_AUDIT_MAX then
-      redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
-    end
-  else
-    local trail = redis.call('HGET', PAUSE, TRAIL_FIELD)
-    if trail then
-      trail = trail .. '\\n' .. json
-      local _, lines = string.gsub(trail, '\\n', '')
-      if lines >= PER_PAUSE_AUDIT_MAX then
-        trail = string.sub(trail, string.find(trail, '\\n', 1, true) + 1)
-      end
-    else
-      trail = json
-    end
-    redis.call('HSET', PAUSE, TRAIL_FIELD, trail)
-  end
-  audited[#audited + 1] = {event, actor, call_id, detail, json}
+  local body = write_chain_body(PAUSE, PAUSE_ID, NOW_MS, event, actor, call_id, detail, decision)
+  audited[#audited + 1] = {event, actor, call_id, detail, body}
 end
 
 local function bump(key)

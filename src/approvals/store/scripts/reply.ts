@@ -2,13 +2,17 @@ import { z } from 'zod';
 import { StoreError } from '../../store.js';
 import { type ScriptCodeName, scriptCodeName } from './codes.js';
 
-/** `{code, info, audit entries written, pause fields, gate fields}`: what every per-pause script returns. */
+/**
+ * `{code, info, audit entries written, pause fields, gate fields, chain}`: what every per-pause
+ * script returns; `chain` is `{}` or `{head, unsealed bodies}` (prelude.lua.ts).
+ */
 const pauseScriptReplySchema = z.tuple([
   z.number().int(),
   z.array(z.union([z.string(), z.number()])),
   z.array(z.tuple([z.string(), z.string(), z.string(), z.string(), z.string()])),
   z.array(z.string().nullable()),
   z.array(z.array(z.string().nullable())),
+  z.union([z.tuple([]), z.tuple([z.string(), z.string()])]),
 ]);
 
 /** One audit entry a script appended to the pause's trail; '' stands for "none". */
@@ -17,8 +21,16 @@ export interface ScriptAuditEntry {
   actor: string;
   callId: string;
   detail: string;
-  /** The entry's line of the pause's hash chain (audit-chain.ts), as written. */
+  /** The entry's line of the pause's hash chain (audit-chain.ts): its body until it is sealed. */
   line: string;
+}
+
+/** A pause's hash chain as a script left it: its head and the bodies still to seal. */
+export interface ChainState {
+  /** The hash of its last sealed line; '' before the first. */
+  head: string;
+  /** Bodies, one per line, oldest first; '' for none. */
+  unsealed: string;
 }
 
 export interface PauseScriptReply {
@@ -27,6 +39,8 @@ export interface PauseScriptReply {
   audit: ScriptAuditEntry[];
   pauseValues: (string | null)[];
   gateValues: (string | null)[][];
+  /** Undefined when the script wrote no audit entry. */
+  chain: ChainState | undefined;
 }
 
 export function parsePauseScriptReply(script: string, raw: unknown): PauseScriptReply {
@@ -37,7 +51,7 @@ export function parsePauseScriptReply(script: string, raw: unknown): PauseScript
       `script ${script} returned an unexpected reply: ${z.prettifyError(parsed.error)}`,
     );
   }
-  const [code, info, audit, pauseValues, gateValues] = parsed.data;
+  const [code, info, audit, pauseValues, gateValues, chain] = parsed.data;
   return {
     code: codeNameOrThrow(script, code),
     info: info.map(String),
@@ -50,6 +64,7 @@ export function parsePauseScriptReply(script: string, raw: unknown): PauseScript
     })),
     pauseValues,
     gateValues,
+    chain: chain.length === 0 ? undefined : { head: chain[0], unsealed: chain[1] },
   };
 }
 

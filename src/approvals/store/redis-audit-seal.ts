@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { errorMessage } from '../../error-message.js';
+import { parseJsonText } from '../../json.js';
+import type { Log } from '../../log.js';
+import { AUDIT_GENESIS, sealChainLine } from './audit-chain.js';
+import type { RedisClient } from './redis-connection.js';
+import { LuaScript } from './scripts/lua-script.js';
+import type { ChainState, ScriptAuditEntry } from './scripts/reply.js';
+import { SEAL_AUDIT_LUA } from './scripts/seal-audit.lua.js';
+
+const SEAL_AUDIT = new LuaScript('seal_audit', SEAL_AUDIT_LUA);
+/** Rounds of sealing again after another replica moved the head: each round seals more. */
+const SEAL_ROUNDS = 3;
+
+const sealReplySchema = z.union([
+  z.tuple([z.literal(1)]),
+  z.tuple([z.literal(0)]),
+  z.tuple([z.literal(2), z.string(), z.string()]),
+]);
+const bodyFieldsSchema = z.object({
+  event: z.string(),
+  actor: z.string(),
+  callId: z.string().optional(),
+  detail: z.string().optional(),
+});
+
+/**
+ * Seals a pause's chain line bodies after the script that wrote them (audit-chain.ts): computes
+ * each line's `prev` and `hash` in Node and moves the lines into the trail with a
+ * compare-and-set on the chain head. Returns the entries this call sealed, for the store-wide
+ * audit: whoever seals a line mirrors it, so a line sealed by another replica racing this one
+ * is mirrored once, by that replica. The transition is recorded whatever happens here: a
+ * failure is logged, and its bodies are sealed by the pause's next transition.
+ */
+export class AuditSealer {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly log: Pick<Log, 'warn'> | undefined,
+  ) {}
+
+  async seal(
+    keys: { pause: string; list: string },
+    state: ChainState,
+  ): Promise<ScriptAuditEntry[]> {
+    let chain = state;
+    try {
+      for (let round = 0; round < SEAL_ROUNDS && chain.unsealed !== ''; round++) {
+        const bodies = chain.unsealed.split('\n');
+        let head = chain.head === '' ? AUDIT_GENESIS : chain.head;
+        const lines = bodies.map((body) => {
+          const sealed = sealChainLine(body, head);
+          head = sealed.hash;
+          return sealed.line;
+        });
+        const raw = await SEAL_AUDIT.run(
+          this.redis,
+          [keys.pause, keys.list],
+          [chain.head, head, ...lines],
+        );
+        const reply = sealReplySchema.parse(raw);
+        if (reply[0] === 1) return bodies.map((body, i) => entryOf(body, lines[i] ?? ''));
+        if (reply[0] === 0) return [];
+        chain = { head: reply[1], unsealed: reply[2] };
+      }
+      if (chain.unsealed !== '') {
+        this.log?.warn('audit lines left unsealed: the chain head kept moving', {
+          key: keys.pause,
+        });
+      }
+    } catch (error) {
+      this.log?.warn('could not seal audit lines (the next transition seals them)', {
+        key: keys.pause,
+        error: errorMessage(error),
+      });
+    }
+    return [];
+  }
+}
+
+/** The plain fields of a sealed line, as the store-wide audit keeps them beside it. */
+function entryOf(body: string, line: string): ScriptAuditEntry {
+  const json = parseJsonText(body);
+  const fields = bodyFieldsSchema.parse(json.ok ? json.value : undefined);
+  return {
+    event: fields.event,
+    actor: fields.actor,
+    callId: fields.callId ?? '',
+    detail: fields.detail ?? '',
+    line,
+  };
+}

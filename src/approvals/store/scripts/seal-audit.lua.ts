@@ -1,0 +1,53 @@
+import { PER_PAUSE_AUDIT_MAX } from '../rules.js';
+import { CHAIN_HEAD_FIELD, TRAIL_FIELD, UNSEALED_FIELD } from './fields.js';
+
+/**
+ * seal_audit: moves the first `count` of a pause's unsealed chain line bodies into its trail as
+ * the sealed lines Node computed for them (audit-chain.ts), if the chain head is still the one
+ * Node sealed them after: a compare-and-set, so that two replicas sealing the same bodies at
+ * once write them once. Bodies appended since Node read them stay unsealed, in order.
+ * KEYS: [1] pause hash, [2] pause audit list (the trail of a pause recorded before the trail
+ *   moved into the pause hash, where its later lines go too)
+ * ARGV: [1] the chain head the lines were sealed after ('' for none yet), [2] the new head,
+ *   [3..] the sealed lines, oldest first
+ * Returns {1} (sealed) | {0} (no such pause) | {2, head, unsealed bodies} (the head moved or
+ *   the bodies are not the ones sealed: the chain as it stands, to seal again)
+ */
+export const SEAL_AUDIT_LUA = `
+local PER_PAUSE_AUDIT_MAX = ${PER_PAUSE_AUDIT_MAX}
+local PAUSE, AUDIT = KEYS[1], KEYS[2]
+if redis.call('EXISTS', PAUSE) == 0 then return {0} end
+local chain = redis.call('HMGET', PAUSE, '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}')
+local head, unsealed = chain[1] or '', chain[2] or ''
+local count = #ARGV - 2
+-- The bodies sealed are the first count of the unsealed ones: skip past them.
+local rest = unsealed
+for i = 1, count do
+  if rest == nil then break end
+  local at = string.find(rest, '\\n', 1, true)
+  if at then rest = string.sub(rest, at + 1) elseif i == count then rest = '' else rest = nil end
+end
+if head ~= ARGV[1] or rest == nil or count == 0 then return {2, head, unsealed} end
+if rest == '' then
+  redis.call('HDEL', PAUSE, '${UNSEALED_FIELD}')
+else
+  redis.call('HSET', PAUSE, '${UNSEALED_FIELD}', rest)
+end
+redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2])
+if redis.call('TYPE', AUDIT)['ok'] == 'list' then
+  redis.call('RPUSH', AUDIT, unpack(ARGV, 3))
+  redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
+  return {1}
+end
+local trail = redis.call('HGET', PAUSE, '${TRAIL_FIELD}')
+local lines = table.concat(ARGV, '\\n', 3)
+if trail then trail = trail .. '\\n' .. lines else trail = lines end
+-- At most PER_PAUSE_AUDIT_MAX lines: the oldest go first.
+local _, breaks = string.gsub(trail, '\\n', '')
+while breaks >= PER_PAUSE_AUDIT_MAX do
+  trail = string.sub(trail, string.find(trail, '\\n', 1, true) + 1)
+  breaks = breaks - 1
+end
+redis.call('HSET', PAUSE, '${TRAIL_FIELD}', trail)
+return {1}
+`;
