@@ -22,6 +22,10 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
  */
 const { alice, bob, carol } = PEOPLE;
 const OPS = CHANNELS.ops.id;
+/** The sandbox's on-call user group: bob and carol. */
+const ONCALL = 'S0ONCALL001';
+/** How long the app trusts a group membership it looked up (approver-directory.ts). */
+const GROUP_TRUST_MS = 5_000;
 const policy = (approvers: readonly string[]) => `
 defaults:
   approvers: [${approvers.join(', ')}]
@@ -188,5 +192,67 @@ describe('the re-check before a resume', () => {
       { timeout: 15_000, interval: 100 },
     );
     expect((await harness.store.getPause(id))?.gates[0]?.decision?.by).toBe(carol.id);
+  });
+
+  it('an approver removed from the approver group between the click and the resume: nothing is sent, the card says why; the group member still in it decides', {
+    timeout: 60_000,
+  }, async () => {
+    const proxy = harness.adkProxy;
+    if (proxy === undefined) throw new Error('the harness has no ADK proxy');
+    await replacePolicy(
+      harness,
+      `
+defaults:
+  approvers: [${ONCALL}]
+`,
+    );
+    const root = await harness.runAgent(alice.id, OPS, 'payments transfer 614');
+    const card = await harness.card(OPS, root.ts);
+
+    proxy.setDown(true);
+    await click(bob.id, card.ts, ACTION_IDS.approve);
+    await harness.sandbox.waitFor(
+      () => {
+        const now = cardNow(root.ts, card.ts);
+        return now && buttons(now).some((b) => b.action_id === ACTION_IDS.retryResume) && now;
+      },
+      { timeoutMs: 20_000 },
+    );
+    // A workspace admin takes bob out of the on-call group; the app trusts a membership it
+    // looked up for GROUP_TRUST_MS, so the Retry comes after that.
+    harness.sandbox.setGroupMembers(ONCALL, [carol.id]);
+    await new Promise((resolve) => setTimeout(resolve, GROUP_TRUST_MS + 200));
+    proxy.setDown(false);
+    await click(alice.id, card.ts, ACTION_IDS.retryResume);
+
+    const said = await harness.reply(OPS, root.ts, 'no longer holds');
+    expect(cardText(said)).toContain(`<@${bob.id}>`);
+    const pending = await harness.sandbox.waitFor(() => {
+      const now = cardNow(root.ts, card.ts);
+      return (
+        now &&
+        cardText(now).includes('Sent back for a new decision') &&
+        buttons(now).some((b) => b.action_id === ACTION_IDS.approve) &&
+        now
+      );
+    });
+    const view = await harness.pauseOf(pending);
+    expect(view.gates[0]).toMatchObject({
+      state: 'pending',
+      votes: [],
+      reopened: { voter: bob.id },
+    });
+    const session = await harness.adk.getSession(
+      'payments',
+      view.pause.adk.userId,
+      view.pause.adk.sessionId,
+    );
+    expect(JSON.stringify(session.events)).not.toContain('"transferred"');
+
+    await click(carol.id, card.ts, ACTION_IDS.approve);
+    const answer = await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
+    expect(answer.text).toContain('"amount":614');
+    const after = await harness.pauseOf(card);
+    expect(after.gates[0]?.decision?.by).toBe(carol.id);
   });
 });

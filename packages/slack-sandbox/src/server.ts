@@ -23,7 +23,7 @@ import { type Log, silentLog } from './log.js';
 import type { SandboxView } from './modals.js';
 import { type Notice, SandboxState } from './state.js';
 import { handleWebApi } from './web-api/handler.js';
-import { findConversation, findPerson } from './workspace.js';
+import { findConversation, findPerson, findUserGroup } from './workspace.js';
 
 export interface SandboxOptions {
   /** 0 (the default) picks a free port. */
@@ -123,6 +123,11 @@ export interface Sandbox {
 
   /** The next `calls` calls of `method` answer HTTP 429 with `Retry-After: retryAfterSec`. */
   rateLimit(method: string, calls: number, retryAfterSec?: number): void;
+  /**
+   * Changes a user group's members (group by id or handle, people by id or handle), as a
+   * workspace admin would: `usergroups.*` answer with them from then on, until `reset`.
+   */
+  setGroupMembers(group: string, people: readonly string[]): void;
   /**
    * Resolves with the probe's first truthy result, probing now and after every change (no
    * polling); rejects after `timeoutMs`.
@@ -302,6 +307,16 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       structuredClone(state.notices.filter((n) => user === undefined || n.user === person(user))),
     rateLimit: (method, calls, retryAfterSec = 1) =>
       state.rateLimits.limit(method, calls, retryAfterSec),
+    setGroupMembers: (group, people) => {
+      const found = findUserGroup(group);
+      if (found === undefined) throw new Error(`setGroupMembers: no user group ${group}`);
+      const members = people.map((name) => {
+        const member = findPerson(name);
+        if (member === undefined) throw new Error(`setGroupMembers: no person ${name}`);
+        return member.id;
+      });
+      state.setGroupMembers(found, members);
+    },
     waitFor: (probe, waitOptions) =>
       waitFor(state, () => probe(sandbox), waitOptions?.timeoutMs ?? 5000),
     reset: () => {

@@ -7,6 +7,7 @@ import { Modals } from './modals.js';
 import { ResponseUrls } from './response-urls.js';
 import { TimestampSource } from './timestamps.js';
 import { Triggers } from './triggers.js';
+import type { UserGroup } from './workspace.js';
 
 /**
  * What a Slack client would tell a person outside the messages themselves: a click the app did
@@ -37,6 +38,8 @@ export class SandboxState {
   readonly events = new EventOutbox();
   calls: ApiCall[] = [];
   notices: Notice[] = [];
+  /** User groups whose members were changed (`setGroupMembers`), by group id. */
+  private readonly groupMembers = new Map<string, readonly string[]>();
   private version = 0;
   private nextNoticeId = 1;
   private readonly listeners = new Set<() => void>();
@@ -71,6 +74,16 @@ export class SandboxState {
     };
   }
 
+  /** A user group's members as they stand: the workspace's, unless changed since. */
+  membersOfGroup(group: UserGroup): readonly string[] {
+    return this.groupMembers.get(group.id) ?? group.users;
+  }
+
+  setGroupMembers(group: UserGroup, users: readonly string[]): void {
+    this.groupMembers.set(group.id, [...users]);
+    this.changed();
+  }
+
   recordCall(call: ApiCall): void {
     this.calls.push(call);
   }
@@ -81,8 +94,12 @@ export class SandboxState {
     return full;
   }
 
-  /** Back to an empty workspace: no messages, modals, calls or notices (ids stay the same). */
+  /**
+   * Back to an empty workspace: no messages, modals, calls or notices (ids stay the same), and
+   * the user groups' members as the workspace has them.
+   */
   reset(): void {
+    this.groupMembers.clear();
     this.conversations.clear();
     this.modals.clear();
     this.homes.clear();

@@ -269,6 +269,19 @@ describe('the sandbox Web API, through the real @slack/web-api client', () => {
     expect(info.channel).toMatchObject({ id: ops, name: 'ops', is_channel: true, is_member: true });
   });
 
+  it('a user group changed by setGroupMembers is answered as changed, until reset', async () => {
+    const client = webClient(sandbox);
+    sandbox.setGroupMembers('@oncall', ['carol']);
+    const changed = await client.usergroups.users.list({ usergroup: USERGROUPS.oncall.id });
+    expect(changed.users).toEqual([PEOPLE.carol.id]);
+    const listed = await client.usergroups.list({ include_users: true });
+    expect(listed.usergroups?.[0]).toMatchObject({ user_count: 1, users: [PEOPLE.carol.id] });
+    expect(() => sandbox.setGroupMembers('@oncall', ['nobody'])).toThrow('no person nobody');
+    sandbox.reset();
+    const restored = await client.usergroups.users.list({ usergroup: USERGROUPS.oncall.id });
+    expect(restored.users).toEqual([PEOPLE.bob.id, PEOPLE.carol.id]);
+  });
+
   it('conversations.members pages with cursors until next_cursor is empty', async () => {
     const client = webClient(sandbox);
     const pages: unknown[] = [];

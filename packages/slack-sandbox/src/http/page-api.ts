@@ -75,7 +75,7 @@ export async function handlePageApi(
         return deps.live.handle(req, res);
       case 'workspace':
         return sendJson(res, 200, {
-          ...workspaceDirectory(),
+          ...workspaceDirectory(state),
           appEventsUrl: deps.appEventsUrl() ?? null,
         });
       case 'state': {

@@ -18,14 +18,14 @@ const MESSAGES_SHOWN = 500;
 const NOTICES_SHOWN = 10;
 
 /** Who is who, for the page's sidebar, person switch and mention rendering. */
-export function workspaceDirectory(): JsonObject {
+export function workspaceDirectory(state: SandboxState): JsonObject {
   return {
     team: { ...TEAM },
     bot: { ...BOT },
     slackbot: { ...SLACKBOT },
     people: allPeople().map((p) => ({ ...p })),
     channels: allChannels().map((c) => ({ ...c, members: [...c.members] })),
-    usergroups: allUserGroups().map((g) => ({ ...g, users: [...g.users] })),
+    usergroups: allUserGroups().map((g) => ({ ...g, users: [...state.membersOfGroup(g)] })),
   };
 }
 

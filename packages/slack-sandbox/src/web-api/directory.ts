@@ -56,13 +56,13 @@ export function usersLookupByEmail(args: Arguments): MethodResult {
   return { ok: true, user: personUser(person) };
 }
 
-export function usergroupsUsersList(args: Arguments): MethodResult {
+export function usergroupsUsersList(args: Arguments, { state }: WebApiContext): MethodResult {
   const group = allUserGroups().find((g) => g.id === stringArg(args, 'usergroup'));
   if (!group) return failure('no_such_subteam');
-  return { ok: true, users: [...group.users] };
+  return { ok: true, users: [...state.membersOfGroup(group)] };
 }
 
-export function usergroupsList(args: Arguments): MethodResult {
+export function usergroupsList(args: Arguments, { state }: WebApiContext): MethodResult {
   const includeUsers = booleanArg(args, 'include_users');
   return {
     ok: true,
@@ -75,8 +75,8 @@ export function usergroupsList(args: Arguments): MethodResult {
       handle: g.handle,
       is_external: false,
       date_create: CREATED,
-      user_count: g.users.length,
-      ...(includeUsers ? { users: [...g.users] } : {}),
+      user_count: state.membersOfGroup(g).length,
+      ...(includeUsers ? { users: [...state.membersOfGroup(g)] } : {}),
     })),
   };
 }
