@@ -86,13 +86,7 @@ export function chainBody(input: Omit<ChainLineInput, 'prev'>): string {
 }
 
 /** A body's start, up to its `seq`: `prev` goes right after it. */
-const BODY_HEAD = /^\{"v":\d+,"pauseId":"(?:[^"\\]|\\.)*","seq":(\d+)/;
-
-/** The place in its chain a body says it has; undefined when it is not a body. */
-export function bodySeq(body: string): number | undefined {
-  const found = BODY_HEAD.exec(body);
-  return found?.[1] === undefined ? undefined : Number(found[1]);
-}
+const BODY_HEAD = /^\{"v":\d+,"pauseId":"(?:[^"\\]|\\.)*","seq":\d+/;
 
 /** Seals a body: the line with `prev` after its `seq` and its own `hash` last. */
 export function sealChainLine(body: string, prev: string): { line: string; hash: string } {
