@@ -4,6 +4,7 @@ import { type AuditEntry, StoreError } from '../store.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-connection.js';
 import { TRAIL_FIELD, UNSEALED_FIELD } from './scripts/fields.js';
+import type { ScriptAuditEntry } from './scripts/reply.js';
 
 /**
  * Reading the Redis store's audit: a pause's own trail (a list of JSON entries written by the
@@ -53,6 +54,15 @@ export async function readPauseTrail(
     const line = fields !== undefined && 'hash' in fields ? { line: text } : {};
     return auditEntry(key, String(i + 1), pauseId, fields && { ...fields, ...line });
   });
+}
+
+/** A sealed entry's fields in the global audit stream, as `readAuditStream` reads them back. */
+export function streamEntryFields(at: string, pauseId: string, entry: ScriptAuditEntry): string[] {
+  const fields = ['at', at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
+  if (entry.callId !== '') fields.push('callId', entry.callId);
+  if (entry.detail !== '') fields.push('detail', entry.detail);
+  fields.push('line', entry.line);
+  return fields;
 }
 
 /** The global audit stream, oldest first; ids are stream ids. */

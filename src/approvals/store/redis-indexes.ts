@@ -4,6 +4,7 @@ import type { Log } from '../../log.js';
 import type { PauseView } from '../records.js';
 import { type GateRef, type PendingIndex, StoreError } from '../store.js';
 import type { StoreKeys } from './keys.js';
+import { streamEntryFields } from './redis-audit.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import {
   DECIDING_EVENTS,
@@ -310,11 +311,7 @@ export class RedisIndexes {
     const args: (string | number)[] = [this.options.auditMaxLen];
     for (const { pauseId, audit } of mirrors) {
       for (const entry of audit) {
-        const fields = ['at', String(now), 'pauseId', pauseId, 'event', entry.event];
-        fields.push('actor', entry.actor);
-        if (entry.callId !== '') fields.push('callId', entry.callId);
-        if (entry.detail !== '') fields.push('detail', entry.detail);
-        fields.push('line', entry.line);
+        const fields = streamEntryFields(String(now), pauseId, entry);
         args.push(fields.length, ...fields);
       }
     }

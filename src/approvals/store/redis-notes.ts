@@ -19,6 +19,7 @@ import {
   StoreError,
 } from '../store.js';
 import type { StoreKeys } from './keys.js';
+import { streamEntryFields } from './redis-audit.js';
 import type { AuditSealer } from './redis-audit-seal.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
 import { deliveryAudit, grantAudit, type NoteAuditEntry, outcomeAudit } from './rules.js';
@@ -178,13 +179,9 @@ export class RedisPauseNotes {
   ): Promise<void> {
     try {
       await Promise.all(
-        sealed.map(({ event, actor, callId, detail, line }) => {
-          const fields = ['at', at, 'pauseId', pauseId, 'event', event, 'actor', actor];
-          if (callId !== '') fields.push('callId', callId);
-          if (detail !== '') fields.push('detail', detail);
-          fields.push('line', line);
-          return this.redis.xadd(this.keys.audit, '*', ...fields);
-        }),
+        sealed.map((entry) =>
+          this.redis.xadd(this.keys.audit, '*', ...streamEntryFields(at, pauseId, entry)),
+        ),
       );
     } catch (error) {
       this.log?.warn('could not copy a note entry to the audit stream', {
