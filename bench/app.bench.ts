@@ -24,6 +24,7 @@ import { type BudgetRow, budgetTable, range } from './support/budget.js';
 import { type Child, compileProcesses, startChild } from './support/child-processes.js';
 import { FAKE_APP, type FakeAdk, startFakeAdk } from './support/fake-adk.js';
 import { ms, type Spread, spread, table } from './support/figures.js';
+import { summarizeProfile } from './support/profile-summary.js';
 
 /**
  * The Slack app, whole, in child processes as replicas run it: real Redis, the Slack sandbox
@@ -83,6 +84,8 @@ interface DecisionRow {
   /** CPU ms each part used from just before the burst until every card was final. */
   cpu: CpuSnapshot;
   wallMs: number;
+  /** Slack Web API calls the apps made from the first click until every card was final. */
+  slackCalls: Map<string, number>;
 }
 
 interface CpuSnapshot {
@@ -99,6 +102,18 @@ const ackRows: AckRow[] = [];
 /** The bare Bolt app's CPU ms per click (it only acks), burst by burst: the floor of app CPU. */
 const bareCpuPerClick: number[] = [];
 const decisionRows: DecisionRow[] = [];
+
+/**
+ * BENCH_CPU_PROF=<dir>: each burst's app processes are profiled from the first click until every
+ * card is final, and the last one-process burst's top frames are printed.
+ */
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const PROFILE_TOP_FRAMES = 25;
+let lastProfile: string | undefined;
+
+function profileFile(processes: number, burst: number): string {
+  return join(PROFILE_DIR ?? '.', `decisions-${processes}-process-burst-${burst}`);
+}
 
 const signingSecret = randomBytes(16).toString('hex');
 const botToken = `xoxb-bench-${randomBytes(6).toString('hex')}`;
@@ -147,7 +162,26 @@ afterAll(async () => {
     await cleanup().catch((error: unknown) => print(`cleanup failed: ${String(error)}`));
   }
   printSummary();
+  if (lastProfile !== undefined) await printProfile(lastProfile);
 }, 120_000);
+
+async function printProfile(file: string): Promise<void> {
+  const { self, ownInclusive } = await summarizeProfile(file, PROFILE_TOP_FRAMES);
+  const percent = (share: number) => `${(100 * share).toFixed(1)} %`;
+  print('');
+  print(`CPU profile of the last one-process burst, first click to every card final (${file})`);
+  for (const [title, frames] of [
+    ['top frames by self time', self],
+    ["the app's own frames (src/), inclusive", ownInclusive],
+  ] as const) {
+    const rows = table(
+      [title, 'share'],
+      frames.map(({ frame, share }) => [frame, percent(share)]),
+    );
+    for (const line of rows) print(line);
+    print('');
+  }
+}
 
 describe('the Slack app', () => {
   it('ack latency next to a bare Bolt app, and decisions per second, with one app process', async () => {
@@ -196,6 +230,10 @@ async function measure(processes: number, bare: Child | undefined): Promise<void
       addAcks(bareAcks, await fire(roundRobin(prepared.clicks, [bare])));
       bareCpuPerClick.push(((await bare.cpuMs()) - bareCpu) / prepared.clicks.length);
     }
+    const profile = PROFILE_DIR === undefined ? undefined : profileFile(processes, burst);
+    if (profile !== undefined)
+      await Promise.all(apps.map((app) => app.profile({ kind: 'profile', action: 'start' })));
+    const callsBefore = sandbox.calls().length;
     const cpuBefore = await cpuSnapshot(apps);
     const wallBefore = performance.now();
     const outcomes = await fire(roundRobin(prepared.clicks, apps));
@@ -203,8 +241,21 @@ async function measure(processes: number, bare: Child | undefined): Promise<void
     const settledAt = await settle(prepared);
     const wallMs = performance.now() - wallBefore;
     const cpu = cpuSince(cpuBefore, await cpuSnapshot(apps));
+    if (profile !== undefined) {
+      await Promise.all(
+        apps.map((app, i) =>
+          app.profile({
+            kind: 'profile',
+            action: 'stop',
+            file: `${profile}-app-${i + 1}.cpuprofile`,
+          }),
+        ),
+      );
+      if (processes === 1) lastProfile = `${profile}-app-1.cpuprofile`;
+    }
     const row = decisionRow(processes, burst, prepared.clicks, outcomes, settledAt);
-    decisionRows.push({ ...row, cpu, wallMs });
+    const slackCalls = countByMethod(sandbox.calls().slice(callsBefore));
+    decisionRows.push({ ...row, cpu, wallMs, slackCalls });
     print(
       `${label}, burst ${burst}: ${BURST_CLICKS} pauses prepared in ${ms(prepareMs)} ms; ` +
         `${row.resumed}/${row.decisions} resumed in ${ms(row.windowMs)} ms, ${row.duplicates} duplicates`,
@@ -372,6 +423,12 @@ async function cpuSnapshot(apps: readonly Child[]): Promise<CpuSnapshot> {
   };
 }
 
+function countByMethod(calls: ReadonlyArray<{ method: string }>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { method } of calls) counts.set(method, (counts.get(method) ?? 0) + 1);
+  return counts;
+}
+
 function cpuSince(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
   return {
     machine: after.machine - before.machine,
@@ -401,7 +458,7 @@ function decisionRow(
   clicks: readonly ApproveClick[],
   outcomes: readonly ClickOutcome[],
   settledAt: number,
-): Omit<DecisionRow, 'cpu' | 'wallMs'> {
+): Omit<DecisionRow, 'cpu' | 'wallMs' | 'slackCalls'> {
   const firstClick = Math.min(...outcomes.map((outcome) => outcome.sentAt));
   let lastResume = Number.NEGATIVE_INFINITY;
   let duplicates = 0;
@@ -524,6 +581,25 @@ function printSummary(): void {
     }),
   );
   for (const line of cpu) print(line);
+  print('');
+  print(
+    'Slack Web API calls per decision, from the first click until every card was final, by method',
+  );
+  const methods = [...new Set(decisionRows.flatMap((row) => [...row.slackCalls.keys()]))].sort();
+  const calls = table(
+    ['app processes', 'burst', 'all', ...methods],
+    decisionRows.map((row) => {
+      const per = (count: number) => (count / row.decisions).toFixed(2);
+      const all = [...row.slackCalls.values()].reduce((sum, count) => sum + count, 0);
+      return [
+        String(row.processes),
+        String(row.burst),
+        per(all),
+        ...methods.map((method) => per(row.slackCalls.get(method) ?? 0)),
+      ];
+    }),
+  );
+  for (const line of calls) print(line);
   print('');
   print('Budget (issue 14), this run:');
   for (const line of budgetTable(budgetRows())) print(line);

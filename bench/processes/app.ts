@@ -4,6 +4,7 @@ import { createLog } from '../../src/log.js';
 import { answerCpuQueries } from './cpu-usage.js';
 import { tellParent } from './messages.js';
 import { stopOnSignal } from './stop-on-signal.js';
+import { answerProfileRequests } from './window-profile.js';
 
 /**
  * The app as a replica runs it, configured from the environment (`SLACK_BOT_TOKEN`,
@@ -17,5 +18,6 @@ if (config.slack.mode !== 'http' || config.adk.baseUrl === undefined) {
 const log = createLog(config.logLevel);
 const app = await startApp(config, { adkBaseUrl: config.adk.baseUrl, slack: config.slack }, log);
 answerCpuQueries();
+answerProfileRequests();
 stopOnSignal(() => app.stop());
 tellParent({ kind: 'ready', port: app.port });

@@ -44,8 +44,19 @@ export type CpuQuery = z.infer<typeof cpuQuerySchema>;
 export const cpuSchema = z.object({ kind: z.literal('cpu'), micros: z.number() });
 export type Cpu = z.infer<typeof cpuSchema>;
 
-export type ToChild = Fire | CpuQuery;
-export type ToParent = z.infer<typeof readySchema> | Fired | Cpu;
+/** Starts a V8 CPU profile of the child, or stops it and writes it to `file`. */
+export const profileSchema = z.union([
+  z.object({ kind: z.literal('profile'), action: z.literal('start') }),
+  z.object({ kind: z.literal('profile'), action: z.literal('stop'), file: z.string().min(1) }),
+]);
+export type Profile = z.infer<typeof profileSchema>;
+
+/** The profile asked for is started, or written. */
+export const profiledSchema = z.object({ kind: z.literal('profiled') });
+export type Profiled = z.infer<typeof profiledSchema>;
+
+export type ToChild = Fire | CpuQuery | Profile;
+export type ToParent = z.infer<typeof readySchema> | Fired | Cpu | Profiled;
 
 /** Sends a message to the parent; a child started without an IPC channel cannot report. */
 export function tellParent(message: ToParent): void {

@@ -3,7 +3,13 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { z } from 'zod';
-import { cpuSchema, readySchema, type ToChild } from '../processes/messages.js';
+import {
+  cpuSchema,
+  type Profile,
+  profiledSchema,
+  readySchema,
+  type ToChild,
+} from '../processes/messages.js';
 
 /**
  * The benchmark's child processes (`bench/processes/*.ts`): compiled once per run, started with
@@ -57,6 +63,8 @@ export interface Child {
   send(message: ToChild): void;
   /** CPU time (user + system) the child has used so far, in ms. */
   cpuMs(): Promise<number>;
+  /** Starts a CPU profile of the child, or stops it and has it written to `file`. */
+  profile(request: Profile): Promise<void>;
   /** The next message the child sends that `schema` accepts. */
   receive<T>(schema: z.ZodType<T>, timeoutMs: number): Promise<T>;
   /** The child's last lines of output, for an error message. */
@@ -78,11 +86,7 @@ export async function startChild(
   const child = fork(`${COMPILED}${name}.js`, [], {
     cwd: ROOT,
     // Not vitest's flags (`--conditions development` would load packages' development builds).
-    // BENCH_CPU_PROF=<dir>: the app processes write V8 CPU profiles there (`node --cpu-prof`).
-    execArgv:
-      name === 'app' && process.env.BENCH_CPU_PROF
-        ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF]
-        : [],
+    execArgv: [],
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
@@ -156,6 +160,11 @@ export async function startChild(
         const answer = receive(cpuSchema, START_TIMEOUT_MS);
         child.send({ kind: 'cpu?' });
         return (await answer).micros / 1000;
+      },
+      async profile(request) {
+        const answer = receive(profiledSchema, START_TIMEOUT_MS);
+        child.send(request);
+        await answer;
       },
       receive,
       output,
