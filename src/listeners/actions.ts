@@ -19,6 +19,7 @@ import { renderEditModal, renderRejectModal } from '../slack/modals.js';
 import { renderRefusal } from '../slack/notices.js';
 import type { DecisionReply } from '../workflow/decider.js';
 import type { ListenerDeps } from './deps.js';
+import { exactlyOneOf } from './one-of.js';
 import { type BlockAction, blockActionSchema } from './payloads.js';
 import { privateReply } from './replies.js';
 
@@ -34,11 +35,15 @@ interface ActionContext {
   reply: (message: SlackMessage) => Promise<void>;
 }
 
+type ActionHandler = (context: ActionContext) => Promise<void>;
+
 /** The card's buttons and menus. Every click is acknowledged before anything else happens. */
 export function registerApprovalActions(app: App, deps: ListenerDeps): void {
   const { workflow } = deps;
-  const on = (actionId: ActionId, handle: (context: ActionContext) => Promise<void>) =>
-    onAction(app, deps, actionId, handle);
+  const handlers = new Map<ActionId, ActionHandler>();
+  const on = (actionId: ActionId, handle: ActionHandler) => {
+    handlers.set(actionId, handle);
+  };
   const answer = async (context: ActionContext, reply: DecisionReply) => {
     if (reply.kind === 'refused') await refuse(deps, context, reply.refusal);
   };
@@ -170,48 +175,70 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
         return;
     }
   });
+  routeActions(app, deps, handlers);
 }
 
-function onAction(
+/**
+ * One Bolt listener for every action id this app made, which hands each click to its handler.
+ * Bolt runs every listener's middleware for every request: one listener per action id cost each
+ * click a few dozen middleware chains that did not match. Clicks on ids not in `handlers` match
+ * no listener, as before.
+ */
+function routeActions(
   app: App,
   deps: ListenerDeps,
-  actionId: ActionId,
-  handle: (context: ActionContext) => Promise<void>,
+  handlers: ReadonlyMap<ActionId, ActionHandler>,
 ): void {
   const { log, metrics } = deps;
-  app.action(actionId, async ({ ack, body, respond, context: bolt }) => {
-    await ack();
-    // Stamped by the receiver (bolt-app.ts) when the request arrived.
-    const { receivedAt } = bolt;
-    if (typeof receivedAt === 'number') metrics.clickToAck(secondsSince(receivedAt));
-    const parsed = blockActionSchema.safeParse(body);
-    const fromHome = parsed.success && parsed.data.view?.type === 'home';
-    const reply =
-      fromHome && parsed.success
-        ? homeReply(deps, parsed.data.user.id)
-        : privateReply(respond, log);
-    const action = parsed.success ? parsed.data.actions[0] : undefined;
-    if (!parsed.success || action === undefined) {
-      log.warn('unreadable block action', { actionId, problem: parsed.error?.issues[0]?.message });
-      await reply({ text: 'Slack sent a click this app could not read; nothing changed.' });
-      return;
-    }
-    const { user, trigger_id, channel, message } = parsed.data;
-    try {
-      await handle({
-        user: user.id,
-        fromHome,
-        triggerId: trigger_id,
-        channelId: channel?.id,
-        messageTs: message?.ts,
-        action,
-        reply,
-      });
-    } catch (error) {
-      log.error('handling a click failed', { actionId, user: user.id, error: errorMessage(error) });
-      await reply(renderRefusal({ kind: 'decision_failed', reference: correlationId() }));
-    }
-  });
+  app.action(
+    { action_id: exactlyOneOf(handlers.keys()) },
+    async ({ ack, body, respond, payload, context: bolt }) => {
+      await ack();
+      const actionId = 'action_id' in payload ? payload.action_id : 'unknown';
+      const handle = handlers.get(actionId as ActionId);
+      if (handle === undefined) {
+        log.warn('a click matched no handler', { actionId });
+        return;
+      }
+      // Stamped by the receiver (bolt-app.ts) when the request arrived.
+      const { receivedAt } = bolt;
+      if (typeof receivedAt === 'number') metrics.clickToAck(secondsSince(receivedAt));
+      const parsed = blockActionSchema.safeParse(body);
+      const fromHome = parsed.success && parsed.data.view?.type === 'home';
+      const reply =
+        fromHome && parsed.success
+          ? homeReply(deps, parsed.data.user.id)
+          : privateReply(respond, log);
+      const action = parsed.success ? parsed.data.actions[0] : undefined;
+      if (!parsed.success || action === undefined) {
+        log.warn('unreadable block action', {
+          actionId,
+          problem: parsed.error?.issues[0]?.message,
+        });
+        await reply({ text: 'Slack sent a click this app could not read; nothing changed.' });
+        return;
+      }
+      const { user, trigger_id, channel, message } = parsed.data;
+      try {
+        await handle({
+          user: user.id,
+          fromHome,
+          triggerId: trigger_id,
+          channelId: channel?.id,
+          messageTs: message?.ts,
+          action,
+          reply,
+        });
+      } catch (error) {
+        log.error('handling a click failed', {
+          actionId,
+          user: user.id,
+          error: errorMessage(error),
+        });
+        await reply(renderRefusal({ kind: 'decision_failed', reference: correlationId() }));
+      }
+    },
+  );
 }
 
 /** A Home click has no `response_url`: its answer is a notice on the person's Home. */
