@@ -70,6 +70,14 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 },
   };
   const boltLog = log.child('bolt');
+  // No conversation store: nothing reads `context.conversation`, and Bolt's default one costs
+  // every request a lookup and a write.
+  const appOptions = {
+    token: transport.botToken,
+    logger: boltLog,
+    clientOptions,
+    convoStore: false,
+  } as const;
   const modalClient = new WebClient(transport.botToken, {
     ...slackApiUrl,
     timeout: MODAL_REQUEST_TIMEOUT_MS,
@@ -87,7 +95,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       installerOptions: { port: options.port, clientOptions: slackApiUrl },
       logger: boltLog,
     });
-    const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
+    const app = new App({ ...appOptions, receiver });
     correlatePerRequest(app);
     return {
       app,
@@ -112,7 +120,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     signingSecret: transport.signingSecret,
     log: boltLog,
   });
-  const app = new App({ token: transport.botToken, receiver, logger: boltLog, clientOptions });
+  const app = new App({ ...appOptions, receiver });
   correlatePerRequest(app);
   return {
     app,
