@@ -85,6 +85,10 @@ describe('signed but malformed bodies', () => {
     ['payload=42', form],
     ['null', 'application/json'],
     ['"text"', 'application/json'],
+    // Look like an object at first sight, which Bolt alone parses: it answers 400 as well.
+    ['payload=%7Bnot%20json', form],
+    ['payload={"type"', form],
+    ['{"type": ', 'application/json'],
   ])('%s (%s) is answered 400, and the app keeps serving', async (body, contentType) => {
     const response = await fetch(
       `http://127.0.0.1:${port}/slack/events`,
