@@ -80,13 +80,49 @@ const jsonText = z.string().transform((text, ctx): unknown => {
   ctx.addIssue({ code: 'custom', message: 'not JSON' });
   return z.NEVER;
 });
+/**
+ * JSON text that never changes once written (a pause's or a gate's record, a gate's policy),
+ * parsed once per distinct text: every script's reply carries these again, and parsing them anew
+ * for each was a good part of decoding a view. The same text gives the same value, frozen, so
+ * that no reader can change what the next one gets. The `capacity` most recent texts are kept.
+ */
+function parsedOnce<T extends z.ZodType>(schema: T, capacity: number) {
+  const known = new Map<string, z.output<T>>();
+  const full = jsonText.pipe(schema);
+  return z.string().transform((text, ctx): z.output<T> => {
+    const hit = known.get(text);
+    if (hit !== undefined) return hit;
+    const parsed = full.safeParse(text);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      }
+      return z.NEVER;
+    }
+    const oldest = known.size >= capacity ? known.keys().next() : undefined;
+    if (oldest !== undefined && oldest.done !== true) known.delete(oldest.value);
+    const value = deepFreeze(parsed.data);
+    known.set(text, value);
+    return value;
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const item of Object.values(value)) deepFreeze(item);
+  return Object.freeze(value);
+}
+
+/** Enough for every pause a replica touches within a burst of a few hundred decisions. */
+const PARSED_RECORDS_KEPT = 2_000;
+
 const numberText = z
   .string()
   .regex(/^-?\d+(\.\d+)?$/, 'not a number')
   .transform(Number);
 
 const pauseHashSchema = z.object({
-  record: jsonText.pipe(storedPauseSchema),
+  record: parsedOnce(storedPauseSchema, PARSED_RECORDS_KEPT),
   cardTs: z.string().nullable(),
   version: numberText.pipe(pauseRecordSchema.shape.version),
   resumeState: z.enum(RESUME_STATES),
@@ -99,8 +135,8 @@ const pauseHashSchema = z.object({
 });
 
 const gateHashSchema = z.object({
-  record: jsonText.pipe(storedGateSchema),
-  policy: jsonText.pipe(gatePolicySchema),
+  record: parsedOnce(storedGateSchema, PARSED_RECORDS_KEPT),
+  policy: parsedOnce(gatePolicySchema, PARSED_RECORDS_KEPT),
   state: gateStateSchema,
   version: numberText.pipe(gateRecordSchema.shape.version),
   expiresAt: numberText.nullable(),

@@ -152,6 +152,25 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     ).rejects.toThrow(/field state/);
   });
 
+  it('parses what never changes once per text: later reads share it, frozen; a bad one still fails', async () => {
+    const input = newPause();
+    await store.createPause(input);
+    const first = await store.getPause(input.id);
+    const second = await store.getPause(input.id);
+    expect(second?.pause.adk).toBe(first?.pause.adk);
+    expect(second?.gates[0]?.policy).toBe(first?.gates[0]?.policy);
+    expect(second?.gates[0]?.originalCall).toBe(first?.gates[0]?.originalCall);
+    expect(Object.isFrozen(first?.gates[0]?.originalCall.args)).toBe(true);
+    // The record a reader gets is its own: the mutable parts are not shared.
+    expect(second?.gates[0]?.votes).not.toBe(first?.gates[0]?.votes);
+
+    const keys = storeKeys(keyPrefix);
+    await redis.hset(keys.pause(input.id), 'policy:1', '{"rule":');
+    await expect(store.getPause(input.id)).rejects.toThrow(
+      new RegExp(`${escapeRegExp(keys.gate(input.id, firstCallId(input)))}.*policy`, 's'),
+    );
+  });
+
   it('keeps a finished pause for the retention period, then Redis removes it', async () => {
     const input = newPause({ gates: 2 });
     await store.createPause(input);
