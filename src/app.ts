@@ -152,7 +152,7 @@ export async function startApp(
     metrics: () => metrics.exposition(),
   });
   const slack = new WebApiSlackPort({
-    client: slackApp.app.client,
+    client: slackApp.apiClient,
     modalClient: slackApp.modalClient,
     metrics,
   });

@@ -6,6 +6,7 @@ import { newCorrelationId, withCorrelation } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { LineLogger } from '../log.js';
 import { rejectMalformedBodies } from './malformed-bodies.js';
+import { SlackHttpClient } from './slack-http-client.js';
 
 export type SlackTransport =
   | { mode: 'http'; botToken: string; signingSecret: string; apiUrl: string | undefined }
@@ -42,6 +43,11 @@ export interface SlackApp {
   app: App;
   /** A client of its own for `views.open`, which must answer within a trigger's 3 s. */
   modalClient: WebClient;
+  /**
+   * The client of the calls every decision makes (posts, updates, Homes): lighter than Bolt's
+   * `WebClient`, with the same timeout and retries.
+   */
+  apiClient: SlackHttpClient;
   /** Starts listening; resolves with the HTTP port (for /slack/events over HTTP, and the probes). */
   start(): Promise<number>;
   stop(): Promise<void>;
@@ -49,6 +55,8 @@ export interface SlackApp {
 
 /** Longest one Web API request may take; a hung call then fails and is retried. */
 const SLACK_REQUEST_TIMEOUT_MS = 10_000;
+/** Tries after a failed one (connection, timeout, 5xx), each wait doubling: seconds, not minutes. */
+const RETRIES = { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 };
 /** `views.open` has to land within the trigger's 3 s, retries included. */
 const MODAL_REQUEST_TIMEOUT_MS = 2_500;
 
@@ -67,9 +75,17 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     ...slackApiUrl,
     timeout: SLACK_REQUEST_TIMEOUT_MS,
     rejectRateLimitedCalls: true,
-    retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 },
+    retryConfig: RETRIES,
   };
   const boltLog = log.child('bolt');
+  const apiClient = new SlackHttpClient({
+    token: transport.botToken,
+    ...(transport.apiUrl === undefined ? {} : { apiUrl: transport.apiUrl }),
+    timeoutMs: SLACK_REQUEST_TIMEOUT_MS,
+    retries: RETRIES.retries,
+    retryDelayMs: RETRIES.minTimeout,
+    maxRetryDelayMs: RETRIES.maxTimeout,
+  });
   // No conversation store: nothing reads `context.conversation`, and Bolt's default one costs
   // every request a lookup and a write.
   const appOptions = {
@@ -100,11 +116,15 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     return {
       app,
       modalClient,
+      apiClient,
       async start() {
         await app.start();
         return options.port;
       },
-      stop: () => app.stop().then(() => undefined),
+      stop: async () => {
+        await app.stop();
+        apiClient.close();
+      },
     };
   }
 
@@ -125,12 +145,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
   return {
     app,
     modalClient,
+    apiClient,
     async start() {
       const server: Server = await receiver.start(options.port);
       const address = server.address();
       return isAddressInfo(address) ? address.port : options.port;
     },
-    stop: () => receiver.stop(),
+    stop: async () => {
+      await receiver.stop();
+      apiClient.close();
+    },
   };
 }
 

@@ -1,10 +1,10 @@
-import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { errorMessage } from '../error-message.js';
 import { type Metrics, noMetrics, secondsSince } from '../metrics.js';
 import type { SlackMessage } from './block-kit.js';
 import { SlackCallError, type SlackPort } from './port.js';
 import { RateLimitLanes, RateLimitWindows } from './rate-limit-windows.js';
+import type { SlackApiCaller } from './slack-http-client.js';
 
 const postedSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
 const openedSchema = z.object({ channel: z.object({ id: z.string().min(1) }) });
@@ -35,26 +35,29 @@ const PERMALINK_MAX_WAIT_MS = 2_000;
 const MAX_ATTEMPTS_IN_TURN = 5;
 
 export interface WebApiSlackPortOptions {
-  /** Bolt's client (or any `WebClient`) set to reject rate-limited calls and to time out. */
-  client: WebClient;
+  /**
+   * A client set to reject rate-limited calls and to time out: the app's `SlackHttpClient`, or a
+   * `WebClient` (Bolt's) set so.
+   */
+  client: SlackApiCaller;
   /**
    * A client of its own for `views.open`: a `trigger_id` lives 3 s, so a modal must never queue
    * behind other calls. Default: `client`.
    */
-  modalClient?: WebClient;
+  modalClient?: SlackApiCaller;
   metrics?: Metrics;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
 
 /**
- * The workflow's Slack port over a real `WebClient` (Slack, or whatever `SLACK_API_URL` names).
+ * The workflow's Slack port over a Web API client (Slack, or whatever `SLACK_API_URL` names).
  * Rate limits are kept per method and channel (`RateLimitWindows`), so that one busy channel
  * delays nothing elsewhere. Link and media unfurls stay off: cards carry untrusted text.
  */
 export class WebApiSlackPort implements SlackPort {
-  private readonly client: WebClient;
-  private readonly modalClient: WebClient;
+  private readonly client: SlackApiCaller;
+  private readonly modalClient: SlackApiCaller;
   private readonly metrics: Metrics;
   private readonly windows: RateLimitWindows;
   private readonly lanes = new RateLimitLanes();
@@ -70,7 +73,7 @@ export class WebApiSlackPort implements SlackPort {
 
   async postMessage(input: SlackMessage & { channel: string; threadTs?: string }) {
     const response = await this.call('chat.postMessage', input.channel, POST_MAX_WAIT_MS, () =>
-      this.client.chat.postMessage({
+      this.client.apiCall('chat.postMessage', {
         channel: input.channel,
         text: input.text,
         ...(input.blocks === undefined ? {} : { blocks: input.blocks }),
@@ -86,7 +89,7 @@ export class WebApiSlackPort implements SlackPort {
 
   async updateMessage(input: SlackMessage & { channel: string; ts: string }): Promise<void> {
     await this.call('chat.update', input.channel, 0, () =>
-      this.client.chat.update({
+      this.client.apiCall('chat.update', {
         channel: input.channel,
         ts: input.ts,
         text: input.text,
@@ -99,7 +102,7 @@ export class WebApiSlackPort implements SlackPort {
     input: SlackMessage & { channel: string; user: string; threadTs?: string },
   ): Promise<void> {
     await this.call('chat.postEphemeral', input.channel, EPHEMERAL_MAX_WAIT_MS, () =>
-      this.client.chat.postEphemeral({
+      this.client.apiCall('chat.postEphemeral', {
         channel: input.channel,
         user: input.user,
         text: input.text,
@@ -112,14 +115,14 @@ export class WebApiSlackPort implements SlackPort {
   async openView(input: Parameters<SlackPort['openView']>[0]): Promise<void> {
     // Rate limits on views.open are per app and user, not per channel; the trigger is per user.
     await this.call('views.open', input.triggerId, 0, () =>
-      this.modalClient.views.open({ trigger_id: input.triggerId, view: input.view }),
+      this.modalClient.apiCall('views.open', { trigger_id: input.triggerId, view: input.view }),
     );
   }
 
   async publishHome(input: Parameters<SlackPort['publishHome']>[0]): Promise<void> {
     // Rate limits on views.publish are per app and user (Tier 4).
     await this.call('views.publish', input.userId, 0, () =>
-      this.client.views.publish({ user_id: input.userId, view: input.view }),
+      this.client.apiCall('views.publish', { user_id: input.userId, view: input.view }),
     );
   }
 
@@ -128,7 +131,8 @@ export class WebApiSlackPort implements SlackPort {
       'chat.getPermalink',
       input.channel,
       PERMALINK_MAX_WAIT_MS,
-      () => this.client.chat.getPermalink({ channel: input.channel, message_ts: input.ts }),
+      () =>
+        this.client.apiCall('chat.getPermalink', { channel: input.channel, message_ts: input.ts }),
     );
     const parsed = permalinkSchema.safeParse(response);
     if (!parsed.success) throw new SlackCallError('chat.getPermalink', 'unexpected_response');
@@ -138,7 +142,7 @@ export class WebApiSlackPort implements SlackPort {
   async openDirectMessage(user: string): Promise<string> {
     // Opening an existing DM returns it: calling this before every reminder is safe.
     const response = await this.call('conversations.open', user, POST_MAX_WAIT_MS, () =>
-      this.client.conversations.open({ users: user }),
+      this.client.apiCall('conversations.open', { users: user }),
     );
     const opened = openedSchema.safeParse(response);
     if (!opened.success) throw new SlackCallError('conversations.open', 'unexpected_response');
