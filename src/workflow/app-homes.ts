@@ -2,7 +2,7 @@ import type { Clock } from '../approvals/clock.js';
 import type { Grant } from '../approvals/grants.js';
 import { type HomeViewers, MemoryHomeViewers } from '../approvals/home-viewers.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
-import type { PauseView } from '../approvals/records.js';
+import type { GatePolicy, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, GateRef, PendingIndex } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -43,6 +43,14 @@ export interface AppHomesDeps {
  * (a burst of changes is one `views.publish` of the latest state); nothing here is on a
  * decision's or a resume's path, and a Slack failure is logged and left to the next change.
  */
+interface Audience {
+  requester: string;
+  approvers: GatePolicy['approvers'];
+}
+
+/** Pauses whose audience is remembered; past it, the memory starts over (a read each, again). */
+const AUDIENCES_KEPT = 10_000;
+
 export class AppHomes {
   private readonly queue: KeyedWorkQueue;
   private readonly queued = new Set<string>();
@@ -51,6 +59,11 @@ export class AppHomes {
   private readonly notices = new Map<string, string>();
 
   private readonly viewers: HomeViewers;
+  /**
+   * Whose Homes a pause concerns, from what never changes once it is recorded (its requester and
+   * its gates' policies): a pause changes several times per decision, and each change read it.
+   */
+  private readonly audiences = new Map<string, Audience>();
 
   constructor(private readonly deps: AppHomesDeps) {
     this.queue = new KeyedWorkQueue(deps.log, { concurrency: 4 });
@@ -89,9 +102,9 @@ export class AppHomes {
     this.changedPauses.add(pauseId);
     void this.queue.enqueue(`pause:${pauseId}`, 'home audience', async () => {
       this.changedPauses.delete(pauseId);
-      const view = await this.deps.store.getPause(pauseId);
-      if (view === undefined) return;
-      for (const userId of await this.lookingAmong(await this.audience(view))) {
+      const audience = await this.audienceOf(pauseId);
+      if (audience === undefined) return;
+      for (const userId of await this.lookingAmong(await this.people(audience))) {
         this.refresh(userId);
       }
     });
@@ -120,13 +133,27 @@ export class AppHomes {
     }
   }
 
-  private async audience(view: PauseView): Promise<Set<string>> {
-    const approvers = view.gates.flatMap((gate) => [
-      ...gate.policy.approvers,
-      ...(gate.policy.escalateTo ?? []),
-    ]);
+  private async audienceOf(pauseId: string): Promise<Audience | undefined> {
+    const known = this.audiences.get(pauseId);
+    if (known !== undefined) return known;
+    const view = await this.deps.store.getPause(pauseId);
+    if (view === undefined) return undefined;
+    const audience: Audience = {
+      requester: view.pause.requester,
+      approvers: view.gates.flatMap((gate) => [
+        ...gate.policy.approvers,
+        ...(gate.policy.escalateTo ?? []),
+      ]),
+    };
+    if (this.audiences.size >= AUDIENCES_KEPT) this.audiences.clear();
+    this.audiences.set(pauseId, audience);
+    return audience;
+  }
+
+  /** The people an audience names now: user groups are listed anew (the directory caches them). */
+  private async people({ requester, approvers }: Audience): Promise<Set<string>> {
     const people = await approverPeople(approvers, this.deps, 'for its Homes');
-    people.add(view.pause.requester);
+    people.add(requester);
     return people;
   }
 
