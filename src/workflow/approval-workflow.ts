@@ -196,8 +196,12 @@ export class ApprovalWorkflow {
     });
     this.cardRefresher = new CardRefresher({ cards: this.cards, log: log.child('cards') });
     // Whatever changes a card changes the Homes of the people it concerns.
-    const refreshCard = (pauseId: string, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) => {
-      this.cardRefresher.request(pauseId, toolOutcomes);
+    const refreshCard = (
+      pauseId: string,
+      toolOutcomes?: ReadonlyMap<string, ToolOutcome>,
+      view?: PauseView,
+    ) => {
+      this.cardRefresher.request(pauseId, toolOutcomes, view);
       this.homes.pauseChanged(pauseId);
     };
     const threads = new RunThreads({ slack, log: log.child('thread') });

@@ -1,3 +1,4 @@
+import type { PauseView } from '../approvals/records.js';
 import type { Log } from '../log.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
 import type { ApprovalCards } from './cards.js';
@@ -24,6 +25,12 @@ export class CardRefresher {
   private readonly queued = new Set<string>();
   /** What a resume learned about its calls, for the next render of their card. */
   private readonly toolOutcomes = new Map<string, ReadonlyMap<string, ToolOutcome>>();
+  /**
+   * The view the change that asked for a refresh returned, while no later change asked: the
+   * refresh renders it without reading the pause first (it still reads it after, to catch any
+   * change made meanwhile by another replica).
+   */
+  private readonly latestViews = new Map<string, PauseView>();
   private readonly failures = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly retryDelaysMs: readonly number[];
@@ -37,19 +44,28 @@ export class CardRefresher {
 
   /**
    * Re-render this pause's card soon, with what the resume learned of its calls when given.
-   * Never waits and never throws.
+   * `view`: the pause as the change returned it, when the caller has it. Never waits and never
+   * throws.
    */
-  request(pauseId: string, toolOutcomes?: ReadonlyMap<string, ToolOutcome>): void {
+  request(
+    pauseId: string,
+    toolOutcomes?: ReadonlyMap<string, ToolOutcome>,
+    view?: PauseView,
+  ): void {
     if (toolOutcomes !== undefined) this.toolOutcomes.set(pauseId, toolOutcomes);
+    if (view === undefined) this.latestViews.delete(pauseId);
+    else this.latestViews.set(pauseId, view);
     if (this.queued.has(pauseId)) return;
     this.queued.add(pauseId);
     void this.queue.enqueue(pauseId, 'card refresh', async () => {
       this.queued.delete(pauseId);
       const known = this.toolOutcomes.get(pauseId);
-      const outcome = await this.deps.cards.refresh(
-        pauseId,
-        known === undefined ? {} : { toolOutcomes: known },
-      );
+      const latest = this.latestViews.get(pauseId);
+      this.latestViews.delete(pauseId);
+      const outcome = await this.deps.cards.refresh(pauseId, {
+        ...(known === undefined ? {} : { toolOutcomes: known }),
+        ...(latest === undefined ? {} : { known: latest }),
+      });
       if (outcome.kind === 'done') {
         this.failures.delete(pauseId);
         if (this.toolOutcomes.get(pauseId) === known) this.toolOutcomes.delete(pauseId);

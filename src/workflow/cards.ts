@@ -78,7 +78,7 @@ export class ApprovalCards {
   ): Promise<RefreshOutcome> {
     this.deps.onChanged?.(pauseId);
     try {
-      let rendered: number | undefined;
+      let rendered: { version: number; message: string } | undefined;
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
         const view =
           round === 0 && known !== undefined ? known : await this.deps.store.getPause(pauseId);
@@ -87,13 +87,13 @@ export class ApprovalCards {
         // Decided by the policy alone: its "card" is the thread line that says so.
         if (decidedByPolicyAlone(view)) return DONE;
         const version = viewVersion(view);
-        if (version === rendered) return DONE;
-        await this.deps.slack.updateMessage({
-          channel: view.pause.card.channelId,
-          ts,
-          ...(await this.render(view, toolOutcomes)),
-        });
-        rendered = version;
+        if (version === rendered?.version) return DONE;
+        const card = await this.render(view, toolOutcomes);
+        // A change the card does not show (a resume claimed, a lease renewed) is not sent again.
+        const message = JSON.stringify(card);
+        if (message === rendered?.message) return DONE;
+        await this.deps.slack.updateMessage({ channel: view.pause.card.channelId, ts, ...card });
+        rendered = { version, message };
       }
       return DONE;
     } catch (error) {

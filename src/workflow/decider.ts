@@ -49,7 +49,8 @@ export class Decider {
     private readonly deps: {
       store: ConfirmationStore;
       /** Asks for the card to be re-rendered; never waits on Slack. */
-      refreshCard: (pauseId: string) => void;
+      /** `view`: the pause as the change returned it, rendered without reading it again. */
+      refreshCard: (pauseId: string, toolOutcomes?: undefined, view?: PauseView) => void;
       directory: ApproverDirectory;
       policy: () => Policy;
       clock: Clock;
@@ -264,7 +265,7 @@ export class Decider {
     }
     if (pauseDecided) this.deps.onPauseDecided(request.pauseId);
     // One card update for the lot: Slack allows about one chat.update a second per message.
-    this.deps.refreshCard(request.pauseId);
+    this.deps.refreshCard(request.pauseId, undefined, pauseDecided ? undefined : outcome.view);
     return reply;
   }
 
@@ -281,11 +282,14 @@ export class Decider {
     const now = this.deps.clock();
     const result = await this.deps.store.vote({ ...request, now });
     const reply = this.replyTo(request, result, now);
-    if ((result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided) {
-      // The resume first: the card update may wait on Slack, the agent must not.
-      this.deps.onPauseDecided(request.pauseId);
+    const pauseDecided =
+      (result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided;
+    // The resume first: the card update may wait on Slack, the agent must not.
+    if (pauseDecided) this.deps.onPauseDecided(request.pauseId);
+    // A decided pause's card is rendered from the store: the resume's claim, just made, shows.
+    if (result.kind !== 'not_found') {
+      this.deps.refreshCard(request.pauseId, undefined, pauseDecided ? undefined : result.view);
     }
-    if (result.kind !== 'not_found') this.deps.refreshCard(request.pauseId);
     return reply;
   }
 

@@ -56,7 +56,11 @@ export class Resumer {
     private readonly deps: {
       store: ConfirmationStore;
       /** Asks for the card to be re-rendered; never waits on Slack. */
-      refreshCard: (pauseId: string, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) => void;
+      refreshCard: (
+        pauseId: string,
+        toolOutcomes?: ReadonlyMap<string, ToolOutcome>,
+        view?: PauseView,
+      ) => void;
       adk: Pick<AdkClient, 'getSession'>;
       streamer: RunStreamer;
       threads: RunThreads;
@@ -249,7 +253,11 @@ export class Resumer {
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
-    refreshCard(pauseId, outcome.kind === 'completed' ? outcome.toolOutcomes : undefined);
+    refreshCard(
+      pauseId,
+      outcome.kind === 'completed' ? outcome.toolOutcomes : undefined,
+      finish.kind === 'not_found' ? undefined : finish.view,
+    );
     if (outcome.kind === 'failed') {
       this.setRunStatus(context, { kind: 'failed' });
       await this.deps.threads.post(
