@@ -86,6 +86,8 @@ interface DecisionRow {
   wallMs: number;
   /** Slack Web API calls the apps made from the first click until every card was final. */
   slackCalls: Map<string, number>;
+  /** Commands Redis ran in the same window (scripts' own included), and scripts called. */
+  redisCommands: { run: number; scripts: number };
 }
 
 interface CpuSnapshot {
@@ -234,6 +236,7 @@ async function measure(processes: number, bare: Child | undefined): Promise<void
     if (profile !== undefined)
       await Promise.all(apps.map((app) => app.profile({ kind: 'profile', action: 'start' })));
     const callsBefore = sandbox.calls().length;
+    const redisBefore = await redisCommandCounts();
     const cpuBefore = await cpuSnapshot(apps);
     const wallBefore = performance.now();
     const outcomes = await fire(roundRobin(prepared.clicks, apps));
@@ -255,7 +258,12 @@ async function measure(processes: number, bare: Child | undefined): Promise<void
     }
     const row = decisionRow(processes, burst, prepared.clicks, outcomes, settledAt);
     const slackCalls = countByMethod(sandbox.calls().slice(callsBefore));
-    decisionRows.push({ ...row, cpu, wallMs, slackCalls });
+    const redisAfter = await redisCommandCounts();
+    const redisCommands = {
+      run: redisAfter.run - redisBefore.run,
+      scripts: redisAfter.scripts - redisBefore.scripts,
+    };
+    decisionRows.push({ ...row, cpu, wallMs, slackCalls, redisCommands });
     print(
       `${label}, burst ${burst}: ${BURST_CLICKS} pauses prepared in ${ms(prepareMs)} ms; ` +
         `${row.resumed}/${row.decisions} resumed in ${ms(row.windowMs)} ms, ${row.duplicates} duplicates`,
@@ -423,6 +431,24 @@ async function cpuSnapshot(apps: readonly Child[]): Promise<CpuSnapshot> {
   };
 }
 
+/**
+ * Commands Redis has run so far (`total_commands_processed`, which counts the commands scripts
+ * call too) and scripts it was asked to run (`EVALSHA`, `EVAL`). The whole server's: the bench's
+ * own polling is in it, a few commands a second.
+ */
+async function redisCommandCounts(): Promise<{ run: number; scripts: number }> {
+  const [stats, commandStats] = await Promise.all([
+    redis.info('stats'),
+    redis.info('commandstats'),
+  ]);
+  const run = Number(/total_commands_processed:(\d+)/.exec(stats)?.[1] ?? Number.NaN);
+  let scripts = 0;
+  for (const match of commandStats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)) {
+    scripts += Number(match[1]);
+  }
+  return { run, scripts };
+}
+
 function countByMethod(calls: ReadonlyArray<{ method: string }>): Map<string, number> {
   const counts = new Map<string, number>();
   for (const { method } of calls) counts.set(method, (counts.get(method) ?? 0) + 1);
@@ -458,7 +484,7 @@ function decisionRow(
   clicks: readonly ApproveClick[],
   outcomes: readonly ClickOutcome[],
   settledAt: number,
-): Omit<DecisionRow, 'cpu' | 'wallMs' | 'slackCalls'> {
+): Omit<DecisionRow, 'cpu' | 'wallMs' | 'slackCalls' | 'redisCommands'> {
   const firstClick = Math.min(...outcomes.map((outcome) => outcome.sentAt));
   let lastResume = Number.NEGATIVE_INFINITY;
   let duplicates = 0;
@@ -583,17 +609,19 @@ function printSummary(): void {
   for (const line of cpu) print(line);
   print('');
   print(
-    'Slack Web API calls per decision, from the first click until every card was final, by method',
+    "Per decision, from the first click until every card was final: Redis commands run (scripts' own included) and scripts called, and Slack Web API calls by method",
   );
   const methods = [...new Set(decisionRows.flatMap((row) => [...row.slackCalls.keys()]))].sort();
   const calls = table(
-    ['app processes', 'burst', 'all', ...methods],
+    ['app processes', 'burst', 'Redis commands', 'Redis scripts', 'Slack calls', ...methods],
     decisionRows.map((row) => {
       const per = (count: number) => (count / row.decisions).toFixed(2);
       const all = [...row.slackCalls.values()].reduce((sum, count) => sum + count, 0);
       return [
         String(row.processes),
         String(row.burst),
+        per(row.redisCommands.run),
+        per(row.redisCommands.scripts),
         per(all),
         ...methods.map((method) => per(row.slackCalls.get(method) ?? 0)),
       ];
