@@ -35,9 +35,20 @@ export async function summarizeProfile(file: string, top: number): Promise<Profi
   for (const node of profile.nodes)
     for (const child of node.children ?? []) parentOf.set(child, node.id);
 
+  // Stopping the profiler is sampled too (its `Profiler.stop` call writes the profile): not app work.
+  const profiler = new Set<number>();
+  for (const node of profile.nodes) {
+    if (!node.callFrame.url.startsWith('node:inspector')) continue;
+    const stack = [node.id];
+    for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
+      profiler.add(id);
+      stack.push(...(byId.get(id)?.children ?? []));
+    }
+  }
   const timeById = new Map<number, number>();
   let total = 0;
   profile.samples.forEach((id, i) => {
+    if (profiler.has(id)) return;
     const delta = profile.timeDeltas[i] ?? 0;
     total += delta;
     timeById.set(id, (timeById.get(id) ?? 0) + delta);
