@@ -21,7 +21,7 @@ export class CallScope {
     else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
   }
 
-  /** Pass this to fetch. */
+  /** Pass this to the request: aborting it ends the request and its body. */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
@@ -54,7 +54,7 @@ export class CallScope {
     return { reset, pause };
   }
 
-  /** Whatever a fetch or a body read threw, as the `AdkError` it means. */
+  /** Whatever a request or a body read threw, as the `AdkError` it means. */
   toError(error: unknown): AdkError {
     if (error instanceof AdkError) return error;
     if (this.stoppedBy) return this.stoppedBy;
@@ -78,7 +78,7 @@ export class CallScope {
   }
 }
 
-/** `fetch failed (ECONNREFUSED)`: undici hides the system error code in `cause`. */
+/** A network error with its system code, where the error keeps it in `cause`. */
 function describeNetworkError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause: unknown = error.cause;

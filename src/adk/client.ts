@@ -3,6 +3,7 @@ import { type JsonObject, parseJsonText } from '../json.js';
 import { type Metrics, noMetrics, secondsSince } from '../metrics.js';
 import { CallScope } from './call-scope.js';
 import { AdkError, truncateServerMessage } from './errors.js';
+import { type HttpAnswer, HttpTransport } from './http-transport.js';
 import { readSseFrames, type SseFrame } from './sse.js';
 import {
   type AdkEvent,
@@ -18,8 +19,6 @@ export interface AdkClientOptions {
   baseUrl: string;
   /** Sent as `Authorization: Bearer <token>` (for a proxy in front of the server). */
   token?: string;
-  /** Default: the global fetch. */
-  fetch?: typeof fetch;
   /** Limit for calls other than runs, response body included. Default 10 s. */
   requestTimeoutMs?: number;
   /** Limit for a whole run, from request to the end of its stream. Default 300 s. */
@@ -69,7 +68,7 @@ const MAX_ERROR_BODY = 64 * 1024;
 export class AdkClient {
   private readonly baseUrl: string;
   private readonly token: string | undefined;
-  private readonly fetch: typeof fetch;
+  private readonly http: HttpTransport;
   private readonly requestTimeoutMs: number;
   private readonly runTimeoutMs: number;
   private readonly idleTimeoutMs: number;
@@ -79,7 +78,7 @@ export class AdkClient {
   constructor(options: AdkClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.token = options.token;
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.http = new HttpTransport(this.baseUrl);
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     this.runTimeoutMs = options.runTimeoutMs ?? 300_000;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
@@ -143,14 +142,13 @@ export class AdkClient {
         if (!answer.ok) throw await httpError(answer, 'POST /run_sse', scope);
         return answer;
       });
-      const type = response.headers.get('content-type') ?? '';
+      const type = response.contentType;
       if (!type.startsWith('text/event-stream')) {
         throw new AdkError(
           'protocol',
           `POST /run_sse answered ${type || 'no content type'}, not an event stream`,
         );
       }
-      if (!response.body) throw new AdkError('protocol', 'POST /run_sse answered without a body');
       const frames = readSseFrames(
         resettingOnEachChunk(response.body, idle.reset),
         this.frameOptions(),
@@ -224,14 +222,23 @@ export class AdkClient {
     path: string,
     body: JsonObject | undefined,
     scope: CallScope,
-  ): Promise<Response> {
+  ): Promise<HttpAnswer> {
     scope.throwIfStopped();
     const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
-    const init: RequestInit = { method, headers, signal: scope.signal };
-    if (body !== undefined) init.body = JSON.stringify(body);
-    return this.fetch(`${this.baseUrl}${path}`, init);
+    return this.http.send({
+      method,
+      path,
+      headers,
+      signal: scope.signal,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  }
+
+  /** Closes the connections kept alive for later calls. */
+  close(): void {
+    this.http.close();
   }
 }
 
@@ -328,7 +335,7 @@ function errorFrameMessage(json: unknown): string | undefined {
 }
 
 /** A non-2xx answer as an `AdkError('http')` with the server's own message, truncated. */
-async function httpError(response: Response, what: string, scope: CallScope): Promise<AdkError> {
+async function httpError(response: HttpAnswer, what: string, scope: CallScope): Promise<AdkError> {
   const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   let text = '';
   try {
@@ -360,8 +367,7 @@ function serverMessageOf(text: string): string {
     .join('; ');
 }
 
-async function readLimited(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
+async function readLimited(response: HttpAnswer, limit: number): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
   for await (const chunk of response.body) {

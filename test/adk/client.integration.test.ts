@@ -15,6 +15,8 @@ interface Received {
   url: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** The client's end of the connection it came on. */
+  remotePort: number | undefined;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -36,6 +38,7 @@ async function serve(handler: Handler): Promise<{ baseUrl: string; received: Rec
         url: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort,
       });
       handler(req, res);
     });
@@ -439,6 +442,24 @@ describe('AdkClient time limits and cancellation', () => {
       break;
     }
     await connectionClosed;
+  });
+});
+
+describe('AdkClient connections', () => {
+  it('keeps one connection for calls one after another: a finished call never closes it', async () => {
+    const { baseUrl, received } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`data: ${EVENT}\n\n`);
+    });
+    const adk = client(baseUrl);
+    for (let i = 0; i < 5; i += 1) {
+      const items = await collect(adk.runSse(RUN));
+      expect(items.map((item) => item.type)).toEqual(['event']);
+    }
+    expect(received).toHaveLength(5);
+    const ports = new Set(received.map((request) => request.remotePort));
+    expect(ports.size).toBe(1);
+    adk.close();
   });
 });
 

@@ -1,0 +1,103 @@
+import http from 'node:http';
+import https from 'node:https';
+
+/** An HTTP answer as the ADK client reads it. */
+export interface HttpAnswer {
+  status: number;
+  statusText: string;
+  /** A 2xx status. */
+  ok: boolean;
+  contentType: string;
+  /** The body as it arrives; leaving a `for await` over it early closes the connection. */
+  body: AsyncIterable<Uint8Array>;
+  /** The whole body as text. */
+  text(): Promise<string>;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  /** From the server's root: `/run_sse`. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Aborting it ends the request, and a body still being read, with its reason. */
+  signal: AbortSignal;
+}
+
+/**
+ * Requests to one server on `node:http(s)`, connections kept alive between them. The ADK client
+ * went through `fetch`, whose web streams cost a run's stream several times the CPU of a Node
+ * stream. An abort after the whole body was read does nothing: the connection then belongs to
+ * the next request.
+ */
+export class HttpTransport {
+  private readonly base: URL;
+  private readonly agent: http.Agent;
+  private readonly request: typeof http.request;
+
+  constructor(baseUrl: string) {
+    this.base = new URL(baseUrl);
+    const secure = this.base.protocol === 'https:';
+    this.agent = secure
+      ? new https.Agent({ keepAlive: true })
+      : new http.Agent({ keepAlive: true });
+    this.request = secure ? https.request : http.request;
+  }
+
+  send({ method, path, headers, body, signal }: HttpRequest): Promise<HttpAnswer> {
+    const url = new URL(`${this.base.pathname.replace(/\/+$/, '')}${path}`, this.base);
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) {
+        reject(abortReason(signal));
+        return;
+      }
+      const request = this.request(url, {
+        method,
+        agent: this.agent,
+        headers:
+          body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
+      });
+      const onAbort = () => request.destroy(abortReason(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      const release = () => signal.removeEventListener('abort', onAbort);
+      request.on('error', (error) => {
+        release();
+        reject(error);
+      });
+      request.on('response', (response) => {
+        response.once('end', release);
+        response.once('close', release);
+        const status = response.statusCode ?? 0;
+        resolve({
+          status,
+          statusText: response.statusMessage ?? '',
+          ok: status >= 200 && status < 300,
+          contentType: headerText(response.headers['content-type']),
+          body: response,
+          text: () => readText(response),
+        });
+      });
+      request.end(body);
+    });
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('the request was aborted');
+}
+
+function headerText(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
+}
+
+async function readText(response: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
