@@ -236,6 +236,8 @@ export async function startApp(
       }
       await signals.close();
       await store.close();
+      slackApp.apiClient.close();
+      adk.close();
       await tracing.shutdown().catch((error: unknown) => {
         log.warn('could not export the last spans', { error: errorMessage(error) });
       });
