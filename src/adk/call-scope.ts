@@ -1,5 +1,8 @@
 import { AdkError } from './errors.js';
 
+/** Why a finished call's controller is aborted: to end whatever of the request is still open. */
+const SCOPE_CLOSED = new Error('the call is over');
+
 /**
  * The lifetime of one HTTP call: the caller's `AbortSignal` and the client's time limits abort
  * one controller, and whatever the call then throws is turned into an `AdkError` that says which
@@ -68,7 +71,8 @@ export class CallScope {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
-    if (!this.controller.signal.aborted) this.controller.abort();
+    // A reason of its own: `abort()` without one builds a DOMException, at every call's end.
+    if (!this.controller.signal.aborted) this.controller.abort(SCOPE_CLOSED);
   }
 
   private stop(reason: AdkError): void {
