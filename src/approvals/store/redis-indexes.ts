@@ -18,6 +18,7 @@ import {
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { MIRROR_AUDIT_LUA } from './scripts/mirror-audit.lua.js';
+import { NOTE_RECENT_LUA } from './scripts/note-recent.lua.js';
 import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
 import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
 
@@ -63,6 +64,7 @@ const gateMemberSchema = z.tuple([z.string(), z.string()]);
 const ZSET_CAS = new LuaScript('zset_cas', ZSET_CAS_LUA);
 const CALL_INDEX = new LuaScript('call_index', CALL_INDEX_LUA);
 const MIRROR_AUDIT = new LuaScript('mirror_audit', MIRROR_AUDIT_LUA);
+const NOTE_RECENT = new LuaScript('note_recent', NOTE_RECENT_LUA);
 
 /** A transition's audit entries, as its script wrote them to the pause's trail. */
 export interface AuditMirror {
@@ -343,12 +345,11 @@ export class RedisIndexes {
     await Promise.all(
       [...byUser].map(([user, items]) => {
         const key = this.keys.recentDecisions(user);
-        return this.redis
-          .multi()
-          .lpush(key, ...items)
-          .ltrim(key, 0, RECENT_DECISIONS_MAX - 1)
-          .pexpire(key, RECENT_DECISIONS_TTL_MS)
-          .exec();
+        return NOTE_RECENT.run(
+          this.redis,
+          [key],
+          [RECENT_DECISIONS_MAX, RECENT_DECISIONS_TTL_MS, ...items],
+        );
       }),
     );
   }

@@ -6,6 +6,10 @@ import {
   redactUrl,
 } from '../../../src/approvals/store/redis-connection.js';
 import { RedisConfirmationStore } from '../../../src/approvals/store/redis-store.js';
+import {
+  RECENT_DECISIONS_MAX,
+  RECENT_DECISIONS_TTL_MS,
+} from '../../../src/approvals/store/rules.js';
 import { StoreError } from '../../../src/approvals/store.js';
 import {
   connectTestRedis,
@@ -150,6 +154,29 @@ describe(`${where}: what only a durable, shared store shows`, () => {
         now: T0,
       }),
     ).rejects.toThrow(/field state/);
+  });
+
+  it("keeps a person's newest recent decisions only, and forgets them a while after the last", async () => {
+    const voter = 'U0BUSYVOTER';
+    const inputs = Array.from({ length: RECENT_DECISIONS_MAX + 3 }, () => newPause());
+    for (const [i, input] of inputs.entries()) {
+      await store.createPause(input);
+      await store.vote({
+        pauseId: input.id,
+        callId: firstCallId(input),
+        voter,
+        choice: 'approve',
+        now: T0 + i,
+      });
+    }
+    const key = storeKeys(keyPrefix).recentDecisions(voter);
+    expect(await redis.llen(key)).toBe(RECENT_DECISIONS_MAX);
+    const recent = await store.readRecentDecisions(voter, RECENT_DECISIONS_MAX);
+    expect(recent[0]?.pauseId).toBe(inputs.at(-1)?.id);
+    expect(recent.at(-1)?.pauseId).toBe(inputs[3]?.id);
+    const ttl = await redis.pttl(key);
+    expect(ttl).toBeGreaterThan(RECENT_DECISIONS_TTL_MS - 60_000);
+    expect(ttl).toBeLessThanOrEqual(RECENT_DECISIONS_TTL_MS);
   });
 
   it('parses what never changes once per text: later reads share it, frozen; a bad one still fails', async () => {
