@@ -37,12 +37,7 @@ export interface AppHomesDeps {
   grantsFor?: (userId: string) => Promise<Grant[]>;
 }
 
-/**
- * The App Home of each person: published when they open it and when a pause that concerns them
- * changes (recorded, decided, expired, withdrawn). Publishing is queued per person and coalesced
- * (a burst of changes is one `views.publish` of the latest state); nothing here is on a
- * decision's or a resume's path, and a Slack failure is logged and left to the next change.
- */
+/** Whose Homes a pause concerns: its requester and its gates' approvers (groups listed when used). */
 interface Audience {
   requester: string;
   approvers: GatePolicy['approvers'];
@@ -51,6 +46,12 @@ interface Audience {
 /** Pauses whose audience is remembered; past it, the memory starts over (a read each, again). */
 const AUDIENCES_KEPT = 10_000;
 
+/**
+ * The App Home of each person: published when they open it and when a pause that concerns them
+ * changes (recorded, decided, expired, withdrawn). Publishing is queued per person and coalesced
+ * (a burst of changes is one `views.publish` of the latest state); nothing here is on a
+ * decision's or a resume's path, and a Slack failure is logged and left to the next change.
+ */
 export class AppHomes {
   private readonly queue: KeyedWorkQueue;
   private readonly queued = new Set<string>();
