@@ -121,14 +121,13 @@ export class SlackHttpClient implements SlackApiCaller {
           response.on('data', (chunk: Buffer) => {
             size += chunk.length;
             if (size > MAX_RESPONSE_BYTES) {
-              response.destroy(new Error(`${method}: answer larger than ${MAX_RESPONSE_BYTES} B`));
+              const tooLarge = `${method}: Slack's answer is larger than ${MAX_RESPONSE_BYTES} B`;
+              response.destroy(new SlackRequestError(tooLarge));
               return;
             }
             chunks.push(chunk);
           });
-          response.on('error', (error) =>
-            reject(new RetryableError(`${method}: ${error.message}`)),
-          );
+          response.on('error', (error) => reject(failureOf(method, error)));
           response.on('end', () => {
             try {
               resolve(answerOf(method, response, Buffer.concat(chunks).toString('utf8')));
@@ -141,7 +140,7 @@ export class SlackHttpClient implements SlackApiCaller {
       request.on('timeout', () => {
         request.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`));
       });
-      request.on('error', (error) => reject(new RetryableError(`${method}: ${error.message}`)));
+      request.on('error', (error) => reject(failureOf(method, error)));
       request.end(body);
     });
   }
@@ -149,6 +148,13 @@ export class SlackHttpClient implements SlackApiCaller {
 
 /** A failure worth another try (the connection, a timeout, Slack's 5xx). */
 class RetryableError extends Error {}
+
+/** A broken connection is worth another try; an answer too large to read is not. */
+function failureOf(method: string, error: Error): Error {
+  return error instanceof SlackRequestError
+    ? error
+    : new RetryableError(`${method}: ${error.message}`);
+}
 
 function answerOf(
   method: string,

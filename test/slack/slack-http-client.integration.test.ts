@@ -158,6 +158,19 @@ describe('the Slack HTTP client when Slack fails', () => {
     await expect(slack.apiCall('chat.update', {})).rejects.toThrow(/not a JSON object/);
   });
 
+  it("refuses an answer too large to be one of Slack's, without trying again", async () => {
+    requests = 0;
+    answer = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(`{"ok":true,"text":"${'x'.repeat(6 * 1024 * 1024)}"}`);
+    };
+    const slack = client({ token: 'xoxb-t', apiUrl: url });
+    const failing = slack.apiCall('chat.update', {});
+    await expect(failing).rejects.toBeInstanceOf(SlackRequestError);
+    await expect(failing).rejects.toThrow(/larger than/);
+    expect(requests).toBe(1);
+  });
+
   it('fails a refused connection as a request error after its retries', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
