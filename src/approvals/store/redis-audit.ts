@@ -4,6 +4,8 @@ import { type AuditEntry, StoreError } from '../store.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-connection.js';
 import { TRAIL_FIELD, UNSEALED_FIELD } from './scripts/fields.js';
+import { LuaScript } from './scripts/lua-script.js';
+import { MIRROR_AUDIT_LUA } from './scripts/mirror-audit.lua.js';
 import type { ScriptAuditEntry } from './scripts/reply.js';
 
 /**
@@ -56,13 +58,30 @@ export async function readPauseTrail(
   });
 }
 
-/** A sealed entry's fields in the global audit stream, as `readAuditStream` reads them back. */
-export function streamEntryFields(at: string, pauseId: string, entry: ScriptAuditEntry): string[] {
-  const fields = ['at', at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
-  if (entry.callId !== '') fields.push('callId', entry.callId);
-  if (entry.detail !== '') fields.push('detail', entry.detail);
-  fields.push('line', entry.line);
-  return fields;
+const MIRROR_AUDIT = new LuaScript('mirror_audit', MIRROR_AUDIT_LUA);
+
+/**
+ * Appends sealed entries to the global audit stream in one call (mirror_audit), in order, as
+ * `readAuditStream` reads them back; nothing when there are none. `maxLen`: the stream's
+ * approximate cap, 0 for none (the retention trims it by age).
+ */
+export async function appendToAuditStream(
+  redis: RedisClient,
+  key: string,
+  maxLen: number,
+  at: string,
+  entries: ReadonlyArray<{ pauseId: string; entry: ScriptAuditEntry }>,
+): Promise<void> {
+  if (entries.length === 0) return;
+  const args: (string | number)[] = [maxLen];
+  for (const { pauseId, entry } of entries) {
+    const fields = ['at', at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
+    if (entry.callId !== '') fields.push('callId', entry.callId);
+    if (entry.detail !== '') fields.push('detail', entry.detail);
+    fields.push('line', entry.line);
+    args.push(fields.length, ...fields);
+  }
+  await MIRROR_AUDIT.run(redis, [key], args);
 }
 
 /** The global audit stream, oldest first; ids are stream ids. */

@@ -4,7 +4,7 @@ import type { Log } from '../../log.js';
 import type { PauseView } from '../records.js';
 import { type GateRef, type PendingIndex, StoreError } from '../store.js';
 import type { StoreKeys } from './keys.js';
-import { streamEntryFields } from './redis-audit.js';
+import { appendToAuditStream } from './redis-audit.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import {
   DECIDING_EVENTS,
@@ -17,7 +17,6 @@ import {
 } from './rules.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
-import { MIRROR_AUDIT_LUA } from './scripts/mirror-audit.lua.js';
 import { NOTE_RECENT_LUA } from './scripts/note-recent.lua.js';
 import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
 import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
@@ -63,7 +62,6 @@ const LISTING_ROUNDS = 10;
 const gateMemberSchema = z.tuple([z.string(), z.string()]);
 const ZSET_CAS = new LuaScript('zset_cas', ZSET_CAS_LUA);
 const CALL_INDEX = new LuaScript('call_index', CALL_INDEX_LUA);
-const MIRROR_AUDIT = new LuaScript('mirror_audit', MIRROR_AUDIT_LUA);
 const NOTE_RECENT = new LuaScript('note_recent', NOTE_RECENT_LUA);
 
 /** A transition's audit entries, as its script wrote them to the pause's trail. */
@@ -310,16 +308,13 @@ export class RedisIndexes {
 
   /** Every entry in one call (mirror_audit), or none when there is nothing to mirror. */
   private async mirror(mirrors: readonly AuditMirror[], now: number): Promise<unknown> {
-    const args: (string | number)[] = [this.options.auditMaxLen];
-    for (const { pauseId, audit } of mirrors) {
-      for (const entry of audit) {
-        const fields = streamEntryFields(String(now), pauseId, entry);
-        args.push(fields.length, ...fields);
-      }
-    }
-    if (args.length === 1) return;
+    const entries = mirrors.flatMap(({ pauseId, audit }) =>
+      audit.map((entry) => ({ pauseId, entry })),
+    );
+    if (entries.length === 0) return;
+    const { auditMaxLen } = this.options;
     await Promise.all([
-      MIRROR_AUDIT.run(this.redis, [this.keys.audit], args),
+      appendToAuditStream(this.redis, this.keys.audit, auditMaxLen, String(now), entries),
       this.noteRecentDecisions(mirrors, now),
     ]);
   }

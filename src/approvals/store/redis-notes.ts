@@ -19,7 +19,7 @@ import {
   StoreError,
 } from '../store.js';
 import type { StoreKeys } from './keys.js';
-import { streamEntryFields } from './redis-audit.js';
+import { appendToAuditStream } from './redis-audit.js';
 import type { AuditSealer } from './redis-audit-seal.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
 import { deliveryAudit, grantAudit, type NoteAuditEntry, outcomeAudit } from './rules.js';
@@ -45,6 +45,8 @@ export class RedisPauseNotes {
     private readonly keys: StoreKeys,
     private readonly retentionMs: number,
     private readonly sealer: AuditSealer,
+    /** The store-wide audit stream's approximate cap; 0 for none. */
+    private readonly auditMaxLen: number,
     private readonly log?: Pick<Log, 'warn'>,
   ) {}
 
@@ -178,11 +180,8 @@ export class RedisPauseNotes {
     sealed: readonly ScriptAuditEntry[],
   ): Promise<void> {
     try {
-      await Promise.all(
-        sealed.map((entry) =>
-          this.redis.xadd(this.keys.audit, '*', ...streamEntryFields(at, pauseId, entry)),
-        ),
-      );
+      const entries = sealed.map((entry) => ({ pauseId, entry }));
+      await appendToAuditStream(this.redis, this.keys.audit, this.auditMaxLen, at, entries);
     } catch (error) {
       this.log?.warn('could not copy a note entry to the audit stream', {
         pauseId,

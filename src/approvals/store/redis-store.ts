@@ -202,19 +202,21 @@ export class RedisConfirmationStore implements ConfirmationStore {
     this.keys = storeKeys(options.keyPrefix);
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.ownsClient = options.ownsClient ?? false;
+    const auditMaxLen = options.auditMaxLen ?? 0;
     this.sealer = new AuditSealer(this.redis, options.log);
     this.notes = new RedisPauseNotes(
       this.redis,
       this.keys,
       this.retentionMs,
       this.sealer,
+      auditMaxLen,
       options.log,
     );
     this.runIntents = new RedisRunIntents(this.redis, this.keys);
     this.nudges = new RedisNudges(this.redis, this.keys);
     this.indexes = new RedisIndexes(this.redis, this.keys, {
       retentionMs: this.retentionMs,
-      auditMaxLen: options.auditMaxLen ?? 0,
+      auditMaxLen,
       recheckMs: options.resumeRecheckMs ?? DEFAULT_RECHECK_MS,
       log: options.log,
     });
