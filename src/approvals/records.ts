@@ -277,6 +277,14 @@ export interface PauseView {
 }
 
 /**
+ * Grows with every change to the pause or any of its gates: each record's version only grows,
+ * so an equal sum means nothing changed.
+ */
+export function viewVersion(view: PauseView): number {
+  return view.gates.reduce((sum, gate) => sum + gate.version, view.pause.version);
+}
+
+/**
  * A pause's id: derived from where it lives, which invocation raised it and which calls it holds,
  * so that recording the same pause twice (a retried stream, a second replica) lands on the same
  * records, while a later invocation that reuses a call id (adk-rs asks again with the original

@@ -23,6 +23,11 @@ export interface ConfirmationStore {
   /** Records a pause and its gates. The same pause twice: one record, and `existed` says so. */
   createPause(input: NewPause): Promise<CreatePauseResult>;
   getPause(pauseId: string): Promise<PauseView | undefined>;
+  /**
+   * Whether the pause changed (or is gone) since `view` was read: its versions only, without
+   * reading or decoding its records, for a caller that already rendered `view`.
+   */
+  changedSince(view: PauseView): Promise<boolean>;
   /** O(1): which pause holds the gate answered with this call id. */
   findPauseIdByCallId(callId: string): Promise<string | undefined>;
   /** Remembers where the card was posted (its `ts`), once Slack answered; `now` dates the audit entry. */

@@ -65,8 +65,8 @@ export class ApprovalCards {
   /**
    * Re-renders the card from the store. Failures are logged and returned, not thrown: the
    * decision is already recorded; `CardRefresher` tries again. `known`: the view a store write just
-   * returned, rendered without reading it again (the read after the update still catches any
-   * later change); it saves a store read and a record decoding per update. `toolOutcomes`: what
+   * returned, rendered without reading it again; it saves a store read and a record decoding per
+   * update. After each update a versions-only check (`changedSince`) catches a later change. `toolOutcomes`: what
    * each approved call did once the agent resumed (ran or failed), known only to the resume.
    */
   async refresh(
@@ -78,22 +78,22 @@ export class ApprovalCards {
   ): Promise<RefreshOutcome> {
     this.deps.onChanged?.(pauseId);
     try {
-      let rendered: { version: number; message: string } | undefined;
+      let view = known ?? (await this.deps.store.getPause(pauseId));
+      let sent: string | undefined;
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
-        const view =
-          round === 0 && known !== undefined ? known : await this.deps.store.getPause(pauseId);
         const ts = view?.pause.card.ts;
         if (view === undefined || ts === undefined) return DONE;
         // Decided by the policy alone: its "card" is the thread line that says so.
         if (decidedByPolicyAlone(view)) return DONE;
-        const version = viewVersion(view);
-        if (version === rendered?.version) return DONE;
         const card = await this.render(view, toolOutcomes);
         // A change the card does not show (a resume claimed, a lease renewed) is not sent again.
         const message = JSON.stringify(card);
-        if (message === rendered?.message) return DONE;
+        if (message === sent) return DONE;
         await this.deps.slack.updateMessage({ channel: view.pause.card.channelId, ts, ...card });
-        rendered = { version, message };
+        sent = message;
+        // Changed meanwhile (another replica's update may have landed before this one): again.
+        if (!(await this.deps.store.changedSince(view))) return DONE;
+        view = await this.deps.store.getPause(pauseId);
       }
       return DONE;
     } catch (error) {
@@ -111,11 +111,6 @@ export class ApprovalCards {
 /** `retryAfterMs`: Slack rate-limited the update and asked to wait this long. */
 export type RefreshOutcome = { kind: 'done' } | { kind: 'failed'; retryAfterMs?: number };
 const DONE: RefreshOutcome = { kind: 'done' };
-
-/** Changes whenever the pause or any of its gates changes. */
-function viewVersion(view: PauseView): number {
-  return view.gates.reduce((sum, gate) => sum + gate.version, view.pause.version);
-}
 
 /** Every gate decided by a policy rule: there was never a card, only a line in the thread. */
 export function decidedByPolicyAlone(view: PauseView): boolean {

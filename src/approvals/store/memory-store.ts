@@ -1,4 +1,4 @@
-import type { PauseNotes, PauseView } from '../records.js';
+import { type PauseNotes, type PauseView, viewVersion } from '../records.js';
 import type {
   AdvanceRunInput,
   AuditEntry,
@@ -153,6 +153,11 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   async getPause(pauseId: string): Promise<PauseView | undefined> {
     const entry = this.pauses.get(pauseId);
     return entry && viewOf(entry);
+  }
+
+  async changedSince(view: PauseView): Promise<boolean> {
+    const entry = this.pauses.get(view.pause.id);
+    return entry === undefined || viewVersion(viewOf(entry)) !== viewVersion(view);
   }
 
   async findPauseIdByCallId(callId: string): Promise<string | undefined> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
 import type { Log } from '../../log.js';
-import { gateStateSchema, type PauseNotes, type PauseView } from '../records.js';
+import { gateStateSchema, type PauseNotes, type PauseView, viewVersion } from '../records.js';
 import {
   type AdvanceRunInput,
   type AuditEntry,
@@ -82,6 +82,7 @@ import { CREATE_PAUSE_LUA } from './scripts/create-pause.lua.js';
 import { EXPIRE_GATE_LUA } from './scripts/expire-gate.lua.js';
 import { FINISH_RESUME_LUA } from './scripts/finish-resume.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
+import { PAUSE_VERSION_LUA } from './scripts/pause-version.lua.js';
 import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
 import { RENEW_LEASE_LUA } from './scripts/renew-lease.lua.js';
 import { REOPEN_LUA } from './scripts/reopen.lua.js';
@@ -152,6 +153,7 @@ const CALL_ID_CACHE_SIZE = 10_000;
 const SCRIPTS = {
   createPause: new LuaScript('create_pause', CREATE_PAUSE_LUA),
   readPause: new LuaScript('read_pause', READ_PAUSE_LUA),
+  pauseVersion: new LuaScript('pause_version', PAUSE_VERSION_LUA),
   setCardTs: new LuaScript('set_card_ts', SET_CARD_TS_LUA),
   vote: new LuaScript('vote', VOTE_LUA),
   voteAll: new LuaScript('vote_all', VOTE_ALL_LUA),
@@ -271,6 +273,15 @@ export class RedisConfirmationStore implements ConfirmationStore {
   async getPause(pauseId: string): Promise<PauseView | undefined> {
     const outcome = await this.onPause(SCRIPTS.readPause, pauseId, () => ['']);
     return outcome.view;
+  }
+
+  async changedSince(view: PauseView): Promise<boolean> {
+    const { id, callIds } = view.pause;
+    const keys = [this.keys.pause(id), ...callIds.map((callId) => this.keys.gate(id, callId))];
+    const version = await redisCall(`read the versions of ${keys[0]}`, () =>
+      SCRIPTS.pauseVersion.run(this.redis, keys, []),
+    );
+    return version !== viewVersion(view);
   }
 
   findPauseIdByCallId(callId: string): Promise<string | undefined> {

@@ -139,6 +139,31 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect((await store.getPause(untraced.id))?.pause.traceparent).toBeUndefined();
       });
 
+      it('tells whether a pause changed since a view of it, on any replica, without reading it', async () => {
+        const input = newPause({ gates: 2 });
+        const { view } = await store.createPause(input);
+        const other = await harness.replica();
+        expect(await other.changedSince(view)).toBe(false);
+        // A change to one gate only, made by another replica.
+        await other.vote({
+          pauseId: input.id,
+          callId: callIdsOf(input)[1] ?? '',
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + 1,
+        });
+        expect(await store.changedSince(view)).toBe(true);
+        const latest = await store.getPause(input.id);
+        if (latest === undefined) throw new Error('the pause is gone');
+        expect(await store.changedSince(latest)).toBe(false);
+        await store.setCardTs(input.id, '1.000200', T0 + 2);
+        expect(await other.changedSince(latest)).toBe(true);
+        // A pause that is gone has changed.
+        expect(
+          await store.changedSince({ ...latest, pause: { ...latest.pause, id: 'p_gone' } }),
+        ).toBe(true);
+      });
+
       it('records every gate pending at version 1 with its expiry, and the resume idle', async () => {
         const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 60_000 }), policy()] });
         const result = await store.createPause(input);

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { PauseView } from '../../src/approvals/records.js';
+import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
+import type { ConfirmationStore } from '../../src/approvals/store.js';
+import { createLog } from '../../src/log.js';
+import type { SlackPort } from '../../src/slack/port.js';
+import { noTracing } from '../../src/tracing/approval-tracing.js';
+import { ApprovalCards } from '../../src/workflow/cards.js';
+import { APPROVER, newPause, T0 } from '../approvals/store/fixtures.js';
+
+/** Counts the store's full reads and versions-only checks. */
+function counted(store: ConfirmationStore) {
+  const calls = { reads: 0, checks: 0 };
+  const wrapped: ConfirmationStore = Object.create(store);
+  wrapped.getPause = (pauseId) => {
+    calls.reads += 1;
+    return store.getPause(pauseId);
+  };
+  wrapped.changedSince = (view) => {
+    calls.checks += 1;
+    return store.changedSince(view);
+  };
+  return { store: wrapped, calls };
+}
+
+/** A Slack that keeps every card update, and runs `during` inside the first one. */
+function recordingSlack(during?: () => Promise<void>) {
+  const updates: string[] = [];
+  let first = true;
+  const slack: SlackPort = {
+    async postMessage(input) {
+      return { channel: input.channel, ts: '1.000100' };
+    },
+    async updateMessage(input) {
+      updates.push(JSON.stringify(input.blocks));
+      if (first && during) {
+        first = false;
+        await during();
+      }
+    },
+    async postEphemeral() {},
+    async openView() {},
+    async publishHome() {},
+    async getPermalink() {
+      return 'https://example.slack.com/p1';
+    },
+    async openDirectMessage(user) {
+      return `D-${user}`;
+    },
+  };
+  return { slack, updates };
+}
+
+async function carded(store: ConfirmationStore): Promise<PauseView> {
+  const input = newPause();
+  await store.createPause(input);
+  const view = await store.setCardTs(input.id, '1.000100', T0);
+  if (view === undefined) throw new Error('no pause');
+  return view;
+}
+
+function cardsOver(store: ConfirmationStore, slack: SlackPort) {
+  const log = createLog('error', 'test', () => {});
+  return new ApprovalCards({ store, slack, clock: () => T0 + 10, log, tracing: noTracing });
+}
+
+describe('refreshing a card', () => {
+  it('renders the view it was given, then checks versions only: no full read when nothing changed', async () => {
+    const memory = new MemoryConfirmationStore();
+    const view = await carded(memory);
+    const { store, calls } = counted(memory);
+    const { slack, updates } = recordingSlack();
+    expect(await cardsOver(store, slack).refresh(view.pause.id, { known: view })).toEqual({
+      kind: 'done',
+    });
+    expect(updates).toHaveLength(1);
+    expect(calls).toEqual({ reads: 0, checks: 1 });
+  });
+
+  it('renders again when the pause changed while its update was on its way', async () => {
+    const memory = new MemoryConfirmationStore();
+    const view = await carded(memory);
+    const { store, calls } = counted(memory);
+    // Another replica records a vote while this one's update is in flight.
+    const { slack, updates } = recordingSlack(async () => {
+      await memory.vote({
+        pauseId: view.pause.id,
+        callId: view.pause.callIds[0] ?? '',
+        voter: APPROVER,
+        choice: 'approve',
+        now: T0 + 5,
+      });
+    });
+    await cardsOver(store, slack).refresh(view.pause.id, { known: view });
+    expect(updates).toHaveLength(2);
+    expect(updates[0]).not.toContain('Approved');
+    expect(updates[1]).toContain('Approved');
+    expect(calls).toEqual({ reads: 1, checks: 2 });
+  });
+});
