@@ -60,6 +60,13 @@ export async function readPauseTrail(
 
 const MIRROR_AUDIT = new LuaScript('mirror_audit', MIRROR_AUDIT_LUA);
 
+/** A sealed entry bound for the global audit stream: its pause and when it happened (ms). */
+export interface StreamEntry {
+  pauseId: string;
+  entry: ScriptAuditEntry;
+  at: string;
+}
+
 /**
  * Appends sealed entries to the global audit stream in one call (mirror_audit), in order, as
  * `readAuditStream` reads them back; nothing when there are none. `maxLen`: the stream's
@@ -69,12 +76,11 @@ export async function appendToAuditStream(
   redis: RedisClient,
   key: string,
   maxLen: number,
-  at: string,
-  entries: ReadonlyArray<{ pauseId: string; entry: ScriptAuditEntry }>,
+  entries: readonly StreamEntry[],
 ): Promise<void> {
   if (entries.length === 0) return;
   const args: (string | number)[] = [maxLen];
-  for (const { pauseId, entry } of entries) {
+  for (const { pauseId, entry, at } of entries) {
     const fields = ['at', at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
     if (entry.callId !== '') fields.push('callId', entry.callId);
     if (entry.detail !== '') fields.push('detail', entry.detail);

@@ -4,20 +4,11 @@ import type { Log } from '../../log.js';
 import type { PauseView } from '../records.js';
 import { type GateRef, type PendingIndex, StoreError } from '../store.js';
 import type { StoreKeys } from './keys.js';
-import { appendToAuditStream } from './redis-audit.js';
+import { AuditMirrorBatcher } from './redis-audit-mirror.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
-import {
-  DECIDING_EVENTS,
-  isLiveResume,
-  pendingIndexesOf,
-  pendingIndexName,
-  RECENT_DECISIONS_MAX,
-  RECENT_DECISIONS_TTL_MS,
-  recentDecisionHolders,
-} from './rules.js';
+import { isLiveResume, pendingIndexesOf, pendingIndexName } from './rules.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
-import { NOTE_RECENT_LUA } from './scripts/note-recent.lua.js';
 import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
 import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
 
@@ -62,15 +53,6 @@ const LISTING_ROUNDS = 10;
 const gateMemberSchema = z.tuple([z.string(), z.string()]);
 const ZSET_CAS = new LuaScript('zset_cas', ZSET_CAS_LUA);
 const CALL_INDEX = new LuaScript('call_index', CALL_INDEX_LUA);
-const NOTE_RECENT = new LuaScript('note_recent', NOTE_RECENT_LUA);
-
-/** A transition's audit entries, as its script wrote them to the pause's trail. */
-export interface AuditMirror {
-  pauseId: string;
-  /** The pause's requester: their recent decisions list its deciding entries. */
-  requester: string;
-  audit: readonly ScriptAuditEntry[];
-}
 
 /** One gate a sweep expired, with the pause as the expiry left it. */
 export interface ExpiryDone {
@@ -85,11 +67,15 @@ export function indexMember(pauseId: string, callId: string): string {
 }
 
 export class RedisIndexes {
+  private readonly mirrors: AuditMirrorBatcher;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,
     private readonly options: IndexOptions,
-  ) {}
+  ) {
+    this.mirrors = new AuditMirrorBatcher(redis, keys, options.auditMaxLen);
+  }
 
   // --- around transitions --------------------------------------------------------------------
 
@@ -198,8 +184,9 @@ export class RedisIndexes {
       pauseId: view.pause.id,
       requester: view.pause.requester,
       audit,
+      at: now,
     }));
-    await this.settle(done[0]?.view.pause.id, [...updates, this.mirror(mirrors, now)]);
+    await this.settle(done[0]?.view.pause.id, [...updates, this.mirrors.write(mirrors)]);
   }
 
   private collectDecision(
@@ -291,7 +278,11 @@ export class RedisIndexes {
     const mirrored =
       view === undefined
         ? []
-        : [this.mirror([{ pauseId: view.pause.id, requester: view.pause.requester, audit }], now)];
+        : [
+            this.mirrors.write([
+              { pauseId: view.pause.id, requester: view.pause.requester, audit, at: now },
+            ]),
+          ];
     await this.settle(view?.pause.id, [...mirrored, ...updates]);
   }
 
@@ -304,49 +295,6 @@ export class RedisIndexes {
         error: toStoreError(failed.reason, 'update an index').message,
       });
     }
-  }
-
-  /** Every entry in one call (mirror_audit), or none when there is nothing to mirror. */
-  private async mirror(mirrors: readonly AuditMirror[], now: number): Promise<unknown> {
-    const entries = mirrors.flatMap(({ pauseId, audit }) =>
-      audit.map((entry) => ({ pauseId, entry })),
-    );
-    if (entries.length === 0) return;
-    const { auditMaxLen } = this.options;
-    await Promise.all([
-      appendToAuditStream(this.redis, this.keys.audit, auditMaxLen, String(now), entries),
-      this.noteRecentDecisions(mirrors, now),
-    ]);
-  }
-
-  /** Each deciding entry at the head of its actor's and its requester's recent list. */
-  private async noteRecentDecisions(mirrors: readonly AuditMirror[], now: number): Promise<void> {
-    const byUser = new Map<string, string[]>();
-    for (const { pauseId, requester, audit } of mirrors) {
-      for (const entry of audit) {
-        if (!DECIDING_EVENTS.has(entry.event) || entry.callId === '') continue;
-        const item = JSON.stringify({
-          at: now,
-          pauseId,
-          event: entry.event,
-          actor: entry.actor,
-          callId: entry.callId,
-        });
-        for (const user of recentDecisionHolders(entry.actor, requester)) {
-          byUser.set(user, [...(byUser.get(user) ?? []), item]);
-        }
-      }
-    }
-    await Promise.all(
-      [...byUser].map(([user, items]) => {
-        const key = this.keys.recentDecisions(user);
-        return NOTE_RECENT.run(
-          this.redis,
-          [key],
-          [RECENT_DECISIONS_MAX, RECENT_DECISIONS_TTL_MS, ...items],
-        );
-      }),
-    );
   }
 
   /** The card's ts is saved: the pause is visible. */

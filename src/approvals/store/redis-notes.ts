@@ -180,8 +180,8 @@ export class RedisPauseNotes {
     sealed: readonly ScriptAuditEntry[],
   ): Promise<void> {
     try {
-      const entries = sealed.map((entry) => ({ pauseId, entry }));
-      await appendToAuditStream(this.redis, this.keys.audit, this.auditMaxLen, at, entries);
+      const entries = sealed.map((entry) => ({ pauseId, entry, at }));
+      await appendToAuditStream(this.redis, this.keys.audit, this.auditMaxLen, entries);
     } catch (error) {
       this.log?.warn('could not copy a note entry to the audit stream', {
         pauseId,

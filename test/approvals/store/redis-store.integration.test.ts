@@ -1,3 +1,4 @@
+import type { Command } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import {
@@ -10,6 +11,9 @@ import {
   RECENT_DECISIONS_MAX,
   RECENT_DECISIONS_TTL_MS,
 } from '../../../src/approvals/store/rules.js';
+import { LuaScript } from '../../../src/approvals/store/scripts/lua-script.js';
+import { MIRROR_AUDIT_LUA } from '../../../src/approvals/store/scripts/mirror-audit.lua.js';
+import { NOTE_RECENT_LUA } from '../../../src/approvals/store/scripts/note-recent.lua.js';
 import { StoreError } from '../../../src/approvals/store.js';
 import {
   connectTestRedis,
@@ -177,6 +181,36 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     const ttl = await redis.pttl(key);
     expect(ttl).toBeGreaterThan(RECENT_DECISIONS_TTL_MS - 60_000);
     expect(ttl).toBeLessThanOrEqual(RECENT_DECISIONS_TTL_MS);
+  });
+
+  it('mirrors the transitions of one moment together: one stream write, one recent-list write per person', async () => {
+    const inputs = Array.from({ length: 20 }, () => newPause());
+    await Promise.all(inputs.map((input) => store.createPause(input)));
+    const scripts = countScripts(redis, [MIRROR_AUDIT_LUA, NOTE_RECENT_LUA]);
+    const results = await Promise.all(
+      inputs.map((input, i) =>
+        store.vote({
+          pauseId: input.id,
+          callId: firstCallId(input),
+          voter: APPROVER,
+          choice: 'approve',
+          now: T0 + i,
+        }),
+      ),
+    );
+    expect(results.map((result) => result.kind)).toEqual(inputs.map(() => 'decided'));
+    // Every vote's entries reached the stream before its vote returned, each with its own time.
+    const approved = (await store.readAudit({ count: 1_000 })).filter(
+      (entry) => entry.event === 'approved',
+    );
+    expect(approved.map((entry) => [entry.pauseId, entry.at]).sort()).toEqual(
+      inputs.map((input, i) => [input.id, T0 + i]).sort(),
+    );
+    expect(await store.readRecentDecisions(APPROVER, 50)).toHaveLength(20);
+    // Twenty transitions, not twenty stream writes and forty list writes (the approver's and the
+    // requester's lists): one of each here, a few where replies straggle in (a Cluster's nodes).
+    expect(scripts.count(MIRROR_AUDIT_LUA)).toBeLessThanOrEqual(4);
+    expect(scripts.count(NOTE_RECENT_LUA)).toBeLessThanOrEqual(8);
   });
 
   it('parses what never changes once per text: later reads share it, frozen; a bad one still fails', async () => {
@@ -400,6 +434,27 @@ describe('Redis unreachable', () => {
     );
   });
 });
+
+/** Counts the scripts a client runs (EVALSHA, or EVAL the first time), by their source. */
+function countScripts(redis: RedisClient, sources: readonly string[]) {
+  const shaOf = new Map(sources.map((source) => [new LuaScript('', source).sha, source]));
+  const counts = new Map<string, number>();
+  // Every command, EVALSHA included, goes through sendCommand (Redis and Cluster alike).
+  const client = redis as unknown as { sendCommand(command: Command, ...rest: unknown[]): unknown };
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command, ...rest) => {
+    const [first] = command.args;
+    const source =
+      command.name === 'evalsha'
+        ? shaOf.get(String(first))
+        : command.name === 'eval'
+          ? String(first)
+          : undefined;
+    if (source !== undefined) counts.set(source, (counts.get(source) ?? 0) + 1);
+    return send(command, ...rest);
+  };
+  return { count: (source: string) => counts.get(source) ?? 0 };
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,0 +1,104 @@
+import type { StoreKeys } from './keys.js';
+import { appendToAuditStream, type StreamEntry } from './redis-audit.js';
+import type { RedisClient } from './redis-connection.js';
+import {
+  DECIDING_EVENTS,
+  RECENT_DECISIONS_MAX,
+  RECENT_DECISIONS_TTL_MS,
+  recentDecisionHolders,
+} from './rules.js';
+import { LuaScript } from './scripts/lua-script.js';
+import { NOTE_RECENT_LUA } from './scripts/note-recent.lua.js';
+import type { ScriptAuditEntry } from './scripts/reply.js';
+
+const NOTE_RECENT = new LuaScript('note_recent', NOTE_RECENT_LUA);
+/** Entries per mirror_audit call: a large sweep is several calls, none holding Redis for long. */
+const STREAM_CHUNK = 500;
+
+/** A transition's audit entries, as its script wrote them to the pause's trail. */
+export interface AuditMirror {
+  pauseId: string;
+  /** The pause's requester: their recent decisions list its deciding entries. */
+  requester: string;
+  audit: readonly ScriptAuditEntry[];
+  /** When the transition happened (ms). */
+  at: number;
+}
+
+/**
+ * Copies sealed audit entries to the store-wide audit stream and each deciding entry to its
+ * people's recent decisions. The transitions of one event-loop turn are written together: a burst
+ * of decisions costs one mirror_audit call and one note_recent per person, not one of each per
+ * transition. Each caller waits for the write that carried its entries, and sees its failure.
+ */
+export class AuditMirrorBatcher {
+  private waiting: AuditMirror[] = [];
+  private flush: Promise<void> | undefined;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: StoreKeys,
+    private readonly auditMaxLen: number,
+  ) {}
+
+  write(mirrors: readonly AuditMirror[]): Promise<void> {
+    const some = mirrors.filter((mirror) => mirror.audit.length > 0);
+    if (some.length === 0) return Promise.resolve();
+    this.waiting.push(...some);
+    this.flush ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      const batch = this.waiting;
+      this.waiting = [];
+      this.flush = undefined;
+      return this.send(batch);
+    });
+    return this.flush;
+  }
+
+  private async send(batch: readonly AuditMirror[]): Promise<void> {
+    const entries: StreamEntry[] = batch.flatMap(({ pauseId, audit, at }) =>
+      audit.map((entry) => ({ pauseId, entry, at: String(at) })),
+    );
+    const chunks: StreamEntry[][] = [];
+    for (let i = 0; i < entries.length; i += STREAM_CHUNK) {
+      chunks.push(entries.slice(i, i + STREAM_CHUNK));
+    }
+    await Promise.all([
+      ...chunks.map((chunk) =>
+        appendToAuditStream(this.redis, this.keys.audit, this.auditMaxLen, chunk),
+      ),
+      this.noteRecentDecisions(batch),
+    ]);
+  }
+
+  /** Each deciding entry at the head of its actor's and its requester's recent list. */
+  private async noteRecentDecisions(batch: readonly AuditMirror[]): Promise<void> {
+    const byUser = new Map<string, string[]>();
+    for (const { pauseId, requester, audit, at } of batch) {
+      for (const entry of audit) {
+        if (!DECIDING_EVENTS.has(entry.event) || entry.callId === '') continue;
+        const item = JSON.stringify({
+          at,
+          pauseId,
+          event: entry.event,
+          actor: entry.actor,
+          callId: entry.callId,
+        });
+        for (const user of recentDecisionHolders(entry.actor, requester)) {
+          const items = byUser.get(user);
+          if (items === undefined) byUser.set(user, [item]);
+          else items.push(item);
+        }
+      }
+    }
+    await Promise.all(
+      [...byUser].map(([user, items]) =>
+        NOTE_RECENT.run(
+          this.redis,
+          [this.keys.recentDecisions(user)],
+          // The list keeps its newest RECENT_DECISIONS_MAX: older items would be trimmed at once.
+          [RECENT_DECISIONS_MAX, RECENT_DECISIONS_TTL_MS, ...items.slice(-RECENT_DECISIONS_MAX)],
+        ),
+      ),
+    );
+  }
+}
