@@ -169,6 +169,8 @@ const SCRIPTS = {
 
 /** What a per-pause script answered, with the pause as the script left it. */
 interface PauseOutcome extends PauseScriptReply {
+  /** The entries this call sealed (redis-audit-seal.ts), for the store-wide audit. */
+  audit: ScriptAuditEntry[];
   view: PauseView | undefined;
 }
 

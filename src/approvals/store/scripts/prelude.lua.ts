@@ -15,7 +15,7 @@ import { luaRules } from './rules.lua.js';
  * [1] the pause hash, [2] the pause's audit list, [3..] its gate hashes in `callIds` order
  * (all `{<pauseId>}`-tagged: one slot); and ARGV[1] is always the caller's clock in ms (empty
  * for read_pause, which reads no clock). The store's rules come in as Lua tables (rules.lua.ts).
- * Each returns `{code, info, audit entries it wrote, pause fields, gate fields, chain}`, where
+ * Each returns `{code, info, how many audit entries it wrote, pause fields, gate fields, chain}`, where
  * `chain` is `{}` when it wrote no audit entry, else `{chain head, unsealed bodies}` as they
  * stand after its writes, for Node to seal (audit-chain.ts).
  */
@@ -27,7 +27,7 @@ ${luaRules()}
 local NOW = ARGV[1]
 local NOW_MS = tonumber(NOW)
 local PAUSE, AUDIT = KEYS[1], KEYS[2]
-local audited = {}
+local audited = 0
 ${luaFillGateFields()}
 
 local function reply(code, info)
@@ -39,7 +39,7 @@ local function reply(code, info)
     end
   end
   local chain = {}
-  if #audited > 0 then
+  if audited > 0 then
     chain = redis.call('HMGET', PAUSE, '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}')
     chain = {chain[1] or '', chain[2] or ''}
   end
@@ -119,7 +119,7 @@ local function audit(event, actor, call_id, detail)
   local decision = nil
   if call_id ~= '' then decision = gate_field(call_id, 'decision') end
   local body = write_chain_body(PAUSE, PAUSE_ID, NOW_MS, event, actor, call_id, detail, decision)
-  audited[#audited + 1] = {event, actor, call_id, detail, body}
+  audited = audited + 1
 end
 
 local function bump(key)

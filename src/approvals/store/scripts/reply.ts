@@ -4,12 +4,13 @@ import { type ScriptCodeName, scriptCodeName } from './codes.js';
 
 /**
  * `{code, info, audit entries written, pause fields, gate fields, chain}`: what every per-pause
- * script returns; `chain` is `{}` or `{head, unsealed bodies}` (prelude.lua.ts).
+ * script returns; `chain` is `{}` or `{head, unsealed bodies}` (prelude.lua.ts). The entries
+ * themselves come back only in `chain`, as the bodies Node seals.
  */
 const pauseScriptReplySchema = z.tuple([
   z.number().int(),
   z.array(z.union([z.string(), z.number()])),
-  z.array(z.tuple([z.string(), z.string(), z.string(), z.string(), z.string()])),
+  z.number().int().min(0),
   z.array(z.string().nullable()),
   z.array(z.array(z.string().nullable())),
   z.union([z.tuple([]), z.tuple([z.string(), z.string()])]),
@@ -36,7 +37,6 @@ export interface ChainState {
 export interface PauseScriptReply {
   code: ScriptCodeName;
   info: string[];
-  audit: ScriptAuditEntry[];
   pauseValues: (string | null)[];
   gateValues: (string | null)[][];
   /** Undefined when the script wrote no audit entry. */
@@ -51,17 +51,10 @@ export function parsePauseScriptReply(script: string, raw: unknown): PauseScript
       `script ${script} returned an unexpected reply: ${z.prettifyError(parsed.error)}`,
     );
   }
-  const [code, info, audit, pauseValues, gateValues, chain] = parsed.data;
+  const [code, info, , pauseValues, gateValues, chain] = parsed.data;
   return {
     code: codeNameOrThrow(script, code),
     info: info.map(String),
-    audit: audit.map(([event, actor, callId, detail, line]) => ({
-      event,
-      actor,
-      callId,
-      detail,
-      line,
-    })),
     pauseValues,
     gateValues,
     chain: chain.length === 0 ? undefined : { head: chain[0], unsealed: chain[1] },
