@@ -27,10 +27,11 @@ export class KeyedWorkQueue {
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
     if (!this.accepting) return Promise.reject(new QueueClosedError());
     const previous = this.tails.get(key) ?? Promise.resolve();
-    // The queue starts a task from whichever task finished before it: bound here, the task runs
-    // in the context of whoever queued it (its correlation id, see correlation.ts).
-    const bound = AsyncResource.bind(task);
-    const result = previous.then(() => this.queue.add(bound));
+    // The queue starts a task from whichever task finished before it: run in a resource made
+    // here, the task runs in the context of whoever queued it (its correlation id, see
+    // correlation.ts). Not `AsyncResource.bind`: it wraps two deprecation shims per call.
+    const resource = new AsyncResource('KeyedWorkQueue');
+    const result = previous.then(() => this.queue.add(() => resource.runInAsyncScope(task)));
     const tail = result.then(
       () => undefined,
       () => undefined,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { correlationId, withCorrelation } from '../../src/correlation.js';
 import { createLog } from '../../src/log.js';
 import { KeyedWorkQueue } from '../../src/workflow/work-queue.js';
 
@@ -10,6 +11,30 @@ function quietLog() {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('KeyedWorkQueue', () => {
+  it("runs each task under its queuer's correlation id, not the id of the task that freed its slot", async () => {
+    const queue = new KeyedWorkQueue(quietLog().log, { concurrency: 1 });
+    let releaseFirst = () => {};
+    const first = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    const seen: (string | undefined)[] = [];
+    const one = withCorrelation('click-1', () =>
+      queue.run('pause-1', async () => {
+        await first;
+        seen.push(correlationId());
+      }),
+    );
+    // Another key: it waits for the one slot, which the first task frees.
+    const two = withCorrelation('click-2', () =>
+      queue.run('pause-2', async () => {
+        seen.push(correlationId());
+      }),
+    );
+    releaseFirst();
+    await Promise.all([one, two]);
+    expect(seen).toEqual(['click-1', 'click-2']);
+  });
+
   it('runs the tasks of one key in the order they were queued, even when the first is slower', async () => {
     const queue = new KeyedWorkQueue(quietLog().log, { concurrency: 4 });
     const order: string[] = [];
