@@ -7,6 +7,7 @@ import type { SlackPort } from '../../src/slack/port.js';
 import { noTracing } from '../../src/tracing/approval-tracing.js';
 import { ApprovalCards } from '../../src/workflow/cards.js';
 import { APPROVER, newPause, T0 } from '../approvals/store/fixtures.js';
+import { quietSlackPort } from '../support/quiet-slack-port.js';
 
 /** Counts the store's full reads and versions-only checks. */
 function counted(store: ConfirmationStore) {
@@ -27,10 +28,7 @@ function counted(store: ConfirmationStore) {
 function recordingSlack(during?: () => Promise<void>) {
   const updates: string[] = [];
   let first = true;
-  const slack: SlackPort = {
-    async postMessage(input) {
-      return { channel: input.channel, ts: '1.000100' };
-    },
+  const slack = quietSlackPort({
     async updateMessage(input) {
       updates.push(JSON.stringify(input.blocks));
       if (first && during) {
@@ -38,16 +36,7 @@ function recordingSlack(during?: () => Promise<void>) {
         await during();
       }
     },
-    async postEphemeral() {},
-    async openView() {},
-    async publishHome() {},
-    async getPermalink() {
-      return 'https://example.slack.com/p1';
-    },
-    async openDirectMessage(user) {
-      return `D-${user}`;
-    },
-  };
+  });
   return { slack, updates };
 }
 

@@ -4,9 +4,9 @@ import type { Gate } from '../../src/adk/gate.js';
 import { parseEvent } from '../../src/adk/wire.js';
 import { createLog } from '../../src/log.js';
 import type { SlackMessage } from '../../src/slack/block-kit.js';
-import type { SlackPort } from '../../src/slack/port.js';
 import { type RunContext, RunStreamer } from '../../src/workflow/run-streamer.js';
 import { RunThreads } from '../../src/workflow/run-thread.js';
+import { quietSlackPort } from '../support/quiet-slack-port.js';
 
 /**
  * When a stream that ends with HTTP 200 and no error frame is a failed run: its last event
@@ -70,22 +70,12 @@ const text = { author: 'bank', content: { role: 'model', parts: [{ text: 'Done.'
 async function stream(events: unknown[]) {
   const posted: SlackMessage[] = [];
   const pauses: Gate[][] = [];
-  const slack: SlackPort = {
+  const slack = quietSlackPort({
     async postMessage(input) {
       posted.push(input);
       return { channel: input.channel, ts: String(posted.length) };
     },
-    async updateMessage() {},
-    async postEphemeral() {},
-    async openView() {},
-    async publishHome() {},
-    async getPermalink() {
-      return 'https://example.slack.com/p1';
-    },
-    async openDirectMessage(user) {
-      return `D-${user}`;
-    },
-  };
+  });
   const log = createLog('error', 'test', () => {});
   const streamer = new RunStreamer({
     adk: {
