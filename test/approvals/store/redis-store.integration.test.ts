@@ -138,6 +138,18 @@ describe(`${where}: what only a durable, shared store shows`, () => {
       }),
     ).rejects.toMatchObject({ reason: 'corrupt_record' });
     await expect(store.expireDue(T0 + 10)).rejects.toMatchObject({ reason: 'corrupt_record' });
+    await expect(reading).rejects.toThrow('holds a string, not a hash');
+  });
+
+  it('reports a pause key holding another type as a corrupt record naming the key and the type', async () => {
+    const input = newPause();
+    await store.createPause(input);
+    const pauseKey = storeKeys(keyPrefix).pause(input.id);
+    await redis.unlink(pauseKey);
+    await redis.rpush(pauseKey, 'garbage');
+    const reading = store.getPause(input.id);
+    await expect(reading).rejects.toMatchObject({ reason: 'corrupt_record' });
+    await expect(reading).rejects.toThrow(`${pauseKey} does not hold a valid record: holds a list`);
   });
 
   it('reports a record field that does not parse, naming the key and the problem', async () => {

@@ -32,8 +32,10 @@ ${luaFillGateFields()}
 
 local function reply(code, info)
   local pause, gates = {}, {}
-  if redis.call('EXISTS', PAUSE) == 1 then
-    pause = redis.call('HMGET', PAUSE, unpack(PAUSE_FIELDS))
+  -- Every pause holds its record (PAUSE_FIELDS[1]): only without it is EXISTS asked.
+  local values = redis.call('HMGET', PAUSE, unpack(PAUSE_FIELDS))
+  if values[1] or redis.call('EXISTS', PAUSE) == 1 then
+    pause = values
     for i = 3, #KEYS do
       gates[#gates + 1] = fill_gate_fields(redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS)), i - 2)
     end
@@ -54,18 +56,25 @@ local function type_of(key)
   return redis.call('TYPE', key)['ok']
 end
 
+-- A hash's fields (HMGET), or nil and the corrupt reply when the key holds another type: the
+-- read itself finds out, so that a well-formed record costs no TYPE call.
+local function hash_fields(key, key_index, ...)
+  local values = redis.pcall('HMGET', key, ...)
+  if values.err then return nil, corrupt(key_index, 'holds a ' .. type_of(key) .. ', not a hash') end
+  return values
+end
+
 -- Reads and checks the fields the scripts decide on before anything is written, so that a
 -- garbled record is reported instead of half-updated. Returns pause, gates; or nil, a reply.
 local function load()
-  local kind = type_of(PAUSE)
-  if kind == 'none' then return nil, reply(CODE.NOT_FOUND) end
-  if kind ~= 'hash' then return nil, corrupt(1, 'holds a ' .. kind .. ', not a hash') end
-  kind = type_of(AUDIT)
+  local f, problem = hash_fields(PAUSE, 1, 'gateCount', 'pending', 'resumeState', 'attempts',
+    'leaseOwner', 'leaseUntil')
+  if not f then return nil, problem end
+  if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
+  local kind = type_of(AUDIT)
   if kind ~= 'list' and kind ~= 'none' then
     return nil, corrupt(2, 'holds a ' .. kind .. ', not a list')
   end
-  local f = redis.call('HMGET', PAUSE, 'gateCount', 'pending', 'resumeState', 'attempts',
-    'leaseOwner', 'leaseUntil')
   local pause = {
     gate_count = tonumber(f[1]), pending = tonumber(f[2]), resume_state = f[3],
     attempts = tonumber(f[4]), lease_owner = f[5], lease_until = tonumber(f[6] or ''),
@@ -78,11 +87,12 @@ local function load()
   if f[6] and not pause.lease_until then return nil, corrupt(1, 'field leaseUntil') end
   local gates = {}
   for i = 3, #KEYS do
-    kind = type_of(KEYS[i])
+    local g, garbled = hash_fields(KEYS[i], i, 'callId', 'state', 'version', 'expiresAt', 'policy')
+    if not g then return nil, garbled end
     -- No such gate: the caller built its keys from stale or guessed call ids.
-    if kind == 'none' then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}} end
-    if kind ~= 'hash' then return nil, corrupt(i, 'holds a ' .. kind .. ', not a hash') end
-    local g = redis.call('HMGET', KEYS[i], 'callId', 'state', 'version', 'expiresAt', 'policy')
+    if not g[1] and redis.call('EXISTS', KEYS[i]) == 0 then
+      return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}}
+    end
     local gate = {key = KEYS[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
     if not g[1] then return nil, corrupt(i, 'field callId') end
     if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
