@@ -27,13 +27,17 @@ export interface AuditMirror {
 
 /**
  * Copies sealed audit entries to the store-wide audit stream and each deciding entry to its
- * people's recent decisions. The transitions of one event-loop turn are written together: a burst
- * of decisions costs one mirror_audit call and one note_recent per person, not one of each per
- * transition. Each caller waits for the write that carried its entries, and sees its failure.
+ * people's recent decisions. A write goes out at once when none is under way; those that come
+ * while one is go together, in one mirror_audit call and one note_recent per person, as soon as
+ * it is done. So a lone transition waits for nothing, and a burst of them costs a few calls
+ * rather than one of each per transition. Each caller waits for the write that carried its
+ * entries, and sees its failure.
  */
 export class AuditMirrorBatcher {
-  private waiting: AuditMirror[] = [];
-  private flush: Promise<void> | undefined;
+  /** The write under way, settled or not: the next batch starts after it. */
+  private running: Promise<void> | undefined;
+  /** The entries waiting for the write under way, and when they are written. */
+  private next: { batch: AuditMirror[]; written: Promise<void> } | undefined;
 
   constructor(
     private readonly redis: RedisClient,
@@ -44,14 +48,32 @@ export class AuditMirrorBatcher {
   write(mirrors: readonly AuditMirror[]): Promise<void> {
     const some = mirrors.filter((mirror) => mirror.audit.length > 0);
     if (some.length === 0) return Promise.resolve();
-    this.waiting.push(...some);
-    this.flush ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      const batch = this.waiting;
-      this.waiting = [];
-      this.flush = undefined;
-      return this.send(batch);
-    });
-    return this.flush;
+    const running = this.running;
+    if (running === undefined) return this.start(some);
+    if (this.next === undefined) {
+      const batch: AuditMirror[] = [];
+      const written = running.then(() => {
+        this.next = undefined;
+        return this.start(batch);
+      });
+      this.next = { batch, written };
+    }
+    this.next.batch.push(...some);
+    return this.next.written;
+  }
+
+  private start(batch: readonly AuditMirror[]): Promise<void> {
+    const sending = this.send(batch);
+    const running: Promise<void> = sending.then(
+      () => this.finished(running),
+      () => this.finished(running),
+    );
+    this.running = running;
+    return sending;
+  }
+
+  private finished(running: Promise<void>): void {
+    if (this.running === running) this.running = undefined;
   }
 
   private async send(batch: readonly AuditMirror[]): Promise<void> {
