@@ -157,7 +157,10 @@ export class MemoryConfirmationStore implements ConfirmationStore {
 
   async changedSince(view: PauseView): Promise<boolean> {
     const entry = this.pauses.get(view.pause.id);
-    return entry === undefined || viewVersion(viewOf(entry)) !== viewVersion(view);
+    if (entry === undefined) return true;
+    // Versions only: no copy of the pause (viewOf clones it).
+    const current = { pause: entry.pause, gates: entry.gates.map((gate) => gate.record) };
+    return viewVersion(current) !== viewVersion(view);
   }
 
   async findPauseIdByCallId(callId: string): Promise<string | undefined> {
