@@ -121,9 +121,21 @@ export function splitChainLine(line: string): { text: string; hash: string } | u
  */
 export function luaWriteChainBody(): string {
   return `
+-- What write_chain_body knows of each pause's chain after its first write in this call (seq,
+-- unsealed bodies, and the immutable audit:<call id> texts it read), so that a second entry
+-- reads nothing again.
+local chain_known = {}
 local function write_chain_body(pause_key, pause_id, now_ms, event, actor, call_id, detail, decision)
-  local head = redis.call('HMGET', pause_key, 'auditSeq', '${UNSEALED_FIELD}', 'audit:' .. call_id)
-  local seq = (tonumber(head[1]) or 0) + 1
+  local known = chain_known[pause_key]
+  if not known then
+    local head = redis.call('HMGET', pause_key, 'auditSeq', '${UNSEALED_FIELD}', 'audit:' .. call_id)
+    known = {seq = tonumber(head[1]) or 0, unsealed = head[2], what = {[call_id] = head[3]}}
+    chain_known[pause_key] = known
+  elseif known.what[call_id] == nil then
+    known.what[call_id] = redis.call('HGET', pause_key, 'audit:' .. call_id)
+  end
+  local seq = known.seq + 1
+  local what = known.what[call_id]
   local parts = {
     '{"v":${AUDIT_LINE_VERSION},"pauseId":', cjson.encode(pause_id),
     ',"seq":', tostring(seq),
@@ -137,12 +149,13 @@ local function write_chain_body(pause_key, pause_id, now_ms, event, actor, call_
     if decision then parts[#parts + 1] = ',"decision":' .. decision end
   end
   if detail ~= '' then parts[#parts + 1] = ',"detail":' .. cjson.encode(detail) end
-  if head[3] then parts[#parts + 1] = ',"what":' .. head[3] end
+  if what then parts[#parts + 1] = ',"what":' .. what end
   parts[#parts + 1] = '}'
   local body = table.concat(parts)
   local unsealed = body
-  if head[2] then unsealed = head[2] .. '\\n' .. body end
+  if known.unsealed then unsealed = known.unsealed .. '\\n' .. body end
   redis.call('HSET', pause_key, 'auditSeq', seq, '${UNSEALED_FIELD}', unsealed)
+  known.seq, known.unsealed = seq, unsealed
   return body
 end
 `;

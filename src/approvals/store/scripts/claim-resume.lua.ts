@@ -35,7 +35,7 @@ end
 redis.call('HSET', PAUSE, 'resumeState', RESUME.resuming, 'resumeAt', NOW, 'leaseOwner', ARGV[2],
   'leaseUntil', ARGV[3], 'attempts', attempt)
 bump(PAUSE)
-audit(EVENT.resume_claimed, ARGV[2], '',
+audit(EVENT.resume_claimed, ARGV[2], nil,
   detail(FACT.attempt, attempt, FACT.lease_ms, ARGV[4], FACT.took_over_from, took_over_from))
 return reply(CODE.CLAIMED, {attempt, state})
 `;

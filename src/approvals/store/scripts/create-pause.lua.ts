@@ -29,6 +29,6 @@ for i = 3, #KEYS do
     'votes', '[]', 'approvals', 0)
   if ARGV[a + 3] ~= '' then redis.call('HSET', KEYS[i], 'expiresAt', ARGV[a + 3]) end
 end
-audit(EVENT.created, ARGV[4], '', ARGV[5])
+audit(EVENT.created, ARGV[4], nil, ARGV[5])
 return reply(CODE.CREATED)
 `;

@@ -68,25 +68,30 @@ export const GATE_FIELDS = [
 export const GATE_FIELDS_ON_PAUSE = ['record', 'policy'] as const;
 
 /**
- * `fill_gate_fields(values, i)`: completes an HMGET of GATE_FIELDS on gate i with the fields it
- * does not hold (GATE_FIELDS_ON_PAUSE), read from the pause hash.
+ * The Lua helpers for the gate fields kept on the pause (GATE_FIELDS_ON_PAUSE), read with the
+ * pause's own fields in one HMGET:
+ * - `append_gate_fields_on_pause(fields, i)` adds gate i's names (`record:<i>`, …) to a field list;
+ * - `fill_gate_fields(own, values, at)` completes an HMGET of GATE_FIELDS on a gate (`own`) with
+ *   the ones it does not hold, from `values` (that HMGET's reply) right after position `at`;
+ * - `GATE_FIELDS_ON_PAUSE_COUNT`: how many each gate has there.
  */
 export function luaFillGateFields(): string {
   const positions = GATE_FIELDS_ON_PAUSE.map((field) => {
-    const at = GATE_FIELDS.indexOf(field);
-    if (at < 0) throw new Error(`${field} is not a gate field`);
-    return { field, at: at + 1 };
+    const index = GATE_FIELDS.indexOf(field);
+    if (index < 0) throw new Error(`${field} is not a gate field`);
+    return { field, position: index + 1 };
   });
-  const reads = positions.map(({ field }) => `'${field}:' .. i`).join(', ');
-  const lines = positions.map(
-    ({ at }, n) => `  if not values[${at}] then values[${at}] = from_pause[${n + 1}] end`,
-  );
   return [
-    'local function fill_gate_fields(values, i)',
-    `  if ${positions.map(({ at }) => `values[${at}]`).join(' and ')} then return values end`,
-    `  local from_pause = redis.call('HMGET', PAUSE, ${reads})`,
-    ...lines,
-    '  return values',
+    `local GATE_FIELDS_ON_PAUSE_COUNT = ${positions.length}`,
+    'local function append_gate_fields_on_pause(fields, i)',
+    ...positions.map(({ field }) => `  fields[#fields + 1] = '${field}:' .. i`),
+    'end',
+    'local function fill_gate_fields(own, values, at)',
+    ...positions.map(
+      ({ position }, n) =>
+        `  if not own[${position}] then own[${position}] = values[at + ${n + 1}] end`,
+    ),
+    '  return own',
     'end',
   ].join('\n');
 }

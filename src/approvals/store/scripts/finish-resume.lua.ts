@@ -20,7 +20,7 @@ if pause.resume_state ~= RESUME.resuming then return reply(CODE.LOST_LEASE) end
 redis.call('HSET', PAUSE, 'resumeState', outcome, 'resumeAt', NOW)
 if outcome ~= RESUME.resumed then redis.call('HSET', PAUSE, 'lastError', ARGV[5]) end
 bump(PAUSE)
-audit(FINISH_EVENT[outcome], owner, '', ARGV[6])
+audit(FINISH_EVENT[outcome], owner, nil, ARGV[6])
 retain(ARGV[4])
 return reply(CODE.OK, {lease_until})
 `;

@@ -30,21 +30,28 @@ local PAUSE, AUDIT = KEYS[1], KEYS[2]
 local audited = 0
 ${luaFillGateFields()}
 
+-- One read of the pause hash for the whole reply: its fields, each gate's fields kept on it
+-- (fields.ts), and the chain when this call wrote to it.
 local function reply(code, info)
   local pause, gates = {}, {}
+  local fields = {unpack(PAUSE_FIELDS)}
+  local on_pause = #fields
+  for i = 1, #KEYS - 2 do append_gate_fields_on_pause(fields, i) end
+  local chain_at = #fields
+  if audited > 0 then
+    fields[chain_at + 1], fields[chain_at + 2] = '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}'
+  end
+  local values = redis.call('HMGET', PAUSE, unpack(fields))
   -- Every pause holds its record (PAUSE_FIELDS[1]): only without it is EXISTS asked.
-  local values = redis.call('HMGET', PAUSE, unpack(PAUSE_FIELDS))
   if values[1] or redis.call('EXISTS', PAUSE) == 1 then
-    pause = values
+    for k = 1, #PAUSE_FIELDS do pause[k] = values[k] end
     for i = 3, #KEYS do
-      gates[#gates + 1] = fill_gate_fields(redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS)), i - 2)
+      local own = redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS))
+      gates[#gates + 1] = fill_gate_fields(own, values, on_pause + (i - 3) * GATE_FIELDS_ON_PAUSE_COUNT)
     end
   end
   local chain = {}
-  if audited > 0 then
-    chain = redis.call('HMGET', PAUSE, '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}')
-    chain = {chain[1] or '', chain[2] or ''}
-  end
+  if audited > 0 then chain = {values[chain_at + 1] or '', values[chain_at + 2] or ''} end
   return {code, info or {}, audited, pause, gates, chain}
 end
 
@@ -67,8 +74,11 @@ end
 -- Reads and checks the fields the scripts decide on before anything is written, so that a
 -- garbled record is reported instead of half-updated. Returns pause, gates; or nil, a reply.
 local function load()
+  -- The gates' policies are kept on the pause (fields.ts): read with its own fields.
+  local policies = {}
+  for i = 1, #KEYS - 2 do policies[i] = 'policy:' .. i end
   local f, problem = hash_fields(PAUSE, 1, 'gateCount', 'pending', 'resumeState', 'attempts',
-    'leaseOwner', 'leaseUntil')
+    'leaseOwner', 'leaseUntil', unpack(policies))
   if not f then return nil, problem end
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
   local kind = type_of(AUDIT)
@@ -98,7 +108,7 @@ local function load()
     if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
     if not tonumber(g[3] or '') then return nil, corrupt(i, 'field version') end
     if g[4] and not gate.expires_at then return nil, corrupt(i, 'field expiresAt') end
-    local policy_json = g[5] or redis.call('HGET', PAUSE, 'policy:' .. (i - 2)) or ''
+    local policy_json = g[5] or f[6 + i - 2] or ''
     local ok, policy = pcall(cjson.decode, policy_json)
     if not ok or type(policy) ~= 'table' or type(policy.quorum) ~= 'number'
       or type(policy.onExpiry) ~= 'string' or not rawget(EXPIRY_OUTCOME, policy.onExpiry) then
@@ -113,22 +123,21 @@ end
 
 ${luaInitiatorOf()}
 
--- A gate's field, found by its call id among KEYS (a handful of gates at most).
-local function gate_field(call_id, field)
-  for i = 3, #KEYS do
-    if redis.call('HGET', KEYS[i], 'callId') == call_id then return redis.call('HGET', KEYS[i], field) end
-  end
-  return nil
-end
-
 ${luaWriteChainBody()}
--- An audit entry: the body of its chain line (audit-chain.ts), with the gate's decision once it
--- has one, among the pause's unsealed bodies; Node seals it into the trail after the script.
+-- An audit entry about the pause, or about one of its gates (nil: the pause): the body of its
+-- chain line (audit-chain.ts), with the gate's decision once it has one, among the pause's
+-- unsealed bodies; Node seals it into the trail after the script. A pending gate has no
+-- decision; one decided by this call carries the decision it was given.
 local PAUSE_ID = string.match(PAUSE, '{(.-)}')
-local function audit(event, actor, call_id, detail)
-  local decision = nil
-  if call_id ~= '' then decision = gate_field(call_id, 'decision') end
-  local body = write_chain_body(PAUSE, PAUSE_ID, NOW_MS, event, actor, call_id, detail, decision)
+local function audit(event, actor, gate, detail)
+  local call_id, decision = '', nil
+  if gate then
+    call_id = gate.call_id
+    if gate.state ~= STATE.pending then
+      decision = gate.decision or redis.call('HGET', gate.key, 'decision') or nil
+    end
+  end
+  write_chain_body(PAUSE, PAUSE_ID, NOW_MS, event, actor, call_id, detail, decision)
   audited = audited + 1
 end
 
@@ -147,10 +156,13 @@ end
 
 -- Moves a pending gate to its final state; payload is JSON, or false / '' for none.
 local function decide(pause, gate, state, decision, payload)
-  redis.call('HSET', gate.key, 'state', state, 'decision', decision)
-  if payload and payload ~= '' then redis.call('HSET', gate.key, 'decisionPayload', payload) end
+  if payload and payload ~= '' then
+    redis.call('HSET', gate.key, 'state', state, 'decision', decision, 'decisionPayload', payload)
+  else
+    redis.call('HSET', gate.key, 'state', state, 'decision', decision)
+  end
   bump(gate.key)
-  gate.state = state
+  gate.state, gate.decision = state, decision
   pause.pending = redis.call('HINCRBY', PAUSE, 'pending', -1)
 end
 
@@ -176,7 +188,7 @@ local function send_back(pause, gate, reopened_json)
   redis.call('HDEL', gate.key, 'decision', 'decisionPayload', 'approvals', 'lastPayload')
   redis.call('HSET', gate.key, 'state', STATE.pending, 'votes', '[]', 'reopened', reopened_json)
   bump(gate.key)
-  gate.state = STATE.pending
+  gate.state, gate.decision = STATE.pending, nil
   pause.pending = redis.call('HINCRBY', PAUSE, 'pending', 1)
 end
 
@@ -191,12 +203,12 @@ local function abandon(pause, gates, actor, decision, detail, retention_ms)
   for _, gate in ipairs(gates) do
     if gate.state == STATE.pending then
       decide(pause, gate, STATE.cancelled, decision, false)
-      audit(EVENT.cancelled, actor, gate.call_id, detail)
+      audit(EVENT.cancelled, actor, gate, detail)
       cancelled[#cancelled + 1] = gate.call_id
     end
   end
   set_resume(RESUME.abandoned)
-  audit(EVENT.abandoned, actor, '', '')
+  audit(EVENT.abandoned, actor, nil, '')
   retain(retention_ms)
   return cancelled
 end
@@ -206,7 +218,7 @@ end
 local function expire(pause, gates, gate, decision, retention_ms)
   local state = EXPIRY_OUTCOME[gate.on_expiry]
   decide(pause, gate, state, decision, false)
-  audit(EVENT.expired, SYSTEM, gate.call_id, EXPIRED_DETAIL[state])
+  audit(EVENT.expired, SYSTEM, gate, EXPIRED_DETAIL[state])
   if state == STATE.cancelled then
     abandon(pause, gates, SYSTEM, decision, EXPIRY_CANCEL_DETAIL, retention_ms)
   end

@@ -22,7 +22,7 @@ for i = 5, #ARGV do
   local gate = gates[tonumber(ARGV[i])]
   if gate and gate.state == STATE.approved then
     send_back(pause, gate, ARGV[3])
-    audit(EVENT.reopened, owner, gate.call_id, ARGV[4])
+    audit(EVENT.reopened, owner, gate, ARGV[4])
     reopened[#reopened + 1] = gate.call_id
   end
 end

@@ -11,6 +11,6 @@ local pause, gates = load()
 if not pause then return gates end
 redis.call('HSET', PAUSE, 'cardTs', ARGV[2])
 bump(PAUSE)
-audit(EVENT.card_posted, SYSTEM, '', '')
+audit(EVENT.card_posted, SYSTEM, nil, '')
 return reply(CODE.OK)
 `;

@@ -22,7 +22,7 @@ for _, gate in ipairs(gates) do
     local ok, decision = pcall(cjson.decode, redis.call('HGET', gate.key, 'decision') or '')
     if ARGV[3] == '1' or (ok and type(decision) == 'table' and decision.by == ARGV[2]) then
       send_back(pause, gate, ARGV[4])
-      audit(EVENT.undone, ARGV[2], gate.call_id, ARGV[5])
+      audit(EVENT.undone, ARGV[2], gate, ARGV[5])
       undone[#undone + 1] = gate.call_id
     end
   end

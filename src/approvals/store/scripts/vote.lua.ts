@@ -20,19 +20,20 @@ local function vote_gate(pause, gates, gate, voter, choice, vote_json, payload, 
   if votes == '[]' then votes = '[' .. vote_json .. ']' else votes = string.sub(votes, 1, -2) .. ',' .. vote_json .. ']' end
   redis.call('HSET', gate.key, 'votes', votes)
   bump(gate.key)
-  audit(EVENT.voted, voter, gate.call_id, vote_detail)
+  audit(EVENT.voted, voter, gate, vote_detail)
   if choice == CHOICE.reject then
     decide(pause, gate, VOTE_OUTCOME.reject, decision_json, payload)
-    audit(EVENT.rejected, voter, gate.call_id, '')
+    audit(EVENT.rejected, voter, gate, '')
     return CODE.DECIDED, {VOTE_OUTCOME.reject, pause_decided(pause)}
   end
   local approvals = redis.call('HINCRBY', gate.key, 'approvals', 1)
   if payload ~= '' then redis.call('HSET', gate.key, 'lastPayload', payload) end
   if approvals < gate.quorum then return CODE.COUNTED, {approvals, gate.quorum} end
   -- This vote's payload if it has one, else the latest earlier approve vote's.
-  decide(pause, gate, VOTE_OUTCOME.approve, decision_json, redis.call('HGET', gate.key, 'lastPayload'))
+  if payload == '' then payload = redis.call('HGET', gate.key, 'lastPayload') end
+  decide(pause, gate, VOTE_OUTCOME.approve, decision_json, payload)
   if gate.undo_ms > 0 and initiator_of(voter) == 'person' then hold(NOW_MS + gate.undo_ms) end
-  audit(EVENT.approved, voter, gate.call_id, detail(FACT.approvals, {approvals, gate.quorum}))
+  audit(EVENT.approved, voter, gate, detail(FACT.approvals, {approvals, gate.quorum}))
   return CODE.DECIDED, {VOTE_OUTCOME.approve, pause_decided(pause)}
 end
 `;

@@ -16,7 +16,7 @@ local withdrawn = {}
 for _, gate in ipairs(gates) do
   if gate.state == STATE.pending then
     decide(pause, gate, STATE.withdrawn, ARGV[3], false)
-    audit(EVENT.withdrawn, ARGV[2], gate.call_id, ARGV[4])
+    audit(EVENT.withdrawn, ARGV[2], gate, ARGV[4])
     withdrawn[#withdrawn + 1] = gate.call_id
   end
 end
