@@ -16,9 +16,11 @@ import { CHAIN_HEAD_FIELD, TRAIL_FIELD, UNSEALED_FIELD } from './fields.js';
 export const SEAL_AUDIT_LUA = `
 local PER_PAUSE_AUDIT_MAX = ${PER_PAUSE_AUDIT_MAX}
 local PAUSE, AUDIT = KEYS[1], KEYS[2]
-if redis.call('EXISTS', PAUSE) == 0 then return {0} end
-local chain = redis.call('HMGET', PAUSE, '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}')
-local head, unsealed = chain[1] or '', chain[2] or ''
+-- One read: whether the pause is there (every pause holds gateCount), its chain and its trail.
+local f = redis.call('HMGET', PAUSE, 'gateCount', '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}',
+  '${TRAIL_FIELD}')
+if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return {0} end
+local head, unsealed, trail = f[2] or '', f[3] or '', f[4]
 local count = #ARGV - 2
 -- The bodies sealed are the first count of the unsealed ones: skip past them.
 local rest = unsealed
@@ -28,18 +30,19 @@ for i = 1, count do
   if at then rest = string.sub(rest, at + 1) elseif i == count then rest = '' else rest = nil end
 end
 if head ~= ARGV[1] or rest == nil or count == 0 then return {2, head, unsealed} end
-if rest == '' then
-  redis.call('HDEL', PAUSE, '${UNSEALED_FIELD}')
-else
-  redis.call('HSET', PAUSE, '${UNSEALED_FIELD}', rest)
-end
-redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2])
+if rest == '' then redis.call('HDEL', PAUSE, '${UNSEALED_FIELD}') end
+-- A pause recorded before the trail moved into its hash keeps it in its list, and so does one
+-- a previous version's replica appended to during a rolling upgrade: its later lines go there.
 if redis.call('TYPE', AUDIT)['ok'] == 'list' then
+  if rest == '' then
+    redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2])
+  else
+    redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2], '${UNSEALED_FIELD}', rest)
+  end
   redis.call('RPUSH', AUDIT, unpack(ARGV, 3))
   redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
   return {1}
 end
-local trail = redis.call('HGET', PAUSE, '${TRAIL_FIELD}')
 local lines = table.concat(ARGV, '\\n', 3)
 if trail then trail = trail .. '\\n' .. lines else trail = lines end
 -- At most PER_PAUSE_AUDIT_MAX lines: the oldest go first.
@@ -48,6 +51,11 @@ while breaks >= PER_PAUSE_AUDIT_MAX do
   trail = string.sub(trail, string.find(trail, '\\n', 1, true) + 1)
   breaks = breaks - 1
 end
-redis.call('HSET', PAUSE, '${TRAIL_FIELD}', trail)
+if rest == '' then
+  redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2], '${TRAIL_FIELD}', trail)
+else
+  redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2], '${TRAIL_FIELD}', trail,
+    '${UNSEALED_FIELD}', rest)
+end
 return {1}
 `;
