@@ -565,7 +565,6 @@ export class ApprovalWorkflow {
     }
   }
 
-  /** The sweeper expired these gates: show it, and resume pauses that are now decided. */
   /**
    * A pause that expired under `onExpiry: cancel` is never resumed, so nothing else tells its
    * run's root message that the wait is over: it says expired.
@@ -576,6 +575,7 @@ export class ApprovalWorkflow {
     if (thread !== undefined) this.runStatus.set(thread, { kind: 'expired' });
   }
 
+  /** The sweeper expired these gates: show it, and resume pauses that are now decided. */
   async onExpired(expired: readonly ExpiredGate[]): Promise<void> {
     const pauses = new Map<string, boolean>();
     const views = new Map<string, PauseView>();
