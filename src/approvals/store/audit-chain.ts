@@ -160,3 +160,18 @@ local function write_chain_body(pause_key, pause_id, now_ms, event, actor, call_
 end
 `;
 }
+
+/**
+ * The length of the shortest sealed line there can be (empty ids and texts, the first of its
+ * chain): a trail of n lines is never shorter than n times this.
+ */
+export const SHORTEST_SEALED_LINE = chainLine({
+  pauseId: '',
+  seq: 1,
+  at: 0,
+  event: '',
+  actor: '',
+  callId: '',
+  detail: '',
+  prev: AUDIT_GENESIS,
+}).line.length;

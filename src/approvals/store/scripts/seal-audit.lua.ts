@@ -1,3 +1,4 @@
+import { SHORTEST_SEALED_LINE } from '../audit-chain.js';
 import { PER_PAUSE_AUDIT_MAX } from '../rules.js';
 import { CHAIN_HEAD_FIELD, TRAIL_FIELD, UNSEALED_FIELD } from './fields.js';
 
@@ -15,6 +16,7 @@ import { CHAIN_HEAD_FIELD, TRAIL_FIELD, UNSEALED_FIELD } from './fields.js';
  */
 export const SEAL_AUDIT_LUA = `
 local PER_PAUSE_AUDIT_MAX = ${PER_PAUSE_AUDIT_MAX}
+local SHORTEST_SEALED_LINE = ${SHORTEST_SEALED_LINE}
 local PAUSE, AUDIT = KEYS[1], KEYS[2]
 -- One read: whether the pause is there (every pause holds gateCount), its chain and its trail.
 local f = redis.call('HMGET', PAUSE, 'gateCount', '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}',
@@ -45,11 +47,15 @@ if redis.call('TYPE', AUDIT)['ok'] == 'list' then
 end
 local lines = table.concat(ARGV, '\\n', 3)
 if trail then trail = trail .. '\\n' .. lines else trail = lines end
--- At most PER_PAUSE_AUDIT_MAX lines: the oldest go first.
-local _, breaks = string.gsub(trail, '\\n', '')
-while breaks >= PER_PAUSE_AUDIT_MAX do
-  trail = string.sub(trail, string.find(trail, '\\n', 1, true) + 1)
-  breaks = breaks - 1
+-- At most PER_PAUSE_AUDIT_MAX lines: the oldest go first. Lines are counted only in a trail
+-- long enough to hold more (each is at least SHORTEST_SEALED_LINE bytes), so that sealing a line
+-- does not cost a pass over the whole trail.
+if #trail > PER_PAUSE_AUDIT_MAX * SHORTEST_SEALED_LINE then
+  local _, breaks = string.gsub(trail, '\\n', '')
+  while breaks >= PER_PAUSE_AUDIT_MAX do
+    trail = string.sub(trail, string.find(trail, '\\n', 1, true) + 1)
+    breaks = breaks - 1
+  end
 end
 if rest == '' then
   redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2], '${TRAIL_FIELD}', trail)
