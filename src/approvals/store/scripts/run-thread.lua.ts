@@ -12,7 +12,7 @@ import { luaCodeTable } from './codes.js';
 export const RUN_THREAD_LUA = `${luaCodeTable()}
 local key = KEYS[1]
 if ARGV[1] ~= '' and redis.call('HEXISTS', key, ARGV[1]) == 0 then return CODE.UNCHANGED end
-for i = 3, #ARGV, 2 do redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
+if #ARGV > 2 then redis.call('HSET', key, unpack(ARGV, 3)) end
 redis.call('PEXPIRE', key, ARGV[2])
 return CODE.OK
 `;
