@@ -10,7 +10,8 @@
 # proven with (scripts/python-adk-sources.txt). target defaults to ../shared/python-adk beside this checkout, where
 # .ci/run looks for it. The environment is a venv with the machine's site-packages visible
 # (pydantic 2, PyYAML, requests, click come from there) and each project's packages copied in,
-# with a .dist-info (name, version, entry points) so that importlib.metadata finds them.
+# with a .dist-info (name, version, entry points) so that importlib.metadata finds them, and a
+# launcher in bin/ for each command a project declares (google-adk's `adk`).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 sources="${PYTHON_ADK_SOURCES:?PYTHON_ADK_SOURCES: the folder of unpacked source trees}"
@@ -107,7 +108,11 @@ for name, tree_name, package_dir, version_file in MANIFEST:
     info.mkdir(exist_ok=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
     (info / "INSTALLER").write_text("python-adk-env.sh\n")
-    entry_points = pyproject_of(tree, package_dir).get("project", {}).get("entry-points", {})
+    project = pyproject_of(tree, package_dir).get("project", {})
+    # Commands (`[project.scripts]`, e.g. google-adk's `adk`) are the console_scripts group.
+    entry_points = dict(project.get("entry-points", {}))
+    if project.get("scripts"):
+        entry_points["console_scripts"] = project["scripts"]
     if entry_points:
         lines = []
         for group, points in entry_points.items():
@@ -115,6 +120,17 @@ for name, tree_name, package_dir, version_file in MANIFEST:
             lines += [f"{key} = {value}" for key, value in points.items()]
             lines.append("")
         (info / "entry_points.txt").write_text("\n".join(lines))
+    # A launcher in the environment's bin/ for each command, as pip would write.
+    for command, target in project.get("scripts", {}).items():
+        module, _, attribute = target.partition(":")
+        launcher = pathlib.Path(sys.prefix) / "bin" / command
+        launcher.write_text(
+            f"#!{sys.executable}\n"
+            "import sys\n"
+            f"from {module} import {attribute.split('.')[0]}\n"
+            f"sys.exit({attribute}())\n"
+        )
+        launcher.chmod(0o755)
     # A setuptools-scm version file the build would have written.
     for generated in ("_version.py",):
         package = site / source.name
