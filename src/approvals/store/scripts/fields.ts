@@ -75,7 +75,7 @@ export const GATE_FIELDS_ON_PAUSE = ['record', 'policy'] as const;
  *   the ones it does not hold, from `values` (that HMGET's reply) right after position `at`;
  * - `GATE_FIELDS_ON_PAUSE_COUNT`: how many each gate has there.
  */
-export function luaFillGateFields(): string {
+export function luaGateFieldsOnPause(): string {
   const positions = GATE_FIELDS_ON_PAUSE.map((field) => {
     const index = GATE_FIELDS.indexOf(field);
     if (index < 0) throw new Error(`${field} is not a gate field`);

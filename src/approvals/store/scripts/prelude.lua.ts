@@ -4,7 +4,7 @@ import {
   CHAIN_HEAD_FIELD,
   GATE_FIELDS,
   luaFieldList,
-  luaFillGateFields,
+  luaGateFieldsOnPause,
   PAUSE_FIELDS,
   UNSEALED_FIELD,
 } from './fields.js';
@@ -28,7 +28,7 @@ local NOW = ARGV[1]
 local NOW_MS = tonumber(NOW)
 local PAUSE, AUDIT = KEYS[1], KEYS[2]
 local audited = 0
-${luaFillGateFields()}
+${luaGateFieldsOnPause()}
 
 -- One read of the pause hash for the whole reply: its fields, each gate's fields kept on it
 -- (fields.ts), and the chain when this call wrote to it.
@@ -75,10 +75,10 @@ end
 -- garbled record is reported instead of half-updated. Returns pause, gates; or nil, a reply.
 local function load()
   -- The gates' policies are kept on the pause (fields.ts): read with its own fields.
-  local policies = {}
-  for i = 1, #KEYS - 2 do policies[i] = 'policy:' .. i end
-  local f, problem = hash_fields(PAUSE, 1, 'gateCount', 'pending', 'resumeState', 'attempts',
-    'leaseOwner', 'leaseUntil', unpack(policies))
+  local fields = {'gateCount', 'pending', 'resumeState', 'attempts', 'leaseOwner', 'leaseUntil'}
+  local policies_at = #fields
+  for i = 1, #KEYS - 2 do fields[policies_at + i] = 'policy:' .. i end
+  local f, problem = hash_fields(PAUSE, 1, unpack(fields))
   if not f then return nil, problem end
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
   local kind = type_of(AUDIT)
@@ -108,7 +108,7 @@ local function load()
     if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
     if not tonumber(g[3] or '') then return nil, corrupt(i, 'field version') end
     if g[4] and not gate.expires_at then return nil, corrupt(i, 'field expiresAt') end
-    local policy_json = g[5] or f[6 + i - 2] or ''
+    local policy_json = g[5] or f[policies_at + i - 2] or ''
     local ok, policy = pcall(cjson.decode, policy_json)
     if not ok or type(policy) ~= 'table' or type(policy.quorum) ~= 'number'
       or type(policy.onExpiry) ~= 'string' or not rawget(EXPIRY_OUTCOME, policy.onExpiry) then

@@ -32,15 +32,17 @@ for i = 1, count do
   if at then rest = string.sub(rest, at + 1) elseif i == count then rest = '' else rest = nil end
 end
 if head ~= ARGV[1] or rest == nil or count == 0 then return {2, head, unsealed} end
-if rest == '' then redis.call('HDEL', PAUSE, '${UNSEALED_FIELD}') end
+-- One write of the pause hash: the new head, the bodies still unsealed, and the trail below.
+local writes = {'${CHAIN_HEAD_FIELD}', ARGV[2]}
+if rest == '' then
+  redis.call('HDEL', PAUSE, '${UNSEALED_FIELD}')
+else
+  writes[3], writes[4] = '${UNSEALED_FIELD}', rest
+end
 -- A pause recorded before the trail moved into its hash keeps it in its list, and so does one
 -- a previous version's replica appended to during a rolling upgrade: its later lines go there.
 if redis.call('TYPE', AUDIT)['ok'] == 'list' then
-  if rest == '' then
-    redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2])
-  else
-    redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2], '${UNSEALED_FIELD}', rest)
-  end
+  redis.call('HSET', PAUSE, unpack(writes))
   redis.call('RPUSH', AUDIT, unpack(ARGV, 3))
   redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
   return {1}
@@ -57,11 +59,7 @@ if #trail > PER_PAUSE_AUDIT_MAX * SHORTEST_SEALED_LINE then
     breaks = breaks - 1
   end
 end
-if rest == '' then
-  redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2], '${TRAIL_FIELD}', trail)
-else
-  redis.call('HSET', PAUSE, '${CHAIN_HEAD_FIELD}', ARGV[2], '${TRAIL_FIELD}', trail,
-    '${UNSEALED_FIELD}', rest)
-end
+writes[#writes + 1], writes[#writes + 2] = '${TRAIL_FIELD}', trail
+redis.call('HSET', PAUSE, unpack(writes))
 return {1}
 `;
