@@ -35,6 +35,8 @@ export interface AppHomesDeps {
   viewers?: HomeViewers;
   /** The grants a person's Home lists (theirs; every one for a policy admin). Absent: none. */
   grantsFor?: (userId: string) => Promise<Grant[]>;
+  /** Awaited before working out whose Homes a change concerns (`CriticalPath.quiet`). */
+  quiet?: () => Promise<void>;
 }
 
 /** Whose Homes a pause concerns: its requester and its gates' approvers (groups listed when used). */
@@ -53,7 +55,10 @@ const AUDIENCES_KEPT = 10_000;
  * decision's or a resume's path, and a Slack failure is logged and left to the next change.
  */
 export class AppHomes {
+  /** Publishes, per person. */
   private readonly queue: KeyedWorkQueue;
+  /** Changes, per pause or people: whose Homes they concern, then a publish for each. */
+  private readonly changes: KeyedWorkQueue;
   private readonly queued = new Set<string>();
   private readonly changedPauses = new Set<string>();
   /** A word for the person's next Home (a refused click), shown once. */
@@ -68,6 +73,10 @@ export class AppHomes {
 
   constructor(private readonly deps: AppHomesDeps) {
     this.queue = new KeyedWorkQueue(deps.log, { concurrency: 4 });
+    this.changes = new KeyedWorkQueue(deps.log, {
+      concurrency: 4,
+      ...(deps.quiet === undefined ? {} : { admit: deps.quiet }),
+    });
     this.viewers = deps.viewers ?? new MemoryHomeViewers();
   }
 
@@ -101,7 +110,7 @@ export class AppHomes {
   pauseChanged(pauseId: string): void {
     if (this.changedPauses.has(pauseId)) return;
     this.changedPauses.add(pauseId);
-    void this.queue.enqueue(`pause:${pauseId}`, 'home audience', async () => {
+    void this.changes.enqueue(`pause:${pauseId}`, 'home audience', async () => {
       this.changedPauses.delete(pauseId);
       const audience = await this.audienceOf(pauseId);
       if (audience === undefined) return;
@@ -113,13 +122,16 @@ export class AppHomes {
 
   /** Something of theirs changed (a grant): refresh the Homes of those who look at theirs. */
   peopleChanged(userIds: readonly string[]): void {
-    void this.queue.enqueue(`people:${userIds.join(',')}`, 'home audience', async () => {
+    void this.changes.enqueue(`people:${userIds.join(',')}`, 'home audience', async () => {
       for (const userId of await this.lookingAmong(new Set(userIds))) this.refresh(userId);
     });
   }
 
   async drain(timeoutMs: number): Promise<boolean> {
-    return this.queue.drain(timeoutMs);
+    // Changes first (they ask for publishes), both within the one timeout.
+    const deadline = Date.now() + timeoutMs;
+    const changes = await this.changes.drain(timeoutMs);
+    return (await this.queue.drain(Math.max(0, deadline - Date.now()))) && changes;
   }
 
   /** Those who looked lately; everyone when that cannot be read (a Home drawn too often is harmless). */

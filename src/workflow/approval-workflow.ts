@@ -31,12 +31,13 @@ import { AppHomes } from './app-homes.js';
 import { CardRefresher } from './card-refresher.js';
 import { ApprovalCards } from './cards.js';
 import { closedGate } from './closed-gates.js';
+import { CriticalPath } from './critical-path.js';
 import { Decider, type DecisionReply, type VoteRequest, type VoterCheck } from './decider.js';
 import { ExternalPauses } from './external-pauses.js';
 import { type GiveGrantRequest, GrantDecisions } from './grant-decisions.js';
 import { PauseRecorder } from './pause-recorder.js';
 import { Reminders } from './reminders.js';
-import { Resumer, type ResumerOptions } from './resumer.js';
+import { Resumer, type ResumerOptions, type ResumeTiming } from './resumer.js';
 import { type HeldRun, RunIntents } from './run-intents.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunStatusBoard, runThreadOf } from './run-status-board.js';
@@ -55,7 +56,7 @@ import {
   type WebhookKey,
 } from './webhook-deliveries.js';
 import { Withdrawals, type WithdrawRequest } from './withdrawals.js';
-import { KeyedWorkQueue } from './work-queue.js';
+import { afterPendingIo, KeyedWorkQueue } from './work-queue.js';
 
 type WorkflowAdk = Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'>;
 
@@ -71,6 +72,12 @@ export interface ExternalDeps {
 }
 
 export type Tell = (message: SlackMessage) => Promise<void>;
+
+/**
+ * Longest a card, run root or Home redraw waits for the decisions and resumes under way (see
+ * `CriticalPath`): about what a burst of a couple of hundred clicks takes to be decided and sent.
+ */
+const REDRAW_MAX_WAIT_MS = 1_000;
 
 export interface WorkflowDeps {
   store: ConfirmationStore;
@@ -123,6 +130,8 @@ export interface WorkflowDeps {
 export class ApprovalWorkflow {
   private readonly decisions: KeyedWorkQueue;
   private readonly runs: KeyedWorkQueue;
+  /** Votes, and resumes until sent: redraws wait for them. */
+  private readonly criticalPath = new CriticalPath(REDRAW_MAX_WAIT_MS);
   private readonly cards: ApprovalCards;
   private readonly cardRefresher: CardRefresher;
   /** Each person's App Home, refreshed when a pause that concerns them changes. */
@@ -165,8 +174,11 @@ export class ApprovalWorkflow {
     const metrics = withDecisionSpans(deps.metrics ?? noMetrics, tracing);
     this.metrics = metrics;
     const log = deps.log;
+    const quiet = () => this.criticalPath.quiet();
     this.decisions = new KeyedWorkQueue(log.child('decisions'), {
       concurrency: options.decisionConcurrency ?? 4,
+      // The acks of a burst's clicks before its decisions (bench/app.bench.ts: ack p99).
+      admit: afterPendingIo,
     });
     this.runs = new KeyedWorkQueue(log.child('runs'), {
       concurrency: options.runConcurrency ?? 64,
@@ -181,6 +193,7 @@ export class ApprovalWorkflow {
       clock,
       log: log.child('homes'),
       ...(deps.homeViewers === undefined ? {} : { viewers: deps.homeViewers }),
+      quiet,
       grantsFor: (userId) =>
         (deps.policy().admins ?? []).includes(userId)
           ? this.grants.listAll()
@@ -194,7 +207,7 @@ export class ApprovalWorkflow {
       onChanged: (pauseId) => this.homes.pauseChanged(pauseId),
       tracing,
     });
-    this.cardRefresher = new CardRefresher({ cards: this.cards, log: log.child('cards') });
+    this.cardRefresher = new CardRefresher({ cards: this.cards, log: log.child('cards'), quiet });
     // Whatever changes a card changes the Homes of the people it concerns.
     const refreshCard = (
       pauseId: string,
@@ -216,6 +229,7 @@ export class ApprovalWorkflow {
       runs: runThreads,
       slack,
       log: log.child('run-status'),
+      quiet,
     });
     this.runStatus = runStatus;
     const recorder = new PauseRecorder({
@@ -653,9 +667,19 @@ export class ApprovalWorkflow {
       });
     }
     const clickedAt = this.clickedAt.get(pauseId);
-    void this.runs.enqueue(pauseId, 'resume', () =>
-      this.resumeByMode(pauseId, clickedAt === undefined ? options : { ...options, clickedAt }),
-    );
+    // On the critical path from here until the decisions are sent (or not sent after all).
+    const sending = this.criticalPath.begin();
+    void this.runs.enqueue(pauseId, 'resume', async () => {
+      try {
+        await this.resumeByMode(pauseId, {
+          ...options,
+          sending,
+          ...(clickedAt === undefined ? {} : { clickedAt }),
+        });
+      } finally {
+        sending();
+      }
+    });
   }
 
   /**
@@ -665,7 +689,7 @@ export class ApprovalWorkflow {
    */
   private async resumeByMode(
     pauseId: string,
-    options: { retry?: boolean; clickedAt?: number },
+    options: { retry?: boolean } & ResumeTiming,
   ): Promise<void> {
     if (this.external === undefined) return this.resumer.resume(pauseId, options);
     const view = await this.store.getPause(pauseId);
@@ -703,15 +727,17 @@ export class ApprovalWorkflow {
     }: { clickedAt?: number; unknown?: { check: VoteToVerify; tell: Tell | undefined } } = {},
   ): Promise<DecisionReply> {
     try {
-      return await this.decisions.run(pauseId, async () => {
-        // Decisions on one pause run one at a time, so this is the click being decided.
-        if (clickedAt !== undefined) this.clickedAt.set(pauseId, clickedAt);
-        try {
-          return await task();
-        } finally {
-          this.clickedAt.delete(pauseId);
-        }
-      });
+      return await this.criticalPath.track(() =>
+        this.decisions.run(pauseId, async () => {
+          // Decisions on one pause run one at a time, so this is the click being decided.
+          if (clickedAt !== undefined) this.clickedAt.set(pauseId, clickedAt);
+          try {
+            return await task();
+          } finally {
+            this.clickedAt.delete(pauseId);
+          }
+        }),
+      );
     } catch (error) {
       this.log.error('decision failed', { pauseId, error: errorMessage(error) });
       // Sent but never answered: the vote may be recorded. Say so, then find out and say that.

@@ -16,7 +16,8 @@ const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
 /**
  * Keeps cards in sync off the decision's critical path: a decision records the vote, schedules
  * the resume and asks for a refresh here, without waiting on Slack. Requests for one card are
- * coalesced (one render of the latest state), a failed update is tried again later (after
+ * coalesced (one render of the latest state: with `quiet`, requests made while a burst of
+ * decisions is under way wait for it and merge), a failed update is tried again later (after
  * Slack's `Retry-After` when rate limited), and a hung or rate-limited channel holds at most
  * its own cards' slots — never a decision's or a resume's.
  */
@@ -35,10 +36,19 @@ export class CardRefresher {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly retryDelaysMs: readonly number[];
 
+  /** `quiet`: awaited before each refresh (`CriticalPath.quiet`); default none. */
   constructor(
-    private readonly deps: { cards: ApprovalCards; log: Log; options?: CardRefresherOptions },
+    private readonly deps: {
+      cards: ApprovalCards;
+      log: Log;
+      options?: CardRefresherOptions;
+      quiet?: () => Promise<void>;
+    },
   ) {
-    this.queue = new KeyedWorkQueue(deps.log, { concurrency: deps.options?.concurrency ?? 16 });
+    this.queue = new KeyedWorkQueue(deps.log, {
+      concurrency: deps.options?.concurrency ?? 16,
+      ...(deps.quiet === undefined ? {} : { admit: deps.quiet }),
+    });
     this.retryDelaysMs = deps.options?.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   }
 

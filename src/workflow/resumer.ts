@@ -42,6 +42,14 @@ export interface ResumerOptions {
   retryDelaysMs: readonly number[];
 }
 
+/** A resume's moments others follow. */
+export interface ResumeTiming {
+  /** `performance.now()` of the click that decided the pause: times click → resume. */
+  clickedAt?: number;
+  /** Called as the decisions are first sent to the agent. */
+  sending?: () => void;
+}
+
 /**
  * Step 6 of the flow: once every gate of a pause is decided, one replica claims the resume, sends
  * one message that answers every gate, and streams the continuation into the run's thread.
@@ -118,12 +126,12 @@ export class Resumer {
   }
 
   /**
-   * `retry`: a person pressed Retry, so a failed resume may be claimed again. `clickedAt`
-   * (`performance.now()` of the click that decided the pause) times click → resume.
+   * `retry`: a person pressed Retry, so a failed resume may be claimed again. `sending` is not
+   * called when nothing is sent (not claimed, sent back, answered before).
    */
   async resume(
     pauseId: string,
-    { retry = false, clickedAt }: { retry?: boolean; clickedAt?: number } = {},
+    { retry = false, ...timing }: { retry?: boolean } & ResumeTiming = {},
   ): Promise<void> {
     const { store, log, options } = this.deps;
     // A lease is never shared, not even by one replica's click handler and its sweeper: each
@@ -142,7 +150,7 @@ export class Resumer {
     }
     const heartbeat = startLeaseHeartbeat(this.deps, { pauseId, owner, leaseMs: options.leaseMs });
     try {
-      await this.resumeClaimed(claim, owner, clickedAt);
+      await this.resumeClaimed(claim, owner, timing);
     } finally {
       heartbeat.stop();
     }
@@ -151,7 +159,7 @@ export class Resumer {
   private async resumeClaimed(
     { view, attempt, retried }: { view: PauseView; attempt: number; retried: boolean },
     owner: string,
-    clickedAt: number | undefined,
+    timing: ResumeTiming,
   ): Promise<void> {
     const { store, refreshCard, log } = this.deps;
     const pauseId = view.pause.id;
@@ -196,7 +204,7 @@ export class Resumer {
     // No "running" on the root while the answer streams: it would cost a chat.update per
     // decision; the root goes from waiting to how the run ended (or to the next pause).
     const sentAt = this.deps.clock();
-    const { outcome, tries } = await this.sendWithRetries(view, context, clickedAt);
+    const { outcome, tries } = await this.sendWithRetries(view, context, timing);
     this.deps.tracing.resumeSent(view, {
       how: 'adk',
       startedAt: sentAt,
@@ -337,11 +345,11 @@ export class Resumer {
   private async sendWithRetries(
     view: PauseView,
     context: RunContext,
-    clickedAt: number | undefined,
+    timing: ResumeTiming,
   ): Promise<SentResume> {
     const { appName } = view.pause.adk;
     const withInvocation = this.sendsInvocationId(view);
-    const first = await this.sendWithRetriesAs(view, context, withInvocation, clickedAt);
+    const first = await this.sendWithRetriesAs(view, context, withInvocation, timing);
     const { outcome } = first;
     if (withInvocation && outcome.kind === 'failed' && isResumabilityRefusal(outcome.error)) {
       // Refused before the message was stored: resending without it answers nothing twice.
@@ -355,7 +363,7 @@ export class Resumer {
       } else {
         this.deps.log.info('the ADK app refused invocationId; resending without it', fields);
       }
-      const again = await this.sendWithRetriesAs(view, context, false, undefined);
+      const again = await this.sendWithRetriesAs(view, context, false, {});
       return { outcome: again.outcome, tries: first.tries + again.tries };
     }
     return first;
@@ -380,7 +388,7 @@ export class Resumer {
     view: PauseView,
     context: RunContext,
     resumable: boolean,
-    clickedAt: number | undefined,
+    timing: ResumeTiming,
   ): Promise<SentResume> {
     const { options, streamer } = this.deps;
     const sleep = this.deps.sleep ?? defaultSleep;
@@ -402,7 +410,10 @@ export class Resumer {
       newMessage,
       ...(invocationId === undefined ? {} : { invocationId }),
     };
-    if (clickedAt !== undefined) this.deps.metrics.clickToResume(secondsSince(clickedAt));
+    timing.sending?.();
+    if (timing.clickedAt !== undefined) {
+      this.deps.metrics.clickToResume(secondsSince(timing.clickedAt));
+    }
     let outcome = await streamer.stream(context, request);
     let tries = 1;
     for (let retry = 0; ; retry += 1) {

@@ -30,6 +30,8 @@ export class RunStatusBoard {
       runs: RunStatusStore;
       slack: Pick<SlackPort, 'updateMessage' | 'getPermalink'>;
       log: Log;
+      /** Awaited before a root is redrawn (`CriticalPath.quiet`); later statuses meanwhile merge. */
+      quiet?: () => Promise<void>;
     },
   ) {}
 
@@ -69,6 +71,7 @@ export class RunStatusBoard {
     const update = { dirty: false, done: Promise.resolve() };
     update.done = (async () => {
       try {
+        await this.deps.quiet?.();
         do {
           update.dirty = false;
           await this.redraw(thread);

@@ -12,12 +12,18 @@ export class KeyedWorkQueue {
   private readonly queue: PQueue;
   private readonly tails = new Map<string, Promise<void>>();
   private accepting = true;
+  private readonly admit: (() => Promise<void>) | undefined;
 
+  /**
+   * `admit`: awaited before each task takes a slot (after the tasks of its key before it), for
+   * work that should wait for other work first (`CriticalPath.quiet`). Never rejects.
+   */
   constructor(
     private readonly log: Log,
-    options: { concurrency?: number } = {},
+    options: { concurrency?: number; admit?: () => Promise<void> } = {},
   ) {
     this.queue = new PQueue({ concurrency: options.concurrency ?? 32 });
+    this.admit = options.admit;
   }
 
   /**
@@ -31,7 +37,8 @@ export class KeyedWorkQueue {
     // here, the task runs in the context of whoever queued it (its correlation id, see
     // correlation.ts). Not `AsyncResource.bind`: it wraps two deprecation shims per call.
     const resource = new AsyncResource('KeyedWorkQueue');
-    const result = previous.then(() => this.queue.add(() => resource.runInAsyncScope(task)));
+    const admitted = this.admit === undefined ? previous : previous.then(this.admit);
+    const result = admitted.then(() => this.queue.add(() => resource.runInAsyncScope(task)));
     const tail = result.then(
       () => undefined,
       () => undefined,
@@ -73,6 +80,15 @@ export class KeyedWorkQueue {
     return result;
   }
 }
+
+/**
+ * An `admit` that lets whatever I/O has arrived go first: the task starts on the event loop's
+ * next check phase, after the requests already received (a burst's other clicks) were read.
+ */
+export const afterPendingIo = (): Promise<void> =>
+  new Promise((resolve) => {
+    setImmediate(resolve);
+  });
 
 export class QueueClosedError extends Error {
   override readonly name = 'QueueClosedError';

@@ -111,6 +111,44 @@ describe('KeyedWorkQueue', () => {
   });
 });
 
+describe('KeyedWorkQueue with admit', () => {
+  it('starts no task before it is admitted, and keeps the order of its key', async () => {
+    let admit = () => {};
+    const admitted = new Promise<void>((resolve) => {
+      admit = resolve;
+    });
+    const queue = new KeyedWorkQueue(quietLog().log, { admit: () => admitted });
+    const order: string[] = [];
+    const first = queue.enqueue('card-1', 'first', async () => {
+      order.push('first');
+    });
+    const second = queue.enqueue('card-1', 'second', async () => {
+      order.push('second');
+    });
+    await tick();
+    expect(order).toEqual([]);
+    admit();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first', 'second']);
+  });
+
+  it('drain waits for tasks still waiting to be admitted', async () => {
+    let admit = () => {};
+    const admitted = new Promise<void>((resolve) => {
+      admit = resolve;
+    });
+    const queue = new KeyedWorkQueue(quietLog().log, { admit: () => admitted });
+    let ran = false;
+    void queue.enqueue('card-1', 'refresh', async () => {
+      ran = true;
+    });
+    const drained = queue.drain(5_000);
+    admit();
+    expect(await drained).toBe(true);
+    expect(ran).toBe(true);
+  });
+});
+
 describe('KeyedWorkQueue.run', () => {
   it('settles with the task result, or its error, in per-key order', async () => {
     const queue = new KeyedWorkQueue(quietLog().log);

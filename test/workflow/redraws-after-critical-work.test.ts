@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { PauseView } from '../../src/approvals/records.js';
+import { MemoryRunThreadRecords } from '../../src/approvals/run-threads.js';
+import { createLog } from '../../src/log.js';
+import type { SlackPort } from '../../src/slack/port.js';
+import { CardRefresher } from '../../src/workflow/card-refresher.js';
+import type { ApprovalCards } from '../../src/workflow/cards.js';
+import { CriticalPath } from '../../src/workflow/critical-path.js';
+import { RunStatusBoard } from '../../src/workflow/run-status-board.js';
+import { pauseView, vacationGate } from '../support/records.js';
+
+const log = createLog('error', 'test', () => {});
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A vote is under way: redraws wait for it, and the changes meanwhile merge into one. */
+describe('redraws while decisions are under way', () => {
+  it('a card asked for twice meanwhile is rendered once, from the latest view', async () => {
+    const path = new CriticalPath(60_000);
+    const rendered: (PauseView | undefined)[] = [];
+    const cards = {
+      refresh: async (_pauseId: string, { known }: { known?: PauseView } = {}) => {
+        rendered.push(known);
+        return { kind: 'done' as const };
+      },
+    } as unknown as ApprovalCards;
+    const refresher = new CardRefresher({ cards, log, quiet: () => path.quiet() });
+    const endVote = path.begin();
+    const decided = pauseView([vacationGate()], { id: 'p-1' });
+    const resumed = pauseView([vacationGate()], { id: 'p-1' });
+    refresher.request('p-1', undefined, decided);
+    await tick();
+    expect(rendered).toEqual([]);
+    refresher.request('p-1', undefined, resumed);
+    endVote();
+    await refresher.drain(5_000);
+    expect(rendered).toHaveLength(1);
+    expect(rendered[0]).toBe(resumed);
+  });
+
+  it("a run's root set twice meanwhile is redrawn once, with the latest status", async () => {
+    const path = new CriticalPath(60_000);
+    const runs = new MemoryRunThreadRecords();
+    const thread = { channelId: 'C0OPS000001', threadTs: '1700000000.000100' };
+    await runs.saveRoot(thread, { userId: 'U0ALICE0001', appName: 'payments', prompt: 'pay' });
+    const updates: string[] = [];
+    const slack = {
+      updateMessage: async (message: { text?: string }) => {
+        updates.push(message.text ?? '');
+        return { ts: thread.threadTs };
+      },
+      getPermalink: async () => 'https://example.slack.com/archives/C0OPS000001/p1',
+    } as unknown as Pick<SlackPort, 'updateMessage' | 'getPermalink'>;
+    const board = new RunStatusBoard({ runs, slack, log, quiet: () => path.quiet() });
+    const endResume = path.begin();
+    board.set(thread, { kind: 'failed' });
+    board.set(thread, { kind: 'done' });
+    await tick();
+    expect(updates).toEqual([]);
+    endResume();
+    await board.settle();
+    expect(updates).toHaveLength(1);
+    expect((await runs.read(thread))?.status).toEqual({ kind: 'done' });
+  });
+});
