@@ -108,8 +108,9 @@ export interface WorkflowDeps {
   options: ResumerOptions & {
     defaultApp: string | undefined;
     /**
-     * Decisions handled at once (short tasks: vote, card update). Default 4: more lets a burst of
-     * clicks starve the acks of later clicks of the event loop (see bench/app.bench.ts).
+     * Decisions handled at once (short tasks: a vote, its check and store step). Default 8: each
+     * starts after the clicks already received are acked, yet 16 let a burst of clicks delay the
+     * acks of its last clicks (see bench/app.bench.ts and docs/performance.md).
      */
     decisionConcurrency?: number;
     /** Agent runs and resumes streaming at once (long tasks, mostly waiting on a model). Default 64. */
@@ -176,7 +177,7 @@ export class ApprovalWorkflow {
     const log = deps.log;
     const quiet = () => this.criticalPath.quiet();
     this.decisions = new KeyedWorkQueue(log.child('decisions'), {
-      concurrency: options.decisionConcurrency ?? 4,
+      concurrency: options.decisionConcurrency ?? 8,
       // The acks of a burst's clicks before its decisions (bench/app.bench.ts: ack p99).
       admit: afterPendingIo,
     });
@@ -703,6 +704,8 @@ export class ApprovalWorkflow {
         return;
       }
       case 'webhook':
+        // Off the critical path as it starts: a slow receiver holds no redraw up.
+        options.sending?.();
         return this.deliveries?.deliver(pauseId);
       case 'poll':
         return this.finishPolled(pauseId);
