@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { AdkClient, RunItem, RunRequest } from '../../src/adk/client.js';
+import { adkEventSchema } from '../../src/adk/wire/events.js';
+import { parsePolicy } from '../../src/approvals/policy/policy-file.js';
+import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
+import { createLog } from '../../src/log.js';
+import { ApprovalWorkflow } from '../../src/workflow/approval-workflow.js';
+import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
+import { quietSlackPort } from '../support/quiet-slack-port.js';
+
+const ONCALL = 'S0ONCALL0001';
+const CAROL = 'U0CAROL0001';
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+function policyOf(yaml: string) {
+  const parsed = parsePolicy(yaml, 'policy.yml');
+  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+  return parsed.policy;
+}
+
+/** An ADK server whose runs answer one line at once; it keeps each run's session id. */
+function quietAdk() {
+  const sessions: string[] = [];
+  const adk: Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'> = {
+    listApps: async () => [],
+    createSession: async () => {
+      throw new Error('no new sessions here');
+    },
+    getSession: async () => {
+      throw new Error('no sessions here');
+    },
+    async *runSse(request: RunRequest): AsyncGenerator<RunItem, void> {
+      sessions.push(request.sessionId);
+      const content = { role: 'model', parts: [{ text: 'Done.' }] };
+      yield { type: 'event', event: adkEventSchema.parse({ author: 'agent', content }) };
+    },
+  };
+  return { adk, sessions };
+}
+
+/**
+ * A burst of clicks on one replica: the decisions under way go first, and a card waits for them
+ * before it is redrawn (see `CriticalPath`).
+ */
+describe('card redraws in a burst of decisions', () => {
+  it('waits while another decision is under way, though its own pause is decided and resumed', async () => {
+    const store = new MemoryConfirmationStore();
+    const decidedFirst = newPause();
+    const heldUp = newPause();
+    for (const [pause, ts] of [
+      [decidedFirst, '1.000100'],
+      [heldUp, '2.000100'],
+    ] as const) {
+      await store.createPause(pause);
+      await store.setCardTs(pause.id, ts, T0);
+    }
+    const updated: string[] = [];
+    const slack = quietSlackPort({
+      async updateMessage(input) {
+        updated.push(input.ts);
+      },
+    });
+    // Carol approves through @oncall: her click waits for Slack to say who is in it.
+    let answerMembers: (members: string[]) => void = () => {};
+    const members = new Promise<string[]>((resolve) => {
+      answerMembers = resolve;
+    });
+    const { adk, sessions } = quietAdk();
+    const workflow = new ApprovalWorkflow({
+      store,
+      adk,
+      slack,
+      directory: { usergroupMembers: () => members, channelMembers: async () => [] },
+      policy: () => policyOf(`defaults:\n  approvers: [${APPROVER}, ${ONCALL}]\n`),
+      clock: () => T0 + 10,
+      log: createLog('error', 'test', () => {}),
+      options: {
+        owner: 'test',
+        leaseMs: 60_000,
+        resumable: 'auto',
+        retryDelaysMs: [],
+        defaultApp: undefined,
+      },
+    });
+
+    const carols = workflow.vote({
+      pauseId: heldUp.id,
+      callId: firstCallId(heldUp),
+      voter: CAROL,
+      choice: 'approve',
+    });
+    const reply = await workflow.vote({
+      pauseId: decidedFirst.id,
+      callId: firstCallId(decidedFirst),
+      voter: APPROVER,
+      choice: 'approve',
+    });
+    expect(reply).toEqual({ kind: 'done' });
+    for (
+      let i = 0;
+      i < 50 && (await store.getPause(decidedFirst.id))?.pause.resume.state !== 'resumed';
+      i++
+    ) {
+      await tick();
+    }
+    expect(sessions).toEqual([decidedFirst.adk.sessionId]);
+    expect((await store.getPause(decidedFirst.id))?.pause.resume.state).toBe('resumed');
+    for (let i = 0; i < 10; i++) await tick();
+    expect(updated).toEqual([]);
+
+    answerMembers([CAROL]);
+    expect(await carols).toEqual({ kind: 'done' });
+    expect(await workflow.drain(5_000)).toBe(true);
+    // The first card once, as its pause ended (decided and resumed: one redraw for both); the
+    // second as its own decision and resume go.
+    expect(updated.filter((ts) => ts === '1.000100')).toHaveLength(1);
+    expect(updated).toContain('2.000100');
+    expect(sessions).toEqual([decidedFirst.adk.sessionId, heldUp.adk.sessionId]);
+  });
+});
