@@ -668,19 +668,18 @@ export class ApprovalWorkflow {
       });
     }
     const clickedAt = this.clickedAt.get(pauseId);
-    // On the critical path from here until the decisions are sent (or not sent after all).
+    // On the critical path from here until the decisions are sent, or not sent after all (the
+    // resume ended without sending, or was refused at shutdown).
     const sending = this.criticalPath.begin();
-    void this.runs.enqueue(pauseId, 'resume', async () => {
-      try {
-        await this.resumeByMode(pauseId, {
+    void this.runs
+      .enqueue(pauseId, 'resume', () =>
+        this.resumeByMode(pauseId, {
           ...options,
           sending,
           ...(clickedAt === undefined ? {} : { clickedAt }),
-        });
-      } finally {
-        sending();
-      }
-    });
+        }),
+      )
+      .finally(sending);
   }
 
   /**
