@@ -49,6 +49,3 @@ export class CriticalPath {
     });
   }
 }
-
-/** For work that has no critical path to wait for. */
-export const noWait = (): Promise<void> => Promise.resolve();
