@@ -75,6 +75,9 @@ export class CardRefresher {
       const outcome = await this.deps.cards.refresh(pauseId, {
         ...(known === undefined ? {} : { toolOutcomes: known }),
         ...(latest === undefined ? {} : { known: latest }),
+        // A change asked for meanwhile has its own refresh queued behind this one (none is
+        // taken once draining began).
+        superseded: () => this.queued.has(pauseId) && this.queue.open,
       });
       if (outcome.kind === 'done') {
         this.failures.delete(pauseId);

@@ -68,13 +68,20 @@ export class ApprovalCards {
    * returned, rendered without reading it again; it saves a store read and a record decoding per
    * update. After each update a versions-only check (`changedSince`) catches a later change. `toolOutcomes`: what
    * each approved call did once the agent resumed (ran or failed), known only to the resume.
+   * `superseded`: whether a later refresh of this card is on its way, which renders such a change
+   * itself (a change made by this replica asks for one): this one then stops.
    */
   async refresh(
     pauseId: string,
     {
       known,
       toolOutcomes,
-    }: { known?: PauseView; toolOutcomes?: ReadonlyMap<string, ToolOutcome> } = {},
+      superseded,
+    }: {
+      known?: PauseView;
+      toolOutcomes?: ReadonlyMap<string, ToolOutcome>;
+      superseded?: () => boolean;
+    } = {},
   ): Promise<RefreshOutcome> {
     this.deps.onChanged?.(pauseId);
     try {
@@ -92,7 +99,7 @@ export class ApprovalCards {
         await this.deps.slack.updateMessage({ channel: view.pause.card.channelId, ts, ...card });
         sent = message;
         // Changed meanwhile (another replica's update may have landed before this one): again.
-        if (!(await this.deps.store.changedSince(view))) return DONE;
+        if (superseded?.() || !(await this.deps.store.changedSince(view))) return DONE;
         view = await this.deps.store.getPause(pauseId);
       }
       return DONE;

@@ -26,6 +26,11 @@ export class KeyedWorkQueue {
     this.admit = options.admit;
   }
 
+  /** Whether it still takes new work (`drain` has not begun). */
+  get open(): boolean {
+    return this.accepting;
+  }
+
   /**
    * Runs `task` after every earlier task with the same key and settles with its outcome.
    * Refused with `QueueClosedError` once `drain` has begun.

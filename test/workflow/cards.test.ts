@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { PauseView } from '../../src/approvals/records.js';
 import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
 import type { ConfirmationStore } from '../../src/approvals/store.js';
 import { createLog } from '../../src/log.js';
 import type { SlackPort } from '../../src/slack/port.js';
 import { noTracing } from '../../src/tracing/approval-tracing.js';
+import { CardRefresher } from '../../src/workflow/card-refresher.js';
 import { ApprovalCards } from '../../src/workflow/cards.js';
 import { APPROVER, newPause, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
@@ -85,5 +86,34 @@ describe('refreshing a card', () => {
     expect(updates[0]).not.toContain('Approved');
     expect(updates[1]).toContain('Approved');
     expect(calls).toEqual({ reads: 1, checks: 2 });
+  });
+
+  it('leaves a change this replica made during its update to the refresh that change asked for: each state is sent once', async () => {
+    const memory = new MemoryConfirmationStore();
+    const view = await carded(memory);
+    const log = createLog('error', 'test', () => {});
+    let refresher: CardRefresher | undefined;
+    // A vote on this replica while the first update is in flight: it asks for its own refresh.
+    const { slack, updates } = recordingSlack(async () => {
+      const result = await memory.vote({
+        pauseId: view.pause.id,
+        callId: view.pause.callIds[0] ?? '',
+        voter: APPROVER,
+        choice: 'approve',
+        now: T0 + 5,
+      });
+      refresher?.request(
+        view.pause.id,
+        undefined,
+        result.kind === 'decided' ? result.view : undefined,
+      );
+    });
+    refresher = new CardRefresher({ cards: cardsOver(memory, slack), log });
+    refresher.request(view.pause.id, undefined, view);
+    await vi.waitFor(() => expect(updates).toHaveLength(2));
+    expect(await refresher.drain(5_000)).toBe(true);
+    expect(updates).toHaveLength(2);
+    expect(updates[0]).not.toContain('Approved');
+    expect(updates[1]).toContain('Approved');
   });
 });
