@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { buttons, CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 
@@ -56,10 +56,18 @@ describe('when Slack stalls', () => {
     proxy.rateLimit('chat.update', LIMITED, 30);
 
     // The two faulty channels first, so that their card updates are stuck before the calm one.
+    // The proxy's counts are not the sandbox's state, whose changes wake sandbox.waitFor: polled.
+    const proxyCount = { timeout: 5_000, interval: 20 };
     await approve(hung);
-    await harness.sandbox.waitFor(() => proxy.heldNow('chat.update', HUNG) > 0);
+    await vi.waitFor(
+      () => expect(proxy.heldNow('chat.update', HUNG)).toBeGreaterThan(0),
+      proxyCount,
+    );
     await approve(limited);
-    await harness.sandbox.waitFor(() => proxy.refused('chat.update', LIMITED) > 0);
+    await vi.waitFor(
+      () => expect(proxy.refused('chat.update', LIMITED)).toBeGreaterThan(0),
+      proxyCount,
+    );
 
     const clicked = Date.now();
     await approve(calm);
