@@ -10,13 +10,19 @@ function quietLog() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A promise that settles when `release` is called. */
+function latch(): { released: Promise<void>; release: () => void } {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { released, release };
+}
+
 describe('KeyedWorkQueue', () => {
   it("runs each task under its queuer's correlation id, not the id of the task that freed its slot", async () => {
     const queue = new KeyedWorkQueue(quietLog().log, { concurrency: 1 });
-    let releaseFirst = () => {};
-    const first = new Promise<void>((resolve) => {
-      releaseFirst = resolve;
-    });
+    const { released: first, release: releaseFirst } = latch();
     const seen: (string | undefined)[] = [];
     const one = withCorrelation('click-1', () =>
       queue.run('pause-1', async () => {
@@ -38,10 +44,7 @@ describe('KeyedWorkQueue', () => {
   it('runs the tasks of one key in the order they were queued, even when the first is slower', async () => {
     const queue = new KeyedWorkQueue(quietLog().log, { concurrency: 4 });
     const order: string[] = [];
-    let releaseFirst = () => {};
-    const first = new Promise<void>((resolve) => {
-      releaseFirst = resolve;
-    });
+    const { released: first, release: releaseFirst } = latch();
     void queue.enqueue('pause-1', 'first', async () => {
       await first;
       order.push('first');
@@ -113,10 +116,7 @@ describe('KeyedWorkQueue', () => {
 
 describe('KeyedWorkQueue with admit', () => {
   it('starts no task before it is admitted, and keeps the order of its key', async () => {
-    let admit = () => {};
-    const admitted = new Promise<void>((resolve) => {
-      admit = resolve;
-    });
+    const { released: admitted, release: admit } = latch();
     const queue = new KeyedWorkQueue(quietLog().log, { admit: () => admitted });
     const order: string[] = [];
     const first = queue.enqueue('card-1', 'first', async () => {
@@ -133,10 +133,7 @@ describe('KeyedWorkQueue with admit', () => {
   });
 
   it('drain waits for tasks still waiting to be admitted', async () => {
-    let admit = () => {};
-    const admitted = new Promise<void>((resolve) => {
-      admit = resolve;
-    });
+    const { released: admitted, release: admit } = latch();
     const queue = new KeyedWorkQueue(quietLog().log, { admit: () => admitted });
     let ran = false;
     void queue.enqueue('card-1', 'refresh', async () => {

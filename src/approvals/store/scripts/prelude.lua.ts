@@ -156,11 +156,9 @@ end
 
 -- Moves a pending gate to its final state; payload is JSON, or false / '' for none.
 local function decide(pause, gate, state, decision, payload)
-  if payload and payload ~= '' then
-    redis.call('HSET', gate.key, 'state', state, 'decision', decision, 'decisionPayload', payload)
-  else
-    redis.call('HSET', gate.key, 'state', state, 'decision', decision)
-  end
+  local writes = {'state', state, 'decision', decision}
+  if payload and payload ~= '' then writes[5], writes[6] = 'decisionPayload', payload end
+  redis.call('HSET', gate.key, unpack(writes))
   bump(gate.key)
   gate.state, gate.decision = state, decision
   pause.pending = redis.call('HINCRBY', PAUSE, 'pending', -1)
