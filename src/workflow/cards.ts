@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
 import { type PauseView, policyRuleOf } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
@@ -11,6 +12,8 @@ import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
 const MAX_REFRESH_ROUNDS = 3;
+/** Cards whose last sent content this replica remembers (a digest each), newest kept. */
+const REMEMBERED_CARDS = 10_000;
 
 /**
  * Posts approval cards and keeps them in sync with the store. Every render starts from a fresh
@@ -30,6 +33,14 @@ export class ApprovalCards {
     },
   ) {}
 
+  /**
+   * A digest of what this replica last sent to each card (its message and content): a render that would send the same
+   * again is skipped, however the refreshes that produced it were timed (a change that lands
+   * during one refresh's update is rendered by that refresh, and the refresh the change then asks
+   * for finds nothing new).
+   */
+  private readonly lastSent = new Map<string, string>();
+
   /** Posts the card of a newly recorded pause and remembers where it went. */
   async post(view: PauseView): Promise<PauseView> {
     const { card } = view.pause;
@@ -46,6 +57,7 @@ export class ApprovalCards {
         throw error;
       });
     this.deps.tracing.cardPosted(view, startedAt);
+    this.remember(view.pause.id, digestOf(posted.ts, message));
     const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     this.deps.onChanged?.(view.pause.id);
     return updated ?? view;
@@ -66,8 +78,9 @@ export class ApprovalCards {
    * Re-renders the card from the store. Failures are logged and returned, not thrown: the
    * decision is already recorded; `CardRefresher` tries again. `known`: the view a store write just
    * returned, rendered without reading it again; it saves a store read and a record decoding per
-   * update. After each update a versions-only check (`changedSince`) catches a later change. `toolOutcomes`: what
-   * each approved call did once the agent resumed (ran or failed), known only to the resume.
+   * update. After each update a versions-only check (`changedSince`) catches a later change.
+   * `toolOutcomes`: what each approved call did once the agent resumed (ran or failed), known only
+   * to the resume.
    * `superseded`: whether a later refresh of this card is on its way, which renders such a change
    * itself (a change made by this replica asks for one): this one then stops.
    */
@@ -86,18 +99,18 @@ export class ApprovalCards {
     this.deps.onChanged?.(pauseId);
     try {
       let view = known ?? (await this.deps.store.getPause(pauseId));
-      let sent: string | undefined;
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
         const ts = view?.pause.card.ts;
         if (view === undefined || ts === undefined) return DONE;
         // Decided by the policy alone: its "card" is the thread line that says so.
         if (decidedByPolicyAlone(view)) return DONE;
         const card = await this.render(view, toolOutcomes);
-        // A change the card does not show (a resume claimed, a lease renewed) is not sent again.
-        const message = JSON.stringify(card);
-        if (message === sent) return DONE;
+        // A change the card does not show (a resume claimed, a lease renewed), or one an earlier
+        // refresh already sent, is not sent again.
+        const digest = digestOf(ts, card);
+        if (this.lastSent.get(pauseId) === digest) return DONE;
         await this.deps.slack.updateMessage({ channel: view.pause.card.channelId, ts, ...card });
-        sent = message;
+        this.remember(pauseId, digest);
         // Changed meanwhile (another replica's update may have landed before this one): again.
         if (superseded?.() || !(await this.deps.store.changedSince(view))) return DONE;
         view = await this.deps.store.getPause(pauseId);
@@ -113,6 +126,19 @@ export class ApprovalCards {
         : { kind: 'failed' };
     }
   }
+
+  private remember(pauseId: string, digest: string): void {
+    this.lastSent.delete(pauseId);
+    this.lastSent.set(pauseId, digest);
+    if (this.lastSent.size <= REMEMBERED_CARDS) return;
+    const oldest = this.lastSent.keys().next();
+    if (oldest.done !== true) this.lastSent.delete(oldest.value);
+  }
+}
+
+/** What a card message says, and which message it is. */
+function digestOf(ts: string, card: unknown): string {
+  return createHash('sha1').update(ts).update(JSON.stringify(card)).digest('base64');
 }
 
 /** `retryAfterMs`: Slack rate-limited the update and asked to wait this long. */

@@ -116,4 +116,31 @@ describe('refreshing a card', () => {
     expect(updates[0]).not.toContain('Approved');
     expect(updates[1]).toContain('Approved');
   });
+
+  it('sends a state once when the change that asks for it arrives after a refresh already rendered it', async () => {
+    const memory = new MemoryConfirmationStore();
+    const view = await carded(memory);
+    const log = createLog('error', 'test', () => {});
+    // A vote on this replica lands in the store during the first update; its own request for a
+    // refresh comes only after the running refresh has seen the change and rendered it.
+    let decided: PauseView | undefined;
+    const { slack, updates } = recordingSlack(async () => {
+      const result = await memory.vote({
+        pauseId: view.pause.id,
+        callId: view.pause.callIds[0] ?? '',
+        voter: APPROVER,
+        choice: 'approve',
+        now: T0 + 5,
+      });
+      if (result.kind === 'decided') decided = result.view;
+    });
+    const refresher = new CardRefresher({ cards: cardsOver(memory, slack), log });
+    refresher.request(view.pause.id, undefined, view);
+    await vi.waitFor(() => expect(updates).toHaveLength(2));
+    expect(updates[1]).toContain('Approved');
+    expect(decided).toBeDefined();
+    refresher.request(view.pause.id, undefined, decided);
+    expect(await refresher.drain(5_000)).toBe(true);
+    expect(updates).toHaveLength(2);
+  });
 });
