@@ -218,6 +218,8 @@ export class ApprovalWorkflow {
       this.cardRefresher.request(pauseId, toolOutcomes, view);
       this.homes.pauseChanged(pauseId);
     };
+    const knowToolOutcomes = (pauseId: string, toolOutcomes: ReadonlyMap<string, ToolOutcome>) =>
+      this.cardRefresher.knowToolOutcomes(pauseId, toolOutcomes);
     const threads = new RunThreads({ slack, log: log.child('thread') });
     const runThreads = deps.runThreads ?? new MemoryRunThreadRecords();
     const grants = deps.grants ?? new MemoryGrantStore();
@@ -314,6 +316,7 @@ export class ApprovalWorkflow {
     this.resumer = new Resumer({
       store,
       refreshCard,
+      knowToolOutcomes,
       adk: deps.adk,
       streamer,
       threads,
@@ -340,6 +343,7 @@ export class ApprovalWorkflow {
           new Resumer({
             store,
             refreshCard,
+            knowToolOutcomes,
             adk,
             streamer: targetStreamer,
             threads,

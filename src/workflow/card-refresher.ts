@@ -69,11 +69,10 @@ export class CardRefresher {
     this.queued.add(pauseId);
     void this.queue.enqueue(pauseId, 'card refresh', async () => {
       this.queued.delete(pauseId);
-      const known = this.toolOutcomes.get(pauseId);
       const latest = this.latestViews.get(pauseId);
       this.latestViews.delete(pauseId);
       const outcome = await this.deps.cards.refresh(pauseId, {
-        ...(known === undefined ? {} : { toolOutcomes: known }),
+        toolOutcomes: () => this.toolOutcomes.get(pauseId),
         ...(latest === undefined ? {} : { known: latest }),
         // A change asked for meanwhile has its own refresh queued behind this one (none is
         // taken once draining began).
@@ -81,11 +80,20 @@ export class CardRefresher {
       });
       if (outcome.kind === 'done') {
         this.failures.delete(pauseId);
-        if (this.toolOutcomes.get(pauseId) === known) this.toolOutcomes.delete(pauseId);
+        // Kept for a refresh still queued; a later resume's request brings its own again.
+        if (!this.queued.has(pauseId)) this.toolOutcomes.delete(pauseId);
         return;
       }
       this.retryLater(pauseId, outcome.retryAfterMs);
     });
+  }
+
+  /**
+   * What a resume learned of its calls, before it marks the pause resumed: the next render of the
+   * card (one under way included) shows it. Asks for no refresh: the mark's own request does.
+   */
+  knowToolOutcomes(pauseId: string, toolOutcomes: ReadonlyMap<string, ToolOutcome>): void {
+    this.toolOutcomes.set(pauseId, toolOutcomes);
   }
 
   /** Stops retrying and waits for the refreshes under way, up to `timeoutMs`. */

@@ -80,7 +80,7 @@ export class ApprovalCards {
    * returned, rendered without reading it again; it saves a store read and a record decoding per
    * update. After each update a versions-only check (`changedSince`) catches a later change.
    * `toolOutcomes`: what each approved call did once the agent resumed (ran or failed), known only
-   * to the resume.
+   * to the resume; read at each render, so that a render after the resume's mark shows it.
    * `superseded`: whether a later refresh of this card is on its way, which renders such a change
    * itself (a change made by this replica asks for one): this one then stops.
    */
@@ -92,7 +92,7 @@ export class ApprovalCards {
       superseded,
     }: {
       known?: PauseView;
-      toolOutcomes?: ReadonlyMap<string, ToolOutcome>;
+      toolOutcomes?: () => ReadonlyMap<string, ToolOutcome> | undefined;
       superseded?: () => boolean;
     } = {},
   ): Promise<RefreshOutcome> {
@@ -104,7 +104,7 @@ export class ApprovalCards {
         if (view === undefined || ts === undefined) return DONE;
         // Decided by the policy alone: its "card" is the thread line that says so.
         if (decidedByPolicyAlone(view)) return DONE;
-        const card = await this.render(view, toolOutcomes);
+        const card = await this.render(view, toolOutcomes?.());
         // A change the card does not show (a resume claimed, a lease renewed), or one an earlier
         // refresh already sent, is not sent again.
         const digest = digestOf(ts, card);

@@ -69,6 +69,12 @@ export class Resumer {
         toolOutcomes?: ReadonlyMap<string, ToolOutcome>,
         view?: PauseView,
       ) => void;
+      /**
+       * What the resumed calls did, told before the pause is marked resumed: a card refresh
+       * already under way that sees that mark shows them too, and the refresh asked for after the
+       * mark has nothing new to send.
+       */
+      knowToolOutcomes: (pauseId: string, toolOutcomes: ReadonlyMap<string, ToolOutcome>) => void;
       adk: Pick<AdkClient, 'getSession'>;
       streamer: RunStreamer;
       threads: RunThreads;
@@ -257,6 +263,7 @@ export class Resumer {
     }
 
     // Delivered: the agent has the decisions, even if its answer broke off.
+    if (outcome.kind === 'completed') this.deps.knowToolOutcomes(pauseId, outcome.toolOutcomes);
     const finish = await store.markResumed({ pauseId, owner, now });
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });

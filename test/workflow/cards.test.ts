@@ -143,4 +143,34 @@ describe('refreshing a card', () => {
     expect(await refresher.drain(5_000)).toBe(true);
     expect(updates).toHaveLength(2);
   });
+
+  it('shows what the resumed calls did in a refresh under way when the resume marks the pause, and sends it once', async () => {
+    const memory = new MemoryConfirmationStore();
+    const view = await carded(memory);
+    const log = createLog('error', 'test', () => {});
+    const callId = view.gates[0]?.originalCall.id ?? '';
+    const outcomes = new Map([[callId, 'ran' as const]]);
+    let refresher: CardRefresher | undefined;
+    let changed: PauseView | undefined;
+    // The resume tells what ran, then its store change lands during the first update; it asks
+    // for its own refresh only after the running one has rendered the change.
+    const { slack, updates } = recordingSlack(async () => {
+      refresher?.knowToolOutcomes(view.pause.id, outcomes);
+      const result = await memory.vote({
+        pauseId: view.pause.id,
+        callId: view.pause.callIds[0] ?? '',
+        voter: APPROVER,
+        choice: 'approve',
+        now: T0 + 5,
+      });
+      if (result.kind === 'decided') changed = result.view;
+    });
+    refresher = new CardRefresher({ cards: cardsOver(memory, slack), log });
+    refresher.request(view.pause.id, undefined, view);
+    await vi.waitFor(() => expect(updates).toHaveLength(2));
+    refresher.request(view.pause.id, outcomes, changed);
+    expect(await refresher.drain(5_000)).toBe(true);
+    expect(updates).toHaveLength(2);
+    expect(updates[1]).toContain('Approved · ran');
+  });
 });
