@@ -129,8 +129,9 @@ export interface Sandbox {
    */
   setGroupMembers(group: string, people: readonly string[]): void;
   /**
-   * Resolves with the probe's first truthy result, probing now and after every change (no
-   * polling); rejects after `timeoutMs`.
+   * Resolves with the probe's first truthy result, probing now, after every change and every
+   * `POLL_MS` (for a probe that also looks at something outside the sandbox); rejects after
+   * `timeoutMs`.
    */
   waitFor<T>(
     probe: (sandbox: Sandbox) => T | undefined | null | false,
@@ -336,6 +337,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   return sandbox;
 }
 
+/** How often `waitFor` probes again without a change in the sandbox. */
+const POLL_MS = 50;
+
 function waitFor<T>(
   state: SandboxState,
   probe: () => T | undefined | null | false,
@@ -343,8 +347,14 @@ function waitFor<T>(
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let unsubscribe = () => {};
-    const timer = setTimeout(() => {
+    let poll: NodeJS.Timeout | undefined;
+    const stop = () => {
+      clearTimeout(timer);
+      clearInterval(poll);
       unsubscribe();
+    };
+    const timer = setTimeout(() => {
+      stop();
       reject(new Error(`sandbox.waitFor: nothing matched within ${timeoutMs} ms`));
     }, timeoutMs);
     const check = (): boolean => {
@@ -352,14 +362,12 @@ function waitFor<T>(
       try {
         value = probe();
       } catch (error) {
-        clearTimeout(timer);
-        unsubscribe();
+        stop();
         reject(error);
         return true;
       }
       if (value === undefined || value === null || value === false) return false;
-      clearTimeout(timer);
-      unsubscribe();
+      stop();
       resolve(value);
       return true;
     };
@@ -367,5 +375,6 @@ function waitFor<T>(
     unsubscribe = state.subscribe(() => {
       check();
     });
+    poll = setInterval(check, POLL_MS);
   });
 }

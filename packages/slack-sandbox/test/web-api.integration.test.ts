@@ -434,4 +434,12 @@ describe('the sandbox Web API, through the real @slack/web-api client', () => {
       expect(sandbox.views('bob')).toEqual([]);
     });
   });
+
+  it('waitFor also sees what its probe looks at outside the sandbox, with no change in it', async () => {
+    let outside = false;
+    setTimeout(() => {
+      outside = true;
+    }, 20);
+    expect(await sandbox.waitFor(() => outside && 'seen', { timeoutMs: 2_000 })).toBe('seen');
+  });
 });
