@@ -34,10 +34,11 @@ export class ApprovalCards {
   ) {}
 
   /**
-   * A digest of what this replica last sent to each card (its message and content): a render that would send the same
-   * again is skipped, however the refreshes that produced it were timed (a change that lands
-   * during one refresh's update is rendered by that refresh, and the refresh the change then asks
-   * for finds nothing new).
+   * A digest of what this replica last sent to each card (its message and content): a render that
+   * would send the same again is skipped, however the refreshes that produced it were timed (a
+   * change that lands during one refresh's update is rendered by that refresh, and the refresh the
+   * change then asks for finds nothing new). Safe across replicas: a card's block ids carry its
+   * records' versions, so no later state renders like an earlier one.
    */
   private readonly lastSent = new Map<string, string>();
 
