@@ -49,6 +49,18 @@ async function carded(store: ConfirmationStore): Promise<PauseView> {
   return view;
 }
 
+/** An approver's vote on the pause's only call, which decides it: the view it returned. */
+async function approve(store: ConfirmationStore, view: PauseView): Promise<PauseView | undefined> {
+  const result = await store.vote({
+    pauseId: view.pause.id,
+    callId: view.pause.callIds[0] ?? '',
+    voter: APPROVER,
+    choice: 'approve',
+    now: T0 + 5,
+  });
+  return result.kind === 'decided' ? result.view : undefined;
+}
+
 function cardsOver(store: ConfirmationStore, slack: SlackPort) {
   const log = createLog('error', 'test', () => {});
   return new ApprovalCards({ store, slack, clock: () => T0 + 10, log, tracing: noTracing });
@@ -73,13 +85,7 @@ describe('refreshing a card', () => {
     const { store, calls } = counted(memory);
     // Another replica records a vote while this one's update is in flight.
     const { slack, updates } = recordingSlack(async () => {
-      await memory.vote({
-        pauseId: view.pause.id,
-        callId: view.pause.callIds[0] ?? '',
-        voter: APPROVER,
-        choice: 'approve',
-        now: T0 + 5,
-      });
+      await approve(memory, view);
     });
     await cardsOver(store, slack).refresh(view.pause.id, { known: view });
     expect(updates).toHaveLength(2);
@@ -95,18 +101,8 @@ describe('refreshing a card', () => {
     let refresher: CardRefresher | undefined;
     // A vote on this replica while the first update is in flight: it asks for its own refresh.
     const { slack, updates } = recordingSlack(async () => {
-      const result = await memory.vote({
-        pauseId: view.pause.id,
-        callId: view.pause.callIds[0] ?? '',
-        voter: APPROVER,
-        choice: 'approve',
-        now: T0 + 5,
-      });
-      refresher?.request(
-        view.pause.id,
-        undefined,
-        result.kind === 'decided' ? result.view : undefined,
-      );
+      const decided = await approve(memory, view);
+      refresher?.request(view.pause.id, undefined, decided);
     });
     refresher = new CardRefresher({ cards: cardsOver(memory, slack), log });
     refresher.request(view.pause.id, undefined, view);
@@ -125,14 +121,7 @@ describe('refreshing a card', () => {
     // refresh comes only after the running refresh has seen the change and rendered it.
     let decided: PauseView | undefined;
     const { slack, updates } = recordingSlack(async () => {
-      const result = await memory.vote({
-        pauseId: view.pause.id,
-        callId: view.pause.callIds[0] ?? '',
-        voter: APPROVER,
-        choice: 'approve',
-        now: T0 + 5,
-      });
-      if (result.kind === 'decided') decided = result.view;
+      decided = await approve(memory, view);
     });
     const refresher = new CardRefresher({ cards: cardsOver(memory, slack), log });
     refresher.request(view.pause.id, undefined, view);
@@ -156,14 +145,7 @@ describe('refreshing a card', () => {
     // for its own refresh only after the running one has rendered the change.
     const { slack, updates } = recordingSlack(async () => {
       refresher?.knowToolOutcomes(view.pause.id, outcomes);
-      const result = await memory.vote({
-        pauseId: view.pause.id,
-        callId: view.pause.callIds[0] ?? '',
-        voter: APPROVER,
-        choice: 'approve',
-        now: T0 + 5,
-      });
-      if (result.kind === 'decided') changed = result.view;
+      changed = await approve(memory, view);
     });
     refresher = new CardRefresher({ cards: cardsOver(memory, slack), log });
     refresher.request(view.pause.id, undefined, view);
