@@ -58,7 +58,6 @@ export class ApprovalCards {
         throw error;
       });
     this.deps.tracing.cardPosted(view, startedAt);
-    this.remember(view.pause.id, digestOf(posted.ts, message));
     const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     this.deps.onChanged?.(view.pause.id);
     return updated ?? view;
