@@ -24,7 +24,7 @@ import { type BudgetRow, budgetTable, range } from './support/budget.js';
 import { type Child, compileProcesses, startChild } from './support/child-processes.js';
 import { FAKE_APP, type FakeAdk, startFakeAdk } from './support/fake-adk.js';
 import { ms, type Spread, spread, table } from './support/figures.js';
-import { summarizeProfile } from './support/profile-summary.js';
+import { profileLines } from './support/profile-summary.js';
 
 /**
  * The Slack app, whole, in child processes as replicas run it: real Redis, the Slack sandbox
@@ -168,21 +168,9 @@ afterAll(async () => {
 }, 120_000);
 
 async function printProfile(file: string): Promise<void> {
-  const { self, ownInclusive } = await summarizeProfile(file, PROFILE_TOP_FRAMES);
-  const percent = (share: number) => `${(100 * share).toFixed(1)} %`;
   print('');
   print(`CPU profile of the last one-process burst, first click to every card final (${file})`);
-  for (const [title, frames] of [
-    ['top frames by self time', self],
-    ["the app's own frames (src/), inclusive", ownInclusive],
-  ] as const) {
-    const rows = table(
-      [title, 'share'],
-      frames.map(({ frame, share }) => [frame, percent(share)]),
-    );
-    for (const line of rows) print(line);
-    print('');
-  }
+  for (const line of await profileLines(file, PROFILE_TOP_FRAMES)) print(line);
 }
 
 describe('the Slack app', () => {

@@ -13,6 +13,8 @@ import {
 } from '../test/support/redis.js';
 import { type BudgetRow, budgetTable } from './support/budget.js';
 import { ms, spread as percentiles } from './support/figures.js';
+import { profiled } from './support/in-process-profile.js';
+import { profileLines } from './support/profile-summary.js';
 
 /**
  * The Redis confirmation store against the Redis at 127.0.0.1:6379: vote throughput next to a
@@ -29,6 +31,9 @@ const LARGE_PENDING = 100_000;
 const SMALL_PENDING = 1_000;
 const LATENCY_VOTES = 300;
 
+/** BENCH_CPU_PROF=<dir>: the sweep is profiled and its top frames printed. */
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+
 let admin: Redis;
 const prefixes: string[] = [];
 /** The budget's store rows, printed together at the end. */
@@ -42,6 +47,11 @@ function prefix(): string {
 
 function print(line: string): void {
   process.stdout.write(`[bench store] ${line}\n`);
+}
+
+async function printProfile(file: string): Promise<void> {
+  print(`CPU profile of the sweep (${file})`);
+  for (const line of await profileLines(file, 25)) print(line);
 }
 
 function rate(count: number, ms: number): number {
@@ -339,12 +349,16 @@ describe('Redis confirmation store', () => {
       ownsClient: true,
     });
     let expired = 0;
-    const cost = await cpuTimed(async () => {
+    const sweep = async () => {
       for (;;) {
         const batch = await sweeper.expireDue(T0 + 1_000, 1_000);
         expired += batch.length;
         if (batch.length === 0) break;
       }
+    };
+    let profile: string | undefined;
+    const cost = await cpuTimed(async () => {
+      profile = (await profiled(PROFILE_DIR, 'store-sweep', sweep)).file;
     });
     const ms = cost.ms;
     print(
@@ -352,6 +366,7 @@ describe('Redis confirmation store', () => {
         `CPU ${Math.round(cost.nodeMs)} ms Node + ${Math.round(cost.redisMs)} ms Redis, ` +
         `${cpuPer(expired, cost)} per gate`,
     );
+    if (profile !== undefined) await printProfile(profile);
     // The floor: the same number of due members in one sorted set, taken off in batches of 1,000.
     const due = `${keyPrefix}floor:due`;
     for (let i = 0; i < SWEEP_GATES; i += 1_000) {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { table } from './figures.js';
 
 /** The parts of a V8 `.cpuprofile` the summary reads. */
 const cpuProfileSchema = z.object({
@@ -95,4 +96,24 @@ function frameName(callFrame: { functionName: string; url: string; lineNumber: n
     .replace(/^file:\/\//, '');
   const where = file === '' ? '' : ` ${file}:${callFrame.lineNumber + 1}`;
   return `${callFrame.functionName || '(anonymous)'}${where}`;
+}
+
+/** The summary of a profile as printable lines: its top frames by self time, then the app's own. */
+export async function profileLines(file: string, top: number): Promise<string[]> {
+  const { self, ownInclusive } = await summarizeProfile(file, top);
+  const percent = (share: number) => `${(100 * share).toFixed(1)} %`;
+  const lines: string[] = [];
+  for (const [title, frames] of [
+    ['top frames by self time', self],
+    ["the app's own frames (src/), inclusive", ownInclusive],
+  ] as const) {
+    lines.push(
+      ...table(
+        [title, 'share'],
+        frames.map(({ frame, share }) => [frame, percent(share)]),
+      ),
+    );
+    lines.push('');
+  }
+  return lines;
 }
