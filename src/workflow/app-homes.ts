@@ -105,9 +105,11 @@ export class AppHomes {
    * A pause changed: refresh the Homes of its requester, its user approvers and its user-group
    * members (named people, and groups Slack lists for us) who looked at their Home lately; the
    * others see it when they next open their Home, as members of a channel that may approve do
-   * (a channel can have thousands of members).
+   * (a channel can have thousands of members). `view`: the pause as the change returned it, when
+   * the caller has it: whose Homes it concerns is then known without reading it.
    */
-  pauseChanged(pauseId: string): void {
+  pauseChanged(pauseId: string, view?: PauseView): void {
+    if (view !== undefined && !this.audiences.has(pauseId)) this.remember(pauseId, view);
     if (this.changedPauses.has(pauseId)) return;
     this.changedPauses.add(pauseId);
     void this.changes.enqueue(`pause:${pauseId}`, 'home audience', async () => {
@@ -150,7 +152,11 @@ export class AppHomes {
     const known = this.audiences.get(pauseId);
     if (known !== undefined) return known;
     const view = await this.deps.store.getPause(pauseId);
-    if (view === undefined) return undefined;
+    return view === undefined ? undefined : this.remember(pauseId, view);
+  }
+
+  /** Who a pause concerns never changes: its requester and its gates' approvers. */
+  private remember(pauseId: string, view: PauseView): Audience {
     const audience: Audience = {
       requester: view.pause.requester,
       approvers: view.gates.flatMap((gate) => [

@@ -5,7 +5,7 @@ import { type GrantStore, MemoryGrantStore } from '../approvals/grants.js';
 import type { HomeViewers } from '../approvals/home-viewers.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
-import type { PauseView } from '../approvals/records.js';
+import { type PauseView, viewVersion } from '../approvals/records.js';
 import { MemoryRunThreadRecords, type RunThreadRecords } from '../approvals/run-threads.js';
 import {
   type ConfirmationStore,
@@ -216,7 +216,7 @@ export class ApprovalWorkflow {
       view?: PauseView,
     ) => {
       this.cardRefresher.request(pauseId, toolOutcomes, view);
-      this.homes.pauseChanged(pauseId);
+      this.homes.pauseChanged(pauseId, view);
     };
     const knowToolOutcomes = (pauseId: string, toolOutcomes: ReadonlyMap<string, ToolOutcome>) =>
       this.cardRefresher.knowToolOutcomes(pauseId, toolOutcomes);
@@ -606,15 +606,21 @@ export class ApprovalWorkflow {
       }
       const pauseId = gate.view.pause.id;
       pauses.set(pauseId, (pauses.get(pauseId) ?? false) || gate.pauseDecided);
-      views.set(pauseId, gate.view);
+      // Two gates of one pause expired in one batch: the later expiry's view holds both.
+      const seen = views.get(pauseId);
+      if (seen === undefined || viewVersion(gate.view) > viewVersion(seen)) {
+        views.set(pauseId, gate.view);
+      }
     }
     await Promise.all(
       [...pauses].map(([pauseId, decided]) =>
         this.decisions.enqueue(pauseId, 'show expiry', async () => {
+          const view = views.get(pauseId);
           if (decided) this.scheduleResume(pauseId);
-          this.showCalledOff(views.get(pauseId));
-          this.cardRefresher.request(pauseId);
-          this.homes.pauseChanged(pauseId);
+          this.showCalledOff(view);
+          // Rendered from the expiry's own view: no read of the pause before the update.
+          this.cardRefresher.request(pauseId, undefined, view);
+          this.homes.pauseChanged(pauseId, view);
         }),
       ),
     );
