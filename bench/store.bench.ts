@@ -54,6 +54,32 @@ async function printProfile(file: string): Promise<void> {
   for (const line of await profileLines(file, 25)) print(line);
 }
 
+/**
+ * The bytes a key's content takes written out: a hash's field names and values, a sorted set's
+ * members and 8-byte scores, a stream's entry ids, field names and values, a string's value.
+ * What any layout of the same data holds, before Redis's own overhead.
+ */
+async function dataBytes(redis: Redis, key: string): Promise<number> {
+  const length = (texts: readonly string[]) =>
+    texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+  switch (await redis.type(key)) {
+    case 'hash':
+      return length(Object.entries(await redis.hgetall(key)).flat());
+    case 'zset': {
+      const members = await redis.zrange(key, 0, -1);
+      return length(members) + 8 * members.length;
+    }
+    case 'stream':
+      return length((await redis.xrange(key, '-', '+')).flatMap(([id, fields]) => [id, ...fields]));
+    case 'string':
+      return Buffer.byteLength((await redis.get(key)) ?? '');
+    case 'list':
+      return length(await redis.lrange(key, 0, -1));
+    default:
+      return 0;
+  }
+}
+
 function rate(count: number, ms: number): number {
   return Math.round((count * 1000) / ms);
 }
@@ -297,22 +323,30 @@ describe('Redis confirmation store', () => {
     );
     await createAll(store, inputs);
     const byKind = new Map<string, number>();
+    const dataByKind = new Map<string, number>();
     let total = 0;
+    let data = 0;
     for (const key of await keysWithPrefix(redis, keyPrefix)) {
       const bytes = (await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0;
+      const held = await dataBytes(redis, key);
       const kind = key
         .slice(keyPrefix.length)
         .replace(/^\{[^}]*\}:/, '')
         .replace(/:.*$/, '');
       byKind.set(kind, (byKind.get(kind) ?? 0) + bytes);
+      dataByKind.set(kind, (dataByKind.get(kind) ?? 0) + held);
       total += bytes;
+      data += held;
     }
-    const parts = [...byKind].map(
-      ([kind, bytes]) => `${kind} ${Math.round(bytes / MEMORY_SAMPLE)}`,
-    );
+    const perKind = (bytes: Map<string, number>) =>
+      [...bytes].map(([kind, sum]) => `${kind} ${Math.round(sum / MEMORY_SAMPLE)}`).join(', ');
     print(
       `memory per pending gate, ${label}: ${Math.round(total / MEMORY_SAMPLE)} bytes ` +
-        `(${parts.join(', ')}; indexes amortised over ${MEMORY_SAMPLE} one-gate pauses)`,
+        `(${perKind(byKind)}; indexes amortised over ${MEMORY_SAMPLE} one-gate pauses)`,
+    );
+    print(
+      `  of which the data itself (names, values, members, scores; no Redis overhead): ` +
+        `${Math.round(data / MEMORY_SAMPLE)} bytes (${perKind(dataByKind)})`,
     );
     if (args === undefined) {
       // The floor: each pause's input as one JSON string under one key, nothing indexed.
