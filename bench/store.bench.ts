@@ -31,7 +31,7 @@ const LARGE_PENDING = 100_000;
 const SMALL_PENDING = 1_000;
 const LATENCY_VOTES = 300;
 
-/** BENCH_CPU_PROF=<dir>: the sweep is profiled and its top frames printed. */
+/** BENCH_CPU_PROF=<dir>: the votes and the sweep are profiled and their top frames printed. */
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 
 let admin: Redis;
@@ -49,8 +49,8 @@ function print(line: string): void {
   process.stdout.write(`[bench store] ${line}\n`);
 }
 
-async function printProfile(file: string): Promise<void> {
-  print(`CPU profile of the sweep (${file})`);
+async function printProfile(file: string, what: string): Promise<void> {
+  print(`CPU profile of ${what} (${file})`);
   for (const line of await profileLines(file, 25)) print(line);
 }
 
@@ -269,7 +269,8 @@ describe('Redis confirmation store', () => {
       );
       await createAll(creator, inputs);
 
-      const storeCost = await cpuTimed(() =>
+      let profile: string | undefined;
+      const vote = () =>
         spread(votes, clients, (i, worker) => {
           const input = inputs[i];
           const store = stores[worker];
@@ -281,8 +282,11 @@ describe('Redis confirmation store', () => {
             choice: 'approve',
             now: T0 + 1,
           });
-        }),
-      );
+        });
+      const storeCost = await cpuTimed(async () => {
+        profile = (await profiled(PROFILE_DIR, `store-votes-${clients}-clients`, vote)).file;
+      });
+      if (profile !== undefined) await printProfile(profile, `the votes of ${clients} clients`);
       const bareCost = await cpuTimed(() =>
         spread(votes, clients, async (i, worker) => {
           const redis = connections[worker];
@@ -400,7 +404,7 @@ describe('Redis confirmation store', () => {
         `CPU ${Math.round(cost.nodeMs)} ms Node + ${Math.round(cost.redisMs)} ms Redis, ` +
         `${cpuPer(expired, cost)} per gate`,
     );
-    if (profile !== undefined) await printProfile(profile);
+    if (profile !== undefined) await printProfile(profile, 'the sweep');
     // The floor: the same number of due members in one sorted set, taken off in batches of 1,000.
     const due = `${keyPrefix}floor:due`;
     for (let i = 0; i < SWEEP_GATES; i += 1_000) {
