@@ -1,22 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { AdkClient, RunItem, RunRequest } from '../../src/adk/client.js';
 import { adkEventSchema } from '../../src/adk/wire/events.js';
-import { parsePolicy } from '../../src/approvals/policy/policy-file.js';
 import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
-import { createLog } from '../../src/log.js';
 import { ApprovalWorkflow } from '../../src/workflow/approval-workflow.js';
 import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
+import { policyOf, workflowTestDefaults } from '../support/workflow.js';
 
 const ONCALL = 'S0ONCALL0001';
 const CAROL = 'U0CAROL0001';
 const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-function policyOf(yaml: string) {
-  const parsed = parsePolicy(yaml, 'policy.yml');
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  return parsed.policy;
-}
 
 /** An ADK server whose runs answer one line at once; it keeps each run's session id. */
 function quietAdk() {
@@ -73,14 +66,7 @@ describe('card redraws in a burst of decisions', () => {
       directory: { usergroupMembers: () => members, channelMembers: async () => [] },
       policy: () => policyOf(`defaults:\n  approvers: [${APPROVER}, ${ONCALL}]\n`),
       clock: () => T0 + 10,
-      log: createLog('error', 'test', () => {}),
-      options: {
-        owner: 'test',
-        leaseMs: 60_000,
-        resumable: 'auto',
-        retryDelaysMs: [],
-        defaultApp: undefined,
-      },
+      ...workflowTestDefaults,
     });
 
     const carols = workflow.vote({

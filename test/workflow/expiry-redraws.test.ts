@@ -1,17 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
-import { parsePolicy } from '../../src/approvals/policy/policy-file.js';
 import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
-import { createLog } from '../../src/log.js';
 import { ApprovalWorkflow } from '../../src/workflow/approval-workflow.js';
 import { newPause, policy, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
+import { policyOf, workflowTestDefaults } from '../support/workflow.js';
 
 const EXPIRES_IN_MS = 1_000;
 
 /** `seen`: each card update's text, and `read` for each read of a pause, in order. */
 function workflowWith(store: MemoryConfirmationStore, seen: string[]) {
-  const parsed = parsePolicy('defaults:\n  approvers: [U0APPROVER]\n', 'policy.yml');
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+  const policy = policyOf('defaults:\n  approvers: [U0APPROVER]\n');
   return new ApprovalWorkflow({
     store,
     adk: {
@@ -32,16 +30,9 @@ function workflowWith(store: MemoryConfirmationStore, seen: string[]) {
       },
     }),
     directory: { usergroupMembers: async () => [], channelMembers: async () => [] },
-    policy: () => parsed.policy,
+    policy: () => policy,
     clock: () => T0 + EXPIRES_IN_MS,
-    log: createLog('error', 'test', () => {}),
-    options: {
-      owner: 'test',
-      leaseMs: 60_000,
-      resumable: 'auto',
-      retryDelaysMs: [],
-      defaultApp: undefined,
-    },
+    ...workflowTestDefaults,
   });
 }
 
