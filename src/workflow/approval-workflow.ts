@@ -618,8 +618,10 @@ export class ApprovalWorkflow {
           const view = views.get(pauseId);
           if (decided) this.scheduleResume(pauseId);
           this.showCalledOff(view);
-          // Rendered from the expiry's own view: no read of the pause before the update.
-          this.cardRefresher.request(pauseId, undefined, view);
+          // Drawn from the expiry's own view unless a resume follows, which changes the pause
+          // before its card is drawn (read then, as after a deciding vote).
+          const latest = !decided || view?.pause.resume.state === 'abandoned';
+          this.cardRefresher.request(pauseId, undefined, latest ? view : undefined);
           this.homes.pauseChanged(pauseId, view);
         }),
       ),

@@ -1,3 +1,5 @@
+import type { AdkClient, RunItem, RunRequest } from '../../src/adk/client.js';
+import { adkEventSchema } from '../../src/adk/wire/events.js';
 import type { Policy } from '../../src/approvals/policy/policy.js';
 import { parsePolicy } from '../../src/approvals/policy/policy-file.js';
 import { createLog } from '../../src/log.js';
@@ -21,3 +23,23 @@ export const workflowTestDefaults = {
     defaultApp: undefined,
   },
 } satisfies Pick<WorkflowDeps, 'log' | 'options'>;
+
+/** An ADK server whose runs answer one line at once; it keeps each run's session id. */
+export function quietAdk() {
+  const sessions: string[] = [];
+  const adk: Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'> = {
+    listApps: async () => [],
+    createSession: async () => {
+      throw new Error('no new sessions here');
+    },
+    getSession: async () => {
+      throw new Error('no sessions here');
+    },
+    async *runSse(request: RunRequest): AsyncGenerator<RunItem, void> {
+      sessions.push(request.sessionId);
+      const content = { role: 'model', parts: [{ text: 'Done.' }] };
+      yield { type: 'event', event: adkEventSchema.parse({ author: 'agent', content }) };
+    },
+  };
+  return { adk, sessions };
+}

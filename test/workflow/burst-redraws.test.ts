@@ -1,35 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { AdkClient, RunItem, RunRequest } from '../../src/adk/client.js';
-import { adkEventSchema } from '../../src/adk/wire/events.js';
 import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
 import { ApprovalWorkflow } from '../../src/workflow/approval-workflow.js';
 import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
-import { policyOf, workflowTestDefaults } from '../support/workflow.js';
+import { policyOf, quietAdk, workflowTestDefaults } from '../support/workflow.js';
 
 const ONCALL = 'S0ONCALL0001';
 const CAROL = 'U0CAROL0001';
 const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-/** An ADK server whose runs answer one line at once; it keeps each run's session id. */
-function quietAdk() {
-  const sessions: string[] = [];
-  const adk: Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'> = {
-    listApps: async () => [],
-    createSession: async () => {
-      throw new Error('no new sessions here');
-    },
-    getSession: async () => {
-      throw new Error('no sessions here');
-    },
-    async *runSse(request: RunRequest): AsyncGenerator<RunItem, void> {
-      sessions.push(request.sessionId);
-      const content = { role: 'model', parts: [{ text: 'Done.' }] };
-      yield { type: 'event', event: adkEventSchema.parse({ author: 'agent', content }) };
-    },
-  };
-  return { adk, sessions };
-}
 
 /**
  * A burst of clicks on one replica: the decisions under way go first, and a card waits for them

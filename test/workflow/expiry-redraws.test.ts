@@ -1,32 +1,27 @@
 import { describe, expect, it, vi } from 'vitest';
+import { pauseIdFor } from '../../src/approvals/records.js';
 import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
+import type { NewPause } from '../../src/approvals/store.js';
 import { ApprovalWorkflow } from '../../src/workflow/approval-workflow.js';
 import { newPause, policy, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
-import { policyOf, workflowTestDefaults } from '../support/workflow.js';
+import { policyOf, quietAdk, workflowTestDefaults } from '../support/workflow.js';
 
 const EXPIRES_IN_MS = 1_000;
 
-/** `seen`: each card update's text, and `read` for each read of a pause, in order. */
+/**
+ * `seen`: each card update (its text, and how many of its calls it shows expired), and `read`
+ * for each read of a pause, in order.
+ */
 function workflowWith(store: MemoryConfirmationStore, seen: string[]) {
   const policy = policyOf('defaults:\n  approvers: [U0APPROVER]\n');
   return new ApprovalWorkflow({
     store,
-    adk: {
-      listApps: async () => [],
-      createSession: async () => {
-        throw new Error('no sessions here');
-      },
-      getSession: async () => {
-        throw new Error('no sessions here');
-      },
-      runSse: () => {
-        throw new Error('a cancelled pause is never resumed');
-      },
-    },
+    adk: quietAdk().adk,
     slack: quietSlackPort({
       async updateMessage(input) {
-        seen.push(input.text ?? '');
+        const expired = JSON.stringify(input.blocks).match(/:hourglass: Expired/g) ?? [];
+        seen.push(`${input.text} (${expired.length} shown expired)`);
       },
     }),
     directory: { usergroupMembers: async () => [], channelMembers: async () => [] },
@@ -36,41 +31,72 @@ function workflowWith(store: MemoryConfirmationStore, seen: string[]) {
   });
 }
 
+/** Three gates: the first two expire, the third never does. */
+function threeGates(): NewPause {
+  const expiring = policy({ expiresInMs: EXPIRES_IN_MS });
+  const two = newPause({ gates: 2, policies: [expiring, expiring] });
+  const [first] = two.gates;
+  if (first === undefined) throw new Error('no gate');
+  const third = {
+    ...first,
+    confirmationCallId: `${first.confirmationCallId}-3`,
+    originalCall: { ...first.originalCall, id: `${first.originalCall.id}-3` },
+    policy: policy(),
+  };
+  const gates = [...two.gates, third];
+  return {
+    ...two,
+    id: pauseIdFor(
+      two.adk,
+      gates.map((gate) => gate.confirmationCallId),
+    ),
+    gates,
+  };
+}
+
+async function expireAndRedraw(pause: NewPause) {
+  const store = new MemoryConfirmationStore();
+  await store.createPause(pause);
+  await store.setCardTs(pause.id, '1.000100', T0);
+  const seen: string[] = [];
+  const workflow = workflowWith(store, seen);
+  const expired = await store.expireDue(T0 + EXPIRES_IN_MS);
+  const read = store.getPause.bind(store);
+  vi.spyOn(store, 'getPause').mockImplementation((id) => {
+    seen.push('read');
+    return read(id);
+  });
+  // In reverse: the batch's order says nothing of which expiry came last.
+  await workflow.onExpired(expired.toReversed());
+  expect(await workflow.drain(5_000)).toBe(true);
+  return { expired, seen };
+}
+
 describe('the card of a gate the sweeper expired', () => {
-  it.each([
-    ['one expiry that calls the pause off', 'cancel', 'Approval request decided: 2 cancelled'],
-    [
-      'two expiries in one batch, the later listed first',
-      'reject',
-      'Approval request decided: 2 expired',
-    ],
-  ] as const)(
-    'is redrawn from the expiry’s own view, and its Homes found, before anything reads the pause: %s',
-    async (_, onExpiry, shown) => {
-      const store = new MemoryConfirmationStore();
-      const pause = newPause({
-        gates: 2,
-        policies: [policy({ expiresInMs: EXPIRES_IN_MS, onExpiry })],
-      });
-      await store.createPause(pause);
-      await store.setCardTs(pause.id, '1.000100', T0);
-      const seen: string[] = [];
-      const workflow = workflowWith(store, seen);
-      const expired = await store.expireDue(T0 + EXPIRES_IN_MS);
-      expect(expired).toHaveLength(onExpiry === 'cancel' ? 1 : 2);
-      const read = store.getPause.bind(store);
-      vi.spyOn(store, 'getPause').mockImplementation((id) => {
-        seen.push('read');
-        return read(id);
-      });
+  it('is drawn from the expiry’s own view, its Homes found, when the expiry called the pause off', async () => {
+    const pause = newPause({
+      gates: 2,
+      policies: [policy({ expiresInMs: EXPIRES_IN_MS, onExpiry: 'cancel' })],
+    });
+    const { expired, seen } = await expireAndRedraw(pause);
+    expect(expired).toHaveLength(1);
+    expect(seen).toEqual(['Approval request decided: 2 cancelled (2 shown expired)']);
+  });
 
-      await workflow.onExpired(expired.toReversed());
-      expect(await workflow.drain(5_000)).toBe(true);
+  it('is drawn from the newest of the expiries’ views while a gate still waits', async () => {
+    const { expired, seen } = await expireAndRedraw(threeGates());
+    expect(expired).toHaveLength(2);
+    expect(seen).toEqual(['Approval needed: transfer_money (hitl_agent) (2 shown expired)']);
+  });
 
-      // Drawn as the sweep left it before anything read the pause. A rejected pause is then
-      // resumed (which fails here, the ADK being absent) and drawn again.
-      expect(seen[0]).toBe(shown);
-      if (onExpiry === 'cancel') expect(seen).toEqual([shown]);
-    },
-  );
+  it('is drawn once the resume that follows a deciding expiry has begun, not before', async () => {
+    const pause = newPause({ gates: 2, policies: [policy({ expiresInMs: EXPIRES_IN_MS })] });
+    const { seen } = await expireAndRedraw(pause);
+    // Drawn from the expiry's view, the card would say "resumes shortly" and then be drawn again.
+    expect(seen).toEqual([
+      'read',
+      'Approval request decided: 2 expired (2 shown expired)',
+      'Approval request decided: 2 expired — agent resumed (2 shown expired)',
+    ]);
+  });
 });
