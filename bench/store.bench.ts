@@ -284,7 +284,7 @@ describe('Redis confirmation store', () => {
           });
         });
       const storeCost = await cpuTimed(async () => {
-        profile = (await profiled(PROFILE_DIR, `store-votes-${clients}-clients`, vote)).file;
+        profile = await profiled(PROFILE_DIR, `store-votes-${clients}-clients`, vote);
       });
       if (profile !== undefined) await printProfile(profile, `the votes of ${clients} clients`);
       const bareCost = await cpuTimed(() =>
@@ -396,7 +396,7 @@ describe('Redis confirmation store', () => {
     };
     let profile: string | undefined;
     const cost = await cpuTimed(async () => {
-      profile = (await profiled(PROFILE_DIR, 'store-sweep', sweep)).file;
+      profile = await profiled(PROFILE_DIR, 'store-sweep', sweep);
     });
     const ms = cost.ms;
     print(

@@ -4,24 +4,27 @@ import { join } from 'node:path';
 
 /**
  * Runs `work` under V8's CPU profiler in this process and writes the profile to
- * `<dir>/<name>.cpuprofile`; with no `dir`, runs `work` alone. Returns the profile's path, if any.
+ * `<dir>/<name>.cpuprofile`, returning its path; with no `dir`, runs `work` alone.
  */
-export async function profiled<T>(
+export async function profiled(
   dir: string | undefined,
   name: string,
-  work: () => Promise<T>,
-): Promise<{ result: T; file?: string }> {
-  if (dir === undefined) return { result: await work() };
+  work: () => Promise<unknown>,
+): Promise<string | undefined> {
+  if (dir === undefined) {
+    await work();
+    return undefined;
+  }
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.start');
   try {
-    const result = await work();
+    await work();
     const { profile } = await session.post('Profiler.stop');
     const file = join(dir, `${name}.cpuprofile`);
     await writeFile(file, JSON.stringify(profile));
-    return { result, file };
+    return file;
   } finally {
     session.disconnect();
   }
