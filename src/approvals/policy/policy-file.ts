@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { GatePolicy } from '../records.js';
+import type { Glob } from './glob.js';
 import { DEFAULTS_LABEL, type Policy, type PolicyRule, type ResolvedGatePolicy } from './policy.js';
 import { type CheckedEntry, checkEntries } from './policy-checks.js';
 import {
@@ -113,10 +114,11 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
   const entries: CheckedEntry[] = [
     { path: ['defaults'], own: ownDefaults, policy: defaults.policy },
   ];
+  const names = ruleNames(file.rules ?? []);
   const rules: PolicyRule[] = (file.rules ?? []).map((rule, index) => {
     const { match, payloadSchema, name, when, decision, reason, risk, redact, grants, ...own } =
       rule;
-    const resolved = resolveEntry(name ?? `rules[${index}]`, own, ownDefaults);
+    const resolved = resolveEntry(names[index] ?? `rules[${index}]`, own, ownDefaults);
     if (payloadSchema !== undefined) resolved.policy.payloadSchema = payloadSchema;
     if (risk !== undefined) resolved.policy.risk = risk;
     if (redact !== undefined && redact.length > 0) resolved.policy.redact = redact;
@@ -144,6 +146,7 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
   const findings = [
     ...checkEntries(entries),
     ...duplicateNames(file.rules ?? []),
+    ...sharedMatchNames(file.rules ?? []),
     ...(file.rules ?? []).flatMap((rule, index) =>
       rule.decision === 'deny' && rule.reason === undefined
         ? [
@@ -173,6 +176,58 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
     ...(file.admins === undefined ? {} : { admins: file.admins }),
   };
   return { ok: true, policy, warnings };
+}
+
+type RuleMatch = { app?: Glob | undefined; tool?: Glob | undefined; kind?: string | undefined };
+type NamedRule = { name?: string | undefined; match: RuleMatch };
+
+/**
+ * Each rule's name as cards, grants, the audit and the metrics know it: its `name:`, else what it
+ * matches (`app=ops tool=restart_*`, `kind=input`, `any call`), which stays the same when rules
+ * are added or moved around it (an index would renumber, and a grant would lose its rule). An
+ * unnamed rule matching what an earlier unnamed rule matches gets ` #2`, ` #3`… (and a warning).
+ */
+function ruleNames(rules: readonly NamedRule[]): string[] {
+  const seen = new Map<string, number>();
+  return rules.map((rule) => {
+    if (rule.name !== undefined) return rule.name;
+    const base = matchName(rule.match);
+    const count = (seen.get(base) ?? 0) + 1;
+    seen.set(base, count);
+    return count === 1 ? base : `${base} #${count}`;
+  });
+}
+
+/** Names never written in a `name:` (those have no spaces or `=`), so the two cannot collide. */
+function matchName({ app, tool, kind }: RuleMatch): string {
+  const parts = [
+    app === undefined ? undefined : `app=${app.pattern}`,
+    tool === undefined ? undefined : `tool=${tool.pattern}`,
+    kind === undefined ? undefined : `kind=${kind}`,
+  ].filter((part) => part !== undefined);
+  return parts.length === 0 ? 'any call' : parts.join(' ');
+}
+
+/** Unnamed rules of one match are told apart by their order alone: a name keeps them apart. */
+function sharedMatchNames(rules: readonly NamedRule[]) {
+  const first = new Map<string, number>();
+  return rules.flatMap((rule, index) => {
+    if (rule.name !== undefined) return [];
+    const base = matchName(rule.match);
+    const earlier = first.get(base);
+    if (earlier === undefined) {
+      first.set(base, index);
+      return [];
+    }
+    return [
+      {
+        severity: 'warning' as const,
+        path: ['rules', index, 'match'],
+        message: `another unnamed rule matches the same calls (rules[${earlier}]), so this one is named "${base} #…" by its order: give both a name`,
+        at: 'key' as const,
+      },
+    ];
+  });
 }
 
 /** Two rules of one name would make every decision that names it ambiguous. */
