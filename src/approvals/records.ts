@@ -236,10 +236,16 @@ export const deliveryStatusSchema = z.object({
 });
 export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
 
+/** An agent's claim to run a decided gate's call (`POST /v1/pauses/{id}/claim`). */
+export const gateClaimSchema = z.object({ by: z.string(), at: z.number() });
+export type GateClaim = z.infer<typeof gateClaimSchema>;
+
 /** Facts about a pause recorded after its decision, outside the transitions. */
 export interface PauseNotes {
   outcomes: Record<string, GateOutcome>;
   delivery?: DeliveryStatus;
+  /** The gates an agent claimed to run, by confirmation call id: it has taken the decision. */
+  claims?: Record<string, GateClaim>;
 }
 
 export const pauseRecordSchema = z.object({

@@ -1,5 +1,6 @@
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
+import { apiActor } from '../approvals/deciders.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import { evaluatePolicy, type Policy, resolveGatePolicy } from '../approvals/policy.js';
@@ -148,7 +149,7 @@ export class ExternalPauses {
         kind: gateKind(gate),
         args: gate.originalCall.args,
         ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
-        requester: { id: input.requesterSlackUserId ?? `api:${input.keyName}` },
+        requester: { id: input.requesterSlackUserId ?? apiActor(input.keyName) },
         ...(cardChannelOf(input) === undefined ? {} : { channel: cardChannelOf(input) }),
         source: 'api',
         now,
@@ -200,7 +201,7 @@ export class ExternalPauses {
     const result = await store.createPause({
       id,
       adk: invocationId === undefined ? adk : { ...adk, invocationId },
-      requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
+      requester: input.requesterSlackUserId ?? apiActor(input.keyName),
       card: place,
       gates,
       external: input.external,
@@ -221,7 +222,7 @@ export class ExternalPauses {
         ? resolved
         : await coverByGrants(this.deps.grants, resolved, {
             app: input.app,
-            requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
+            requester: input.requesterSlackUserId ?? apiActor(input.keyName),
             adk,
             now: this.deps.clock(),
             log,
@@ -341,7 +342,7 @@ export class ExternalPauses {
     if (view === undefined) return { kind: 'not_found' };
     const result = await this.deps.store.cancel({
       pauseId,
-      by: `api:${keyName}`,
+      by: apiActor(keyName),
       ...(reason === undefined ? {} : { reason }),
       now: this.deps.clock(),
     });
@@ -364,7 +365,7 @@ export class ExternalPauses {
       pauseId,
       callId,
       outcome: { ...outcome, at: this.deps.clock() },
-      actor: `api:${keyName}`,
+      actor: apiActor(keyName),
     });
     if (recorded === 'recorded') await this.deps.cards.refresh(pauseId);
     return recorded;
@@ -380,12 +381,15 @@ export class ExternalPauses {
     const gate = view.gates.find((g) => g.confirmationCallId === callId);
     if (gate === undefined) return 'unknown_gate';
     if (gate.state !== 'approved') return 'not_approved';
-    return this.deps.store.claimGateRun({
+    const claim = await this.deps.store.claimGateRun({
       pauseId,
       callId,
-      by: `api:${keyName}`,
+      by: apiActor(keyName),
       at: this.deps.clock(),
     });
+    // The card then says the agent took the decision; the tool need not wait for Slack.
+    if (claim === 'claimed') void this.deps.cards.refresh(pauseId);
+    return claim;
   }
 
   /** A pause changed outside a vote: show it and wake its waiters. */

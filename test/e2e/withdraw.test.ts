@@ -147,7 +147,7 @@ describe('withdraw', () => {
       { timeoutMs: 15_000 },
     );
     await click(alice.id, card, ACTION_IDS.withdraw);
-    await waitForCard(card, `Cancelled by <@${alice.id}>`);
+    await waitForCard(card, `Withdrawn by <@${alice.id}>`);
     await harness.reply(OPS, root.ts, 'the run stops here');
     expect((await harness.pauseOf(card)).pause.resume.state).toBe('abandoned');
   });
