@@ -19,6 +19,22 @@ export function holdLine(view: PauseView, holdUntil: number): string {
   return `:hourglass_flowing_sand: ${allDecided(askingOf(view.gates))}: the agent resumes ${slackDate(holdUntil, 'seconds')} unless the approver undoes it${length}.`;
 }
 
+/** How the decision was handed to an agent that runs elsewhere: the card's line, its fallback's end. */
+const HANDOVER = {
+  delivered: {
+    line: ':arrow_forward: Decision delivered to the agent (webhook)',
+    summary: ' — decision delivered to the agent',
+  },
+  ready: {
+    line: ':hourglass_flowing_sand: Decision ready for the agent: it fetches it itself',
+    summary: ' — decision ready for the agent',
+  },
+  taken: {
+    line: ':arrow_forward: The agent took the decision',
+    summary: ' — the agent took the decision',
+  },
+} as const;
+
 /**
  * A pause whose agent runs elsewhere and takes its decision itself: its "resumed" state means the
  * app handed the decision over, not that the agent resumed. Poll mode: ready until the agent
@@ -26,12 +42,8 @@ export function holdLine(view: PauseView, holdUntil: number): string {
  * webhook mode: delivered. Undefined for pauses the app resumes itself.
  */
 export function handoverLine(view: PauseView, notes: PauseNotes | undefined): string | undefined {
-  const mode = view.pause.external?.resume.mode;
-  if (mode === 'webhook') return ':arrow_forward: Decision delivered to the agent (webhook)';
-  if (mode !== 'poll') return undefined;
-  return agentTookIt(view, notes)
-    ? ':arrow_forward: The agent took the decision'
-    : ':hourglass_flowing_sand: Decision ready for the agent: it fetches it itself';
+  const state = handoverOf(view, notes);
+  return state === undefined ? undefined : HANDOVER[state].line;
 }
 
 /** The end of the card's notification text, for the same states. */
@@ -39,18 +51,21 @@ export function handoverSummary(
   view: PauseView,
   notes: PauseNotes | undefined,
 ): string | undefined {
-  const mode = view.pause.external?.resume.mode;
-  if (mode === 'webhook') return ' — decision delivered to the agent';
-  if (mode !== 'poll') return undefined;
-  return agentTookIt(view, notes)
-    ? ' — the agent took the decision'
-    : ' — decision ready for the agent';
+  const state = handoverOf(view, notes);
+  return state === undefined ? undefined : HANDOVER[state].summary;
 }
 
-function agentTookIt(view: PauseView, notes: PauseNotes | undefined): boolean {
-  return view.gates.some(
+function handoverOf(
+  view: PauseView,
+  notes: PauseNotes | undefined,
+): keyof typeof HANDOVER | undefined {
+  const mode = view.pause.external?.resume.mode;
+  if (mode === 'webhook') return 'delivered';
+  if (mode !== 'poll') return undefined;
+  const taken = view.gates.some(
     ({ confirmationCallId }) =>
       notes?.claims?.[confirmationCallId] !== undefined ||
       notes?.outcomes[confirmationCallId] !== undefined,
   );
+  return taken ? 'taken' : 'ready';
 }

@@ -205,9 +205,7 @@ export class Resumer {
     }
     // A card in another channel: the run's thread learns the decisions there, once.
     const elsewhere = attempt === 1 ? renderDecisionsElsewhere(view) : undefined;
-    if (elsewhere !== undefined && view.pause.runThread !== undefined) {
-      await this.deps.threads.post(context.thread, elsewhere);
-    }
+    if (elsewhere !== undefined) await this.deps.threads.post(context.thread, elsewhere);
     // No "running" on the root while the answer streams: it would cost a chat.update per
     // decision; the root goes from waiting to how the run ended (or to the next pause).
     const sentAt = this.deps.clock();

@@ -35,6 +35,10 @@ describe("the run's thread, when the card lives elsewhere", () => {
     expect(renderDecisionsElsewhere(view)).toBeUndefined();
   });
 
+  it('says nothing for a card in the run’s own thread: the card itself shows the decisions', () => {
+    expect(renderDecisionsElsewhere(pauseView([decided('approved', 'UBOB')]))).toBeUndefined();
+  });
+
   it('names a denial as the policy’s when the calls were decided there', () => {
     const view = pauseView(
       [decided('rejected', 'policy:no-invoices'), decided('approved', 'UBOB', 1)],
