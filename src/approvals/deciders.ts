@@ -22,7 +22,7 @@ export interface Decider {
   id: string;
 }
 
-/** The actor an API key's calls are recorded under: `api:<key name>`. */
+/** The actor an API key's calls are recorded under: `api:<key name>` (the audit's `agent`). */
 export const API_ACTOR_PREFIX = 'api:';
 
 export function apiActor(keyName: string): string {

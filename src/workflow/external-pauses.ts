@@ -65,7 +65,8 @@ export type CreateExternalPauseResult =
   | { kind: 'idempotency_conflict' };
 
 export type ExternalPauseRead =
-  | { kind: 'found'; view: PauseView; notes: PauseNotes }
+  /** `names`: the deciders' display names by user id, for `decidedBy`. */
+  | { kind: 'found'; view: PauseView; notes: PauseNotes; names: Map<string, string> }
   | { kind: 'not_found' };
 
 export type DecisionRead =
@@ -298,7 +299,11 @@ export class ExternalPauses {
   async read(keyName: string, pauseId: string): Promise<ExternalPauseRead> {
     const view = await this.ownView(keyName, pauseId);
     if (view === undefined) return { kind: 'not_found' };
-    return { kind: 'found', view, notes: await this.deps.store.readNotes(pauseId) };
+    const [notes, names] = await Promise.all([
+      this.deps.store.readNotes(pauseId),
+      deciderNames(view, this.deps.people),
+    ]);
+    return { kind: 'found', view, notes, names };
   }
 
   /**

@@ -1270,7 +1270,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
           event: 'outcome_reported',
           seq: 4,
           prev: splitChainLine(lines[2] ?? '')?.hash,
-          initiator: 'system',
+          // The agent's key reported it: not the system (an expiry, a replica).
+          initiator: 'agent',
         });
         const page = await store.readAuditPage({ limit: 1_000 });
         expect(page.filter((e) => e.pauseId === input.id).map((e) => e.line)).toEqual(
