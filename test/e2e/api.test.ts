@@ -231,6 +231,13 @@ describe('the approvals API', () => {
     expect(results(resumed).map((r) => r.name)).toEqual(['transfer_money']);
     expect(await countToolRuns(harness.adk, chat, 'transfer_money')).toBe(1);
 
+    // Its claim before running the call is what tells the card it took the decision.
+    const claimed = await api(`/v1/pauses/${pause.id}/claim`, {
+      body: { callId: pause.gates[0]?.callId },
+    });
+    expect(claimed.status).toBe(200);
+    await cardSays('The agent took the decision');
+
     const outcome = await api(`/v1/pauses/${pause.id}/outcome`, {
       body: { callId: pause.gates[0]?.callId, status: 'executed', detail: 'moved 250' },
     });
@@ -243,7 +250,6 @@ describe('the approvals API', () => {
       status: 'decided',
       gates: [{ outcome: { status: 'executed' }, decidedBy: { kind: 'person', id: bob.id } }],
     });
-    await cardSays('The agent took the decision');
     const trail = await harness.store.readAudit({ pauseId: pause.id });
     expect(trail.map((e) => e.event)).toContain('outcome_reported');
   });
