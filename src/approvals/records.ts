@@ -21,7 +21,10 @@ export type Approver = z.infer<typeof approverSchema>;
 
 /** The policy that applied to a gate when it was recorded (see the policy file's rule fields). */
 export const gatePolicySchema = z.object({
-  /** Which entry of the policy file matched, e.g. `rules[2]` or `defaults`: for the card and the audit. */
+  /**
+   * Which entry of the policy file matched, by its name (`large-refunds`, or for an unnamed rule
+   * what it matches: `app=ops tool=restart_*`) or `defaults`: for the card, grants and the audit.
+   */
   rule: z.string(),
   /** Empty: nobody may approve (fails closed); the card says so. */
   approvers: z.array(approverSchema),
