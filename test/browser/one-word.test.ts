@@ -1,8 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../packages/slack-sandbox/test/chromium.js';
-import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { CHANNELS, PEOPLE } from '../support/app-harness.js';
+import { BROWSER_ARTIFACTS, useBrowserWorld } from '../support/browser-world.js';
 
 /**
  * What a person sees says the true thing (issue 34), in Chromium on the sandbox's page, with the
@@ -12,7 +11,6 @@ import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-har
  * the undo window's end has seconds, and an undone approval reads so on the Home.
  */
 
-const ARTIFACTS = 'test-artifacts/browser';
 const { bob, carol } = PEOPLE;
 const OPS = CHANNELS.ops.id;
 
@@ -33,34 +31,12 @@ rules:
     undoWindow: 30s
 `;
 
-let harness: Harness;
-let browser: Browser;
+const world = useBrowserWorld({ policy: POLICY, sweepIntervalMs: 60_000 });
 let page: Page;
 
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  harness = await startHarness({ policy: POLICY, sweepIntervalMs: 60_000 });
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await harness?.stop();
-});
-
-afterEach(async (context) => {
-  if (context.task.result?.state === 'fail') {
-    const name = context.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-    await page?.screenshot({ path: `${ARTIFACTS}/failed-${name}.png` });
-    process.stderr.write(`${harness.logs.slice(-40).join('\n')}\n`);
-  }
-  await page?.close();
-});
-
 async function openAs(person: keyof typeof PEOPLE): Promise<void> {
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.setDefaultTimeout(15_000);
-  await page.goto(`${harness.sandbox.url}/?as=${person}#${OPS}`);
+  page = await world().newPage();
+  await page.goto(`${world().harness.sandbox.url}/?as=${person}#${OPS}`);
   await page.getByTestId('conversation-title').first().waitFor();
 }
 
@@ -153,7 +129,7 @@ describe('what a person sees says the true thing (#34)', () => {
     expect(text).not.toContain('1 of 1 approval');
     expect(text).not.toContain('Arguments');
     expect(await thread.getByText('@grant:').count()).toBe(0);
-    await page.screenshot({ path: `${ARTIFACTS}/grant-line.png` });
+    await page.screenshot({ path: `${BROWSER_ARTIFACTS}/grant-line.png` });
   });
 
   it('a policy’s denial reads “Denied by policy” on the run’s root, every emoji drawn, and is not credited to approvers', async () => {
