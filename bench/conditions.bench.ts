@@ -2,8 +2,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { describe, it } from 'vitest';
 import { type ConditionInput, compileCondition } from '../src/approvals/policy/condition.js';
-import { formatSteps } from '../src/approvals/policy/condition-cost.js';
-import { CONDITION_LIMITS } from '../src/approvals/policy/condition-limits.js';
+import { CONDITION_LIMITS, formatSteps } from '../src/approvals/policy/condition-limits.js';
 import { ms, spread, table } from './support/figures.js';
 
 /**

@@ -7,8 +7,20 @@ import {
   isNode,
   nodeList,
 } from './condition-ast.js';
-import { CONDITION_LIMITS, count, type ReadPath } from './condition-limits.js';
+import { CONDITION_LIMITS, count, outermost, type ReadPath } from './condition-limits.js';
 import { compileLiteralPattern, MATCHES_DYNAMIC, MATCHES_LITERAL } from './condition-regex.js';
+import {
+  CALL_STRING,
+  CALL_VALUE,
+  listOf,
+  literalSize,
+  PER_CHARACTER,
+  SCALAR,
+  type Size,
+  stringOf,
+  union,
+  unknownOf,
+} from './condition-size.js';
 
 /**
  * A condition's worst-case cost, from its parsed and checked expression, over values within
@@ -45,26 +57,6 @@ export type EstimateResult = { ok: true; estimate: CostEstimate } | { ok: false;
 
 const NODE = 1;
 const CALL = 10;
-const PER_CHARACTER = 0.1;
-
-/** Bounds of a value: a string's characters, a list's or map's entries and each entry's bounds. */
-interface Size {
-  chars: number;
-  entries: number;
-  entry?: Size | undefined;
-  /** Steps to walk all of it (equality, `in`). */
-  deep: number;
-}
-
-const SCALAR: Size = { chars: 0, entries: 0, deep: 1 };
-/** Anything in `args`, `payload` or `requester`: a string, a number, a list or map of the same. */
-const CALL_VALUE: Size = {
-  chars: CONDITION_LIMITS.maxStringLength,
-  entries: CONDITION_LIMITS.maxEntries,
-  deep: CONDITION_LIMITS.maxValues,
-};
-CALL_VALUE.entry = CALL_VALUE;
-const CALL_STRING: Size = stringOf(CONDITION_LIMITS.maxStringLength);
 
 const VARIABLES: Readonly<Record<string, Size>> = {
   args: CALL_VALUE,
@@ -106,7 +98,7 @@ export function estimateCost(root: CelNode): EstimateResult {
     const result = new Estimator(reads).value(root, new Map());
     return {
       ok: true,
-      estimate: { cost: result.cost, expensive: describe(result.why), reads: minimal(reads) },
+      estimate: { cost: result.cost, expensive: describe(result.why), reads: outermost(reads) },
     };
   } catch (error) {
     if (error instanceof Unestimable) return { ok: false, error: error.message };
@@ -450,63 +442,16 @@ function pathLength(node: CelNode | undefined): number {
   return length;
 }
 
-function literalSize(value: unknown): Size {
-  if (typeof value === 'string') return stringOf(value.length);
-  if (value instanceof Uint8Array) return stringOf(value.length);
-  return SCALAR;
-}
-
-function fixedKey(value: unknown): string | number | undefined {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'bigint' || typeof value === 'number') return Number(value);
-  return undefined;
-}
-
-function stringOf(chars: number): Size {
-  return { chars, entries: 0, deep: 1 + PER_CHARACTER * chars };
-}
-
-function listOf(length: number, entry: Size): Size {
-  return { chars: 0, entries: length, entry, deep: 1 + length * entry.deep };
-}
-
-/** A value of unknown shape within one bound (what `bytes.json()` parses). */
-function unknownOf(bound: number): Size {
-  const size: Size = { chars: bound, entries: bound, deep: bound };
-  size.entry = size;
-  return size;
-}
-
 function unionAll(parts: readonly Estimate[]): Size {
   return (
     parts.reduce<Size | undefined>((a, b) => (a ? union(a, b.size) : b.size), undefined) ?? SCALAR
   );
 }
 
-/** The bounds of a value that is one or the other; a value may hold itself (a call's values). */
-function union(a: Size, b: Size, depth = 0): Size {
-  if (a === b) return a;
-  const chars = Math.max(a.chars, b.chars);
-  const entries = Math.max(a.entries, b.entries);
-  const deep = Math.max(a.deep, b.deep);
-  if (depth > 8) return unknownOf(Math.max(chars, entries, deep));
-  const entry =
-    a.entry && b.entry ? union(a.entry, b.entry, depth + 1) : (a.entry ?? b.entry ?? undefined);
-  return { chars, entries, entry, deep };
-}
-
-/** Reading `args` reads `args.items` too: keep only the outermost of nested paths. */
-function minimal(reads: readonly ReadPath[]): ReadPath[] {
-  const kept: ReadPath[] = [];
-  const sorted = [...reads].sort((a, b) => a.path.length - b.path.length);
-  for (const read of sorted) {
-    const covered = kept.some(
-      (outer) =>
-        outer.root === read.root && outer.path.every((key, index) => read.path[index] === key),
-    );
-    if (!covered) kept.push(read);
-  }
-  return kept;
+function fixedKey(value: unknown): string | number | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'bigint' || typeof value === 'number') return Number(value);
+  return undefined;
 }
 
 function describe(why: Why): string {
@@ -527,14 +472,4 @@ function entries(n: number): string {
 
 function unsupported(node: CelNode): Unestimable {
   return new Unestimable(`the cost of an expression of kind ${node.op} cannot be bounded`);
-}
-
-/** 123456 → "1.2×10^5", 100000 → "10^5": orders of magnitude people compare at a glance. */
-export function formatSteps(steps: number): string {
-  if (!Number.isFinite(steps)) return 'unbounded';
-  if (steps < 10_000) return count(Math.ceil(steps));
-  const exponent = Math.floor(Math.log10(steps));
-  const mantissa = steps / 10 ** exponent;
-  const shown = mantissa.toFixed(1);
-  return shown === '1.0' ? `10^${exponent}` : `${shown}×10^${exponent}`;
 }

@@ -138,3 +138,27 @@ function pathText(path: readonly (string | number)[]): string {
 export function count(value: number): string {
   return value.toLocaleString('en-US');
 }
+
+/** Reading `args` reads `args.items` too: keep only the outermost of nested paths. */
+export function outermost(reads: readonly ReadPath[]): ReadPath[] {
+  const kept: ReadPath[] = [];
+  const sorted = [...reads].sort((a, b) => a.path.length - b.path.length);
+  for (const read of sorted) {
+    const covered = kept.some(
+      (outer) =>
+        outer.root === read.root && outer.path.every((key, index) => read.path[index] === key),
+    );
+    if (!covered) kept.push(read);
+  }
+  return kept;
+}
+
+/** 123456 → "1.2×10^5", 100000 → "10^5": orders of magnitude people compare at a glance. */
+export function formatSteps(steps: number): string {
+  if (!Number.isFinite(steps)) return 'unbounded';
+  if (steps < 10_000) return count(Math.ceil(steps));
+  const exponent = Math.floor(Math.log10(steps));
+  const mantissa = steps / 10 ** exponent;
+  const shown = mantissa.toFixed(1);
+  return shown === '1.0' ? `10^${exponent}` : `${shown}×10^${exponent}`;
+}

@@ -1,7 +1,12 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { isNode } from './condition-ast.js';
-import { estimateCost, formatSteps } from './condition-cost.js';
-import { CONDITION_LIMITS, oversizeReason, type ReadPath } from './condition-limits.js';
+import { estimateCost } from './condition-cost.js';
+import {
+  CONDITION_LIMITS,
+  formatSteps,
+  oversizeReason,
+  type ReadPath,
+} from './condition-limits.js';
 import { ConditionBudgetExceeded, meterComprehensions, metered } from './condition-meter.js';
 import {
   MATCHES_DYNAMIC,
