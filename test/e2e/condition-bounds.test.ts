@@ -3,9 +3,9 @@ import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
+import { waitForPauseCard } from '../support/pause-card.js';
 
 /**
  * A condition can never stall the service: `^(a+)+$` on `"a"×30 + "!"` (24–40 s on backtracking
@@ -17,11 +17,15 @@ import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../suppo
 const { bob } = PEOPLE;
 const OPS = CHANNELS.ops.id;
 const KEY = `key-${randomBytes(12).toString('hex')}`;
-const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+const KEYS_FILE = `
+keys:
+  - name: runbooks
+    sha256: ${createHash('sha256').update(KEY).digest('hex')}
+    apps: [payments]
+    signingSecret: ${randomBytes(24).toString('hex')}
+`;
 
 const POLICY = `
-defaults:
-  channel: ${OPS}
 rules:
   - name: only-a
     match: { app: payments, tool: transfer_money }
@@ -33,24 +37,16 @@ rules:
     when: has(args.items) && args.items.all(i, i > 0)
     decision: allow
   - match: { app: payments }
-    channel: ${OPS}
     approvers: [${bob.id}]
+defaults:
+  channel: ${OPS}
 `;
 
 let harness: Harness;
 let pausedEvents: unknown[];
 
 beforeAll(async () => {
-  harness = await startHarness({
-    policy: POLICY,
-    apiKeys: `
-keys:
-  - name: runbooks
-    sha256: ${sha(KEY)}
-    apps: [payments]
-    signingSecret: ${randomBytes(24).toString('hex')}
-`,
-  });
+  harness = await startHarness({ policy: POLICY, apiKeys: KEYS_FILE });
   const chat = await startConversation(harness.adk, 'payments', 'u-bounds');
   pausedEvents = await chat.send('transfer 300');
 }, 60_000);
@@ -106,19 +102,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
   return { value, ms: performance.now() - started };
 }
 
-function cardOf(pauseId: string) {
-  return harness.sandbox.waitFor(
-    () =>
-      harness.sandbox
-        .messages(OPS)
-        .find(
-          (m) =>
-            JSON.stringify(m.blocks).includes(pauseId) &&
-            JSON.stringify(m.blocks).includes(ACTION_IDS.approve),
-        ),
-    { timeoutMs: 15_000 },
-  );
-}
+const cardOf = (pauseId: string) => waitForPauseCard(harness.sandbox, OPS, pauseId);
 
 const created = z.object({ id: z.string() });
 
@@ -128,18 +112,34 @@ describe('conditions never stall the service', () => {
     // harmless string: what is measured below is the hostile one.
     expect((await post(pauseWithArgs({ s: 'b' }))).status).toBe(201);
 
-    const hostile = pauseWithArgs({ s: `${'a'.repeat(30)}!` });
-    const [answered, health] = await Promise.all([
-      timed(() => post(hostile)),
-      timed(() => healthz()),
-    ]);
-    expect(answered.value.status).toBe(201);
-    expect(health.value).toBe(200);
-    expect(answered.ms).toBeLessThan(100);
-    expect(health.ms).toBeLessThan(100);
+    // Up to 5 tries, each a new pause with the same hostile argument, each evaluated in full: a
+    // condition that stalls makes every try take seconds (backtracking: 24-40 s each), while the
+    // suite's other files sharing this machine's cores can delay any one request by a scheduler
+    // pause. Every try's figures are in the failure message.
+    const tries: { answered: number; health: number; status: number; healthStatus: number }[] = [];
+    let answered: Response | undefined;
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const [posted, health] = await Promise.all([
+        timed(() => post(pauseWithArgs({ s: `${'a'.repeat(30)}!` }))),
+        timed(() => healthz()),
+      ]);
+      answered = posted.value;
+      tries.push({
+        answered: Math.round(posted.ms),
+        health: Math.round(health.ms),
+        status: posted.value.status,
+        healthStatus: health.value,
+      });
+      if (posted.ms < 100 && health.ms < 100) break;
+    }
+    const last = tries.at(-1);
+    expect(last, JSON.stringify(tries)).toMatchObject({ status: 201, healthStatus: 200 });
+    expect(last?.answered, JSON.stringify(tries)).toBeLessThan(100);
+    expect(last?.health, JSON.stringify(tries)).toBeLessThan(100);
+    if (answered === undefined) throw new Error('no try');
 
     // And the condition was evaluated, not skipped: no match, so a person is asked.
-    const { id } = created.parse(await answered.value.json());
+    const { id } = created.parse(await answered.json());
     const card = await cardOf(id);
     expect(cardText(card)).not.toContain('could not be evaluated');
     const decision = await fetch(`http://127.0.0.1:${harness.app.port}/v1/pauses/${id}/decision`, {
