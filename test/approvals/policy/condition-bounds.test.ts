@@ -115,6 +115,20 @@ describe('regular expressions run on RE2', () => {
     expect(evaluatePolicy(policy, call({ s: `${'a'.repeat(40)}c` })).decision).toBe('deny');
   });
 
+  it('a matches() inside a comprehension, a bind or a branch runs on RE2 as well', () => {
+    const hostile = call({ s: `${'a'.repeat(30)}!`, t: 'x' });
+    for (const when of [
+      '[args.s, args.t].exists(x, x.matches("^(a+)+$"))',
+      'cel.bind(v, args.s, v.matches("^(a+)+$"))',
+      'args.t == "x" ? args.s.matches("^(a+)+$") : false',
+    ]) {
+      // Quoted: YAML would read `[` and `: ` as its own syntax.
+      const verdict = evaluatePolicy(loaded(`'${when}'`, 'deny'), hostile);
+      expect(verdict.decision).toBe('ask');
+      expect(verdict.rule.index).toBeNull();
+    }
+  });
+
   it('a pattern from the call runs on RE2 too, and one too large for its bound is refused', () => {
     const policy = loaded('args.s.matches(args.p)', 'deny');
     expect(evaluatePolicy(policy, call({ s: 'abc-123', p: '^[a-z]+-\\d+$' })).decision).toBe(
