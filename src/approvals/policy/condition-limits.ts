@@ -13,7 +13,7 @@ export const CONDITION_LIMITS = {
   maxStringLength: 1_000,
   /** Values in all that one condition reads: each string, number, list, map and entry counts. */
   maxValues: 10_000,
-  /** A condition's worst case, in steps of the cost model (about 10 to 40 ns each). */
+  /** A condition's worst case, in steps of the cost model (at most about 40 ns each). */
   maxCost: 100_000,
   /**
    * RE2 program size of a pattern not written in the policy file (one a call supplies): its cost
