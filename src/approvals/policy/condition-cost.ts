@@ -400,8 +400,13 @@ class Estimator {
     let program: number = CONDITION_LIMITS.maxDynamicPatternSize;
     let shown = `a pattern from the call (up to ${program} RE2 instructions)`;
     const written = call.args[0];
-    if (call.name === MATCHES_LITERAL && written !== undefined) {
-      const compiled = compileLiteralPattern(String(written.args));
+    if (call.name === MATCHES_LITERAL) {
+      // Only `matches` with a string written in the condition is renamed to this function; the
+      // name written by hand over another argument would escape the bound on a call's pattern.
+      if (written?.op !== 'value' || typeof written.args !== 'string') {
+        throw new Unestimable(`${MATCHES_LITERAL}() takes a pattern written in the condition`);
+      }
+      const compiled = compileLiteralPattern(written.args);
       if (!compiled.ok) throw new Unestimable(compiled.error);
       program = compiled.size;
       shown = `a pattern of ${program} RE2 instructions`;

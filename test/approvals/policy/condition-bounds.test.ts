@@ -143,6 +143,14 @@ describe('regular expressions run on RE2', () => {
     expect(backreference.condition?.error).toContain('is not an RE2 pattern');
   });
 
+  it('the RE2 function for written patterns cannot be called by hand on a pattern from the call', () => {
+    const compiled = compileCondition('args.s.matches_re2(args.p)');
+    expect(compiled).toEqual({
+      ok: false,
+      error: 'matches_re2() takes a pattern written in the condition',
+    });
+  });
+
   it('bounds a pattern from its text from above, so the check before compiling never refuses a small one', () => {
     for (const pattern of [
       '[ab]*a[ab]{12}$',
