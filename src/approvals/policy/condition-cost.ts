@@ -7,6 +7,7 @@ import {
   isNode,
   nodeList,
 } from './condition-ast.js';
+import { DURATION_BOUNDED, MAX_DURATION_LENGTH } from './condition-duration.js';
 import { CONDITION_LIMITS, count, outermost, type ReadPath } from './condition-limits.js';
 import { compileLiteralPattern, MATCHES_DYNAMIC, MATCHES_LITERAL } from './condition-regex.js';
 import {
@@ -364,12 +365,13 @@ class Estimator {
       }
       case 'dyn':
         return combine(CALL, subject, all);
+      case DURATION_BOUNDED:
+        return combine(CALL + PER_CHARACTER * MAX_DURATION_LENGTH, SCALAR, all);
       case 'bool':
       case 'int':
       case 'uint':
       case 'double':
       case 'timestamp':
-      case 'duration':
         return combine(CALL + scan(subject), SCALAR, all);
       case 'type':
       case 'at':

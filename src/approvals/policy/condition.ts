@@ -1,6 +1,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { isNode } from './condition-ast.js';
 import { estimateCost } from './condition-cost.js';
+import { DURATION_BOUNDED, durationBounded, useBoundedDuration } from './condition-duration.js';
 import {
   CONDITION_LIMITS,
   formatSteps,
@@ -82,7 +83,8 @@ const environment = new Environment({ limits: { maxAstNodes: 2_000, maxDepth: 50
   .registerVariable('source', 'string')
   .registerVariable('now', 'google.protobuf.Timestamp')
   .registerFunction(`string.${MATCHES_LITERAL}(string): bool`, matchesLiteral)
-  .registerFunction(`string.${MATCHES_DYNAMIC}(string): bool`, matchesDynamic);
+  .registerFunction(`string.${MATCHES_DYNAMIC}(string): bool`, matchesDynamic)
+  .registerFunction(`${DURATION_BOUNDED}(string): google.protobuf.Duration`, durationBounded);
 
 /** Parses and type-checks `text`; the error is one line, saying where in the expression. */
 export function compileCondition(text: string): CompileResult {
@@ -96,6 +98,7 @@ export function compileCondition(text: string): CompileResult {
   const ast: unknown = program.ast;
   if (!isNode(ast)) return { ok: false, error: 'the expression could not be read' };
   useRe2ForMatches(ast);
+  useBoundedDuration(ast);
   const checked = program.check();
   if (!checked.valid) {
     return { ok: false, error: `not a valid CEL expression: ${firstLine(checked.error)}` };
@@ -145,7 +148,10 @@ function overBudget(): string {
 }
 
 function firstLine(error: unknown): string {
-  const message = writtenName(error instanceof Error ? error.message : String(error));
+  const message = writtenName(error instanceof Error ? error.message : String(error)).replaceAll(
+    DURATION_BOUNDED,
+    'duration',
+  );
   return (message.split('\n')[0] ?? '').trim() || 'unknown error';
 }
 

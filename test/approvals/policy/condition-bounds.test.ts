@@ -170,6 +170,24 @@ describe('regular expressions run on RE2', () => {
   });
 });
 
+describe('duration() is bounded too', () => {
+  it('parses a duration from the call, and refuses a long one at once (the library backtracked 0.7 s on 1,000 digits)', () => {
+    const policy = loaded('duration(args.wait) > duration("1h")', 'deny');
+    expect(evaluatePolicy(policy, call({ wait: '2h30m' })).decision).toBe('deny');
+    expect(evaluatePolicy(policy, call({ wait: '30m' })).decision).toBe('ask');
+    const long = evaluatePolicy(policy, call({ wait: '1'.repeat(1_000) }));
+    expect(long.decision).toBe('ask');
+    expect(long.condition?.error).toBe('duration() takes at most 64 characters, got 1000');
+  });
+
+  it('names duration() as written in a type error', () => {
+    expect(compileCondition('duration(1) > duration("1h")')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("found no matching overload for 'duration(int)'"),
+    });
+  });
+});
+
 describe('the size bounds, checked before each evaluation', () => {
   it('a list over the bound makes the condition "could not be evaluated": a person is asked, told why', () => {
     const policy = loaded('args.items.all(i, i > 0)');
