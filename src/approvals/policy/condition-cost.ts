@@ -34,6 +34,7 @@ import {
  * - a function that reads a string (`contains`, `size`, `split`, `lowerAscii`…): 0.1 per
  *   character read;
  * - `matches`: the pattern's RE2 program size × (the string's length + 1): RE2 is linear in both;
+ * - a timestamp getter given a time zone (`now.getHours("Europe/Paris")`): 5,000;
  * - `==` and `!=`: a walk of the smaller value (each value counts 1, so comparing what a call sent
  *   is bounded by `maxValues`); `in`: one step an entry, and the walks of the entries compared;
  *   `+` of strings or lists: a copy of both.
@@ -58,6 +59,8 @@ export type EstimateResult = { ok: true; estimate: CostEstimate } | { ok: false;
 
 const NODE = 1;
 const CALL = 10;
+/** A timestamp getter given a time zone (`now.getHours("Europe/Paris")`). */
+const TIME_ZONE = 5_000;
 
 const VARIABLES: Readonly<Record<string, Size>> = {
   args: CALL_VALUE,
@@ -373,8 +376,6 @@ class Estimator {
       case 'double':
       case 'timestamp':
         return combine(CALL + scan(subject), SCALAR, all);
-      case 'type':
-      case 'at':
       case 'getDate':
       case 'getDayOfMonth':
       case 'getDayOfWeek':
@@ -385,6 +386,14 @@ class Estimator {
       case 'getMinutes':
       case 'getMonth':
       case 'getSeconds':
+        // With a time zone, the library converts through `toLocaleString`: 0.1-0.2 ms a call.
+        if (args.length === 0) return combine(CALL, SCALAR, all);
+        return combine(CALL + TIME_ZONE, SCALAR, all, {
+          loops: [],
+          work: `${call.name}() with a time zone`,
+        });
+      case 'type':
+      case 'at':
         return combine(CALL, SCALAR, all);
       default:
         throw new Unestimable(
