@@ -36,7 +36,54 @@ describe('policy check', () => {
   });
 });
 
+describe('policy check: conditions are bounded', () => {
+  it('refuses four nested all() over the call lists, naming the line and what is expensive', async () => {
+    const file = await tempFile(
+      'p.yml',
+      [
+        'rules:',
+        '  - match: { app: ops }',
+        '    approvers: [U0BOB]',
+        '  - match: { app: ops }',
+        '    when: args.a.all(w, args.b.all(x, args.c.all(y, args.d.all(z, w + x + y + z > 0))))',
+        '    decision: allow',
+        '',
+      ].join('\n'),
+    );
+    const { code, err } = await run('check', file);
+    expect(code).toBe(1);
+    expect(err[0]).toContain('p.yml:5:11 rules[1].when: too costly: up to');
+    expect(err[0]).toContain('budget 10^5 (4 nested all() over lists of up to 1,000 entries each)');
+  });
+
+  it('refuses a pattern RE2 cannot run, naming the line and why', async () => {
+    const file = await tempFile(
+      'p.yml',
+      'rules:\n  - match: { app: ops }\n    when: args.user.matches("^(?<!x)admin")\n    decision: deny\n',
+    );
+    const { code, err } = await run('check', file);
+    expect(code).toBe(1);
+    expect(err[0]).toContain('p.yml:3:11 rules[0].when: "^(?<!x)admin" is not an RE2 pattern:');
+    expect(err[0]).toContain('(RE2 syntax: no backreferences, no lookaround)');
+  });
+});
+
 describe('policy explain', () => {
+  it('says why a condition could not be evaluated when a value is over the size bounds', async () => {
+    const items = JSON.stringify(Array.from({ length: 5_000 }, (_, index) => index));
+    const call = `{"app":"payments","tool":"refund","args":{"amount":10,"items":${items}}}`;
+    const file = await tempFile(
+      'p.yml',
+      'rules:\n  - name: few-items\n    match: { app: payments }\n    when: args.items.all(i, i >= 0)\n    decision: allow\n',
+    );
+    const { code, out } = await run('explain', file, call);
+    expect(code).toBe(0);
+    expect(out).toContain('decision:  ask');
+    expect(out).toContain(
+      'condition: args.items.all(i, i >= 0) → error: args.items has 5,000 items; a condition reads at most 1,000',
+    );
+  });
+
   it('names the rule, the outcome, the condition value and the approvers', async () => {
     const call = '{"app":"payments","tool":"refund","args":{"amount":5000,"account":"acme"}}';
     const { code, out } = await run('explain', EXAMPLE, call);
