@@ -30,6 +30,12 @@ export interface LocalAdkServerOptions {
    * the package, which finds `node_modules`), which saves the bundling time.
    */
   bundle?: boolean;
+  /**
+   * Modules the server's Node loads before the CLI (`node --import`). `['tsx']` with `bundle:
+   * false` serves TypeScript agents as they are, compiled file by file as Node imports them:
+   * seconds faster to start than bundling, and the agents share the server's `@google/adk`.
+   */
+  nodeImports?: readonly string[];
   /** Default `127.0.0.1`. */
   host?: string;
   /** Default: a free port, chosen again if another process takes it first. */
@@ -125,6 +131,7 @@ async function startOnce(
     [
       '--import',
       `data:text/javascript,${encodeURIComponent(DIE_WITH_PARENT)}`,
+      ...(options.nodeImports ?? []).flatMap((module) => ['--import', module]),
       cli,
       'api_server',
       options.agentsDir,
@@ -171,7 +178,12 @@ async function startOnce(
     return stopped;
   };
 
-  log?.info('starting adk api_server', { agentsDir: options.agentsDir, baseUrl, bundle });
+  log?.info('starting adk api_server', {
+    agentsDir: options.agentsDir,
+    baseUrl,
+    bundle,
+    ...(options.nodeImports === undefined ? {} : { imports: options.nodeImports.join(',') }),
+  });
   try {
     await waitUntilReady(
       baseUrl,
