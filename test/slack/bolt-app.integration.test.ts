@@ -46,18 +46,23 @@ describe('health probes', () => {
     expect(await get('/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
   });
 
-  it('/readyz answers 200 when Redis and ADK answer, and 503 naming the one that does not', async () => {
+  it('/readyz answers 200 when Slack accepts the bot token and Redis and ADK answer, and 503 naming the one that does not', async () => {
     adkUp = true;
     expect(await get('/readyz')).toEqual({
       status: 200,
-      body: { status: 'ready', checks: { store: 'ok', adk: 'ok', slow: 'ok' } },
+      body: { status: 'ready', checks: { slack: 'ok', store: 'ok', adk: 'ok', slow: 'ok' } },
     });
     adkUp = false;
     expect(await get('/readyz')).toEqual({
       status: 503,
       body: {
         status: 'not ready',
-        checks: { store: 'ok', adk: 'connect ECONNREFUSED 127.0.0.1:8000', slow: 'ok' },
+        checks: {
+          slack: 'ok',
+          store: 'ok',
+          adk: 'connect ECONNREFUSED 127.0.0.1:8000',
+          slow: 'ok',
+        },
       },
     });
   });
