@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { newCorrelationId, withCorrelation } from '../correlation.js';
-import { errorMessage } from '../error-message.js';
+import { errorMessage, isAddressInUse, PortInUseError } from '../error-message.js';
 import type { LineLogger } from '../log.js';
 import { BotToken } from './bot-token.js';
 import { rejectMalformedBodies } from './malformed-bodies.js';
@@ -156,6 +156,8 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       apiClient,
       botClient,
       async start() {
+        // Bolt's Socket Mode receiver listens for the probes without handling a taken port.
+        await ensurePortFree(options.port);
         await Promise.all([app.start(), checkToken()]);
         return options.port;
       },
@@ -183,7 +185,14 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     apiClient,
     botClient,
     async start() {
-      const [server] = await Promise.all([receiver.start(options.port), checkToken()]);
+      const [server] = await Promise.all([
+        receiver.start(options.port).catch((error: unknown) => {
+          throw isAddressInUse(error)
+            ? new PortInUseError('PORT', options.port, { cause: error })
+            : error;
+        }),
+        checkToken(),
+      ]);
       const address = server.address();
       return isAddressInfo(address) ? address.port : options.port;
     },
@@ -273,6 +282,18 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, message: string):
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Throws a `PortInUseError` naming PORT when another process listens on `port`. */
+async function ensurePortFree(port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error) =>
+      reject(isAddressInUse(error) ? new PortInUseError('PORT', port, { cause: error }) : error),
+    );
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
 }
 
 function isAddressInfo(address: string | AddressInfo | null): address is AddressInfo {

@@ -74,6 +74,11 @@ export class LocalAdkServerError extends Error {
   ) {
     super(`adk api_server did not start: ${reason}\n--- server output ---\n${output}`);
   }
+
+  /** The server could not listen: another process holds its port. */
+  get portTaken(): boolean {
+    return PORT_TAKEN.test(this.output);
+  }
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 180_000;
@@ -105,7 +110,7 @@ export async function startLocalAdkServer(options: LocalAdkServerOptions): Promi
       return await startOnce(options, root, cli);
     } catch (error) {
       // A free port is found before the server binds it; another process may take it meanwhile.
-      const portTaken = error instanceof LocalAdkServerError && PORT_TAKEN.test(error.output);
+      const portTaken = error instanceof LocalAdkServerError && error.portTaken;
       if (!portTaken || options.port !== undefined || attempt === 3) throw error;
       options.log?.warn('adk api_server port was taken, trying another', { attempt });
     }
