@@ -1,13 +1,14 @@
 import { blocksTextLength, LIMITS } from '@adk-slack-approvals/block-kit';
 import { gateKind } from '../adk/gate.js';
 import { isDirectMessage } from '../approvals/policy.js';
-import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
+import type { GateOutcome, GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
 import {
   ACTION_IDS,
   encodeButtonValue,
   fitsGateChoice,
   type GateDecisionChoice,
 } from './action-ids.js';
+import { notResumedLine } from './agent-answers.js';
 import { withBlockId } from './block-ids.js';
 import {
   type ActionsBlock,
@@ -73,6 +74,8 @@ export interface ApprovalCardOptions {
   now: number;
   /** What each approved call did after the resume, by original call id (from the stream). */
   toolOutcomes?: ReadonlyMap<string, ToolOutcome>;
+  /** What the agent reported for each gate through the approvals API, by confirmation call id. */
+  agentOutcomes?: ReadonlyMap<string, GateOutcome['status']>;
 }
 
 export interface ApprovalCard {
@@ -83,9 +86,9 @@ export interface ApprovalCard {
 
 export function renderApprovalCard(
   view: PauseView,
-  { now, toolOutcomes }: ApprovalCardOptions,
+  { now, toolOutcomes, agentOutcomes }: ApprovalCardOptions,
 ): ApprovalCard {
-  const card = new CardParts(view, now, toolOutcomes ?? new Map());
+  const card = new CardParts(view, now, toolOutcomes ?? new Map(), agentOutcomes ?? new Map());
   const blocks = detailedLayout(card) ?? compactLayout(card) ?? rowlessLayout(card);
   return { text: fallbackText(view), blocks };
 }
@@ -103,6 +106,7 @@ class CardParts {
     readonly view: PauseView,
     readonly now: number,
     readonly toolOutcomes: ReadonlyMap<string, ToolOutcome>,
+    agentOutcomes: ReadonlyMap<string, GateOutcome['status']>,
   ) {
     const { pause, gates } = view;
     const count = gates.length;
@@ -118,6 +122,7 @@ class CardParts {
     this.contexts = gates.map((gate, position) => {
       const menuIndex = indexes[position];
       const toolOutcome = toolOutcomes.get(gate.originalCall.id);
+      const agentOutcome = agentOutcomes.get(gate.confirmationCallId);
       return {
         gate,
         position,
@@ -126,6 +131,7 @@ class CardParts {
         pauseId: pause.id,
         now,
         ...(toolOutcome === undefined ? {} : { toolOutcome }),
+        ...(agentOutcome === undefined ? {} : { agentOutcome }),
         ...(this.factsShared ? { sharedFacts: true } : {}),
       };
     });
@@ -308,12 +314,7 @@ class CardParts {
         return withBlockId(key, { type: 'section', text: mrkdwn(text) });
       }
       case 'abandoned':
-        return withBlockId(key, {
-          type: 'section',
-          text: mrkdwn(
-            ':no_entry_sign: Not resumed: a call was cancelled, so the agent will not be answered.',
-          ),
-        });
+        return withBlockId(key, { type: 'section', text: mrkdwn(notResumedLine(this.contexts)) });
     }
   }
 

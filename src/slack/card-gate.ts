@@ -9,6 +9,7 @@ import {
   type GateDecisionChoice,
   GRANT_ACTION_IDS,
 } from './action-ids.js';
+import { agentAnsweredBadge, agentAnsweredText } from './agent-answers.js';
 import { withBlockId } from './block-ids.js';
 import {
   type ActionsBlock,
@@ -54,10 +55,20 @@ export const BUTTON_LABELS = {
   answer: ANSWER_LABEL,
 } as const;
 
-function title({ gate, position, count, toolOutcome }: GateContext): string {
+function title({ gate, position, count, toolOutcome, agentOutcome }: GateContext): string {
   const number = count > 1 ? `*${position + 1}.* ` : '';
   const name = gate.kind === 'input' ? `:speech_balloon: ${askerName(gate)} asks` : toolName(gate);
-  return `${number}${name} · ${outcomeBadge(gate, toolOutcome)}`;
+  const badge = agentAnsweredBadge(gate, agentOutcome) ?? outcomeBadge(gate, toolOutcome);
+  return `${number}${name} · ${badge}`;
+}
+
+/** How a decided gate ended: who decided and why, or that the agent answered it itself. */
+function decidedText({ gate, agentOutcome }: GateContext, maxReason: number): string {
+  return (
+    agentAnsweredText(gate, agentOutcome, maxReason) ??
+    decisionText(gate, maxReason) ??
+    stateBadge(gate)
+  );
 }
 
 /** The state, and for an approved call what came of it: a failure is never shown as ✅. */
@@ -203,7 +214,7 @@ export function detailedGateBlocks(context: GateContext, codeMax: number): Known
           progressText(gate, PROGRESS_MAX),
           context.sharedFacts ? undefined : expiryText(gate, now),
         ]
-      : [decisionText(gate, REASON_MAX) ?? stateBadge(gate), progressText(gate, PROGRESS_MAX)];
+      : [decidedText(context, REASON_MAX), progressText(gate, PROGRESS_MAX)];
   const shownFacts = facts.filter((fact) => fact !== undefined);
   const blocks: KnownBlock[] = [withBlockId(`${key}.s`, section)];
   if (shownFacts.length > 0) {
@@ -281,7 +292,7 @@ export function compactGateRow(
     const expiry = expiryText(gate, now);
     if (expiry) facts.push(expiry);
   } else {
-    facts.push(decisionText(gate, 150) ?? stateBadge(gate));
+    facts.push(decidedText(context, 150));
   }
   if (gate.state === 'pending' && gate.payloadTemplate !== undefined) {
     facts.push('Approve sends the payload the tool proposed (Edit & approve shows it)');

@@ -32,8 +32,12 @@ export function renderExternalNotes(view: PauseView, notes: PauseNotes): Context
     const url = link.url.replace(/\|/g, '%7C');
     lines.push(`<${escapeLine(url, LINE_MAX)}|${escapeLine(link.text, 80)}>`);
   }
+  // A gate the agent answered itself (it reported an outcome) says so on its own.
   const cancelled = view.gates.find(
-    (gate) => gate.state === 'cancelled' && gate.decision?.by.startsWith('api:'),
+    (gate) =>
+      gate.state === 'cancelled' &&
+      gate.decision?.by.startsWith('api:') &&
+      notes.outcomes[gate.confirmationCallId] === undefined,
   );
   if (cancelled !== undefined) {
     const reason = cancelled.decision?.reason;
@@ -58,6 +62,7 @@ const OUTCOME_ICON = {
   failed: ':x:',
   blocked: ':no_entry:',
   rejected: ':no_entry_sign:',
+  refused: ':octagonal_sign:',
 } as const;
 
 function resumeLine(view: PauseView, notes: PauseNotes): string {

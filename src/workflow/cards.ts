@@ -63,14 +63,19 @@ export class ApprovalCards {
     return updated ?? view;
   }
 
-  /** The card; a pause posted through the API also shows its notes (outcomes, delivery). */
+  /**
+   * The card; a pause posted through the API also shows its notes (outcomes, delivery), and a
+   * gate the agent answered itself says so.
+   */
   private async render(view: PauseView, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) {
-    const card = renderApprovalCard(view, {
-      now: this.deps.clock(),
-      ...(toolOutcomes === undefined ? {} : { toolOutcomes }),
-    });
-    if (view.pause.external === undefined) return card;
+    const now = this.deps.clock();
+    const known = toolOutcomes === undefined ? {} : { toolOutcomes };
+    if (view.pause.external === undefined) return renderApprovalCard(view, { now, ...known });
     const notes = await this.deps.store.readNotes(view.pause.id);
+    const agentOutcomes = new Map(
+      Object.entries(notes.outcomes).map(([callId, outcome]) => [callId, outcome.status]),
+    );
+    const card = renderApprovalCard(view, { now, ...known, agentOutcomes });
     return withExternalNotes(card, renderExternalNotes(view, notes));
   }
 
