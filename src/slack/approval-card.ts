@@ -324,14 +324,19 @@ class CardParts {
    */
   private resumedLine(): string {
     const approved = this.contexts.filter(({ gate }) => gate.state === 'approved');
-    const failed = approved.filter(({ toolOutcome }) => toolOutcome === 'failed');
-    if (failed.length > 0) {
-      const names = listWithin(
-        failed.map(({ gate }) => toolName(gate, 60)),
+    const names = (outcome: ToolOutcome) =>
+      listWithin(
+        approved.flatMap(({ gate, toolOutcome }) =>
+          toolOutcome === outcome ? [toolName(gate, 60)] : [],
+        ),
         300,
       );
-      return `:red_circle: Agent resumed, but ${names} *failed*: see the thread`;
+    const askedAgain = names('asked_again');
+    if (askedAgain !== '') {
+      return `:repeat: Agent resumed, but it asked again for ${askedAgain} instead of running it: nothing ran, see the thread`;
     }
+    const failed = names('failed');
+    if (failed !== '') return `:red_circle: Agent resumed, but ${failed} *failed*: see the thread`;
     if (approved.length === 0) return ':speech_balloon: Agent told: nothing was approved';
     const ran = approved.every(({ toolOutcome }) => toolOutcome === 'ran');
     return ran

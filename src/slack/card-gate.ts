@@ -74,9 +74,14 @@ function decidedText({ gate, agentOutcome }: GateContext, maxReason: number): st
 /** The state, and for an approved call what came of it: a failure is never shown as ✅. */
 function outcomeBadge(gate: GateRecord, outcome: ToolOutcome | undefined): string {
   if (gate.state !== 'approved' || outcome === undefined) return stateBadge(gate);
-  return outcome === 'ran'
-    ? ':white_check_mark: Approved · ran'
-    : ':red_circle: Approved, but the call *failed*';
+  switch (outcome) {
+    case 'ran':
+      return ':white_check_mark: Approved · ran';
+    case 'failed':
+      return ':red_circle: Approved, but the call *failed*';
+    case 'asked_again':
+      return ':repeat: Approved, but the agent asked again instead of running it';
+  }
 }
 
 /**

@@ -22,5 +22,8 @@ export interface GateContext {
   sharedFacts?: boolean;
 }
 
-/** An approved call's fate after the resume: it ran, or the tool answered with an error. */
-export type ToolOutcome = 'ran' | 'failed';
+/**
+ * An approved call's fate after the resume: it ran, the tool answered with an error, or the
+ * agent asked for it again instead of running it (workflow/re-requests.ts).
+ */
+export type ToolOutcome = 'ran' | 'failed' | 'asked_again';

@@ -6,7 +6,10 @@ import { renderApprovalCard } from '../../src/slack/approval-card.js';
 import { gateRecord, NOW, pauseView } from '../support/records.js';
 import { allText, expectInert, expectValidMessage } from './blocks.js';
 
-/** Cards that tell what happened to a call the app did not decide: never a live decision. */
+/**
+ * Cards that tell what happened to a call the app did not decide, or did not run after the
+ * approval: never a live decision, never "approved calls ran".
+ */
 
 function cancelledByAgent(gate: GateRecord, reason: string): GateRecord {
   return {
@@ -84,5 +87,29 @@ describe('words for what the agent reported about a gate nobody decided', () => 
     expect(answeredByAgentReason('t', { status: 'blocked', detail: 'refused' })).toBe(
       'the agent answered t itself, so it can no longer be approved (refused)',
     );
+  });
+});
+
+describe('an approved call the agent asked for again instead of running it', () => {
+  it('is never shown as ran: the gate and the resume line say it asked again and nothing ran', () => {
+    const gate: GateRecord = {
+      ...gateRecord(),
+      state: 'approved',
+      version: 2,
+      decision: { by: 'UBOB', at: NOW - 5_000 },
+    };
+    const view = pauseView([gate], { resume: { state: 'resumed', attempts: 1, at: NOW } });
+    const card = renderApprovalCard(view, {
+      now: NOW,
+      toolOutcomes: new Map([[gate.originalCall.id, 'asked_again']]),
+    });
+    expectValidMessage(card);
+    const text = allText(card.blocks);
+    expect(text).toContain('Approved, but the agent asked again instead of running it');
+    expect(text).toContain(
+      'it asked again for `transfer_money` instead of running it: nothing ran',
+    );
+    expect(text).not.toContain('approved calls ran');
+    expect(text).not.toContain(':white_check_mark:');
   });
 });

@@ -50,7 +50,11 @@ export interface ResumeWithDecisionOptions {
 }
 
 export type ResumeWithDecisionResult =
-  | { kind: 'resumed'; events: Event[] }
+  /**
+   * `unsupported`: what the resumed run asked that nobody can answer in Slack (as in
+   * `unsupported_pause`, e.g. a re-request of the approved call): the run stops there.
+   */
+  | { kind: 'resumed'; events: Event[]; unsupported: UnsupportedRequest[] }
   /** The pause was cancelled: there is nothing to resume with. */
   | { kind: 'cancelled'; events: Event[] }
   /** ADK refused the decision (IntentMismatchError): nothing ran; the card says so. */
@@ -85,7 +89,9 @@ export async function resumeWithDecision(
     await plugin.reportRefusedDecision(decision, error.message);
     return { kind: 'refused', events, reason: error.message };
   }
-  return { kind: 'resumed', events };
+  const invocations = new Set(events.map((event) => event.invocationId));
+  const unsupported = [...invocations].flatMap((id) => plugin.unsupportedRequests(id));
+  return { kind: 'resumed', events, unsupported };
 }
 
 /**
