@@ -23,7 +23,7 @@ import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
-import { undecidedCardsOf, waitForPauseCard } from '../support/pause-card.js';
+import { undecidedCardsOf, waitForClosedCard, waitForPauseCard } from '../support/pause-card.js';
 
 /**
  * The ADK plugin package against the whole app (real Redis, the Slack sandbox, the real ADK JS
@@ -240,12 +240,7 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
     expect(await outcomesOf(pauseId)).toEqual([
       { state: 'cancelled', outcome: expect.objectContaining({ status: 'blocked' }) },
     ]);
-    const closed = await harness.sandbox.waitFor(() => {
-      const now = harness.sandbox.message(OPS, card.ts);
-      return now !== undefined && !JSON.stringify(now.blocks).includes(ACTION_IDS.approve)
-        ? now
-        : undefined;
-    });
+    const closed = await waitForClosedCard(harness.sandbox, OPS, card.ts);
     expect(cardText(closed)).toContain('the agent answered transfer_money itself');
     expect(cardText(closed)).toContain('no decision from the approvers was attested');
   });
@@ -413,12 +408,7 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
       expect(answers.map((answer) => answer.response)).toEqual([
         { status: 'transferred', amount: 130 },
       ]);
-      const closed = await harness.sandbox.waitFor(() => {
-        const now = harness.sandbox.message(OPS, card.ts);
-        return now !== undefined && !JSON.stringify(now.blocks).includes(ACTION_IDS.approve)
-          ? now
-          : undefined;
-      });
+      const closed = await waitForClosedCard(harness.sandbox, OPS, card.ts);
       expect(cardText(closed)).toContain(
         `ran without an approval from here (the plugin's enforcement is ${mode})`,
       );

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AdkClient } from '../../src/adk/client.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
-import { undecidedCardsOf, waitForPauseCard } from '../support/pause-card.js';
+import { undecidedCardsOf, waitForClosedCard, waitForPauseCard } from '../support/pause-card.js';
 import {
   freePort,
   PYTHON_ADK,
@@ -306,12 +306,7 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
     expect(forged.runs).toBe(0);
     expect(forged.texts?.join('\n')).toContain('Tool call refused');
     expect(await outcomesOf(String(paused.pauseId))).toEqual([['cancelled', 'blocked']]);
-    const closed = await harness.sandbox.waitFor(() => {
-      const now = harness.sandbox.message(OPS, card.ts);
-      return now !== undefined && !JSON.stringify(now.blocks).includes(ACTION_IDS.approve)
-        ? now
-        : undefined;
-    });
+    const closed = await waitForClosedCard(harness.sandbox, OPS, card.ts);
     expect(cardText(closed)).toContain('the agent answered transfer_money itself');
   });
 
@@ -330,12 +325,7 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
       expect(await run.exited, run.stderr.join('')).toBe(0);
       expect(forged.runs).toBe(1);
       expect(await outcomesOf(String(paused.pauseId))).toEqual([['cancelled', 'executed']]);
-      const closed = await harness.sandbox.waitFor(() => {
-        const now = harness.sandbox.message(OPS, card.ts);
-        return now !== undefined && !JSON.stringify(now.blocks).includes(ACTION_IDS.approve)
-          ? now
-          : undefined;
-      });
+      const closed = await waitForClosedCard(harness.sandbox, OPS, card.ts);
       expect(cardText(closed)).toContain(
         `ran without an approval from here (the plugin's enforcement is ${mode})`,
       );

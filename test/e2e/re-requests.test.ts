@@ -1,14 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  ApprovalsPlugin,
-  decisionSchema,
-  type ResumeWithDecisionResult,
-  resumeWithDecision,
-} from '@adk-slack-approvals/adk-approvals';
+import { ApprovalsPlugin } from '@adk-slack-approvals/adk-approvals';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
-import { type Event, InMemoryRunner } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
@@ -16,6 +8,12 @@ import { rootAgent as payFlow } from '../agents/pay_flow/agent.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { waitForPauseCard } from '../support/pause-card.js';
+import {
+  type DecisionReceiver,
+  pausedOn,
+  pluginRunner,
+  startDecisionReceiver,
+} from '../support/plugin-runs.js';
 
 /**
  * A gated tool ADK asks for again after its approval, instead of running it (ADK JS 2.0's
@@ -32,26 +30,10 @@ const KEY = `key-${randomBytes(12).toString('hex')}`;
 const SECRET = randomBytes(24).toString('hex');
 
 let harness: Harness;
-let hooks: Server;
-let hookUrl: string;
-/** What the webhook receiver does with a delivered decision, per pause id. */
-const onDelivery = new Map<string, (body: unknown) => Promise<void>>();
+let receiver: DecisionReceiver;
 
 beforeAll(async () => {
-  hooks = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const handle = onDelivery.get(String(req.headers['x-approvals-delivery']));
-      (handle ?? (async () => {}))(body).then(
-        () => res.writeHead(204).end(),
-        () => res.writeHead(500).end(),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
-  hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks/`;
+  receiver = await startDecisionReceiver();
   harness = await startHarness({
     policy: `
 defaults:
@@ -66,7 +48,7 @@ keys:
   - name: re-requests
     sha256: ${createHash('sha256').update(KEY).digest('hex')}
     apps: [pay_flow]
-    webhooks: [${hookUrl}]
+    webhooks: [${receiver.url}]
     signingSecret: ${SECRET}
 `,
   });
@@ -74,7 +56,7 @@ keys:
 
 afterAll(async () => {
   await harness?.stop();
-  await new Promise<void>((resolve) => hooks?.close(() => resolve()));
+  await receiver?.close();
 });
 
 const hasButtons = (message: SandboxMessage) =>
@@ -170,38 +152,13 @@ describe('a Workflow LlmAgent node whose gated tool ADK asks for again after the
       baseUrl: `http://127.0.0.1:${harness.app.port}`,
       apiKey: KEY,
       signingSecret: SECRET,
-      resume: { mode: 'webhook', url: `${hookUrl}decided` },
+      resume: { mode: 'webhook', url: `${receiver.url}decided` },
       attempts: 1,
     });
-    const runner = new InMemoryRunner({ agent: payFlow, appName: 'pay_flow', plugins: [plugin] });
-    const session = await runner.sessionService.createSession({
-      appName: 'pay_flow',
-      userId: 'u-webhook',
-    });
-    const events: Event[] = [];
-    for await (const event of runner.runAsync({
-      userId: session.userId,
-      sessionId: session.id,
-      newMessage: { role: 'user', parts: [{ text: 'pay 530' }] },
-    })) {
-      events.push(event);
-    }
-    const posted = plugin.postedPause(events.at(-1)?.invocationId ?? '');
-    if (posted === undefined) throw new Error('the run did not pause');
-    const resumed = new Promise<ResumeWithDecisionResult>((resolve) => {
-      onDelivery.set(posted.pause.id, async (body) => {
-        resolve(
-          await resumeWithDecision({
-            runner,
-            plugin,
-            userId: session.userId,
-            sessionId: session.id,
-            decision: decisionSchema.parse(body),
-          }),
-        );
-      });
-    });
-    const card = await waitForPauseCard(harness.sandbox, OPS, posted.pause.id);
+    const run = await pluginRunner(payFlow, 'pay_flow', plugin, 'u-webhook');
+    const posted = await pausedOn(run, 'pay 530');
+    const resumed = receiver.resumes(posted.id, run);
+    const card = await waitForPauseCard(harness.sandbox, OPS, posted.id);
     await harness.sandbox.clickButton({
       user: bob.id,
       channel: OPS,

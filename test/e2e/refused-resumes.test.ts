@@ -1,15 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   ApprovalsPlugin,
   decisionSchema,
   type ResumeMode,
-  resumeWithDecision,
   runWithApprovals,
 } from '@adk-slack-approvals/adk-approvals';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
-import { InMemoryRunner } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
@@ -17,6 +13,12 @@ import { rootAgent as timeOffAgent } from '../agents/time_off/agent.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { waitForPauseCard } from '../support/pause-card.js';
+import {
+  type DecisionReceiver,
+  pausedOn,
+  pluginRunner,
+  startDecisionReceiver,
+} from '../support/plugin-runs.js';
 
 /**
  * A resume the agent refused (ADK's IntentMismatchError: it stores the answer, then refuses it,
@@ -34,28 +36,10 @@ const SECRET = randomBytes(24).toString('hex');
 
 let harness: Harness;
 let base: string;
-let hooks: Server;
-let hookUrl: string;
-/** What the webhook receiver does with a delivered decision, per pause id. */
-const onDelivery = new Map<string, (body: unknown) => Promise<void>>();
+let receiver: DecisionReceiver;
 
 beforeAll(async () => {
-  hooks = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const id = String(req.headers['x-approvals-delivery']);
-      const handle = onDelivery.get(id) ?? (async () => {});
-      // A receiver that resumes its runner before it answers, as a simple one would.
-      handle(body).then(
-        () => res.writeHead(204).end(),
-        () => res.writeHead(500).end(),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
-  hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks/`;
+  receiver = await startDecisionReceiver();
   harness = await startHarness({
     policy: `
 rules:
@@ -68,7 +52,7 @@ keys:
   - name: refusals
     sha256: ${createHash('sha256').update(KEY).digest('hex')}
     apps: [time_off]
-    webhooks: [${hookUrl}]
+    webhooks: [${receiver.url}]
     signingSecret: ${SECRET}
 `,
     webhook: { timeoutMs: 10_000, backoffMs: 200, maxBackoffMs: 400 },
@@ -78,7 +62,7 @@ keys:
 
 afterAll(async () => {
   await harness?.stop();
-  await new Promise<void>((resolve) => hooks?.close(() => resolve()));
+  await receiver?.close();
 });
 
 function api(path: string, body?: unknown) {
@@ -89,14 +73,16 @@ function api(path: string, body?: unknown) {
   });
 }
 
-function newPlugin(resume?: ResumeMode) {
-  return new ApprovalsPlugin({
+/** A time_off runner of its own with the plugin (resuming by `resume`). */
+function timeOffRun(resume?: ResumeMode) {
+  const plugin = new ApprovalsPlugin({
     baseUrl: base,
     apiKey: KEY,
     signingSecret: SECRET,
     attempts: 1,
     ...(resume === undefined ? {} : { resume }),
   });
+  return pluginRunner(timeOffAgent, 'time_off', plugin, 'u-refusals');
 }
 
 async function approve(pauseId: string): Promise<SandboxMessage> {
@@ -151,22 +137,10 @@ async function postedSwap(shift: number, resume: unknown) {
 
 describe('a resume the agent refused shows as refused on every path', () => {
   it('the plugin (runWithApprovals): the run ends `refused` naming the reason, and the card says so', async () => {
-    const plugin = newPlugin();
-    const runner = new InMemoryRunner({
-      agent: timeOffAgent,
-      appName: 'time_off',
-      plugins: [plugin],
-    });
-    const session = await runner.sessionService.createSession({
-      appName: 'time_off',
-      userId: 'u-refusals',
-    });
+    const run = await timeOffRun();
     const paused: string[] = [];
     const result = runWithApprovals({
-      runner,
-      plugin,
-      userId: session.userId,
-      sessionId: session.id,
+      ...run,
       newMessage: { role: 'user', parts: [{ text: 'swap shift 7' }] },
       waitSeconds: 5,
       onPause: (pause) => paused.push(pause.id),
@@ -223,46 +197,16 @@ describe('a resume the agent refused shows as refused on every path', () => {
   });
 
   it('a webhook receiver that resumes its runner with the plugin: the refusal is reported, and the card says so', async () => {
-    const plugin = newPlugin({ mode: 'webhook', url: `${hookUrl}decided` });
-    const runner = new InMemoryRunner({
-      agent: timeOffAgent,
-      appName: 'time_off',
-      plugins: [plugin],
-    });
-    const session = await runner.sessionService.createSession({
-      appName: 'time_off',
-      userId: 'u-refusals',
-    });
-    const events = [];
-    for await (const event of runner.runAsync({
-      userId: session.userId,
-      sessionId: session.id,
-      newMessage: { role: 'user', parts: [{ text: 'swap shift 9' }] },
-    })) {
-      events.push(event);
-    }
-    const posted = plugin.postedPause(events.at(-1)?.invocationId ?? '');
-    if (posted === undefined) throw new Error('the run did not pause');
-    const outcome = new Promise<unknown>((resolve) => {
-      onDelivery.set(posted.pause.id, async (body) => {
-        resolve(
-          await resumeWithDecision({
-            runner,
-            plugin,
-            userId: session.userId,
-            sessionId: session.id,
-            decision: decisionSchema.parse(body),
-          }),
-        );
-      });
-    });
-    const card = await approve(posted.pause.id);
+    const run = await timeOffRun({ mode: 'webhook', url: `${receiver.url}decided` });
+    const posted = await pausedOn(run, 'swap shift 9');
+    const outcome = receiver.resumes(posted.id, run);
+    const card = await approve(posted.id);
     expect(await outcome).toMatchObject({
       kind: 'refused',
       reason: expect.stringContaining('confirmation_not_required'),
     });
     await refusedCard(card);
-    expect(await resumeStateOf(posted.pause.id)).toBe('refused');
+    expect(await resumeStateOf(posted.id)).toBe('refused');
   });
 
   it('the app resuming the agent itself (`adk` mode): the card says the agent refused it', async () => {
