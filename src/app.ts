@@ -160,6 +160,7 @@ export async function startApp(
   const slack = new WebApiSlackPort({
     client: slackApp.apiClient,
     modalClient: slackApp.modalClient,
+    workspaceUrl: slackApp.workspaceUrl,
     metrics,
   });
   const directory = new SlackApproverDirectory(slackApp.botClient);

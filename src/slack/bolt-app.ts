@@ -53,6 +53,8 @@ export interface SlackApp {
   apiClient: SlackHttpClient;
   /** A `WebClient` with the bot token, for the lookups (user groups, members, names). */
   botClient: WebClient;
+  /** The workspace's URL once `auth.test` said it (`BotToken.workspaceUrl`): links are built on it. */
+  workspaceUrl: () => string | undefined;
   /**
    * Starts listening, and asks Slack whether it accepts the bot token (waiting a few seconds at
    * most for the answer); resolves with the HTTP port (for /slack/events over HTTP, the probes).
@@ -126,6 +128,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     convoStore: false,
   } as const;
   const botClient = new WebClient(transport.botToken, { ...clientOptions, logger: boltLog });
+  const workspaceUrl = () => botToken.workspaceUrl();
   const checkToken = () =>
     Promise.race([
       botToken.verify(),
@@ -155,6 +158,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       modalClient,
       apiClient,
       botClient,
+      workspaceUrl,
       async start() {
         // Bolt's Socket Mode receiver listens for the probes without handling a taken port.
         await ensurePortFree(options.port);
@@ -184,6 +188,7 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     modalClient,
     apiClient,
     botClient,
+    workspaceUrl,
     async start() {
       const [server] = await Promise.all([
         receiver.start(options.port).catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorMessage } from '../error-message.js';
 import type { LineLogger } from '../log.js';
+import { workspaceUrlOf } from './permalinks.js';
 import { type SlackApiCaller, SlackPlatformError } from './slack-http-client.js';
 
 /**
@@ -25,10 +26,20 @@ const authTestSchema = z.object({
   user_id: z.string(),
   bot_id: z.string().optional(),
   team: z.string().optional(),
+  /** The workspace's URL (`https://acme.slack.com/`): message links are computed from it. */
+  url: z.string().optional(),
+  is_enterprise_install: z.boolean().optional(),
 });
 
 export type BotTokenVerdict =
-  | { kind: 'valid'; botUserId: string; botId: string | undefined; team: string | undefined }
+  | {
+      kind: 'valid';
+      botUserId: string;
+      botId: string | undefined;
+      team: string | undefined;
+      /** Where this workspace's message links start; absent when Slack is to be asked for each. */
+      workspaceUrl: string | undefined;
+    }
   /** Slack answered that the token is no good (`error`: its code). */
   | { kind: 'refused'; error: string }
   /** Slack could not be asked (unreachable, slow, an error of its own): nothing is known yet. */
@@ -84,6 +95,15 @@ export class BotToken {
     if (this.verdict.kind === 'refused') throw new Error(refusalText(this.verdict.error));
   };
 
+  /**
+   * The workspace's URL as `auth.test` said it, once it has (`permalinks.ts` builds message links
+   * on it). Not for an org-wide install on Enterprise Grid: there `url` is the organization's,
+   * and a message's link may name its own workspace instead, so links are asked of Slack.
+   */
+  workspaceUrl(): string | undefined {
+    return this.verdict.kind === 'valid' ? this.verdict.workspaceUrl : undefined;
+  }
+
   /** For `/readyz`'s warnings: why the token is not verified yet, if it is not. */
   warning(): string | undefined {
     return this.verdict.kind === 'unverified' && this.checkedAt > Number.NEGATIVE_INFINITY
@@ -120,6 +140,10 @@ export class BotToken {
             botUserId: answer.data.user_id,
             botId: answer.data.bot_id,
             team: answer.data.team,
+            workspaceUrl:
+              answer.data.is_enterprise_install === true
+                ? undefined
+                : workspaceUrlOf(answer.data.url),
           }
         : { kind: 'unverified', problem: 'auth.test answered without a user_id' };
     } catch (error) {

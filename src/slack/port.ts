@@ -17,8 +17,15 @@ export interface SlackPort {
   openView(input: { triggerId: string; view: View }): Promise<void>;
   /** The person's App Home tab (`views.publish`); replaces what was there. */
   publishHome(input: { userId: string; view: HomeView }): Promise<void>;
-  /** A link to a message (`chat.getPermalink`). */
-  getPermalink(input: { channel: string; ts: string }): Promise<string>;
+  /**
+   * A link to a message: computed when the workspace's URL is known, else `chat.getPermalink`.
+   * `threadTs`: the thread the message is a reply in, which Slack's links name.
+   */
+  getPermalink(input: {
+    channel: string;
+    ts: string;
+    threadTs?: string | undefined;
+  }): Promise<string>;
   /** The app's direct-message channel with one person (`conversations.open`, scope `im:write`). */
   openDirectMessage(user: string): Promise<string>;
 }

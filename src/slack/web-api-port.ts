@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { errorMessage } from '../error-message.js';
 import { type Metrics, noMetrics, secondsSince } from '../metrics.js';
 import type { SlackMessage } from './block-kit.js';
+import { type MessageRef, messagePermalink } from './permalinks.js';
 import { SlackCallError, type SlackPort } from './port.js';
 import { RateLimitLanes, RateLimitWindows } from './rate-limit-windows.js';
 import type { SlackApiCaller } from './slack-http-client.js';
@@ -45,6 +46,11 @@ export interface WebApiSlackPortOptions {
    * behind other calls. Default: `client`.
    */
   modalClient?: SlackApiCaller;
+  /**
+   * The workspace's URL (`auth.test`'s `url`) once known: message links are computed from it
+   * (`permalinks.ts`) instead of asked for with `chat.getPermalink`. Default: always asked.
+   */
+  workspaceUrl?: () => string | undefined;
   metrics?: Metrics;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -62,9 +68,11 @@ export class WebApiSlackPort implements SlackPort {
   private readonly windows: RateLimitWindows;
   private readonly lanes = new RateLimitLanes();
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly workspaceUrl: () => string | undefined;
 
   constructor(options: WebApiSlackPortOptions) {
     this.client = options.client;
+    this.workspaceUrl = options.workspaceUrl ?? (() => undefined);
     this.modalClient = options.modalClient ?? options.client;
     this.metrics = options.metrics ?? noMetrics;
     this.windows = new RateLimitWindows(options.now);
@@ -126,7 +134,10 @@ export class WebApiSlackPort implements SlackPort {
     );
   }
 
-  async getPermalink(input: { channel: string; ts: string }): Promise<string> {
+  async getPermalink(input: MessageRef): Promise<string> {
+    const workspaceUrl = this.workspaceUrl();
+    const computed = workspaceUrl === undefined ? undefined : messagePermalink(workspaceUrl, input);
+    if (computed !== undefined) return computed;
     const response = await this.call(
       'chat.getPermalink',
       input.channel,

@@ -301,13 +301,13 @@ export class AppHomes {
   private readonly permalinks = new Map<string, string>();
 
   private async permalink(view: PauseView): Promise<string | undefined> {
-    const { channelId, ts } = view.pause.card;
+    const { channelId, ts, threadTs } = view.pause.card;
     if (ts === undefined) return undefined;
     const key = `${channelId}/${ts}`;
     const known = this.permalinks.get(key);
     if (known !== undefined) return known;
     try {
-      const link = await this.deps.slack.getPermalink({ channel: channelId, ts });
+      const link = await this.deps.slack.getPermalink({ channel: channelId, ts, threadTs });
       if (this.permalinks.size > 10_000) this.permalinks.clear();
       this.permalinks.set(key, link);
       return link;

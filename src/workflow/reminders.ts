@@ -80,11 +80,13 @@ export class Reminders {
   }
 
   private async facts(nudge: DueNudge, view: PauseView, gate: GateRecord): Promise<ReminderFacts> {
-    const { channelId, ts } = view.pause.card;
+    const { channelId, ts, threadTs } = view.pause.card;
     const permalink =
       ts === undefined
         ? undefined
-        : await this.deps.slack.getPermalink({ channel: channelId, ts }).catch(() => undefined);
+        : await this.deps.slack
+            .getPermalink({ channel: channelId, ts, threadTs })
+            .catch(() => undefined);
     return {
       kind: nudge.kind,
       tool: gate.originalCall.name,

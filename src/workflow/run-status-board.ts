@@ -94,7 +94,12 @@ export class RunStatusBoard {
         card === undefined
           ? undefined
           : await slack
-              .getPermalink({ channel: card.channelId, ts: card.ts })
+              .getPermalink({
+                channel: card.channelId,
+                ts: card.ts,
+                // A card in the run's own channel is a reply in its thread (`PauseRecorder`).
+                ...(card.channelId === thread.channelId ? { threadTs: thread.threadTs } : {}),
+              })
               .catch(() => undefined);
       await slack.updateMessage({
         channel: thread.channelId,

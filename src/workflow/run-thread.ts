@@ -38,9 +38,9 @@ export class RunThreads {
   }
 
   /** A link to a message, or nothing when Slack will not give one (a link is a courtesy). */
-  async permalink(channelId: string, ts: string): Promise<string | undefined> {
+  async permalink(channelId: string, ts: string, threadTs?: string): Promise<string | undefined> {
     try {
-      return await this.deps.slack.getPermalink({ channel: channelId, ts });
+      return await this.deps.slack.getPermalink({ channel: channelId, ts, threadTs });
     } catch (error) {
       this.deps.log.warn('could not get a permalink', {
         channel: channelId,

@@ -100,7 +100,9 @@ export class ThreadReplies {
       }
       const card = waiting.view.pause.card;
       const link =
-        card.ts === undefined ? undefined : await threads.permalink(card.channelId, card.ts);
+        card.ts === undefined
+          ? undefined
+          : await threads.permalink(card.channelId, card.ts, card.threadTs);
       await tell(renderAnswerCardFirst(link));
       return 'refused_pending';
     }

@@ -87,4 +87,30 @@ describe('BotToken', () => {
     expect(await token.authorize()).toEqual({ botToken: 'xoxb-1' });
     expect(lines.filter((line) => line.includes(' WARN '))).toHaveLength(1);
   });
+
+  it("the workspace's URL for message links comes from auth.test, except for an org-wide Enterprise Grid install", async () => {
+    const answering = (answer: Record<string, unknown>) => ({
+      apiCall: async () => ({ ok: true, user_id: 'U0BOT', bot_id: 'B0BOT', ...answer }),
+    });
+    const urlOf = async (answer: Record<string, unknown>) => {
+      const token = new BotToken({
+        token: 'xoxb-1',
+        client: answering(answer),
+        log: createLog('debug', 'app', () => {}),
+      });
+      const before = token.workspaceUrl();
+      await token.verify();
+      return { before, after: token.workspaceUrl() };
+    };
+    expect(await urlOf({ url: 'https://acme.slack.com/' })).toEqual({
+      before: undefined,
+      after: 'https://acme.slack.com/',
+    });
+    expect(
+      (await urlOf({ url: 'https://acme.enterprise.slack.com/', is_enterprise_install: true }))
+        .after,
+    ).toBeUndefined();
+    expect((await urlOf({})).after).toBeUndefined();
+    expect((await urlOf({ url: 'javascript:alert(1)' })).after).toBeUndefined();
+  });
 });

@@ -229,7 +229,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     }
     const permalink = /^\/archives\/([A-Z0-9]+)\/p(\d{10})(\d{6})$/.exec(path);
     if (permalink) {
-      res.writeHead(302, { location: `/#${permalink[1]}/${permalink[2]}.${permalink[3]}` });
+      // A reply's link names its thread (`?thread_ts=`): the page opens that thread.
+      const threadTs = new URL(req.url ?? '/', 'http://sandbox').searchParams.get('thread_ts');
+      const thread =
+        threadTs !== null && /^\d{10}\.\d{6}$/.test(threadTs)
+          ? threadTs
+          : `${permalink[2]}.${permalink[3]}`;
+      res.writeHead(302, { location: `/#${permalink[1]}/${thread}` });
       return void res.end();
     }
     if (req.method !== 'GET' && req.method !== 'HEAD')

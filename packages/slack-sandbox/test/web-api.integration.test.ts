@@ -38,6 +38,26 @@ describe('the sandbox Web API, through the real @slack/web-api client', () => {
     });
   });
 
+  it("auth.test's url is the sandbox, and its message links have Slack's form: a reply's names its thread, and opens it", async () => {
+    const client = webClient(sandbox);
+    expect((await client.auth.test()).url).toBe(`${sandbox.url}/`);
+    const root = await client.chat.postMessage({ channel: ops, text: 'root' });
+    const reply = await client.chat.postMessage({
+      channel: ops,
+      text: 'reply',
+      thread_ts: root.ts ?? '',
+    });
+    const digits = (ts: string | undefined) => (ts ?? '').replace('.', '');
+    const rootLink = await client.chat.getPermalink({ channel: ops, message_ts: root.ts ?? '' });
+    expect(rootLink.permalink).toBe(`${sandbox.url}/archives/${ops}/p${digits(root.ts)}`);
+    const replyLink = await client.chat.getPermalink({ channel: ops, message_ts: reply.ts ?? '' });
+    expect(replyLink.permalink).toBe(
+      `${sandbox.url}/archives/${ops}/p${digits(reply.ts)}?thread_ts=${root.ts}&cid=${ops}`,
+    );
+    const opened = await fetch(replyLink.permalink ?? '', { redirect: 'manual' });
+    expect(opened.headers.get('location')).toBe(`/#${ops}/${root.ts}`);
+  });
+
   it('a posted message with blocks appears in the channel, with Slack-assigned ids', async () => {
     const client = webClient(sandbox);
     const posted = await client.chat.postMessage({

@@ -109,12 +109,15 @@ export function getPermalink(args: Arguments, { state, baseUrl }: WebApiContext)
   const conversation = findConversation(stringArg(args, 'channel') ?? '');
   if (!conversation) return failure('channel_not_found');
   const ts = stringArg(args, 'message_ts') ?? '';
-  if (!state.conversations.find(conversation.id, ts)) return failure('message_not_found');
-  return {
-    ok: true,
-    channel: conversation.id,
-    permalink: `${baseUrl}/archives/${conversation.id}/p${ts.replace('.', '')}`,
-  };
+  const message = state.conversations.find(conversation.id, ts);
+  if (!message) return failure('message_not_found');
+  const link = `${baseUrl}/archives/${conversation.id}/p${ts.replace('.', '')}`;
+  // Slack's form for a reply names its thread (docs.slack.dev, chat.getPermalink).
+  const inThread =
+    message.threadTs === undefined || message.threadTs === ts
+      ? ''
+      : `?thread_ts=${message.threadTs}&cid=${conversation.id}`;
+  return { ok: true, channel: conversation.id, permalink: `${link}${inThread}` };
 }
 
 function hasAttachments(args: Arguments): boolean {

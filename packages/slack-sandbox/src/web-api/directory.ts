@@ -19,10 +19,11 @@ import { failure, type MethodResult } from './results.js';
 /** The workspace was "created" at a fixed time so `created` fields are stable. */
 const CREATED = 1_700_000_000;
 
-export function authTest(): MethodResult {
+/** `url`: the workspace's address, on which Slack's message links are built: here, the sandbox. */
+export function authTest(_args: Arguments, { baseUrl }: WebApiContext): MethodResult {
   return {
     ok: true,
-    url: `https://${TEAM.domain}.slack.com/`,
+    url: `${baseUrl}/`,
     team: TEAM.name,
     user: BOT.name,
     team_id: TEAM.id,
