@@ -5,6 +5,8 @@ import { type AdkEvent, eventText, isFinalResponse, toolResults } from '../adk/w
 import type { PauseView } from '../approvals/records.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import type { SlackMessage } from '../slack/block-kit.js';
+import { foldMessages } from '../slack/folded-messages.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
 import { renderReRequest } from '../slack/re-request-notice.js';
 import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
@@ -155,10 +157,7 @@ export class RunStreamer {
     }
 
     const text = eventText(event);
-    if (text !== undefined) {
-      await output.flushToolSummary();
-      await this.deps.threads.post(context.thread, renderAgentReply({ text }));
-    }
+    if (text !== undefined) await output.reply(renderAgentReply({ text }));
   }
 
   /** The end of a stream (or a replay): the last tool summary, then what waits for people. */
@@ -272,5 +271,15 @@ class ThreadOutput {
     const summary = renderToolSummary(this.ranTools);
     this.ranTools = [];
     await this.threads.post(this.context.thread, summary);
+  }
+
+  /** The agent's answer, after the tools that ran before it: one message when they fit in one. */
+  async reply(answer: SlackMessage): Promise<void> {
+    const messages =
+      this.ranTools.length === 0
+        ? [answer]
+        : foldMessages(renderToolSummary(this.ranTools), answer);
+    this.ranTools = [];
+    for (const message of messages) await this.threads.post(this.context.thread, message);
   }
 }

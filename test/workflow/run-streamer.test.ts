@@ -128,3 +128,40 @@ describe('a stream that ends without an error frame', () => {
     expect(pauses).toHaveLength(1);
   });
 });
+
+describe("the tools that ran and the agent's answer after them", () => {
+  it('are one message in the thread: the tool line, then the answer', async () => {
+    const { posted } = await stream([modelCall, ran, text]);
+    expect(posted).toHaveLength(1);
+    expect(JSON.stringify(posted[0]?.blocks)).toMatch(/ran `transfer` ✓.*Done\./);
+    expect(posted[0]?.text).toBe('Ran 1 tool\nDone.');
+  });
+
+  it('are two when together they would pass what one Slack message holds', async () => {
+    // Each fits alone (a long answer is cut to fit one message, the tool line to 2,800 chars);
+    // together they pass Slack's ~12,000 characters of text per message.
+    const manyTools = {
+      author: 'bank',
+      content: {
+        role: 'user',
+        parts: Array.from({ length: 60 }, (_, i) => ({
+          functionResponse: { id: `c-${i}`, name: `tool_${'n'.repeat(50)}_${i}`, response: {} },
+        })),
+      },
+    };
+    const long = {
+      author: 'bank',
+      content: { role: 'model', parts: [{ text: 'x'.repeat(11_500) }] },
+    };
+    const { posted } = await stream([modelCall, manyTools, long]);
+    expect(posted.map((message) => message.text.slice(0, 12))).toEqual([
+      'Ran 60 tools',
+      'xxxxxxxxxxxx',
+    ]);
+  });
+
+  it('a tool line with no answer after it (the stream cut off) is posted alone', async () => {
+    const { posted } = await stream([modelCall, ran]);
+    expect(posted.map((message) => message.text)).toEqual(['Ran 1 tool']);
+  });
+});
