@@ -682,7 +682,7 @@ export class ApprovalWorkflow {
     // On the critical path from here until the decisions are sent, or not sent after all (the
     // resume ended without sending, or was refused at shutdown).
     const sending = this.criticalPath.begin();
-    void this.runs
+    const resumed = this.runs
       .enqueue(pauseId, 'resume', () =>
         this.resumeByMode(pauseId, {
           ...options,
@@ -691,6 +691,7 @@ export class ApprovalWorkflow {
         }),
       )
       .finally(sending);
+    this.cardRefresher.holdUntil(pauseId, resumed);
   }
 
   /**

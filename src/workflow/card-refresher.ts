@@ -1,6 +1,7 @@
 import type { PauseView } from '../approvals/records.js';
 import type { Log } from '../log.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
+import { CardHolds } from './card-holds.js';
 import type { ApprovalCards } from './cards.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
@@ -9,9 +10,17 @@ export interface CardRefresherOptions {
   concurrency?: number;
   /** Waits before trying a failed update again (a rate limit's own wait replaces an entry, capped by the last). */
   retryDelaysMs?: readonly number[];
+  /** Longest a card's redraw waits for its pause's resume (`holdUntil`). Default 1 s. */
+  resumeHoldMs?: number;
 }
 
 const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 15_000, 30_000, 60_000];
+/**
+ * As long as a redraw waits for the critical path (`REDRAW_MAX_WAIT_MS`): an agent that answers
+ * within it (the bench's, the test agents') has its card drawn once per decision, decided and
+ * resumed; a slower one's card shows the decision this much later, then the resume.
+ */
+const DEFAULT_RESUME_HOLD_MS = 1_000;
 
 /**
  * Keeps cards in sync off the decision's critical path: a decision records the vote, schedules
@@ -35,6 +44,7 @@ export class CardRefresher {
   private readonly failures = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly retryDelaysMs: readonly number[];
+  private readonly holds: CardHolds;
 
   /** `quiet`: awaited before each refresh (`CriticalPath.quiet`); default none. */
   constructor(
@@ -45,9 +55,15 @@ export class CardRefresher {
       quiet?: () => Promise<void>;
     },
   ) {
+    const holds = new CardHolds(deps.options?.resumeHoldMs ?? DEFAULT_RESUME_HOLD_MS);
+    this.holds = holds;
+    const quiet = deps.quiet;
     this.queue = new KeyedWorkQueue(deps.log, {
       concurrency: deps.options?.concurrency ?? 16,
-      ...(deps.quiet === undefined ? {} : { admit: deps.quiet }),
+      admit: async (pauseId) => {
+        await holds.released(pauseId);
+        await quiet?.();
+      },
     });
     this.retryDelaysMs = deps.options?.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   }
@@ -86,6 +102,15 @@ export class CardRefresher {
       }
       this.retryLater(pauseId, outcome.retryAfterMs);
     });
+  }
+
+  /**
+   * The pause's resume is under way until `resumed` settles: its card's redraws wait for it (at
+   * most `resumeHoldMs`), and the redraw asked for by the decision and the one asked for by the
+   * resume are one `chat.update`.
+   */
+  holdUntil(pauseId: string, resumed: Promise<unknown>): void {
+    this.holds.hold(pauseId, resumed);
   }
 
   /**

@@ -12,15 +12,16 @@ export class KeyedWorkQueue {
   private readonly queue: PQueue;
   private readonly tails = new Map<string, Promise<void>>();
   private accepting = true;
-  private readonly admit: (() => Promise<void>) | undefined;
+  private readonly admit: ((key: string) => Promise<void>) | undefined;
 
   /**
    * `admit`: awaited before each task takes a slot (after the tasks of its key before it), for
-   * work that should wait for other work first (`CriticalPath.quiet`). Never rejects.
+   * work that should wait for other work first (`CriticalPath.quiet`, a card's `CardHolds`).
+   * Never rejects.
    */
   constructor(
     private readonly log: Log,
-    options: { concurrency?: number; admit?: () => Promise<void> } = {},
+    options: { concurrency?: number; admit?: (key: string) => Promise<void> } = {},
   ) {
     this.queue = new PQueue({ concurrency: options.concurrency ?? 32 });
     this.admit = options.admit;
@@ -42,7 +43,8 @@ export class KeyedWorkQueue {
     // here, the task runs in the context of whoever queued it (its correlation id, see
     // correlation.ts). Not `AsyncResource.bind`: it wraps two deprecation shims per call.
     const resource = new AsyncResource('KeyedWorkQueue');
-    const admitted = this.admit === undefined ? previous : previous.then(this.admit);
+    const admit = this.admit;
+    const admitted = admit === undefined ? previous : previous.then(() => admit(key));
     const result = admitted.then(() => this.queue.add(() => resource.runInAsyncScope(task)));
     const tail = result.then(
       () => undefined,

@@ -73,11 +73,11 @@ describe('GET /metrics', () => {
     expect(
       moved('approvals_external_call_seconds_count{service="slack",method="chat.postMessage"}'),
     ).toBeGreaterThanOrEqual(2);
-    // The card changes twice per decision: decided, then resumed (no "resuming" in between); the
-    // run's root twice: waiting for approval, then done.
+    // The card changes once per decision: its redraw waits for the resume, so decided and resumed
+    // are one update; the run's root twice: waiting for approval, then done.
     expect(
       moved('approvals_external_call_seconds_count{service="slack",method="chat.update"}'),
-    ).toBe(4);
+    ).toBe(3);
     // Defined before any delivery, so that dashboards have a series to show.
     expect(after.samples.get('approvals_webhook_deliveries_total{outcome="delivered"}')).toBe(0);
     expect(after.samples.get('approvals_resume_failures_total')).toBeUndefined();
