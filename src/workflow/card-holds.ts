@@ -8,13 +8,16 @@
  */
 export class CardHolds {
   private readonly holds = new Map<string, Promise<void>>();
+  private readonly ends = new Map<string, () => void>();
 
   constructor(private readonly maxWaitMs: number) {}
 
   /** Holds `key`'s redraws until `until` settles, or `maxWaitMs` from now. */
   hold(key: string, until: Promise<unknown>): void {
     let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<void>((resolve) => {
+    let end: () => void = () => {};
+    const ended = new Promise<void>((resolve) => {
+      end = resolve;
       timer = setTimeout(resolve, this.maxWaitMs);
       timer.unref();
     });
@@ -23,12 +26,20 @@ export class CardHolds {
         () => undefined,
         () => undefined,
       ),
-      expired,
+      ended,
     ]).then(() => {
       clearTimeout(timer);
-      if (this.holds.get(key) === released) this.holds.delete(key);
+      if (this.holds.get(key) !== released) return;
+      this.holds.delete(key);
+      this.ends.delete(key);
     });
     this.holds.set(key, released);
+    this.ends.set(key, end);
+  }
+
+  /** Ends `key`'s hold now: what it waited for has happened. */
+  release(key: string): void {
+    this.ends.get(key)?.();
   }
 
   /** Resolves when `key` is not held (at once when it is not). Never rejects. */

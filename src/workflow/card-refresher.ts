@@ -81,6 +81,9 @@ export class CardRefresher {
     if (toolOutcomes !== undefined) this.toolOutcomes.set(pauseId, toolOutcomes);
     if (view === undefined) this.latestViews.delete(pauseId);
     else this.latestViews.set(pauseId, view);
+    // The resume marked the pause resumed: what the hold waits for. The card is drawn now, not
+    // after the rest of the resume (a rejection's reasons, sent to the agent as one more turn).
+    if (view?.pause.resume.state === 'resumed') this.holds.release(pauseId);
     if (this.queued.has(pauseId)) return;
     this.queued.add(pauseId);
     void this.queue.enqueue(pauseId, 'card refresh', async () => {
@@ -106,8 +109,9 @@ export class CardRefresher {
 
   /**
    * The pause's resume is under way until `resumed` settles: its card's redraws wait for it (at
-   * most `resumeHoldMs`), and the redraw asked for by the decision and the one asked for by the
-   * resume are one `chat.update`.
+   * most `resumeHoldMs`, and no longer than until a refresh brings the view of the pause marked
+   * resumed), and the redraw asked for by the decision and the one asked for by the resume are one
+   * `chat.update`.
    */
   holdUntil(pauseId: string, resumed: Promise<unknown>): void {
     this.holds.hold(pauseId, resumed);

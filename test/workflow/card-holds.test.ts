@@ -8,16 +8,20 @@ import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures
 import { quietSlackPort } from '../support/quiet-slack-port.js';
 import { policyOf, workflowTestDefaults } from '../support/workflow.js';
 
-/** An ADK server whose resumes answer only when the test lets them. */
-function heldAdk() {
+/**
+ * An ADK server whose `held`-th run (1: the resume, 2: a rejection's reasons after it) answers
+ * only when the test lets it; the others answer at once.
+ */
+function heldAdk(held: number) {
   let started: () => void = () => {};
-  const resumeStarted = new Promise<void>((resolve) => {
+  const heldStarted = new Promise<void>((resolve) => {
     started = resolve;
   });
   let answer: () => void = () => {};
   const answered = new Promise<void>((resolve) => {
     answer = resolve;
   });
+  let runs = 0;
   const adk: Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'> = {
     listApps: async () => [],
     createSession: async () => {
@@ -27,26 +31,35 @@ function heldAdk() {
       throw new Error('no sessions here');
     },
     async *runSse(): AsyncGenerator<RunItem, void> {
-      started();
-      await answered;
+      runs += 1;
+      if (runs === held) {
+        started();
+        await answered;
+      }
       const content = { role: 'model', parts: [{ text: 'Done.' }] };
       yield { type: 'event', event: adkEventSchema.parse({ author: 'agent', content }) };
     },
   };
-  return { adk, resumeStarted, answer };
+  return { adk, heldStarted, answer };
 }
 
-/** One approver's click decides a one-gate pause; `updates`: each card update's fallback text. */
-async function decideWithHeldAgent() {
+/**
+ * One approver's click decides a one-gate pause, the `held`-th run held; `updates`: each card
+ * update's fallback text.
+ */
+async function decideWithHeldAgent(
+  vote: { choice: 'approve' } | { choice: 'reject'; reason: string } = { choice: 'approve' },
+  held = 1,
+) {
   const store = new MemoryConfirmationStore();
   const pause = newPause();
   await store.createPause(pause);
   await store.setCardTs(pause.id, '1.000100', T0);
   const updates: string[] = [];
-  const held = heldAdk();
+  const agent = heldAdk(held);
   const workflow = new ApprovalWorkflow({
     store,
-    adk: held.adk,
+    adk: agent.adk,
     slack: quietSlackPort({
       async updateMessage(input) {
         updates.push(input.text);
@@ -61,11 +74,11 @@ async function decideWithHeldAgent() {
     pauseId: pause.id,
     callId: firstCallId(pause),
     voter: APPROVER,
-    choice: 'approve',
+    ...vote,
   });
   expect(reply).toEqual({ kind: 'done' });
-  await held.resumeStarted;
-  return { workflow, updates, answer: held.answer };
+  await agent.heldStarted;
+  return { workflow, updates, answer: agent.answer };
 }
 
 describe("a decided pause's card while its resume is under way", () => {
@@ -93,6 +106,21 @@ describe("a decided pause's card while its resume is under way", () => {
       'Approval request decided: 1 approved — agent resumed',
     ]);
   });
+
+  it("is drawn once the pause is marked resumed, not after the rejection's reasons reach the agent", async () => {
+    const { workflow, updates, answer } = await decideWithHeldAgent(
+      { choice: 'reject', reason: 'not today' },
+      2,
+    );
+    // The reasons' turn is held; the hold ends as the resume's mark asks for the card.
+    await vi.waitFor(
+      () => expect(updates).toEqual(['Approval request decided: 1 rejected — agent resumed']),
+      { timeout: 500, interval: 10 },
+    );
+    answer();
+    expect(await workflow.drain(5_000)).toBe(true);
+    expect(updates).toHaveLength(1);
+  });
 });
 
 describe('CardHolds', () => {
@@ -114,6 +142,13 @@ describe('CardHolds', () => {
     fail(new Error('the resume failed'));
     await waiting;
     expect(released).toBe(true);
+  });
+
+  it('releases a key at once when told what it waits for has happened', async () => {
+    const holds = new CardHolds(60_000);
+    holds.hold('p1', new Promise(() => {}));
+    holds.release('p1');
+    await expect(holds.released('p1')).resolves.toBeUndefined();
   });
 
   it('releases a key after its longest wait even when what it waits for never settles', async () => {
