@@ -86,6 +86,12 @@ interface DecisionRow {
   wallMs: number;
   /** Slack Web API calls the apps made from the first click until every card was final. */
   slackCalls: Map<string, number>;
+  /**
+   * Slack Web API calls of the burst's whole `/agent` decision cycles, by method: from the first
+   * command until every run's root showed it done (root and card posted, the root's status, the
+   * card's decision, the agent's answer, the root's end).
+   */
+  cycleCalls: Map<string, number>;
   /** Commands Redis ran in the same window (scripts' own included), and scripts called. */
   redisCommands: { run: number; scripts: number };
 }
@@ -212,6 +218,7 @@ async function measure(processes: number, bare: Child | undefined): Promise<void
     // Earlier cards are final and no longer touched: forgetting them keeps the sandbox's lookups
     // as quick in the last burst as in the first.
     sandbox.reset();
+    const cycleCallsBefore = sandbox.calls().length;
     const preparing = performance.now();
     const prepared = await prepareClicks(BURST_CLICKS);
     const prepareMs = performance.now() - preparing;
@@ -246,12 +253,15 @@ async function measure(processes: number, bare: Child | undefined): Promise<void
     }
     const row = decisionRow(processes, burst, prepared.clicks, outcomes, settledAt);
     const slackCalls = countByMethod(sandbox.calls().slice(callsBefore));
+    // The roots are redrawn last (done), after the cards: not part of the timed window above.
+    await rootsDone(prepared);
+    const cycleCalls = countByMethod(sandbox.calls().slice(cycleCallsBefore));
     const redisAfter = await redisCommandCounts();
     const redisCommands = {
       run: redisAfter.run - redisBefore.run,
       scripts: redisAfter.scripts - redisBefore.scripts,
     };
-    decisionRows.push({ ...row, cpu, wallMs, slackCalls, redisCommands });
+    decisionRows.push({ ...row, cpu, wallMs, slackCalls, cycleCalls, redisCommands });
     print(
       `${label}, burst ${burst}: ${BURST_CLICKS} pauses prepared in ${ms(prepareMs)} ms; ` +
         `${row.resumed}/${row.decisions} resumed in ${ms(row.windowMs)} ms, ${row.duplicates} duplicates`,
@@ -383,6 +393,18 @@ async function settle({ clicks, cards }: Prepared): Promise<number> {
   return epochMs();
 }
 
+/** Waits for every run's root to say it is done (its last redraw); a miss is printed, not thrown. */
+async function rootsDone({ cards }: Prepared): Promise<void> {
+  const done = (card: SandboxMessage) => {
+    const root =
+      card.threadTs === undefined ? undefined : sandbox.message(card.channel, card.threadTs);
+    return root !== undefined && JSON.stringify(root.blocks).includes(':white_check_mark: Done');
+  };
+  await poll(() => cards.every(done) || undefined, 'every run root to show it is done').catch(
+    (error: unknown) => print(`waiting for roots: ${String(error)}`),
+  );
+}
+
 function resumedCard(card: SandboxMessage | undefined): boolean {
   return card !== undefined && JSON.stringify(card.blocks).includes('Agent resumed');
 }
@@ -443,6 +465,10 @@ function countByMethod(calls: ReadonlyArray<{ method: string }>): Map<string, nu
   return counts;
 }
 
+function totalOf(counts: ReadonlyMap<string, number>): number {
+  return [...counts.values()].reduce((sum, count) => sum + count, 0);
+}
+
 function cpuSince(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
   return {
     machine: after.machine - before.machine,
@@ -472,7 +498,7 @@ function decisionRow(
   clicks: readonly ApproveClick[],
   outcomes: readonly ClickOutcome[],
   settledAt: number,
-): Omit<DecisionRow, 'cpu' | 'wallMs' | 'slackCalls' | 'redisCommands'> {
+): Omit<DecisionRow, 'cpu' | 'wallMs' | 'slackCalls' | 'cycleCalls' | 'redisCommands'> {
   const firstClick = Math.min(...outcomes.map((outcome) => outcome.sentAt));
   let lastResume = Number.NEGATIVE_INFINITY;
   let duplicates = 0;
@@ -604,20 +630,40 @@ function printSummary(): void {
     ['app processes', 'burst', 'Redis commands', 'Redis scripts', 'Slack calls', ...methods],
     decisionRows.map((row) => {
       const per = (count: number) => (count / row.decisions).toFixed(2);
-      const all = [...row.slackCalls.values()].reduce((sum, count) => sum + count, 0);
       return [
         String(row.processes),
         String(row.burst),
         per(row.redisCommands.run),
         per(row.redisCommands.scripts),
-        per(all),
+        per(totalOf(row.slackCalls)),
         ...methods.map((method) => per(row.slackCalls.get(method) ?? 0)),
       ];
     }),
   );
   for (const line of calls) print(line);
   print('');
-  print('Budget (issue 14), this run:');
+  print(
+    "Slack Web API calls per /agent decision cycle, by method: from the first of the burst's commands until every run's root showed it done (the commands, then the clicks)",
+  );
+  const cycleMethods = [
+    ...new Set(decisionRows.flatMap((row) => [...row.cycleCalls.keys()])),
+  ].sort();
+  const cycles = table(
+    ['app processes', 'burst', 'cycles', 'Slack calls', ...cycleMethods],
+    decisionRows.map((row) => {
+      const per = (count: number) => (count / row.decisions).toFixed(2);
+      return [
+        String(row.processes),
+        String(row.burst),
+        String(row.decisions),
+        per(totalOf(row.cycleCalls)),
+        ...cycleMethods.map((method) => per(row.cycleCalls.get(method) ?? 0)),
+      ];
+    }),
+  );
+  for (const line of cycles) print(line);
+  print('');
+  print('Budget (issues 14 and 35), this run:');
   for (const line of budgetTable(budgetRows())) print(line);
   const strangers = decisionRows.at(-1)?.strangers ?? 0;
   if (strangers > 0)
@@ -635,7 +681,15 @@ function budgetRows(): BudgetRow[] {
       : [];
   const clickToResume = single.map((row) => row.clickToResume.p99);
   const bareP99 = bareAcks?.p99PerBurst ?? [];
+  const callsPerCycle = decisionRows.map((row) => totalOf(row.cycleCalls) / row.decisions);
   return [
+    {
+      figure: 'Slack calls per /agent decision cycle (command → root done), every burst',
+      measured: range(callsPerCycle, (value) => value.toFixed(2)),
+      floor: '3 (the root, the card and the answer posted; nothing updated)',
+      budget: '≤ 5',
+      met: callsPerCycle.length > 0 && Math.max(...callsPerCycle) <= 5,
+    },
     {
       figure: 'app CPU per decision (click → card → resume → answer posted)',
       measured: `${range(appCpu, ms)} ms`,
