@@ -45,13 +45,7 @@ describe('expiry', () => {
 
     // The card is drawn as the agent's answer lands (expired and resumed in one update), which
     // may be just after that answer's reply, or the reasons' note, is in the thread.
-    const expired = await harness.sandbox.waitFor(
-      () => {
-        const now = harness.sandbox.message(OPS, card.ts);
-        return now !== undefined && /expired/i.test(cardText(now)) && now;
-      },
-      { timeoutMs: 15_000 },
-    );
+    const expired = await harness.messageReading(OPS, card.ts, /expired/i);
     expect(buttons(expired)).toEqual([]);
 
     const view = await harness.pauseOf(card);

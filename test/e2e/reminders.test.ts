@@ -155,13 +155,7 @@ describe('onExpiry: timeout', () => {
     const told = await harness.reply(OPS, root.ts, 'Noted: Why these tool calls were not approved');
     expect(told.text).toContain('timed out');
 
-    const expired = await harness.sandbox.waitFor(
-      () => {
-        const now = harness.sandbox.message(OPS, card.ts);
-        return now !== undefined && /expired/i.test(cardText(now)) && now;
-      },
-      { timeoutMs: 15_000 },
-    );
+    const expired = await harness.messageReading(OPS, card.ts, /expired/i);
     expect(buttons(expired)).toEqual([]);
     const view = await harness.pauseOf(card);
     expect(view.gates[0]?.state).toBe('expired');

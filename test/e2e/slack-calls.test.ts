@@ -38,28 +38,18 @@ function now(message: SandboxMessage): SandboxMessage {
   return current;
 }
 
-function waitForText(message: SandboxMessage, needle: string): Promise<string> {
-  return harness.sandbox.waitFor(
-    () => {
-      const text = cardText(now(message));
-      return text.includes(needle) && text;
-    },
-    { timeoutMs: 15_000 },
-  );
-}
-
 describe('Slack calls per /agent decision cycle', () => {
   it('a plain cycle (run, card, one approval, the answer) costs six calls, one per change people see', async () => {
     const from = harness.sandbox.calls().length;
     const root = await harness.runAgent(alice.id, OPS, 'payments transfer 41');
     const card = await harness.card(OPS, root.ts);
     // The root links to the card, a reply in its thread: the link is built, not asked for.
-    const waiting = await waitForText(root, 'Waiting for approval');
+    const waiting = cardText(await harness.messageReading(OPS, root.ts, /Waiting for approval/));
     expect(waiting).toContain(
       `/archives/${OPS}/p${card.ts.replace('.', '')}?thread_ts=${root.ts}&cid=${OPS}|open the card>`,
     );
     await harness.approveUntilResumed(bob.id, OPS, card);
-    await waitForText(root, ':white_check_mark: Done');
+    await harness.messageReading(OPS, root.ts, /:white_check_mark: Done/);
     // Stopping drains the app: no call of this cycle can come later than this.
     stopped = true;
     await harness.stop();

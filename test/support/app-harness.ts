@@ -104,6 +104,8 @@ export interface Harness {
   openCards(channel: string, root: SandboxMessage): SandboxMessage[];
   /** Waits for a reply in the thread whose text contains `needle`. */
   reply(channel: string, threadTs: string, needle: string): Promise<SandboxMessage>;
+  /** Waits until the message (updated in place) reads `pattern` (its blocks' text); resolves with it. */
+  messageReading(channel: string, ts: string, pattern: RegExp): Promise<SandboxMessage>;
   /**
    * `user` clicks Approve on a one-gate card; resolves once the card says the agent resumed, with
    * the click's HTTP status.
@@ -246,6 +248,15 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
           sandbox
             .replies(channel, threadTs)
             .find((message) => JSON.stringify(message).includes(needle)),
+        { timeoutMs: 15_000 },
+      );
+    },
+    messageReading(channel, ts, pattern) {
+      return sandbox.waitFor(
+        () => {
+          const now = sandbox.message(channel, ts);
+          return now !== undefined && pattern.test(cardText(now)) && now;
+        },
         { timeoutMs: 15_000 },
       );
     },

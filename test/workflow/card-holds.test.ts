@@ -6,7 +6,7 @@ import { ApprovalWorkflow } from '../../src/workflow/approval-workflow.js';
 import { CardHolds } from '../../src/workflow/card-holds.js';
 import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
-import { policyOf, workflowTestDefaults } from '../support/workflow.js';
+import { policyOf, quietAdk, workflowTestDefaults } from '../support/workflow.js';
 
 /**
  * An ADK server whose `held`-th run (1: the resume, 2: a rejection's reasons after it) answers
@@ -23,13 +23,7 @@ function heldAdk(held: number) {
   });
   let runs = 0;
   const adk: Pick<AdkClient, 'listApps' | 'createSession' | 'getSession' | 'runSse'> = {
-    listApps: async () => [],
-    createSession: async () => {
-      throw new Error('no new sessions here');
-    },
-    getSession: async () => {
-      throw new Error('no sessions here');
-    },
+    ...quietAdk().adk,
     async *runSse(): AsyncGenerator<RunItem, void> {
       runs += 1;
       if (runs === held) {
