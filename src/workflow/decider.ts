@@ -1,5 +1,6 @@
 import { gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
+import { grantIdOf } from '../approvals/grant-actors.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { Refusal } from '../approvals/outcomes.js';
 import {
@@ -11,7 +12,7 @@ import {
   resolveGatePolicy,
 } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
-import { GRANT_ACTOR_PREFIX, initiatorOf } from '../approvals/store/audit-chain.js';
+import { initiatorOf } from '../approvals/store/audit-chain.js';
 import type { ConfirmationStore, VoteAllInput, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -122,11 +123,12 @@ export class Decider {
     for (const gate of view.gates) {
       if (gate.state !== 'approved' || gate.decision === undefined) continue;
       const { by } = gate.decision;
-      if (initiatorOf(by) === 'grant') {
+      const grantId = grantIdOf(by);
+      if (grantId !== undefined) {
         const earlier = refused.get(by);
         if (earlier !== undefined) earlier.callIds.push(gate.confirmationCallId);
         else {
-          const refusal = await this.grantRefusal(view, gate, by);
+          const refusal = await this.grantRefusal(view, gate, grantId);
           if (refusal !== undefined)
             refused.set(by, { refusal, callIds: [gate.confirmationCallId] });
         }
@@ -166,10 +168,9 @@ export class Decider {
   private async grantRefusal(
     view: PauseView,
     gate: GateRecord,
-    actor: string,
+    grantId: string,
   ): Promise<Refusal | undefined> {
-    const id = actor.slice(GRANT_ACTOR_PREFIX.length);
-    const grant = await this.deps.grants?.get(id, this.deps.clock());
+    const grant = await this.deps.grants?.get(grantId, this.deps.clock());
     if (grant === undefined) return { kind: 'grant_gone' };
     return this.granterRefusal(view, gate, grant.granter);
   }
