@@ -1,4 +1,5 @@
 import type { GateRecord } from '../approvals/records.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 
 /** What a gate's blocks are rendered from, on the detailed card and in compact rows. */
 export interface GateContext {
@@ -19,6 +20,3 @@ export interface GateContext {
   /** The card states who may approve and the expiry once, for every gate: leave them out here. */
   sharedFacts?: boolean;
 }
-
-/** An approved call's fate after the resume: it ran, or the tool answered with an error. */
-export type ToolOutcome = 'ran' | 'failed';

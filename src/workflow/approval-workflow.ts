@@ -14,12 +14,12 @@ import {
   type RunIntent,
   StoreError,
 } from '../approvals/store.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { type Metrics, noMetrics } from '../metrics.js';
 import type { SlackMessage } from '../slack/block-kit.js';
-import type { ToolOutcome } from '../slack/gate-context.js';
 import type { HomeGate } from '../slack/home-view.js';
 import { renderPauseGoneCard } from '../slack/notices.js';
 import type { PersonNames } from '../slack/person-names.js';

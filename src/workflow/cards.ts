@@ -3,11 +3,11 @@ import type { Clock } from '../approvals/clock.js';
 import { deciderOf } from '../approvals/deciders.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { renderApprovalCard } from '../slack/approval-card.js';
 import { renderExternalNotes, withExternalNotes } from '../slack/external-notes.js';
-import type { ToolOutcome } from '../slack/gate-context.js';
 import { SlackCallError, type SlackPort } from '../slack/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 

@@ -2,9 +2,9 @@ import type { AdkClient, RunRequest } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Gate } from '../adk/gate.js';
 import { type AdkEvent, eventText, isFinalResponse, toolResults } from '../adk/wire.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { ToolOutcome } from '../slack/gate-context.js';
 import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
 import {
   renderAgentReply,
