@@ -109,16 +109,19 @@ function element(widget: Exclude<Widget, { kind: 'fixed' }>): InputBlock['elemen
       };
     }
     case 'number': {
-      const { minimum, maximum, initial } = widget;
+      const { whole } = widget;
+      const initial = fitting(widget.initial, whole, (n) => n);
+      // Slack refuses to open a view whose number starts outside its bounds: a proposed value the
+      // schema forbids is still shown, without that bound, and the check says what is wrong.
+      const min = fitting(widget.minimum, whole, Math.ceil);
+      const max = fitting(widget.maximum, whole, Math.floor);
       return {
         type: 'number_input',
         action_id,
-        is_decimal_allowed: !widget.whole,
-        ...(initial !== undefined && isPlainDecimal(initial)
-          ? { initial_value: String(initial) }
-          : {}),
-        ...(minimum !== undefined && isPlainDecimal(minimum) ? { min_value: String(minimum) } : {}),
-        ...(maximum !== undefined && isPlainDecimal(maximum) ? { max_value: String(maximum) } : {}),
+        is_decimal_allowed: !whole,
+        ...(initial === undefined ? {} : { initial_value: String(initial) }),
+        ...(min === undefined || (initial ?? min) < min ? {} : { min_value: String(min) }),
+        ...(max === undefined || (initial ?? max) > max ? {} : { max_value: String(max) }),
       };
     }
     case 'boolean':
@@ -171,6 +174,20 @@ function element(widget: Exclude<Widget, { kind: 'fixed' }>): InputBlock['elemen
         ...(widget.initial === undefined ? {} : { initial_value: widget.initial }),
       };
   }
+}
+
+/**
+ * A number as Slack's number input takes it: plain decimal notation, and whole for a whole-number
+ * input (a bound rounded inwards, which allows the same whole numbers); none when it cannot be.
+ */
+function fitting(
+  value: number | undefined,
+  whole: boolean,
+  round: (value: number) => number,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const shown = whole ? round(value) : value;
+  return isPlainDecimal(shown) && (!whole || Number.isInteger(shown)) ? shown : undefined;
 }
 
 /** Unix seconds, as `datetimepicker` takes them; none for a text that is no instant. */
