@@ -70,7 +70,8 @@ module.exports = {
     },
     {
       name: 'every-import-placed',
-      comment: 'A module of src/ outside the layers, the foundation and the entries: give it a place here.',
+      comment:
+        'A module of src/ outside the layers, the foundation and the entries: give it a place here.',
       severity: 'error',
       from: {},
       to: { path: '^src/', pathNot: PLACED },
