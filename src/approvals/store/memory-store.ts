@@ -33,6 +33,7 @@ import type {
   ReopenResult,
   ResumeFailedInput,
   RunIntent,
+  StoreMarker,
   UndoInput,
   UndoResult,
   VoteAllInput,
@@ -459,14 +460,20 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   /** Memory loses its data only with the process, and the marker with it. */
-  private marked = false;
+  private marker: StoreMarker = { kind: 'missing' };
 
-  async placeMarker(_now: number): Promise<void> {
-    this.marked = true;
+  async placeMarker(input: { now: number; lossFoundAt?: number }): Promise<void> {
+    if (this.marker.kind === 'present') return;
+    const { now, lossFoundAt } = input;
+    this.marker = {
+      kind: 'present',
+      placedAt: now,
+      ...(lossFoundAt === undefined ? {} : { lossFoundAt }),
+    };
   }
 
-  async checkMarker(): Promise<'present' | 'missing'> {
-    return this.marked ? 'present' : 'missing';
+  async readMarker(): Promise<StoreMarker> {
+    return { ...this.marker };
   }
 
   async close(): Promise<void> {}

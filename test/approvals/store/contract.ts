@@ -52,11 +52,23 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
 
     describe('the marker of a store that holds its data', () => {
       it('is missing until placed, then present for every replica; placing it again keeps it', async () => {
-        expect(await store.checkMarker()).toBe('missing');
-        await store.placeMarker(1);
-        await store.placeMarker(2);
-        expect(await store.checkMarker()).toBe('present');
-        expect(await (await harness.replica()).checkMarker()).toBe('present');
+        expect(await store.readMarker()).toEqual({ kind: 'missing' });
+        await store.placeMarker({ now: 1 });
+        await store.placeMarker({ now: 2, lossFoundAt: 2 });
+        expect(await store.readMarker()).toEqual({ kind: 'present', placedAt: 1 });
+        expect(await (await harness.replica()).readMarker()).toEqual({
+          kind: 'present',
+          placedAt: 1,
+        });
+      });
+
+      it('placed again after a loss, tells every replica when the loss was found', async () => {
+        await store.placeMarker({ now: 5, lossFoundAt: 5 });
+        expect(await (await harness.replica()).readMarker()).toEqual({
+          kind: 'present',
+          placedAt: 5,
+          lossFoundAt: 5,
+        });
       });
     });
 
