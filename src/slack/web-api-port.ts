@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { errorMessage } from '../error-message.js';
 import { type Metrics, noMetrics, secondsSince } from '../metrics.js';
 import type { SlackMessage } from './block-kit.js';
+import { stripHiding } from './escape.js';
 import { SlackCallError, type SlackPort } from './port.js';
 import { RateLimitLanes, RateLimitWindows } from './rate-limit-windows.js';
 import type { SlackApiCaller } from './slack-http-client.js';
+import { visibleOnly } from './visible-text.js';
 
 const postedSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
 const openedSchema = z.object({ channel: z.object({ id: z.string().min(1) }) });
@@ -53,7 +55,8 @@ export interface WebApiSlackPortOptions {
 /**
  * The workflow's Slack port over a Web API client (Slack, or whatever `SLACK_API_URL` names).
  * Rate limits are kept per method and channel (`RateLimitWindows`), so that one busy channel
- * delays nothing elsewhere. Link and media unfurls stay off: cards carry untrusted text.
+ * delays nothing elsewhere. Link and media unfurls stay off: cards carry untrusted text. Every
+ * text object goes out without the characters that hide or reorder text (`visibleOnly`).
  */
 export class WebApiSlackPort implements SlackPort {
   private readonly client: SlackApiCaller;
@@ -75,8 +78,7 @@ export class WebApiSlackPort implements SlackPort {
     const response = await this.call('chat.postMessage', input.channel, POST_MAX_WAIT_MS, () =>
       this.client.apiCall('chat.postMessage', {
         channel: input.channel,
-        text: input.text,
-        ...(input.blocks === undefined ? {} : { blocks: input.blocks }),
+        ...visibleMessage(input),
         ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
         unfurl_links: false,
         unfurl_media: false,
@@ -92,8 +94,7 @@ export class WebApiSlackPort implements SlackPort {
       this.client.apiCall('chat.update', {
         channel: input.channel,
         ts: input.ts,
-        text: input.text,
-        ...(input.blocks === undefined ? {} : { blocks: input.blocks }),
+        ...visibleMessage(input),
       }),
     );
   }
@@ -105,8 +106,7 @@ export class WebApiSlackPort implements SlackPort {
       this.client.apiCall('chat.postEphemeral', {
         channel: input.channel,
         user: input.user,
-        text: input.text,
-        ...(input.blocks === undefined ? {} : { blocks: input.blocks }),
+        ...visibleMessage(input),
         ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
       }),
     );
@@ -115,14 +115,20 @@ export class WebApiSlackPort implements SlackPort {
   async openView(input: Parameters<SlackPort['openView']>[0]): Promise<void> {
     // Rate limits on views.open are per app and user, not per channel; the trigger is per user.
     await this.call('views.open', input.triggerId, 0, () =>
-      this.modalClient.apiCall('views.open', { trigger_id: input.triggerId, view: input.view }),
+      this.modalClient.apiCall('views.open', {
+        trigger_id: input.triggerId,
+        view: visibleOnly(input.view),
+      }),
     );
   }
 
   async publishHome(input: Parameters<SlackPort['publishHome']>[0]): Promise<void> {
     // Rate limits on views.publish are per app and user (Tier 4).
     await this.call('views.publish', input.userId, 0, () =>
-      this.client.apiCall('views.publish', { user_id: input.userId, view: input.view }),
+      this.client.apiCall('views.publish', {
+        user_id: input.userId,
+        view: visibleOnly(input.view),
+      }),
     );
   }
 
@@ -240,6 +246,14 @@ export class WebApiSlackPort implements SlackPort {
       });
     }
   }
+}
+
+/** A message's text and blocks as they go out: without characters that hide text. */
+function visibleMessage(message: SlackMessage): { text: string; blocks?: unknown } {
+  return {
+    text: stripHiding(message.text),
+    ...(message.blocks === undefined ? {} : { blocks: visibleOnly(message.blocks) }),
+  };
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
