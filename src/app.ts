@@ -69,9 +69,9 @@ export const NUDGE_LEASE_MS = 60_000;
 export const RESUME_LEASE_MS = 10_000;
 
 /**
- * How old a pause without a card must be before another replica posts it: longer than a live
- * replica can take to post one (three 10 s attempts, or a 30 s rate-limit wait, and then some),
- * so that a slow post is not doubled.
+ * How old a pause without a card must be before the sweeper posts it: longer than a live replica
+ * takes to claim its card and start posting it. A post that waits longer (behind Slack's rate
+ * limit) holds the card's claim, which keeps the sweeper off it (`CardClaims`).
  */
 const CARDLESS_GRACE_MS = 90_000;
 

@@ -1,5 +1,6 @@
 import type { Gate } from '../adk/gate.js';
 import type { JsonValue } from '../json.js';
+import type { CardClaims } from './card-claims.js';
 import type { GrantScope } from './grants.js';
 import type {
   AdkCoordinates,
@@ -53,9 +54,12 @@ export interface ConfirmationStore {
   /**
    * Pauses recorded at least `graceMs` ago whose card was never posted (no `ts`): a replica died
    * between recording a pause and posting its card, and nobody can see or approve it. Each id
-   * returned is claimed for `leaseMs` by `owner`, so that one replica posts it.
+   * returned is claimed for `leaseMs` by `owner` (its card claim, see `cardClaims`), so that one
+   * replica posts it; a pause whose card another poster holds the claim of is not returned.
    */
   claimCardless(input: ClaimCardlessInput): Promise<string[]>;
+  /** Who is posting each pause's card: one poster at a time. */
+  readonly cardClaims: CardClaims;
 
   /**
    * Run intents: an `/agent` command accepted and not yet ended, held by the replica running it

@@ -74,15 +74,22 @@ export class WebApiSlackPort implements SlackPort {
     this.sleep = options.sleep ?? defaultSleep;
   }
 
-  async postMessage(input: SlackMessage & { channel: string; threadTs?: string }) {
-    const response = await this.call('chat.postMessage', input.channel, POST_MAX_WAIT_MS, () =>
-      this.client.apiCall('chat.postMessage', {
-        channel: input.channel,
-        ...visibleMessage(input),
-        ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
-        unfurl_links: false,
-        unfurl_media: false,
-      }),
+  async postMessage(
+    input: SlackMessage & { channel: string; threadTs?: string; signal?: AbortSignal },
+  ) {
+    const response = await this.call(
+      'chat.postMessage',
+      input.channel,
+      POST_MAX_WAIT_MS,
+      () =>
+        this.client.apiCall('chat.postMessage', {
+          channel: input.channel,
+          ...visibleMessage(input),
+          ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
+      input.signal,
     );
     const posted = postedSchema.safeParse(response);
     if (!posted.success) throw new SlackCallError('chat.postMessage', 'unexpected_response');
@@ -160,18 +167,21 @@ export class WebApiSlackPort implements SlackPort {
    * `ratelimited` when the window it would wait for ends later than `maxWaitMs` from now (always,
    * with 0). Otherwise, once a call was refused (429), it and the calls after it take turns in the
    * channel's lane (`RateLimitLanes`), each waiting out the window Slack named before it goes.
+   * An aborted `signal` stops the call before any request it has not sent yet.
    */
   private async call<T>(
     method: string,
     channel: string,
     maxWaitMs: number,
     request: () => Promise<T>,
+    signal?: AbortSignal,
   ): Promise<T> {
     const remaining = this.windows.remainingMs(method, channel);
     if (remaining > maxWaitMs) {
       throw new SlackCallError(method, 'ratelimited', { retryAfterMs: remaining });
     }
     if (remaining === 0 && (maxWaitMs === 0 || !this.lanes.busy(method, channel))) {
+      throwIfAborted(method, signal);
       const first = await this.attempt(method, channel, request);
       if (first.kind === 'answered') return first.response;
       if (first.retryAfterMs > maxWaitMs) {
@@ -181,7 +191,9 @@ export class WebApiSlackPort implements SlackPort {
         });
       }
     }
-    return this.lanes.run(method, channel, () => this.inTurn(method, channel, maxWaitMs, request));
+    return this.lanes.run(method, channel, () =>
+      this.inTurn(method, channel, maxWaitMs, request, signal),
+    );
   }
 
   /** A call's turn in its lane: wait the window, call, and again while Slack still refuses. */
@@ -190,6 +202,7 @@ export class WebApiSlackPort implements SlackPort {
     channel: string,
     maxWaitMs: number,
     request: () => Promise<T>,
+    signal: AbortSignal | undefined,
   ): Promise<T> {
     let refused: unknown;
     for (let attempt = 0; attempt < MAX_ATTEMPTS_IN_TURN; attempt += 1) {
@@ -204,6 +217,7 @@ export class WebApiSlackPort implements SlackPort {
         this.metrics.rateLimited(method, remaining / 1_000);
         await this.sleep(remaining);
       }
+      throwIfAborted(method, signal);
       const outcome = await this.attempt(method, channel, request);
       if (outcome.kind === 'answered') return outcome.response;
       refused = outcome.error;
@@ -246,6 +260,11 @@ export class WebApiSlackPort implements SlackPort {
       });
     }
   }
+}
+
+/** The caller gave up on a call not sent yet: it is not sent. */
+function throwIfAborted(method: string, signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new SlackCallError(method, 'aborted', { cause: signal.reason });
 }
 
 /** A message's text and blocks as they go out: without characters that hide text. */

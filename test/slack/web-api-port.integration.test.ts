@@ -60,6 +60,18 @@ describe.each(Object.entries(clients))(
       expect(sandbox.calls('chat.postMessage').some((call) => call.status === 429)).toBe(true);
     });
 
+    it('a post given up on while it waits its turn is never sent', async () => {
+      sandbox.reset();
+      sandbox.rateLimit('chat.postMessage', 1, 1);
+      const given = new AbortController();
+      const waiting = port.postMessage({ channel: ops, text: 'stale card', signal: given.signal });
+      await sandbox.waitFor(() => sandbox.calls('chat.postMessage').length === 1);
+      given.abort();
+      await expect(waiting).rejects.toMatchObject({ method: 'chat.postMessage', code: 'aborted' });
+      await port.postMessage({ channel: ops, text: 'next' });
+      expect(sandbox.messages(ops).map((message) => message.text)).toEqual(['next']);
+    });
+
     it('a channel waiting out its limit holds up no other channel', async () => {
       sandbox.reset();
       const busy = Array.from({ length: 8 }, (_, i) =>

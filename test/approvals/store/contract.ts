@@ -89,6 +89,27 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         await store.createPause({ ...carded, card: { ...carded.card, ts: '2.000200' } });
         expect(await store.claimCardless({ ...claim, owner: 'r1', now: T0 + 20_000 })).toEqual([]);
       });
+
+      it('are not claimed while a poster holds the card claim, which only its owner renews or releases', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const other = await harness.replica();
+        const card = { pauseId: input.id, leaseMs: 5_000, now: T0 };
+        expect(await store.cardClaims.claim({ ...card, owner: 'post-1' })).toBe(true);
+        expect(await other.cardClaims.claim({ ...card, owner: 'post-2' })).toBe(false);
+        const sweep = { graceMs: 1_000, leaseMs: 5_000, owner: 'r2', now: T0 + 2_000 };
+        expect(await other.claimCardless(sweep)).toEqual([]);
+        expect(await other.cardClaims.renew({ ...card, owner: 'post-2', now: T0 + 1 })).toBe(false);
+        expect(await store.cardClaims.renew({ ...card, owner: 'post-1', now: T0 + 1 })).toBe(true);
+        await other.cardClaims.release({ pauseId: input.id, owner: 'post-2' });
+        expect(await other.claimCardless(sweep)).toEqual([]);
+        await store.cardClaims.release({ pauseId: input.id, owner: 'post-1' });
+        expect(await other.claimCardless(sweep)).toEqual([input.id]);
+        expect(await store.cardClaims.claim({ ...card, owner: 'post-1', now: T0 + 2_001 })).toBe(
+          false,
+        );
+        expect(await other.cardClaims.renew({ ...card, owner: 'r2', now: T0 + 2_001 })).toBe(true);
+      });
     });
 
     describe('run intents', () => {
