@@ -1,6 +1,7 @@
 import type { HomeView } from '@slack/types';
 import { type Grant, scopeWords } from '../approvals/grants.js';
 import {
+  type GatePolicy,
   type GateRecord,
   type GateState,
   type PauseView,
@@ -17,6 +18,8 @@ export interface HomeGate {
   view: PauseView;
   gate: GateRecord;
   cardPermalink: string | undefined;
+  /** The policy in force for it, as the check of this person found it (absent: as recorded). */
+  policy?: GatePolicy;
 }
 
 /** One line of "Recent decisions": a gate this person decided, or one decided on their request. */
@@ -54,9 +57,12 @@ export const HOME_LIMITS = { waiting: 20, requests: 10, grants: 5, recent: 10 } 
 
 const ARGS_MAX = 300;
 
-/** May a batch from the Home hold this gate? A confirmation whose rule does not say `batch: false`. */
-export function isBatchable(gate: GateRecord): boolean {
-  return gate.kind !== 'input' && gate.policy.batch !== false;
+/**
+ * May a batch from the Home hold this gate? A confirmation whose rule in force does not say
+ * `batch: false`.
+ */
+export function isBatchable({ gate, policy }: HomeGate): boolean {
+  return gate.kind !== 'input' && (policy ?? gate.policy).batch !== false;
 }
 
 /** The App Home tab: "Waiting for you", "Your requests", "Recent decisions". Pure. */
@@ -70,7 +76,7 @@ export function renderHomeView(input: HomeInput): HomeView {
   if (waiting.length === 0) {
     blocks.push(context('Nothing waits for your decision.'));
   }
-  if (input.waiting.filter(({ gate }) => isBatchable(gate)).length >= 2) {
+  if (input.waiting.filter(isBatchable).length >= 2) {
     blocks.push({
       type: 'actions',
       elements: [

@@ -19,6 +19,8 @@ export interface SlackPort {
     input: SlackMessage & { channel: string; user: string; threadTs?: string },
   ): Promise<void>;
   openView(input: { triggerId: string; view: View }): Promise<void>;
+  /** Replaces an open modal (`views.update`), e.g. with what became of its submission. */
+  updateView(input: { viewId: string; view: View }): Promise<void>;
   /** The person's App Home tab (`views.publish`); replaces what was there. */
   publishHome(input: { userId: string; view: HomeView }): Promise<void>;
   /** A link to a message (`chat.getPermalink`). */

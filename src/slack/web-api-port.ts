@@ -129,6 +129,13 @@ export class WebApiSlackPort implements SlackPort {
     );
   }
 
+  async updateView(input: Parameters<SlackPort['updateView']>[0]): Promise<void> {
+    // Rate limits on views.update are per app (Tier 4); a view is one person's.
+    await this.call('views.update', input.viewId, 0, () =>
+      this.client.apiCall('views.update', { view_id: input.viewId, view: visibleOnly(input.view) }),
+    );
+  }
+
   async publishHome(input: Parameters<SlackPort['publishHome']>[0]): Promise<void> {
     // Rate limits on views.publish are per app and user (Tier 4).
     await this.call('views.publish', input.userId, 0, () =>
