@@ -159,7 +159,10 @@ export function apiRoutes(
             ],
           };
         case 'idempotency_conflict':
-          return { kind: 'conflict', why: 'Idempotency-Key: already used with a different body' };
+          return {
+            kind: 'conflict',
+            why: `Idempotency-Key: already used in the last 24 hours with a different body (for pause ${result.pauseId}); a retry sends the same body, a new pause a new key`,
+          };
       }
     }),
 
@@ -173,7 +176,7 @@ export function apiRoutes(
     route('/v1/pauses/:id', 'GET', async (req, key) => {
       const read = await pauses.get().read(key.name, idOf(req));
       return read.kind === 'found'
-        ? { kind: 'ok', body: pauseBody(read.view, read.notes) }
+        ? { kind: 'ok', body: pauseBody(read.view, read.notes, read.names) }
         : { kind: 'not_found' };
     }),
 

@@ -1,5 +1,6 @@
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
+import { apiActor } from '../approvals/deciders.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import { evaluatePolicy, type Policy, resolveGatePolicy } from '../approvals/policy.js';
@@ -61,10 +62,12 @@ export type CreateExternalPauseResult =
   | { kind: 'unsupported'; channel: string }
   | { kind: 'unknown_target'; target: string }
   | { kind: 'no_channel' }
-  | { kind: 'idempotency_conflict' };
+  /** The key was first used, within its life, with another body: for `pauseId`. */
+  | { kind: 'idempotency_conflict'; pauseId: string };
 
 export type ExternalPauseRead =
-  | { kind: 'found'; view: PauseView; notes: PauseNotes }
+  /** `names`: the deciders' display names by user id, for `decidedBy`. */
+  | { kind: 'found'; view: PauseView; notes: PauseNotes; names: Map<string, string> }
   | { kind: 'not_found' };
 
 export type DecisionRead =
@@ -148,7 +151,7 @@ export class ExternalPauses {
         kind: gateKind(gate),
         args: gate.originalCall.args,
         ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
-        requester: { id: input.requesterSlackUserId ?? `api:${input.keyName}` },
+        requester: { id: input.requesterSlackUserId ?? apiActor(input.keyName) },
         ...(cardChannelOf(input) === undefined ? {} : { channel: cardChannelOf(input) }),
         source: 'api',
         now,
@@ -180,9 +183,11 @@ export class ExternalPauses {
     }
 
     const adk = { appName: input.app, userId: input.userId, sessionId: input.sessionId };
+    const invocationId = input.gates[0]?.invocationId;
     const id = pauseIdFor(
-      adk,
-      input.gates.map((gate) => gate.confirmationCallId),
+      `api:${input.keyName}`,
+      invocationId === undefined ? adk : { ...adk, invocationId },
+      input.gates,
     );
     if (input.idempotency !== undefined) {
       const claim = await store.claimIdempotencyKey({
@@ -192,15 +197,14 @@ export class ExternalPauses {
         ttlMs: IDEMPOTENCY_TTL_MS,
       });
       if (claim.kind === 'seen' && claim.fingerprint !== input.idempotency.fingerprint) {
-        return { kind: 'idempotency_conflict' };
+        return { kind: 'idempotency_conflict', pauseId: claim.pauseId };
       }
     }
     const gates: NewGate[] = resolved.map((entry) => ({ ...entry.gate, policy: entry.policy }));
-    const invocationId = input.gates[0]?.invocationId;
     const result = await store.createPause({
       id,
       adk: invocationId === undefined ? adk : { ...adk, invocationId },
-      requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
+      requester: input.requesterSlackUserId ?? apiActor(input.keyName),
       card: place,
       gates,
       external: input.external,
@@ -220,8 +224,9 @@ export class ExternalPauses {
       this.deps.decideByPolicy === undefined
         ? resolved
         : await coverByGrants(this.deps.grants, resolved, {
+            origin: `api:${input.keyName}`,
             app: input.app,
-            requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
+            requester: input.requesterSlackUserId ?? apiActor(input.keyName),
             adk,
             now: this.deps.clock(),
             log,
@@ -297,7 +302,11 @@ export class ExternalPauses {
   async read(keyName: string, pauseId: string): Promise<ExternalPauseRead> {
     const view = await this.ownView(keyName, pauseId);
     if (view === undefined) return { kind: 'not_found' };
-    return { kind: 'found', view, notes: await this.deps.store.readNotes(pauseId) };
+    const [notes, names] = await Promise.all([
+      this.deps.store.readNotes(pauseId),
+      deciderNames(view, this.deps.people),
+    ]);
+    return { kind: 'found', view, notes, names };
   }
 
   /**
@@ -341,7 +350,7 @@ export class ExternalPauses {
     if (view === undefined) return { kind: 'not_found' };
     const result = await this.deps.store.cancel({
       pauseId,
-      by: `api:${keyName}`,
+      by: apiActor(keyName),
       ...(reason === undefined ? {} : { reason }),
       now: this.deps.clock(),
     });
@@ -364,7 +373,7 @@ export class ExternalPauses {
       pauseId,
       callId,
       outcome: { ...outcome, at: this.deps.clock() },
-      actor: `api:${keyName}`,
+      actor: apiActor(keyName),
     });
     if (recorded === 'recorded') await this.deps.cards.refresh(pauseId);
     return recorded;
@@ -380,12 +389,15 @@ export class ExternalPauses {
     const gate = view.gates.find((g) => g.confirmationCallId === callId);
     if (gate === undefined) return 'unknown_gate';
     if (gate.state !== 'approved') return 'not_approved';
-    return this.deps.store.claimGateRun({
+    const claim = await this.deps.store.claimGateRun({
       pauseId,
       callId,
-      by: `api:${keyName}`,
+      by: apiActor(keyName),
       at: this.deps.clock(),
     });
+    // The card then says the agent took the decision; the tool need not wait for Slack.
+    if (claim === 'claimed') void this.deps.cards.refresh(pauseId);
+    return claim;
   }
 
   /** A pause changed outside a vote: show it and wake its waiters. */

@@ -2,7 +2,7 @@ import type { Locator } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { CHANNELS, PEOPLE } from '../support/app-harness.js';
-import { ARTIFACTS, browserOverHarness } from '../support/browser-page.js';
+import { BROWSER_ARTIFACTS as ARTIFACTS, useBrowserWorld } from '../support/browser-world.js';
 
 /**
  * A partly refused batch, as its approver sees it in the sandbox page in Chromium: a rejection
@@ -15,9 +15,8 @@ import { ARTIFACTS, browserOverHarness } from '../support/browser-page.js';
 const { alice, bob, carol } = PEOPLE;
 const OPS = CHANNELS.ops.id;
 
-const chromium = browserOverHarness(
-  {
-    policy: `
+const world = useBrowserWorld({
+  policy: `
 defaults:
   approvers: [${bob.id}, ${carol.id}]
 rules:
@@ -25,9 +24,7 @@ rules:
     match: { tool: pay_invoice }
     reasonRequired: true
 `,
-  },
-  'batch-result',
-);
+});
 
 /** Selects the picker's options whose text holds each needle. */
 async function pick(modal: Locator, needles: string[]): Promise<void> {
@@ -44,13 +41,15 @@ async function pick(modal: Locator, needles: string[]): Promise<void> {
 it('a partly refused batch says which call was not decided and why, and keeps saying it', {
   timeout: 90_000,
 }, async () => {
-  const harness = chromium.harness();
+  const { harness } = world();
   const invoiceRoot = await harness.runAgent(alice.id, OPS, 'payments pay invoice 921');
   const invoice = await harness.card(OPS, invoiceRoot.ts);
   const memoRoot = await harness.runAgent(alice.id, OPS, 'payments memo: offsite 922');
   const memo = await harness.card(OPS, memoRoot.ts);
 
-  const page = await chromium.open('bob', OPS);
+  const page = await world().newPage();
+  await page.goto(`${harness.sandbox.url}/?as=bob#${OPS}`);
+  await page.getByTestId('conversation-title').first().waitFor();
   await page.getByTestId('app-home-tab').click();
   await page.getByRole('button', { name: 'Decide several…' }).click();
   const modal = page.getByTestId('modal');

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { CHANNELS, PEOPLE } from '../support/app-harness.js';
-import { ARTIFACTS, browserOverHarness } from '../support/browser-page.js';
+import { BROWSER_ARTIFACTS, useBrowserWorld } from '../support/browser-world.js';
 
 /**
  * A requester continues a run from the sandbox page in Chromium: a reply typed in the run's
@@ -8,13 +8,14 @@ import { ARTIFACTS, browserOverHarness } from '../support/browser-page.js';
  * app runs against real Redis and the real adk api_server (the test agents).
  */
 
-const chromium = browserOverHarness(
-  { policy: `defaults:\n  approvers: [${PEOPLE.bob.id}, ${PEOPLE.carol.id}]\n` },
-  'thread-reply',
-);
+const world = useBrowserWorld({
+  policy: `defaults:\n  approvers: [${PEOPLE.bob.id}, ${PEOPLE.carol.id}]\n`,
+});
 
 it('a reply typed in a run thread on the page is answered by the agent in that thread', async () => {
-  const page = await chromium.open('alice', CHANNELS.ops.id);
+  const page = await world().newPage();
+  await page.goto(`${world().harness.sandbox.url}/?as=alice#${CHANNELS.ops.id}`);
+  await page.getByTestId('conversation-title').first().waitFor();
 
   await page.getByTestId('composer-input').fill('/agent payments good morning');
   await page.getByTestId('composer-input').press('Enter');
@@ -27,5 +28,5 @@ it('a reply typed in a run thread on the page is answered by the agent in that t
   await page.getByTestId('thread-input').press('Enter');
   await thread.getByText('Noted: what can you do?').waitFor();
   expect(await thread.getByText('Noted: what can you do?').count()).toBe(1);
-  await page.screenshot({ path: `${ARTIFACTS}/thread-reply.png` });
+  await page.screenshot({ path: `${BROWSER_ARTIFACTS}/thread-reply.png` });
 });
