@@ -15,7 +15,6 @@ import {
   runShell,
   SandboxHands,
   save,
-  sleep,
   startBackground,
   untrackedFiles,
 } from './reader.js';
@@ -42,7 +41,7 @@ const MODEL_TURNS: Record<string, FunctionCall[]> = {
 };
 
 /** How long a block may take: a cold `npm start` builds first (minutes on a busy machine). */
-const BLOCK_TIMEOUT_MS = 300_000;
+const BLOCK_TIMEOUT_MS = 600_000;
 const RUN_TIMEOUT_MS = 60_000;
 
 const blocks = await allBlocks();
@@ -213,7 +212,7 @@ for (const [name, section] of sections) {
     continue;
   }
   describe(name.split(' › ')[0] ?? name, () => {
-    it(name.split(' › ').slice(1).join(' › ') || 'top', { timeout: 900_000 }, async () => {
+    it(name.split(' › ').slice(1).join(' › ') || 'top', { timeout: 1_200_000 }, async () => {
       await runSection(section);
     });
   });

@@ -59,21 +59,16 @@ const OUTPUT_KEPT = 12_000;
 
 /** Runs a shell block as a reader pastes it, to its end. */
 export function runShell(text: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Ran> {
-  const child = spawnShell(text, env);
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const shell = spawnShell(text, env);
   return new Promise((resolve) => {
+    let note = '';
     const timer = setTimeout(() => {
-      output += `\n[docs test: still running after ${timeoutMs / 1000} s, stopped]`;
-      killGroup(child, 'SIGKILL');
+      note = `\n[docs test: still running after ${timeoutMs / 1000} s, stopped]`;
+      killGroup(shell.child, 'SIGKILL');
     }, timeoutMs);
-    child.on('close', (code) => {
+    shell.child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, output });
+      resolve({ code, output: shell.output() + note });
     });
   });
 }
@@ -91,17 +86,11 @@ export async function startBackground(
   readyUrl: string,
   timeoutMs: number,
 ): Promise<Background> {
-  const child = spawnShell(text, env);
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const { child, output } = spawnShell(text, env);
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   const background: Background = {
     child,
-    output: () => output,
+    output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       killGroup(child, 'SIGTERM');
@@ -113,7 +102,7 @@ export async function startBackground(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`it exited before ${readyUrl} answered:\n${output}`);
+      throw new Error(`it exited before ${readyUrl} answered:\n${output()}`);
     }
     const ready = await fetch(readyUrl, { signal: AbortSignal.timeout(2_000) }).then(
       (response) => response.ok,
@@ -122,20 +111,31 @@ export async function startBackground(
     if (ready) return background;
     if (Date.now() > deadline) {
       await background.stop();
-      throw new Error(`${readyUrl} did not answer within ${timeoutMs / 1000} s:\n${output}`);
+      throw new Error(`${readyUrl} did not answer within ${timeoutMs / 1000} s:\n${output()}`);
     }
     await sleep(500);
   }
 }
 
-function spawnShell(text: string, env: NodeJS.ProcessEnv): ChildProcess {
+/** bash running `text` at the repository's root, and the last of what it printed. */
+function spawnShell(
+  text: string,
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; output: () => string } {
   // Its own process group, so that stopping it stops what it started (npm → node → servers).
-  return spawn('bash', ['-euo', 'pipefail', '-c', text], {
+  const child = spawn('bash', ['-euo', 'pipefail', '-c', text], {
     cwd: REPO_ROOT,
     env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return { child, output: () => output };
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {

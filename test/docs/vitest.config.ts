@@ -13,7 +13,7 @@ export default defineConfig({
   test: {
     include: ['test/docs/**/*.run.ts'],
     fileParallelism: false,
-    testTimeout: 900_000,
+    testTimeout: 1_200_000,
     hookTimeout: 120_000,
   },
 });
