@@ -75,7 +75,7 @@ export const SCENES: Scene[] = [
       const ui = await open('alice');
       const root = await ui.runAgent('restart payments-api');
       const thread = await ui.switchTo('bob', root);
-      await thread.getByRole('button', { name: 'Approve' }).click();
+      await thread.getByRole('button', { name: 'Approve', exact: true }).click();
       await approved(thread, 'payments-api restarted');
       return ui;
     },
@@ -116,10 +116,10 @@ export const SCENES: Scene[] = [
       const ui = await open('alice');
       const root = await ui.runAgent('scale web to 20');
       let thread = await ui.switchTo('bob', root);
-      await thread.getByRole('button', { name: 'Approve' }).click();
+      await thread.getByRole('button', { name: 'Approve', exact: true }).click();
       await thread.getByText('1 of 2 approvals').first().waitFor();
       thread = await ui.switchTo('carol', root);
-      await thread.getByRole('button', { name: 'Approve' }).click();
+      await thread.getByRole('button', { name: 'Approve', exact: true }).click();
       await thread
         .getByText(/Approved by @bob and @carol/i)
         .first()
@@ -170,8 +170,11 @@ export const SCENES: Scene[] = [
         .getByTestId('message')
         .filter({ hasText: 'transfer 250 to savings' })
         .last();
-      await card.getByRole('button', { name: 'Approve' }).click();
-      await ui.page.getByTestId('confirm-dialog').getByRole('button', { name: 'Approve' }).click();
+      await card.getByRole('button', { name: 'Approve', exact: true }).click();
+      await ui.page
+        .getByTestId('confirm-dialog')
+        .getByRole('button', { name: 'Approve', exact: true })
+        .click();
       await card.getByText('Approved by').first().waitFor();
       await ui.goto('alice', OPS);
       const thread = await ui.openThread(root, false);

@@ -61,7 +61,8 @@ export type CreateExternalPauseResult =
   | { kind: 'unsupported'; channel: string }
   | { kind: 'unknown_target'; target: string }
   | { kind: 'no_channel' }
-  | { kind: 'idempotency_conflict' };
+  /** The key was first used, within its life, with another body: for `pauseId`. */
+  | { kind: 'idempotency_conflict'; pauseId: string };
 
 export type ExternalPauseRead =
   | { kind: 'found'; view: PauseView; notes: PauseNotes }
@@ -180,9 +181,11 @@ export class ExternalPauses {
     }
 
     const adk = { appName: input.app, userId: input.userId, sessionId: input.sessionId };
+    const invocationId = input.gates[0]?.invocationId;
     const id = pauseIdFor(
-      adk,
-      input.gates.map((gate) => gate.confirmationCallId),
+      `api:${input.keyName}`,
+      invocationId === undefined ? adk : { ...adk, invocationId },
+      input.gates,
     );
     if (input.idempotency !== undefined) {
       const claim = await store.claimIdempotencyKey({
@@ -192,11 +195,10 @@ export class ExternalPauses {
         ttlMs: IDEMPOTENCY_TTL_MS,
       });
       if (claim.kind === 'seen' && claim.fingerprint !== input.idempotency.fingerprint) {
-        return { kind: 'idempotency_conflict' };
+        return { kind: 'idempotency_conflict', pauseId: claim.pauseId };
       }
     }
     const gates: NewGate[] = resolved.map((entry) => ({ ...entry.gate, policy: entry.policy }));
-    const invocationId = input.gates[0]?.invocationId;
     const result = await store.createPause({
       id,
       adk: invocationId === undefined ? adk : { ...adk, invocationId },
@@ -220,6 +222,7 @@ export class ExternalPauses {
       this.deps.decideByPolicy === undefined
         ? resolved
         : await coverByGrants(this.deps.grants, resolved, {
+            origin: `api:${input.keyName}`,
             app: input.app,
             requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
             adk,

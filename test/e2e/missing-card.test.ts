@@ -41,10 +41,7 @@ describe('a pause recorded by a replica that died before posting its card', () =
       text: '/agent payments transfer 93',
     });
     const recordedAt = Date.now() - 5 * 60_000;
-    const pauseId = pauseIdFor(
-      adk,
-      gates.map((gate) => gate.confirmationCallId),
-    );
+    const pauseId = pauseIdFor('slack', adk, gates);
     await harness.store.createPause({
       id: pauseId,
       adk,

@@ -48,7 +48,10 @@ export class SandboxPage {
       .getByTestId('thread-summary')
       .click();
     const thread = this.page.getByTestId('thread-pane');
-    if (waitForCard) await thread.getByRole('button', { name: 'Approve' }).first().waitFor();
+    // Exactly "Approve": the grant buttons ("Approve for this session"…) start with it too.
+    if (waitForCard) {
+      await thread.getByRole('button', { name: 'Approve', exact: true }).first().waitFor();
+    }
     return thread;
   }
 
