@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { AdkClient } from './adk/client.js';
+import { checkAdkAtStart } from './adk/start-check.js';
 import { apiRoutes, DEFAULT_ADK_TARGET } from './api/routes.js';
 import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
 import { type ApiKey, loadApiKeysFile } from './approvals/api-keys/api-keys-file.js';
@@ -36,9 +37,10 @@ import { errorMessage } from './error-message.js';
 import { registerListeners } from './listeners/index.js';
 import type { LineLogger } from './log.js';
 import { PrometheusMetrics } from './prometheus-metrics.js';
-import { createSlackApp, type ReadinessCheck, type SlackTransport } from './slack/bolt-app.js';
+import { createSlackApp, type SlackTransport } from './slack/bolt-app.js';
 import { SlackPersonNames } from './slack/person-names.js';
 import { WebApiSlackPort } from './slack/web-api-port.js';
+import { StoreReadiness } from './store-readiness.js';
 import { noTracing } from './tracing/approval-tracing.js';
 import { openTracing } from './tracing/otel-tracing.js';
 import { ApprovalWorkflow, type ExternalDeps } from './workflow/approval-workflow.js';
@@ -52,6 +54,8 @@ export interface AppTargets {
   webhook?: Omit<WebhookDeliveryOptions, 'owner'>;
   /** Where spans go instead of the exporter OTEL_TRACES_EXPORTER names (tests), when tracing is on. */
   spanExporter?: SpanExporter;
+  /** How old Slack's verdict on the bot token may get before `/readyz` re-asks (tests shorten it). */
+  botTokenRecheckMs?: number;
 }
 
 export interface RunningApp {
@@ -68,9 +72,9 @@ export const NUDGE_LEASE_MS = 60_000;
 export const RESUME_LEASE_MS = 10_000;
 
 /**
- * How old a pause without a card must be before another replica posts it: longer than a live
- * replica can take to post one (three 10 s attempts, or a 30 s rate-limit wait, and then some),
- * so that a slow post is not doubled.
+ * How old a pause without a card must be before the sweeper posts it: longer than a live replica
+ * takes to claim its card and start posting it. A post that waits longer (behind Slack's rate
+ * limit) holds the card's claim, which keeps the sweeper off it (`CardClaims`).
  */
 const CARDLESS_GRACE_MS = 90_000;
 
@@ -107,7 +111,8 @@ export async function startApp(
   if (policyWatcher !== undefined) process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
   const { store, signals, runThreads, grants, homeViewers } = await openStore(config, log);
-  await store.placeMarker(clock());
+  await store.placeMarker({ now: clock() });
+  const storeReadiness = new StoreReadiness({ store, clock, log: log.child('store') });
   metrics.countPendingGatesWith(() => store.countPendingByApp());
   metrics.countPendingByApproverWith(() =>
     countPendingByApprover(store, policyWatcher?.current() ?? policy),
@@ -126,10 +131,14 @@ export async function startApp(
     transport: targets.slack,
     port: config.port,
     log,
-    readiness: readinessChecks(store, adk),
+    readiness: { store: storeReadiness.check, adk: () => adk.listApps().then(() => {}) },
     warnings: (): Record<string, string> => {
       const broken = policyWatcher?.brokenFile();
-      return broken === undefined ? {} : { policy: broken };
+      const lost = storeReadiness.warning();
+      return {
+        ...(broken === undefined ? {} : { policy: broken }),
+        ...(lost === undefined ? {} : { store: lost }),
+      };
     },
     routes: apiRoutes(
       apiKeys === undefined
@@ -150,13 +159,16 @@ export async function startApp(
           },
     ),
     metrics: () => metrics.exposition(),
+    ...(targets.botTokenRecheckMs === undefined
+      ? {}
+      : { botTokenRecheckMs: targets.botTokenRecheckMs }),
   });
   const slack = new WebApiSlackPort({
     client: slackApp.apiClient,
     modalClient: slackApp.modalClient,
     metrics,
   });
-  const directory = new SlackApproverDirectory(slackApp.app.client);
+  const directory = new SlackApproverDirectory(slackApp.botClient);
 
   const workflow = new ApprovalWorkflow({
     store,
@@ -166,7 +178,7 @@ export async function startApp(
     adk,
     slack,
     directory,
-    people: new SlackPersonNames(slackApp.app.client),
+    people: new SlackPersonNames(slackApp.botClient),
     policy: () => policyWatcher?.current() ?? policy,
     clock,
     log: log.child('workflow'),
@@ -189,7 +201,18 @@ export async function startApp(
   workflowRef = workflow;
   registerListeners(slackApp.app, { workflow, slack, log: log.child('listeners'), metrics });
 
-  const port = await slackApp.start();
+  // Both said at start, by the variable's name: a bot token Slack refuses, an ADK that is down.
+  const [port] = await Promise.all([
+    slackApp.start(),
+    checkAdkAtStart(
+      adk,
+      {
+        variable: config.adk.baseUrl === undefined ? 'the local adk api_server' : 'ADK_BASE_URL',
+        url: targets.adkBaseUrl,
+      },
+      log,
+    ),
+  ]);
   const sweeper = startSweeper({
     store,
     intervalMs: config.sweepIntervalMs,
@@ -349,21 +372,6 @@ async function loadPolicy(config: Config, log: LineLogger): Promise<Policy> {
     version: policy.version.slice(0, 12),
   });
   return policy;
-}
-
-function readinessChecks(store: ConfirmationStore, adk: AdkClient): Record<string, ReadinessCheck> {
-  return {
-    store: async () => {
-      if ((await store.checkMarker()) === 'missing') {
-        throw new Error(
-          'the store has lost its data (its marker key is gone): pending approvals are lost; their cards say so when clicked',
-        );
-      }
-    },
-    adk: async () => {
-      await adk.listApps();
-    },
-  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { GateRecord } from '../approvals/records.js';
+import type { GateOutcome, GateRecord } from '../approvals/records.js';
 import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 
 /** What a gate's blocks are rendered from, on the detailed card and in compact rows. */
@@ -17,6 +17,8 @@ export interface GateContext {
   now: number;
   /** What the tool did once the agent resumed, when known: an approved call can still fail. */
   toolOutcome?: ToolOutcome;
+  /** What the agent reported for this gate through the approvals API, when it did. */
+  agentOutcome?: GateOutcome['status'];
   /** The card states who may approve and the expiry once, for every gate: leave them out here. */
   sharedFacts?: boolean;
 }

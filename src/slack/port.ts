@@ -6,8 +6,12 @@ import type { SlackMessage } from './block-kit.js';
  * concrete client (`web-api-port.ts`); tests hand in the real one pointed at a local server.
  */
 export interface SlackPort {
+  /**
+   * `signal`: aborted, the message is not sent if it has not been yet (it may wait its turn
+   * behind Slack's rate limit for minutes): the call fails with `SlackCallError` code `aborted`.
+   */
   postMessage(
-    input: SlackMessage & { channel: string; threadTs?: string },
+    input: SlackMessage & { channel: string; threadTs?: string; signal?: AbortSignal },
   ): Promise<{ channel: string; ts: string }>;
   /** Fails at once, rather than wait, while Slack rate-limits updates in that channel. */
   updateMessage(input: SlackMessage & { channel: string; ts: string }): Promise<void>;
@@ -15,6 +19,8 @@ export interface SlackPort {
     input: SlackMessage & { channel: string; user: string; threadTs?: string },
   ): Promise<void>;
   openView(input: { triggerId: string; view: View }): Promise<void>;
+  /** Replaces an open modal (`views.update`), e.g. with what became of its submission. */
+  updateView(input: { viewId: string; view: View }): Promise<void>;
   /** The person's App Home tab (`views.publish`); replaces what was there. */
   publishHome(input: { userId: string; view: HomeView }): Promise<void>;
   /** A link to a message (`chat.getPermalink`). */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
 import { deciderOf } from '../approvals/deciders.js';
 import type { PauseView } from '../approvals/records.js';
@@ -10,6 +10,7 @@ import { renderApprovalCard } from '../slack/approval-card.js';
 import { renderExternalNotes, withExternalNotes } from '../slack/external-notes.js';
 import { SlackCallError, type SlackPort } from '../slack/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
+import { CARD_CLAIM_LEASE_MS, holdCardClaim } from './card-claim-hold.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
 const MAX_REFRESH_ROUNDS = 3;
@@ -43,39 +44,62 @@ export class ApprovalCards {
    */
   private readonly lastSent = new Map<string, string>();
 
-  /** Posts the card of a newly recorded pause and remembers where it went. */
-  async post(view: PauseView): Promise<PauseView> {
-    const { card } = view.pause;
-    const startedAt = this.deps.clock();
-    const message = await this.render(view);
-    const posted = await this.deps.slack
-      .postMessage({
-        channel: card.channelId,
-        ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
-        ...message,
-      })
-      .catch((error: unknown) => {
-        this.deps.tracing.cardPosted(view, startedAt, errorMessage(error));
-        throw error;
-      });
-    this.deps.tracing.cardPosted(view, startedAt);
-    const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
-    this.deps.onChanged?.(view.pause.id);
-    return updated ?? view;
+  /**
+   * Posts the card of a newly recorded pause and remembers where it went. A card is posted once:
+   * only by the holder of its claim (`CardClaims`), which this takes (`claimedBy`: the sweeper
+   * took it already, for that owner) and holds until the card's ts is saved. While another poster
+   * holds it (the request that recorded the pause is still posting, its post waiting out Slack's
+   * rate limit), nothing is posted and the view is returned as it was.
+   */
+  async post(view: PauseView, { claimedBy }: { claimedBy?: string } = {}): Promise<PauseView> {
+    const { card, id: pauseId } = view.pause;
+    const { store, clock, log } = this.deps;
+    const owner = claimedBy ?? `card-post:${randomUUID()}`;
+    if (claimedBy === undefined) {
+      const claim = { pauseId, owner, leaseMs: CARD_CLAIM_LEASE_MS, now: clock() };
+      if (!(await store.cardClaims.claim(claim))) {
+        log.info('another poster holds the claim on this card; not posting it again', { pauseId });
+        return view;
+      }
+    }
+    const hold = holdCardClaim({ claims: store.cardClaims, clock, log }, { pauseId, owner });
+    try {
+      const startedAt = clock();
+      const message = await this.render(view);
+      const posted = await this.deps.slack
+        .postMessage({
+          channel: card.channelId,
+          ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
+          ...message,
+          signal: hold.signal,
+        })
+        .catch((error: unknown) => {
+          this.deps.tracing.cardPosted(view, startedAt, errorMessage(error));
+          throw error;
+        });
+      this.deps.tracing.cardPosted(view, startedAt);
+      const updated = await store.setCardTs(pauseId, posted.ts, clock());
+      this.deps.onChanged?.(pauseId);
+      return updated ?? view;
+    } finally {
+      await hold.release();
+    }
   }
 
-  /** The card; a pause posted through the API also shows its notes (outcomes, delivery, claims). */
+  /**
+   * The card; a pause posted through the API also shows its notes (outcomes, delivery, claims),
+   * and a gate the agent answered itself says so.
+   */
   private async render(view: PauseView, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) {
-    const notes =
-      view.pause.external === undefined
-        ? undefined
-        : await this.deps.store.readNotes(view.pause.id);
-    const card = renderApprovalCard(view, {
-      now: this.deps.clock(),
-      ...(toolOutcomes === undefined ? {} : { toolOutcomes }),
-      ...(notes === undefined ? {} : { notes }),
-    });
-    return notes === undefined ? card : withExternalNotes(card, renderExternalNotes(view, notes));
+    const now = this.deps.clock();
+    const known = toolOutcomes === undefined ? {} : { toolOutcomes };
+    if (view.pause.external === undefined) return renderApprovalCard(view, { now, ...known });
+    const notes = await this.deps.store.readNotes(view.pause.id);
+    const agentOutcomes = new Map(
+      Object.entries(notes.outcomes).map(([callId, outcome]) => [callId, outcome.status]),
+    );
+    const card = renderApprovalCard(view, { now, ...known, notes, agentOutcomes });
+    return withExternalNotes(card, renderExternalNotes(view, notes));
   }
 
   /**

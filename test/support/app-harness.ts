@@ -7,6 +7,7 @@ import {
   PEOPLE,
   type Sandbox,
   type SandboxMessage,
+  slackSignature,
   startSandbox,
 } from '@adk-slack-approvals/slack-sandbox';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
@@ -64,6 +65,10 @@ export interface HarnessOptions {
    * endpoint: the real SDK, an in-memory exporter.
    */
   spanExporter?: SpanExporter;
+  /** The bot token the app is given, when not the one the sandbox accepts (a wrong one). */
+  appBotToken?: string;
+  /** How old Slack's verdict on the bot token may get before `/readyz` has it asked again. */
+  botTokenRecheckMs?: number;
 }
 
 export interface Harness {
@@ -87,6 +92,8 @@ export interface Harness {
   logs: string[];
   /** The app's events URL and signing secret: for requests Slack would never send (forgeries). */
   appEventsUrl: string;
+  /** Posts an interaction `payload` to the app, signed as Slack signs it: a forgery. */
+  postInteraction(payload: object): Promise<Response>;
   /** The policy file the app reads (and re-reads when it changes). */
   policyFile: string;
   signingSecret: string;
@@ -150,6 +157,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       : APP_REDIS_ENV),
     REDIS_KEY_PREFIX: keyPrefix,
     POLICY_FILE: policyFile,
+    ADK_BASE_URL: adkProxy?.url ?? adkBaseUrl,
     ...(options.apiKeys === undefined ? {} : { API_KEYS_FILE: apiKeysFile }),
     PORT: '0',
     SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 100),
@@ -158,19 +166,28 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.resumable === undefined ? {} : { ADK_RESUMABLE: options.resumable }),
     ...(options.spanExporter === undefined ? {} : { OTEL_TRACES_EXPORTER: 'otlp' }),
   });
+  const appBotToken = options.appBotToken ?? botToken;
   const app = await startApp(
     config,
     {
       adkBaseUrl: adkProxy?.url ?? adkBaseUrl,
       slack: options.socketMode
-        ? { mode: 'socket', botToken, appToken, apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl }
+        ? {
+            mode: 'socket',
+            botToken: appBotToken,
+            appToken,
+            apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl,
+          }
         : {
             mode: 'http',
-            botToken,
+            botToken: appBotToken,
             signingSecret,
             apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl,
           },
       ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
+      ...(options.botTokenRecheckMs === undefined
+        ? {}
+        : { botTokenRecheckMs: options.botTokenRecheckMs }),
       ...(options.spanExporter === undefined ? {} : { spanExporter: options.spanExporter }),
     },
     log,
@@ -192,6 +209,19 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
     appEventsUrl: `http://127.0.0.1:${app.port}/slack/events`,
+    postInteraction(payload) {
+      const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+      const timestamp = Math.floor(Date.now() / 1000);
+      return fetch(`http://127.0.0.1:${app.port}/slack/events`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': String(timestamp),
+          'x-slack-signature': slackSignature(signingSecret, timestamp, body),
+        },
+        body,
+      });
+    },
     policyFile,
     signingSecret,
     loseStoreData: () => deleteWithPrefix(redis, keyPrefix),

@@ -1,3 +1,4 @@
+import { MemoryCardClaims } from '../card-claims.js';
 import { type PauseNotes, type PauseView, viewVersion } from '../records.js';
 import type {
   AdvanceRunInput,
@@ -20,6 +21,7 @@ import type {
   GateRef,
   GateRunClaim,
   GrantEventInput,
+  HandOverRefusal,
   IdempotencyInput,
   IdempotencyResult,
   NewPause,
@@ -33,6 +35,7 @@ import type {
   ReopenResult,
   ResumeFailedInput,
   RunIntent,
+  StoreMarker,
   UndoInput,
   UndoResult,
   VoteAllInput,
@@ -49,6 +52,7 @@ import { createPause } from './memory/create-pause.js';
 import { expireGate } from './memory/expire-gate.js';
 import { finishResume } from './memory/finish-resume.js';
 import { gateOf, type MemoryPause, PauseRun, viewOf } from './memory/prelude.js';
+import { refuseHandOver } from './memory/refuse-hand-over.js';
 import { renewLease } from './memory/renew-lease.js';
 import { reopen } from './memory/reopen.js';
 import { MemoryRunIntents } from './memory/run-intents.js';
@@ -255,8 +259,8 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return expired;
   }
 
-  /** Who re-posts which missing card, until when (the twin of the card-claim keys). */
-  private readonly cardClaims = new Map<string, { owner: string; until: number }>();
+  /** Who posts which card, until when (the twin of the card-claim keys). */
+  readonly cardClaims = new MemoryCardClaims();
 
   /** Reminders and escalations by due time (the twin of the `nudges` sorted set). */
   private readonly nudges = new MemoryNudges();
@@ -282,10 +286,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       if (claimed.length >= limit) break;
       const { pause } = entry;
       if (pause.card.ts !== undefined || pause.createdAt > now - graceMs) continue;
-      const claim = this.cardClaims.get(pauseId);
-      if (claim !== undefined && claim.until > now) continue;
-      this.cardClaims.set(pauseId, { owner, until: now + leaseMs });
-      claimed.push(pauseId);
+      if (await this.cardClaims.claim({ pauseId, owner, leaseMs, now })) claimed.push(pauseId);
     }
     return claimed;
   }
@@ -457,14 +458,20 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   /** Memory loses its data only with the process, and the marker with it. */
-  private marked = false;
+  private marker: StoreMarker = { kind: 'missing' };
 
-  async placeMarker(_now: number): Promise<void> {
-    this.marked = true;
+  async placeMarker(input: { now: number; lossFoundAt?: number }): Promise<void> {
+    if (this.marker.kind === 'present') return;
+    const { now, lossFoundAt } = input;
+    this.marker = {
+      kind: 'present',
+      placedAt: now,
+      ...(lossFoundAt === undefined ? {} : { lossFoundAt }),
+    };
   }
 
-  async checkMarker(): Promise<'present' | 'missing'> {
-    return this.marked ? 'present' : 'missing';
+  async readMarker(): Promise<StoreMarker> {
+    return { ...this.marker };
   }
 
   async close(): Promise<void> {}
@@ -500,6 +507,14 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       outcomeAudit(outcome, actor, callId),
       callId,
     );
+    this.mirror(run);
+    return result;
+  }
+
+  async refuseHandOver(input: HandOverRefusal) {
+    const run = this.load(input.pauseId, input.at);
+    if (!run) return 'not_found';
+    const result = refuseHandOver(run, input);
     this.mirror(run);
     return result;
   }

@@ -52,11 +52,23 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
 
     describe('the marker of a store that holds its data', () => {
       it('is missing until placed, then present for every replica; placing it again keeps it', async () => {
-        expect(await store.checkMarker()).toBe('missing');
-        await store.placeMarker(1);
-        await store.placeMarker(2);
-        expect(await store.checkMarker()).toBe('present');
-        expect(await (await harness.replica()).checkMarker()).toBe('present');
+        expect(await store.readMarker()).toEqual({ kind: 'missing' });
+        await store.placeMarker({ now: 1 });
+        await store.placeMarker({ now: 2, lossFoundAt: 2 });
+        expect(await store.readMarker()).toEqual({ kind: 'present', placedAt: 1 });
+        expect(await (await harness.replica()).readMarker()).toEqual({
+          kind: 'present',
+          placedAt: 1,
+        });
+      });
+
+      it('placed again after a loss, tells every replica when the loss was found', async () => {
+        await store.placeMarker({ now: 5, lossFoundAt: 5 });
+        expect(await (await harness.replica()).readMarker()).toEqual({
+          kind: 'present',
+          placedAt: 5,
+          lossFoundAt: 5,
+        });
       });
     });
 
@@ -76,6 +88,27 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         const carded = newPause();
         await store.createPause({ ...carded, card: { ...carded.card, ts: '2.000200' } });
         expect(await store.claimCardless({ ...claim, owner: 'r1', now: T0 + 20_000 })).toEqual([]);
+      });
+
+      it('are not claimed while a poster holds the card claim, which only its owner renews or releases', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const other = await harness.replica();
+        const card = { pauseId: input.id, leaseMs: 5_000, now: T0 };
+        expect(await store.cardClaims.claim({ ...card, owner: 'post-1' })).toBe(true);
+        expect(await other.cardClaims.claim({ ...card, owner: 'post-2' })).toBe(false);
+        const sweep = { graceMs: 1_000, leaseMs: 5_000, owner: 'r2', now: T0 + 2_000 };
+        expect(await other.claimCardless(sweep)).toEqual([]);
+        expect(await other.cardClaims.renew({ ...card, owner: 'post-2', now: T0 + 1 })).toBe(false);
+        expect(await store.cardClaims.renew({ ...card, owner: 'post-1', now: T0 + 1 })).toBe(true);
+        await other.cardClaims.release({ pauseId: input.id, owner: 'post-2' });
+        expect(await other.claimCardless(sweep)).toEqual([]);
+        await store.cardClaims.release({ pauseId: input.id, owner: 'post-1' });
+        expect(await other.claimCardless(sweep)).toEqual([input.id]);
+        expect(await store.cardClaims.claim({ ...card, owner: 'post-1', now: T0 + 2_001 })).toBe(
+          false,
+        );
+        expect(await other.cardClaims.renew({ ...card, owner: 'r2', now: T0 + 2_001 })).toBe(true);
       });
     });
 
@@ -1089,6 +1122,36 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(retry.kind).toBe('finished');
         const trail = await store.readAudit({ pauseId });
         expect(trail.map((entry) => entry.event)).toContain('resume_refused');
+      });
+
+      it('a handed-over decision the agent refused becomes refused, once, with its words and a trail entry; a resume not handed over is left alone', async () => {
+        const pauseId = await decidedPause();
+        const refusal = {
+          pauseId,
+          actor: 'api:k',
+          error: 'Tool confirmation rejected: confirmation_not_required.',
+          at: T0 + 5,
+        };
+        // Decided, not handed over yet (idle), then while handed over (resuming).
+        expect(await store.refuseHandOver(refusal)).toBe('not_handed_over');
+        await store.claimResume({ pauseId, owner: 'r1', now: T0 + 10, leaseMs: LEASE_MS });
+        expect(await store.refuseHandOver(refusal)).toBe('not_handed_over');
+        expect((await store.markResumed({ pauseId, owner: 'r1', now: T0 + 20 })).kind).toBe('ok');
+        const replica = await harness.replica();
+        expect(await replica.refuseHandOver({ ...refusal, at: T0 + 30 })).toBe('refused');
+        expect(await store.refuseHandOver({ ...refusal, at: T0 + 40 })).toBe('not_handed_over');
+        expect((await replica.getPause(pauseId))?.pause.resume).toMatchObject({
+          state: 'refused',
+          lastError: refusal.error,
+          at: T0 + 30,
+        });
+        const trail = await replica.readAudit({ pauseId });
+        const refused = trail.filter((entry) => entry.event === 'resume_refused');
+        expect(refused.map((e) => [e.actor, e.detail])).toEqual([
+          ['api:k', `error_length=${refusal.error.length}`],
+        ]);
+        expect(JSON.stringify(trail)).not.toContain('confirmation_not_required');
+        expect(await store.refuseHandOver({ ...refusal, pauseId: 'p-none' })).toBe('not_found');
       });
 
       it('dueResumes lists decided-unclaimed and lapsed pauses, not live leases, failed or pending ones', async () => {
