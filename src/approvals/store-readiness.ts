@@ -1,6 +1,6 @@
-import type { ConfirmationStore } from './approvals/store.js';
-import { errorMessage } from './error-message.js';
-import type { Log } from './log.js';
+import { errorMessage } from '../error-message.js';
+import type { Log } from '../log.js';
+import type { ConfirmationStore } from './store.js';
 
 /** How long `/readyz` keeps saying that the store lost its data, once the loss was found. */
 export const STORE_LOSS_WARNING_MS = 24 * 60 * 60 * 1_000;
