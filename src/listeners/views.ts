@@ -83,7 +83,7 @@ export function registerApprovalViews(app: App, deps: ListenerDeps): void {
             callId: metadata.callId,
             voter,
             choice: 'approve',
-            payload: form.answer,
+            payload: form.value,
           },
           tell,
         ),

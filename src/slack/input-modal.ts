@@ -2,7 +2,8 @@ import type { GateRecord } from '../approvals/records.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
 import { escapeWithin } from './escape.js';
-import { type InputReading, inputForm, readInputForm } from './forms/input-form.js';
+import { inputForm, readInputForm } from './forms/input-form.js';
+import type { FormReading } from './forms/read-form.js';
 import { formBlocks } from './forms/render-field.js';
 import { askerName } from './input-card.js';
 import { encodeEditMetadata } from './modal-metadata.js';
@@ -61,6 +62,6 @@ export function renderInputModal({ pauseId, gate, channelId, messageTs }: InputM
 }
 
 /** The answer from a submitted answer modal, or errors by block id; `values` is untrusted. */
-export function parseInputSubmission(gate: GateRecord, values: unknown): InputReading {
+export function parseInputSubmission(gate: GateRecord, values: unknown): FormReading {
   return readInputForm(gate.input?.responseSchema, values);
 }

@@ -51,10 +51,7 @@ function answerForm(responseSchema: JsonValue): Form {
   const base = inputGate(0);
   const gate = { ...base, input: { message: 'Answer me', responseSchema } };
   const view = renderInputModal({ pauseId: 'p1', gate, channelId: 'C1' });
-  return formOf(view, (values) => {
-    const result = parseInputSubmission(gate, values);
-    return result.ok ? { ok: true, value: result.answer } : result;
-  });
+  return formOf(view, (values) => parseInputSubmission(gate, values));
 }
 
 function idOf(block: InputBlock): string {

@@ -92,6 +92,21 @@ export function fieldBlockId(key: string, index: number): string {
   return `field.${index}.${hash}`;
 }
 
+/**
+ * A form's fields: one per key of an object value (when it has 1 to `MAX_FIELDS` keys), else one
+ * for the whole value. Block ids are given out here alone, so that they read back the same.
+ */
+export function fieldsByKey(
+  keys: readonly string[] | undefined,
+  perKey: (key: string, blockId: string) => Field,
+  whole: (blockId: string) => Field,
+): Field[] {
+  if (keys === undefined || keys.length === 0 || keys.length > MAX_FIELDS) {
+    return [whole(ROOT_BLOCK_ID)];
+  }
+  return keys.map((key, index) => perKey(key, fieldBlockId(key, index)));
+}
+
 /** Choices whose option values are their positions (any string or number fits in one). */
 export function indexedChoices(values: readonly (string | number)[]): Choice[] {
   return values.map((value, index) => ({ value, id: String(index) }));

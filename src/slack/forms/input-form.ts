@@ -1,19 +1,8 @@
-import { LIMITS } from '@adk-slack-approvals/block-kit';
 import type { JsonValue } from '../../json.js';
-import { optionLabel } from './choices.js';
-import {
-  blankKeyLabel,
-  type Choice,
-  type Field,
-  fieldBlockId,
-  hintOf,
-  indexedChoices,
-  MAX_FIELDS,
-  ROOT_BLOCK_ID,
-  type Widget,
-} from './field.js';
+import { selectable } from './choices.js';
+import { blankKeyLabel, type Field, fieldsByKey, hintOf, type Widget } from './field.js';
 import { answerCheck, propertyCheck } from './input-checks.js';
-import { readSubmission } from './read-form.js';
+import { type FormReading, readSubmission } from './read-form.js';
 import { objectSchema, type PropertySchema, propertySchema } from './response-schema.js';
 
 /**
@@ -36,21 +25,17 @@ import { objectSchema, type PropertySchema, propertySchema } from './response-sc
  */
 
 export function inputForm(responseSchema: JsonValue | undefined): Field[] {
-  if (responseSchema === undefined) {
-    const widget: Widget = { kind: 'text', multiline: true };
-    return [{ blockId: ROOT_BLOCK_ID, label: 'Answer', required: true, widget }];
-  }
   const object = objectSchema.safeParse(responseSchema);
-  if (object.success) {
-    const keys = Object.keys(object.data.properties);
-    if (keys.length > 0 && keys.length <= MAX_FIELDS) {
-      const required = new Set(object.data.required ?? []);
-      return keys.map((key, index) =>
-        field(fieldBlockId(key, index), object.data.properties[key], required.has(key), key),
-      );
-    }
-  }
-  return [field(ROOT_BLOCK_ID, responseSchema, true)];
+  const properties = object.success ? object.data.properties : undefined;
+  const required = new Set(object.success ? object.data.required : []);
+  return fieldsByKey(
+    properties && Object.keys(properties),
+    (key, blockId) => field(blockId, properties?.[key], required.has(key), key),
+    (blockId) =>
+      responseSchema === undefined
+        ? { blockId, label: 'Answer', required: true, widget: { kind: 'text', multiline: true } }
+        : field(blockId, responseSchema, true),
+  );
 }
 
 function field(
@@ -147,28 +132,7 @@ function singleType(type: PropertySchema['type']): string | undefined {
   return types.length === 1 ? types[0] : undefined;
 }
 
-/** Choices a select can show: strings or numbers, within Slack's option limits. */
-function selectable(values: JsonValue[] | undefined): Choice[] | undefined {
-  if (values === undefined || values.length === 0 || values.length > LIMITS.selectOptions) {
-    return undefined;
-  }
-  const choices = values.flatMap((value) =>
-    typeof value === 'string' || typeof value === 'number' ? [value] : [],
-  );
-  if (choices.length !== values.length) return undefined;
-  if (choices.some((choice) => optionLabel(choice) === undefined)) return undefined;
-  return indexedChoices(choices);
-}
-
-export type InputReading =
-  | { ok: true; answer: JsonValue }
-  | { ok: false; errors: Record<string, string> };
-
 /** The answer from a submitted answer form, or errors by block id; `values` is untrusted. */
-export function readInputForm(
-  responseSchema: JsonValue | undefined,
-  values: unknown,
-): InputReading {
-  const reading = readSubmission(inputForm(responseSchema), values, answerCheck(responseSchema));
-  return reading.ok ? { ok: true, answer: reading.value } : reading;
+export function readInputForm(responseSchema: JsonValue | undefined, values: unknown): FormReading {
+  return readSubmission(inputForm(responseSchema), values, answerCheck(responseSchema));
 }

@@ -7,17 +7,15 @@ import {
   payloadProblem,
 } from '../../approvals/policy/payload-schema.js';
 import type { JsonValue } from '../../json.js';
-import { listChoices, optionLabel } from './choices.js';
+import { listChoices, optionLabel, selectable } from './choices.js';
 import {
   blankKeyLabel,
   type Choice,
   type Field,
-  fieldBlockId,
+  fieldsByKey,
   hintOf,
   indexedChoices,
   isPlainDecimal,
-  MAX_FIELDS,
-  ROOT_BLOCK_ID,
   type Widget,
 } from './field.js';
 import { jsonTypeOf } from './json-shape.js';
@@ -59,31 +57,31 @@ const INPUT_MAX = LIMITS.plainTextInputLength;
 const SINGLE_LINE_MAX = 150;
 
 export function payloadForm(template: JsonValue | undefined, schema?: PayloadSchema): Field[] {
-  if (template === undefined) {
-    const hint = hintOf(schema?.description, 'Any JSON value.');
-    return [
-      {
-        blockId: ROOT_BLOCK_ID,
-        label: schema?.title ?? 'Payload',
-        ...(hint === undefined ? {} : { hint }),
-        required: true,
-        widget: { kind: 'json' },
-      },
-    ];
-  }
-  if (isObject(template)) {
-    const keys = Object.keys(template);
-    if (keys.length > 0 && keys.length <= MAX_FIELDS) {
-      return keys.map((key, index) => {
-        const own = Object.hasOwn(schema?.properties ?? {}, key)
-          ? schema?.properties?.[key]
-          : undefined;
-        const required = (schema?.required ?? []).includes(key);
-        return field(fieldBlockId(key, index), template[key] ?? null, own, required, key);
-      });
-    }
-  }
-  return [field(ROOT_BLOCK_ID, template, schema, false)];
+  const object = isObject(template) ? template : undefined;
+  return fieldsByKey(
+    object && Object.keys(object),
+    (key, blockId) => {
+      const own = Object.hasOwn(schema?.properties ?? {}, key)
+        ? schema?.properties?.[key]
+        : undefined;
+      const required = (schema?.required ?? []).includes(key);
+      return field(blockId, object?.[key] ?? null, own, required, key);
+    },
+    (blockId) =>
+      template === undefined ? anyJson(blockId, schema) : field(blockId, template, schema, false),
+  );
+}
+
+/** The whole payload as JSON, when the tool sent no template to go by. */
+function anyJson(blockId: string, schema: PayloadSchema | undefined): Field {
+  const hint = hintOf(schema?.description, 'Any JSON value.');
+  return {
+    blockId,
+    label: schema?.title ?? 'Payload',
+    ...(hint === undefined ? {} : { hint }),
+    required: true,
+    widget: { kind: 'json' },
+  };
 }
 
 function field(
@@ -157,14 +155,12 @@ function stringWidget(value: string, schema: PayloadSchema | undefined): Widget 
  * Each option carries its own text as its value in Slack, as forms open before the engine did.
  */
 function choicesOf(schema: PayloadSchema | undefined, value: string): Choice[] | undefined {
-  const options = schema?.enum;
-  if (options === undefined || options.length > LIMITS.selectOptions) return undefined;
+  const options = schema?.enum ?? [];
   const strings = options.filter((option): option is string => typeof option === 'string');
-  if (strings.length !== options.length || strings.some((o) => optionLabel(o) === undefined)) {
+  if (strings.length !== options.length || (value !== '' && !strings.includes(value))) {
     return undefined;
   }
-  if (value !== '' && !strings.includes(value)) return undefined;
-  return strings.map((option) => ({ value: option, id: option }));
+  return selectable(strings)?.map((choice) => ({ value: choice.value, id: String(choice.value) }));
 }
 
 function isListable(value: JsonValue[]): value is string[] | number[] {
