@@ -5,26 +5,8 @@
 
 /** Words for the common units at the end of a key. */
 const UNITS = new Set([
-  'ms',
-  'seconds',
-  'secs',
-  'minutes',
-  'mins',
-  'hours',
-  'days',
-  'weeks',
-  'months',
-  'years',
-  'percent',
-  'pct',
-  'bytes',
-  'kb',
-  'mb',
-  'gb',
-  'usd',
-  'eur',
-  'gbp',
-  'cents',
+  ...['ms', 'seconds', 'secs', 'minutes', 'mins', 'hours', 'days', 'weeks', 'months', 'years'],
+  ...['percent', 'pct', 'bytes', 'kb', 'mb', 'gb', 'usd', 'eur', 'gbp', 'cents'],
 ]);
 
 export function humanLabel(key: string): string {
