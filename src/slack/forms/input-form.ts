@@ -50,9 +50,9 @@ function field(
   const hint = hintOf(schema.description, limitWords(schema, widget));
   return {
     blockId,
-    ...(key === undefined ? {} : { key }),
+    key,
     label: labelOf(schema.title ?? key),
-    ...(hint === undefined ? {} : { hint }),
+    hint,
     required,
     check: propertyCheck(schema),
     widget,
@@ -79,7 +79,7 @@ function widgetOf(schema: PropertySchema, key: string | undefined): Widget {
   const choices = selectable(schema.enum);
   if (choices !== undefined) {
     const initial = choices.find((choice) => choice.value === preset);
-    return { kind: 'choice', choices, ...(initial === undefined ? {} : { initial }) };
+    return { kind: 'choice', choices, initial };
   }
   const type = singleType(schema.type);
   if (type === 'array') {
@@ -101,8 +101,8 @@ function widgetOf(schema: PropertySchema, key: string | undefined): Widget {
         kind: 'text',
         multiline: key === undefined,
         ...stringPreset(preset),
-        ...(schema.minLength === undefined ? {} : { minLength: schema.minLength }),
-        ...(schema.maxLength === undefined ? {} : { maxLength: schema.maxLength }),
+        minLength: schema.minLength,
+        maxLength: schema.maxLength,
       };
     case 'number':
     case 'integer':
@@ -111,8 +111,8 @@ function widgetOf(schema: PropertySchema, key: string | undefined): Widget {
         kind: 'number',
         whole: type === 'integer',
         ...(typeof preset === 'number' ? { initial: preset } : {}),
-        ...(schema.minimum === undefined ? {} : { minimum: schema.minimum }),
-        ...(schema.maximum === undefined ? {} : { maximum: schema.maximum }),
+        minimum: schema.minimum,
+        maximum: schema.maximum,
       };
     case 'boolean':
       return { kind: 'boolean', initial: preset === true };

@@ -78,7 +78,7 @@ function anyJson(blockId: string, schema: PayloadSchema | undefined): Field {
   return {
     blockId,
     label: schema?.title ?? 'Payload',
-    ...(hint === undefined ? {} : { hint }),
+    hint,
     required: true,
     widget: { kind: 'json' },
   };
@@ -95,9 +95,9 @@ function field(
   const hint = hintOf(schema?.description, widget.kind === 'json' ? shapeHint(value) : undefined);
   return {
     blockId,
-    ...(key === undefined ? {} : { key }),
+    key,
     label: labelOf(key, schema),
-    ...(hint === undefined ? {} : { hint }),
+    hint,
     // JSON left empty is no value at all, so a JSON field is always filled in.
     required: widget.kind === 'json' || schemaRequires || isPresent(value),
     whenEmpty: value,
@@ -117,8 +117,8 @@ function widgetOf(value: JsonValue, schema: PayloadSchema | undefined): Widget {
       kind: 'number',
       whole: schema?.type === 'integer' || Number.isInteger(value),
       initial: value,
-      ...(schema?.minimum === undefined ? {} : { minimum: schema.minimum }),
-      ...(schema?.maximum === undefined ? {} : { maximum: schema.maximum }),
+      minimum: schema?.minimum,
+      maximum: schema?.maximum,
     };
   }
   if (typeof value === 'boolean') return { kind: 'boolean', initial: value };
@@ -138,7 +138,7 @@ function stringWidget(value: string, schema: PayloadSchema | undefined): Widget 
   const choices = choicesOf(schema, value);
   if (choices !== undefined) {
     const chosen = choices.find((choice) => choice.value === value);
-    return { kind: 'choice', choices, ...(chosen === undefined ? {} : { initial: chosen }) };
+    return { kind: 'choice', choices, initial: chosen };
   }
   const format = schema?.format;
   if (format === 'date-time' || (format === undefined && isDateTime(value))) {

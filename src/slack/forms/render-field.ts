@@ -166,13 +166,7 @@ function element(widget: Exclude<Widget, { kind: 'fixed' }>): InputBlock['elemen
           : {}),
       };
     case 'json':
-      return {
-        type: 'plain_text_input',
-        action_id,
-        multiline: true,
-        max_length: INPUT_MAX,
-        ...(widget.initial === undefined ? {} : { initial_value: widget.initial }),
-      };
+      return element({ kind: 'text', multiline: true, initial: widget.initial });
   }
 }
 
