@@ -1,5 +1,6 @@
 import type { Gate } from '../adk/gate.js';
 import type { JsonValue } from '../json.js';
+import type { CardClaims } from './card-claims.js';
 import type { GrantScope } from './grants.js';
 import type {
   AdkCoordinates,
@@ -56,6 +57,8 @@ export interface ConfirmationStore {
    * returned is claimed for `leaseMs` by `owner`, so that one replica posts it.
    */
   claimCardless(input: ClaimCardlessInput): Promise<string[]>;
+  /** The card claims `claimCardless` takes, for every other poster of a card (see `CardClaims`). */
+  readonly cardClaims: CardClaims;
 
   /**
    * Run intents: an `/agent` command accepted and not yet ended, held by the replica running it

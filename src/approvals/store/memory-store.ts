@@ -44,6 +44,7 @@ import type {
 } from '../store.js';
 import { addNote } from './memory/add-note.js';
 import { cancel } from './memory/cancel.js';
+import { MemoryCardClaims } from './memory/card-claims.js';
 import { claimResume } from './memory/claim-resume.js';
 import { createPause } from './memory/create-pause.js';
 import { expireGate } from './memory/expire-gate.js';
@@ -257,8 +258,8 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return expired;
   }
 
-  /** Who re-posts which missing card, until when (the twin of the card-claim keys). */
-  private readonly cardClaims = new Map<string, { owner: string; until: number }>();
+  /** Who posts which card, until when (the twin of the card-claim keys). */
+  readonly cardClaims = new MemoryCardClaims();
 
   /** Reminders and escalations by due time (the twin of the `nudges` sorted set). */
   private readonly nudges = new MemoryNudges();
@@ -284,9 +285,8 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       if (claimed.length >= limit) break;
       const { pause } = entry;
       if (pause.card.ts !== undefined || pause.createdAt > now - graceMs) continue;
-      const claim = this.cardClaims.get(pauseId);
-      if (claim !== undefined && claim.until > now) continue;
-      this.cardClaims.set(pauseId, { owner, until: now + leaseMs });
+      if (this.cardClaims.holderAt(pauseId, now) !== undefined) continue;
+      this.cardClaims.take(pauseId, owner, now + leaseMs);
       claimed.push(pauseId);
     }
     return claimed;

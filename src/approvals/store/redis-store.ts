@@ -49,6 +49,7 @@ import {
 import { assertNoHashTag, type StoreKeys, storeKeys } from './keys.js';
 import { parseRecentDecisions, readAuditStream, readPauseTrail } from './redis-audit.js';
 import { AuditSealer } from './redis-audit-seal.js';
+import { RedisCardClaims } from './redis-card-claims.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { type ExpiryDone, type IndexEntry, RedisIndexes } from './redis-indexes.js';
 import { RedisPauseNotes } from './redis-notes.js';
@@ -197,6 +198,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   private readonly notes: RedisPauseNotes;
   private readonly runIntents: RedisRunIntents;
   private readonly sealer: AuditSealer;
+  readonly cardClaims: RedisCardClaims;
 
   constructor(options: RedisStoreOptions) {
     if (options.redis.options.keyPrefix) {
@@ -217,6 +219,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
       options.log,
     );
     this.runIntents = new RedisRunIntents(this.redis, this.keys);
+    this.cardClaims = new RedisCardClaims(this.redis, this.keys);
     this.nudges = new RedisNudges(this.redis, this.keys);
     this.indexes = new RedisIndexes(this.redis, this.keys, {
       retentionMs: this.retentionMs,

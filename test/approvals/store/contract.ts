@@ -77,6 +77,38 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         await store.createPause({ ...carded, card: { ...carded.card, ts: '2.000200' } });
         expect(await store.claimCardless({ ...claim, owner: 'r1', now: T0 + 20_000 })).toEqual([]);
       });
+
+      it('have one poster at a time: a card claim is held by one owner across replicas, renewed by it, and shared with the sweeper', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const other = await harness.replica();
+        const claim = { pauseId: input.id, leaseMs: 5_000, now: T0 + 100_000 };
+        expect(await store.cardClaims.claim({ ...claim, owner: 'request-1' })).toBe(true);
+        expect(await other.cardClaims.claim({ ...claim, owner: 'request-2' })).toBe(false);
+        expect(await store.cardClaims.claim({ ...claim, owner: 'request-1' })).toBe(true);
+        // The sweeper does not take a card another poster holds.
+        const sweep = { graceMs: 1_000, leaseMs: 5_000, now: T0 + 100_000 };
+        expect(await other.claimCardless({ ...sweep, owner: 'replica-2' })).toEqual([]);
+        // Only the holder gives it up.
+        await other.cardClaims.release({ pauseId: input.id, owner: 'request-2' });
+        expect(await other.cardClaims.claim({ ...claim, owner: 'request-2' })).toBe(false);
+        await store.cardClaims.release({ pauseId: input.id, owner: 'request-1' });
+        expect(await other.claimCardless({ ...sweep, owner: 'replica-2' })).toEqual([input.id]);
+        expect(await store.cardClaims.claim({ ...claim, owner: 'request-1' })).toBe(false);
+        expect(await other.cardClaims.claim({ ...claim, owner: 'replica-2' })).toBe(true);
+      });
+
+      it('lapse when their holder stops renewing them: another poster takes over', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const other = await harness.replica();
+        const claim = { pauseId: input.id, leaseMs: 40 };
+        expect(await store.cardClaims.claim({ ...claim, owner: 'dead', now: T0 })).toBe(true);
+        expect(await other.cardClaims.claim({ ...claim, owner: 'next', now: T0 + 10 })).toBe(false);
+        // Redis counts the lease on its own clock; the memory twin on the one it is given.
+        await new Promise((resolve) => setTimeout(resolve, 80));
+        expect(await other.cardClaims.claim({ ...claim, owner: 'next', now: T0 + 80 })).toBe(true);
+      });
     });
 
     describe('run intents', () => {
