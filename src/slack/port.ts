@@ -1,14 +1,22 @@
 import type { HomeView, View } from '@slack/types';
 import type { SlackMessage } from './block-kit.js';
+import type { MessageMetadata } from './pause-metadata.js';
 
 /**
  * The handful of Slack Web API calls the workflow makes. Only the app's wiring builds the
  * concrete client (`web-api-port.ts`); tests hand in the real one pointed at a local server.
  */
 export interface SlackPort {
+  /** `metadata`: Slack message metadata, for `findOwnMessage` to find the message again. */
   postMessage(
-    input: SlackMessage & { channel: string; threadTs?: string },
+    input: SlackMessage & { channel: string; threadTs?: string; metadata?: MessageMetadata },
   ): Promise<{ channel: string; ts: string }>;
+  /**
+   * The ts of a message this app posted in `channel` (in the thread `threadTs`, or at its top
+   * level) since `sinceMs`, whose metadata has `eventType` and every field of `payload`; the
+   * newest first. Undefined when none (`conversations.history` / `.replies`).
+   */
+  findOwnMessage(input: OwnMessageQuery): Promise<string | undefined>;
   /** Fails at once, rather than wait, while Slack rate-limits updates in that channel. */
   updateMessage(input: SlackMessage & { channel: string; ts: string }): Promise<void>;
   postEphemeral(
@@ -21,6 +29,14 @@ export interface SlackPort {
   getPermalink(input: { channel: string; ts: string }): Promise<string>;
   /** The app's direct-message channel with one person (`conversations.open`, scope `im:write`). */
   openDirectMessage(user: string): Promise<string>;
+}
+
+export interface OwnMessageQuery {
+  channel: string;
+  threadTs?: string;
+  sinceMs: number;
+  eventType: string;
+  payload: Record<string, string>;
 }
 
 /** A Slack Web API call that failed after the client's own retries; `code` is Slack's error. */

@@ -651,7 +651,7 @@ export class ApprovalWorkflow {
           // Decided already (by the policy, its line lost with Slack): nothing to ask anyone.
           if (!view.gates.some((gate) => gate.state === 'pending')) return;
           this.log.warn('posting the card of a pause recorded without one', { pauseId });
-          await this.cards.post(view);
+          await this.cards.postMissing(view);
         }),
       ),
     );

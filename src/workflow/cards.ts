@@ -7,6 +7,11 @@ import type { Log } from '../log.js';
 import { renderApprovalCard } from '../slack/approval-card.js';
 import { renderExternalNotes, withExternalNotes } from '../slack/external-notes.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
+import {
+  PAUSE_METADATA_EVENT,
+  type PauseMessageKind,
+  pauseMetadata,
+} from '../slack/pause-metadata.js';
 import { SlackCallError, type SlackPort } from '../slack/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 
@@ -14,6 +19,8 @@ import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 const MAX_REFRESH_ROUNDS = 3;
 /** Cards whose last sent content this replica remembers (a digest each), newest kept. */
 const REMEMBERED_CARDS = 10_000;
+/** How far Slack's clock may be behind the app's, for finding a card posted before a crash. */
+const CLOCK_SKEW_MS = 5 * 60_000;
 
 /**
  * Posts approval cards and keeps them in sync with the store. Every render starts from a fresh
@@ -42,7 +49,10 @@ export class ApprovalCards {
    */
   private readonly lastSent = new Map<string, string>();
 
-  /** Posts the card of a newly recorded pause and remembers where it went. */
+  /**
+   * Posts the card of a newly recorded pause and remembers where it went. The message carries
+   * the pause id as metadata, so that a post whose answer was lost is found again (`findPosted`).
+   */
   async post(view: PauseView): Promise<PauseView> {
     const { card } = view.pause;
     const startedAt = this.deps.clock();
@@ -52,6 +62,7 @@ export class ApprovalCards {
         channel: card.channelId,
         ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
         ...message,
+        metadata: pauseMetadata(view.pause.id, 'card'),
       })
       .catch((error: unknown) => {
         this.deps.tracing.cardPosted(view, startedAt, errorMessage(error));
@@ -60,6 +71,51 @@ export class ApprovalCards {
     this.deps.tracing.cardPosted(view, startedAt);
     const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     this.deps.onChanged?.(view.pause.id);
+    return updated ?? view;
+  }
+
+  /**
+   * The card of a pause recorded without one (its poster died): the card Slack posted before the
+   * poster died, whose ts it never saved, if there is one (then that ts is saved), else a new one.
+   */
+  async postMissing(view: PauseView): Promise<PauseView> {
+    const found = await this.findPosted(view, 'card');
+    return found === undefined ? this.post(view) : this.adopt(view, found);
+  }
+
+  /**
+   * The ts of the pause's card (or policy line) Slack posted although its poster never saved the
+   * ts: the poster died between Slack's post and its answer. Undefined when there is none; also
+   * when Slack cannot say, logged: a card posted twice is better than none.
+   */
+  async findPosted(view: PauseView, kind: PauseMessageKind): Promise<string | undefined> {
+    const { card, id, createdAt } = view.pause;
+    try {
+      return await this.deps.slack.findOwnMessage({
+        channel: card.channelId,
+        ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
+        // Slack's clock may be behind the one that dated the pause.
+        sinceMs: createdAt - CLOCK_SKEW_MS,
+        eventType: PAUSE_METADATA_EVENT,
+        payload: pauseMetadata(id, kind).event_payload,
+      });
+    } catch (error) {
+      this.deps.log.warn('could not look for a card posted before a crash; posting it', {
+        pauseId: id,
+        error: errorMessage(error),
+      });
+      return undefined;
+    }
+  }
+
+  /**
+   * Saves the ts of a card posted earlier (`findPosted`), as `post` does after posting, and
+   * renders it again: the pause may have changed since (cancelled, expired) with no card to show it.
+   */
+  async adopt(view: PauseView, ts: string): Promise<PauseView> {
+    this.deps.log.info('found the card posted before a crash', { pauseId: view.pause.id });
+    const updated = await this.deps.store.setCardTs(view.pause.id, ts, this.deps.clock());
+    await this.refresh(view.pause.id, updated === undefined ? {} : { known: updated });
     return updated ?? view;
   }
 

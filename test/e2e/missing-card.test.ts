@@ -1,3 +1,4 @@
+import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pauseIdFor } from '../../src/approvals/records.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
@@ -71,5 +72,65 @@ describe('a pause recorded by a replica that died before posting its card', () =
     });
     const answer = await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
     expect(answer.text).toContain('"amount":93');
+  });
+
+  it('whose card Slack had posted (the replica died before saving its ts): the sweeper finds that card and posts no second one', {
+    timeout: 45_000,
+  }, async () => {
+    const conversation = await startConversation(harness.adk, 'payments', alice.id);
+    const gates = pauseOf(await conversation.send('transfer 94'));
+    const adk = {
+      appName: conversation.appName,
+      userId: conversation.userId,
+      sessionId: conversation.sessionId,
+    };
+    const root = harness.sandbox.postAsPerson({
+      user: alice.id,
+      channel: OPS,
+      text: '/agent payments transfer 94',
+    });
+    const pauseId = pauseIdFor(
+      adk,
+      gates.map((gate) => gate.confirmationCallId),
+    );
+    await harness.store.createPause({
+      id: pauseId,
+      adk,
+      requester: alice.id,
+      card: { channelId: OPS, threadTs: root.ts },
+      gates: gates.map((gate) => ({
+        ...gate,
+        policy: { ...policy(), approvers: [{ kind: 'user', id: bob.id }] },
+      })),
+      now: Date.now() - 5 * 60_000 + 1_000,
+    });
+    // What the dead replica got Slack to post: the card, with the pause's metadata.
+    const earlier = await new WebClient(harness.sandbox.env().SLACK_BOT_TOKEN, {
+      slackApiUrl: harness.sandbox.apiUrl,
+    }).chat.postMessage({
+      channel: OPS,
+      thread_ts: root.ts,
+      text: 'Approval needed: transfer_money',
+      metadata: {
+        event_type: 'adk_approvals_pause',
+        event_payload: { pause_id: pauseId, message: 'card' },
+      },
+    });
+
+    await expect
+      .poll(async () => (await harness.store.getPause(pauseId))?.pause.card.ts, {
+        timeout: 15_000,
+      })
+      .toBe(earlier.ts);
+    // Refreshed in place; never a second card in the thread.
+    await harness.sandbox.waitFor(() =>
+      JSON.stringify(harness.sandbox.message(OPS, String(earlier.ts))?.blocks).includes(
+        ACTION_IDS.approve,
+      ),
+    );
+    const cards = harness.sandbox
+      .replies(OPS, root.ts)
+      .filter((message) => message.botId !== undefined);
+    expect(cards.map((message) => message.ts)).toEqual([earlier.ts]);
   });
 });
