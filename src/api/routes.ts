@@ -160,6 +160,8 @@ export function apiRoutes(
           };
         case 'idempotency_conflict':
           return { kind: 'conflict', why: 'Idempotency-Key: already used with a different body' };
+        case 'card_pending':
+          return { kind: 'card_pending' };
       }
     }),
 

@@ -386,6 +386,7 @@ export class ApprovalWorkflow {
           this.decider.granterMayApprove(view, callId, granter),
         slack,
         tracing,
+        owner: options.owner,
       });
     }
     this.owner = options.owner;

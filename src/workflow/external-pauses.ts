@@ -2,7 +2,12 @@ import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
-import { evaluatePolicy, type Policy, resolveGatePolicy } from '../approvals/policy.js';
+import {
+  evaluatePolicy,
+  type Policy,
+  type ResolvedGatePolicy,
+  resolveGatePolicy,
+} from '../approvals/policy.js';
 import {
   type ExternalOrigin,
   type GateOutcome,
@@ -13,11 +18,13 @@ import {
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import { pauseMetadata } from '../slack/pause-metadata.js';
 import type { PersonNames } from '../slack/person-names.js';
 import type { SlackPort } from '../slack/port.js';
 import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { TraceParent } from '../tracing/traceparent.js';
+import { CardPosting, type FoundEarlier } from './card-posting.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
 import { coverByGrants, type GranterMayApprove, granterCheck } from './grant-cover.js';
@@ -57,11 +64,19 @@ export interface ExternalPauseInput {
 
 export type CreateExternalPauseResult =
   | { kind: 'created' | 'existed'; view: PauseView }
+  /**
+   * Recorded, and its card is on its way from another request still posting it (or whose claim
+   * has not lapsed yet): the same request again answers it.
+   */
+  | { kind: 'card_pending'; view: PauseView }
   /** Nothing to answer, only notices (credentials, unraised confirmations), posted in `channel`. */
   | { kind: 'unsupported'; channel: string }
   | { kind: 'unknown_target'; target: string }
   | { kind: 'no_channel' }
   | { kind: 'idempotency_conflict' };
+
+/** A gate as the policy resolved it for the request, before grants. */
+type ResolvedGate = PolicyDecidedGate & ResolvedGatePolicy;
 
 export type ExternalPauseRead =
   | { kind: 'found'; view: PauseView; notes: PauseNotes }
@@ -104,6 +119,8 @@ export interface ExternalPausesDeps {
   /** Posts the channel line of a pause the policy decided alone (its ts stands in for a card). */
   slack?: SlackPort;
   tracing: ApprovalTracing;
+  /** This replica, as card claims name it. */
+  owner: string;
 }
 
 /**
@@ -112,7 +129,17 @@ export interface ExternalPausesDeps {
  * decision. Every read is scoped to the key that posted the pause.
  */
 export class ExternalPauses {
-  constructor(private readonly deps: ExternalPausesDeps) {}
+  private readonly cardPosting: CardPosting;
+
+  constructor(private readonly deps: ExternalPausesDeps) {
+    this.cardPosting = new CardPosting({
+      store: deps.store,
+      findPosted: (view, kind) => deps.cards.findPosted(view, kind),
+      clock: deps.clock,
+      log: deps.log,
+      owner: deps.owner,
+    });
+  }
 
   async create(input: ExternalPauseInput): Promise<CreateExternalPauseResult> {
     const span = this.deps.tracing.startPause(input.traceparent, {
@@ -134,7 +161,7 @@ export class ExternalPauses {
     input: ExternalPauseInput,
     traceparent: string | undefined,
   ): Promise<CreateExternalPauseResult> {
-    const { store, cards, log } = this.deps;
+    const { store, log } = this.deps;
     const { resume } = input.external;
     if (resume.mode === 'adk' && !this.deps.adkTargets.has(resume.target)) {
       return { kind: 'unknown_target', target: resume.target };
@@ -207,14 +234,41 @@ export class ExternalPauses {
       ...(traceparent === undefined ? {} : { traceparent }),
       now: this.deps.clock(),
     });
-    if (result.kind === 'existed') return { kind: 'existed', view: result.view };
-    log.info('pause posted through the API', {
-      pauseId: id,
-      key: input.keyName,
-      app: input.app,
-      gates: gates.length,
-      resume: resume.mode,
-    });
+    if (result.kind === 'created') {
+      log.info('pause posted through the API', {
+        pauseId: id,
+        key: input.keyName,
+        app: input.app,
+        gates: gates.length,
+        resume: resume.mode,
+      });
+    } else if (result.view.pause.card.ts !== undefined) {
+      return { kind: 'existed', view: result.view };
+    }
+    // The request that recorded the pause shows it. Another request for it (a retry, a replica)
+    // finding no card waits for that one's card, or takes over when that one died.
+    const shown = await this.cardPosting.once(
+      id,
+      { takeOver: result.kind === 'existed' },
+      (view, earlier) => this.show(view, resolved, input, channel, earlier),
+    );
+    if (shown.kind === 'busy') return { kind: 'card_pending', view: shown.view };
+    return { kind: result.kind, view: shown.kind === 'done' ? shown.view : result.view };
+  }
+
+  /**
+   * What follows recording a pause: grants, then the card and the policy's verdicts, or the
+   * policy's line alone when they decide every gate, then the notices. `earlier`: the card or
+   * line a poster that died got Slack to post, used instead of posting it again.
+   */
+  private async show(
+    view: PauseView,
+    resolved: readonly ResolvedGate[],
+    input: ExternalPauseInput,
+    channel: string,
+    earlier: FoundEarlier,
+  ): Promise<void> {
+    const { cards, log } = this.deps;
     // Grants apply only where their votes can be (the same condition as the policy's own).
     const entries =
       this.deps.decideByPolicy === undefined
@@ -222,27 +276,29 @@ export class ExternalPauses {
         : await coverByGrants(this.deps.grants, resolved, {
             app: input.app,
             requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
-            adk,
+            adk: view.pause.adk,
             now: this.deps.clock(),
             log,
-            ...granterCheck(this.deps.granterMayApprove, result.view),
+            ...granterCheck(this.deps.granterMayApprove, view),
           });
     const byPolicy = entries.filter(isAutomatic);
     if (byPolicy.length > 0 && byPolicy.length === resolved.length) {
-      return { kind: 'created', view: await this.decideAllByPolicy(result.view, byPolicy) };
+      await this.decideAllByPolicy(view, byPolicy, await earlier('policy_line'));
+      return;
     }
-    // Only the request that created the pause posts its card: concurrent posts of the same
-    // pause (retries, replicas) find it `existed` and post nothing.
-    const posted = await cards.post(result.view);
+    const found = await earlier('card');
+    const posted = found === undefined ? await cards.post(view) : await cards.adopt(view, found);
     if (this.deps.decideByPolicy !== undefined) {
       await applyPolicyVerdicts(this.deps.decideByPolicy, posted, byPolicy);
     }
+    // A card found again: its poster died after it, and its notices, if any, with it (never
+    // posted twice).
+    if (found !== undefined) return;
     const ts = posted.pause.card.threadTs ?? posted.pause.card.ts;
     await this.postNotices(
       ts === undefined ? { channelId: channel } : { channelId: channel, threadTs: ts },
       input.notices,
     );
-    return { kind: 'created', view: (await store.getPause(id)) ?? posted };
   }
 
   /**
@@ -253,15 +309,18 @@ export class ExternalPauses {
   private async decideAllByPolicy(
     view: PauseView,
     entries: readonly PolicyDecidedGate[],
-  ): Promise<PauseView> {
+    found: string | undefined,
+  ): Promise<void> {
     const { slack, store, clock, log } = this.deps;
-    if (slack !== undefined) {
+    if (found !== undefined) await store.setCardTs(view.pause.id, found, clock());
+    else if (slack !== undefined) {
       const { channelId, threadTs } = view.pause.card;
       const line = await slack
         .postMessage({
           channel: channelId,
           ...(threadTs === undefined ? {} : { threadTs }),
           ...policyDecisionsMessage(entries),
+          metadata: pauseMetadata(view.pause.id, 'policy_line'),
         })
         .catch((error: unknown) => {
           log.warn('could not post the policy decision line', {
@@ -279,7 +338,6 @@ export class ExternalPauses {
       pauseId: view.pause.id,
       rules: entries.map(({ verdict }) => verdict?.rule.name).join(','),
     });
-    return (await store.getPause(view.pause.id)) ?? view;
   }
 
   /** Tells people what the agent asked that cannot be answered here; never throws. */
