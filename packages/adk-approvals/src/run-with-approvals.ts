@@ -74,7 +74,8 @@ export async function runWithApprovals(
     for (;;) {
       options.signal?.throwIfAborted();
       const poll = await plugin.client.decision(posted.pause.id, options.waitSeconds ?? 30);
-      if (poll.kind === 'pending') continue;
+      // Pending, or held by an undo window: nothing to resume with yet.
+      if (poll.kind !== 'decided') continue;
       const { decision } = poll;
       if (decision.status === 'cancelled' || decision.newMessage === undefined) {
         return { kind: 'cancelled', events, pauseId: decision.id };
