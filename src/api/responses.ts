@@ -17,6 +17,8 @@ export type ApiAnswer =
   | { kind: 'not_found' }
   | { kind: 'api_off' }
   | { kind: 'conflict'; why: string }
+  /** A decision held back (an undo window) until `holdUntil` (ms): refused for now. */
+  | { kind: 'held'; holdUntil: number; why: string }
   /** The pause is recorded and its card on its way from another request: ask again. */
   | { kind: 'card_pending' }
   | { kind: 'too_large' };
@@ -32,6 +34,7 @@ const STATUS: Record<ApiAnswer['kind'], number> = {
   not_found: 404,
   api_off: 404,
   conflict: 409,
+  held: 409,
   card_pending: 503,
   too_large: 413,
 };
@@ -75,6 +78,13 @@ function bodyOf(answer: ApiAnswer): object {
       };
     case 'conflict':
       return { error: 'conflict', problems: [answer.why] };
+    case 'held':
+      return {
+        error: 'held',
+        status: 'held',
+        holdUntil: isoTime(answer.holdUntil),
+        problems: [answer.why],
+      };
     case 'card_pending':
       return {
         error: 'card_pending',
@@ -137,4 +147,13 @@ export function unsupportedBody(notices: StreamNotices, channel: string): object
       ...notices.unraisedConfirmations.map(({ tool }) => ({ kind: 'unraised_confirmation', tool })),
     ],
   };
+}
+
+/** `GET …/decision` while an undo window holds the decision: when it ends, never the decision. */
+export function heldBody(pauseId: string, holdUntil: number): object {
+  return { id: pauseId, status: 'held', holdUntil: isoTime(holdUntil) };
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
 }

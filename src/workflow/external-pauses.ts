@@ -1,5 +1,6 @@
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
+import { heldUntil } from '../approvals/decision-hold.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import {
@@ -85,6 +86,8 @@ export type ExternalPauseRead =
 export type DecisionRead =
   | { kind: 'decided'; body: DecisionBody }
   | { kind: 'pending' }
+  /** Decided, but held back until `holdUntil` (ms): an undo window runs. Not the decision. */
+  | { kind: 'held'; holdUntil: number }
   | { kind: 'not_found' };
 
 export type CancelExternalResult =
@@ -94,7 +97,14 @@ export type CancelExternalResult =
 
 export type OutcomeReport = 'recorded' | 'not_found' | 'unknown_gate';
 
-export type RunClaim = 'claimed' | 'taken' | 'not_approved' | 'not_found' | 'unknown_gate';
+export type RunClaim =
+  | 'claimed'
+  | 'taken'
+  | 'not_approved'
+  | 'not_found'
+  | 'unknown_gate'
+  /** Approved, but held back until `holdUntil` (ms): the approval may still be undone. */
+  | { held: number };
 
 export interface ExternalPausesDeps {
   store: ConfirmationStore;
@@ -359,8 +369,10 @@ export class ExternalPauses {
   }
 
   /**
-   * The decision once no gate is pending, waiting up to `waitMs` for it. Woken by the pause's
-   * signal (any replica's vote, expiry or cancel), not by polling the store.
+   * The decision once no gate is pending and nothing holds it back, waiting up to `waitMs` for
+   * it. Woken by the pause's signal (any replica's vote, expiry or cancel), not by polling the
+   * store, and at the end of a hold: an undo window holds the decision (`held`, never the
+   * decision), which is answered once it ends, or `pending` again if the approval was undone.
    */
   async decision(keyName: string, pauseId: string, waitMs: number): Promise<DecisionRead> {
     const secret = this.deps.signingSecretOf(keyName);
@@ -377,13 +389,19 @@ export class ExternalPauses {
         woken = false;
         const view = await this.ownView(keyName, pauseId);
         if (view === undefined) return { kind: 'not_found' };
-        if (view.gates.every((gate) => gate.state !== 'pending')) {
+        const now = this.deps.clock();
+        const decided = view.gates.every((gate) => gate.state !== 'pending');
+        const holdUntil = decided ? heldUntil(view, now) : undefined;
+        if (decided && holdUntil === undefined) {
           const names = await deciderNames(view, this.deps.people);
           return { kind: 'decided', body: decisionBody(view, { keyName, secret }, names) };
         }
-        const left = deadline - this.deps.clock();
-        if (left <= 0) return { kind: 'pending' };
-        if (!woken) await wakeOrTimeout((resolve) => (wake = resolve), left);
+        const left = deadline - now;
+        if (left <= 0)
+          return holdUntil === undefined ? { kind: 'pending' } : { kind: 'held', holdUntil };
+        // A hold ends on its own, without a signal: look again then.
+        const wait = holdUntil === undefined ? left : Math.min(left, holdUntil - now + 1);
+        if (!woken) await wakeOrTimeout((resolve) => (wake = resolve), wait);
       }
     } finally {
       stop();
@@ -438,6 +456,8 @@ export class ExternalPauses {
     const gate = view.gates.find((g) => g.confirmationCallId === callId);
     if (gate === undefined) return 'unknown_gate';
     if (gate.state !== 'approved') return 'not_approved';
+    const holdUntil = heldUntil(view, this.deps.clock());
+    if (holdUntil !== undefined) return { held: holdUntil };
     return this.deps.store.claimGateRun({
       pauseId,
       callId,
