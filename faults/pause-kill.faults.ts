@@ -1,10 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { CHANNELS, PEOPLE } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Child } from '../bench/support/child-processes.js';
-import { FAKE_APP, pauseEvent } from '../bench/support/fake-adk.js';
-import { type ChildAppWorld, startChildAppWorld } from '../test/support/child-app-world.js';
+import { FAKE_APP } from '../bench/support/fake-adk.js';
+import { apiPausePost } from '../test/support/api-pause-post.js';
+import {
+  type ChildAppWorld,
+  oneApiKey,
+  startChildAppWorld,
+} from '../test/support/child-app-world.js';
 import { undecidedCardsOf } from '../test/support/pause-card.js';
 
 /**
@@ -26,46 +29,25 @@ const RETRY_BACKOFF_MS = 250;
 
 const { bob } = PEOPLE;
 const OPS = CHANNELS.ops.id;
-const apiKey = randomBytes(24).toString('hex');
+const { apiKey, apiKeys } = oneApiKey(FAKE_APP);
 let world: ChildAppWorld;
 
 beforeAll(async () => {
   world = await startChildAppWorld({
     policy: `defaults:\n  approvers: [${bob.id}]\n`,
-    apiKeys: `keys:\n  - name: agents\n    sha256: ${createHash('sha256').update(apiKey).digest('hex')}\n    apps: [${FAKE_APP}]\n    signingSecret: ${randomBytes(24).toString('hex')}\n`,
+    apiKeys,
   });
 });
 afterAll(async () => {
   await world?.close();
 });
 
+const pausePost = (amount: number) => apiPausePost({ apiKey, channel: OPS, amount });
+
 const answerSchema = z.object({
   id: z.string(),
   card: z.object({ channel: z.string(), ts: z.string().nullable() }),
 });
-
-function pauseRequest(amount: number) {
-  const { event } = pauseEvent(FAKE_APP, [{ text: `transfer ${amount}` }]);
-  const body = JSON.stringify({
-    app: FAKE_APP,
-    userId: 'u-faults',
-    sessionId: `s-${randomBytes(6).toString('hex')}`,
-    events: [event],
-    resume: { mode: 'poll' },
-    channel: OPS,
-  });
-  const idempotencyKey = `k-${randomBytes(8).toString('hex')}`;
-  return (app: Child) =>
-    fetch(`http://127.0.0.1:${app.port}/v1/pauses`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        'content-type': 'application/json',
-        'idempotency-key': idempotencyKey,
-      },
-      body,
-    });
-}
 
 /** The client's retry: again on a network error or a 5xx, with backoff. */
 async function retried(send: () => Promise<Response>): Promise<Response> {
@@ -91,7 +73,7 @@ describe('kill -9 at a random point of POST /v1/pauses, then the retry with the 
     const warmUp: number[] = [];
     for (let post = 0; post < WARM_UP_POSTS; post += 1) {
       const started = performance.now();
-      expect((await pauseRequest(100 + post)(app)).status).toBe(201);
+      expect((await pausePost(100 + post)(app.port)).status).toBe(201);
       warmUp.push(performance.now() - started);
     }
     warmUp.sort((a, b) => a - b);
@@ -101,8 +83,8 @@ describe('kill -9 at a random point of POST /v1/pauses, then the retry with the 
     const retryMs: number[] = [];
     const pauses: { trial: number; id: string; cardTs: string | null }[] = [];
     for (let trial = 0; trial < TRIALS; trial += 1) {
-      const post = pauseRequest(3_000 + trial);
-      const sent = post(app).then(
+      const post = pausePost(3_000 + trial);
+      const sent = post(app.port).then(
         (response) => response.status,
         () => undefined,
       );
@@ -111,7 +93,7 @@ describe('kill -9 at a random point of POST /v1/pauses, then the retry with the 
       if ((await sent) !== undefined) tally.answeredBeforeKill += 1;
       app = await world.start(`app-${trial + 1}`);
       const started = performance.now();
-      const response = await retried(() => post(app));
+      const response = await retried(() => post(app.port));
       retryMs.push(performance.now() - started);
       const answer = answerSchema.parse(await response.json());
       if (response.status === 201) tally.created += 1;

@@ -1,6 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ApprovalsPlugin, runWithApprovals } from '@adk-slack-approvals/adk-approvals';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { getFunctionResponses, InMemoryRunner } from '@google/adk';
@@ -11,6 +9,7 @@ import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { buttons, CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { waitForPauseCard } from '../support/pause-card.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
  * A rule's undo window means "not yet" for agents that run elsewhere too: while it holds an
@@ -27,20 +26,10 @@ const UNDO_WINDOW_MS = 3_000;
 
 let harness: Harness;
 let base: string;
-let webhookServer: Server;
-let webhookUrl: string;
-const deliveries: { pauseId: string; at: number }[] = [];
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  webhookServer = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      deliveries.push({ pauseId: String(req.headers['x-approvals-delivery']), at: Date.now() });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => webhookServer.listen(0, '127.0.0.1', resolve));
-  webhookUrl = `http://127.0.0.1:${(webhookServer.address() as AddressInfo).port}/hooks/`;
+  receiver = await startWebhookReceiver();
   harness = await startHarness({
     policy: `
 rules:
@@ -54,7 +43,7 @@ keys:
   - name: agents
     sha256: ${createHash('sha256').update(KEY).digest('hex')}
     apps: [payments]
-    webhooks: [${webhookUrl}]
+    webhooks: [${receiver.url}]
     signingSecret: ${SECRET}
 `,
   });
@@ -63,7 +52,7 @@ keys:
 
 afterAll(async () => {
   await harness?.stop();
-  await new Promise<void>((resolve) => webhookServer.close(() => resolve()));
+  await receiver?.close();
 });
 
 function api(path: string, body?: unknown) {
@@ -178,20 +167,19 @@ describe('an undo window holds the decision from an agent that runs elsewhere', 
   });
 
   it('webhook mode: nothing is delivered during the window, and one delivery after it', async () => {
-    const pause = await postedTransfer(530, { mode: 'webhook', url: `${webhookUrl}p` });
+    const pause = await postedTransfer(530, { mode: 'webhook', url: `${receiver.url}p` });
+    const arrivals = () =>
+      receiver.deliveredAt.filter((_, i) => receiver.delivered[i] === pause.id);
     await click(pause.card, ACTION_IDS.approve);
     const holdUntil = Date.parse((await heldAnswer(pause.id)).holdUntil);
     // Until just before the window ends: nothing delivered.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, holdUntil - Date.now() - 300)));
-    expect(deliveries.filter((d) => d.pauseId === pause.id)).toEqual([]);
-    await expect
-      .poll(() => deliveries.filter((d) => d.pauseId === pause.id).length, { timeout: 10_000 })
-      .toBe(1);
-    const [delivery] = deliveries.filter((d) => d.pauseId === pause.id);
-    expect(delivery?.at).toBeGreaterThanOrEqual(holdUntil);
+    expect(arrivals()).toEqual([]);
+    await expect.poll(() => arrivals().length, { timeout: 10_000 }).toBe(1);
+    expect(arrivals()[0]).toBeGreaterThanOrEqual(holdUntil);
     // Once: no second delivery follows.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(deliveries.filter((d) => d.pauseId === pause.id)).toHaveLength(1);
+    expect(arrivals()).toHaveLength(1);
   });
 
   it('runWithApprovals (the TypeScript plugin, the real ADK runner) keeps waiting while the decision is held, then resumes once, after the window', async () => {

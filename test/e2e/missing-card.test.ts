@@ -23,40 +23,46 @@ afterAll(async () => {
   await harness?.stop();
 });
 
+/**
+ * The dead replica: it ran the agent to its pause and recorded it, long enough ago that no live
+ * replica can still be posting the card, and died before saving a card's ts.
+ */
+async function recordedByDeadReplica(amount: number) {
+  const conversation = await startConversation(harness.adk, 'payments', alice.id);
+  const gates = pauseOf(await conversation.send(`transfer ${amount}`));
+  const adk = {
+    appName: conversation.appName,
+    userId: conversation.userId,
+    sessionId: conversation.sessionId,
+  };
+  const root = harness.sandbox.postAsPerson({
+    user: alice.id,
+    channel: OPS,
+    text: `/agent payments transfer ${amount}`,
+  });
+  const pauseId = pauseIdFor(
+    adk,
+    gates.map((gate) => gate.confirmationCallId),
+  );
+  await harness.store.createPause({
+    id: pauseId,
+    adk,
+    requester: alice.id,
+    card: { channelId: OPS, threadTs: root.ts },
+    gates: gates.map((gate) => ({
+      ...gate,
+      policy: { ...policy(), approvers: [{ kind: 'user', id: bob.id }] },
+    })),
+    now: Date.now() - 5 * 60_000,
+  });
+  return { pauseId, root };
+}
+
 describe('a pause recorded by a replica that died before posting its card', () => {
   it('gets its card posted by the sweeper, and can then be approved', {
     timeout: 45_000,
   }, async () => {
-    // The dead replica: it ran the agent to its pause and recorded it, long enough ago that no
-    // live replica can still be posting the card, and died before posting it.
-    const conversation = await startConversation(harness.adk, 'payments', alice.id);
-    const gates = pauseOf(await conversation.send('transfer 93'));
-    const adk = {
-      appName: conversation.appName,
-      userId: conversation.userId,
-      sessionId: conversation.sessionId,
-    };
-    const root = harness.sandbox.postAsPerson({
-      user: alice.id,
-      channel: OPS,
-      text: '/agent payments transfer 93',
-    });
-    const recordedAt = Date.now() - 5 * 60_000;
-    const pauseId = pauseIdFor(
-      adk,
-      gates.map((gate) => gate.confirmationCallId),
-    );
-    await harness.store.createPause({
-      id: pauseId,
-      adk,
-      requester: alice.id,
-      card: { channelId: OPS, threadTs: root.ts },
-      gates: gates.map((gate) => ({
-        ...gate,
-        policy: { ...policy(), approvers: [{ kind: 'user', id: bob.id }] },
-      })),
-      now: recordedAt,
-    });
+    const { pauseId, root } = await recordedByDeadReplica(93);
 
     const card = await harness.card(OPS, root.ts);
     await expect
@@ -77,33 +83,7 @@ describe('a pause recorded by a replica that died before posting its card', () =
   it('whose card Slack had posted (the replica died before saving its ts): the sweeper finds that card and posts no second one', {
     timeout: 45_000,
   }, async () => {
-    const conversation = await startConversation(harness.adk, 'payments', alice.id);
-    const gates = pauseOf(await conversation.send('transfer 94'));
-    const adk = {
-      appName: conversation.appName,
-      userId: conversation.userId,
-      sessionId: conversation.sessionId,
-    };
-    const root = harness.sandbox.postAsPerson({
-      user: alice.id,
-      channel: OPS,
-      text: '/agent payments transfer 94',
-    });
-    const pauseId = pauseIdFor(
-      adk,
-      gates.map((gate) => gate.confirmationCallId),
-    );
-    await harness.store.createPause({
-      id: pauseId,
-      adk,
-      requester: alice.id,
-      card: { channelId: OPS, threadTs: root.ts },
-      gates: gates.map((gate) => ({
-        ...gate,
-        policy: { ...policy(), approvers: [{ kind: 'user', id: bob.id }] },
-      })),
-      now: Date.now() - 5 * 60_000 + 1_000,
-    });
+    const { pauseId, root } = await recordedByDeadReplica(94);
     // What the dead replica got Slack to post: the card, with the pause's metadata.
     const earlier = await new WebClient(harness.sandbox.env().SLACK_BOT_TOKEN, {
       slackApiUrl: harness.sandbox.apiUrl,

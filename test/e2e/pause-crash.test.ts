@@ -1,10 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { CHANNELS, PEOPLE } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Child } from '../../bench/support/child-processes.js';
-import { FAKE_APP, pauseEvent } from '../../bench/support/fake-adk.js';
-import { type ChildAppWorld, startChildAppWorld } from '../support/child-app-world.js';
+import { FAKE_APP } from '../../bench/support/fake-adk.js';
+import { apiPausePost } from '../support/api-pause-post.js';
+import { type ChildAppWorld, oneApiKey, startChildAppWorld } from '../support/child-app-world.js';
 import { undecidedCardsOf } from '../support/pause-card.js';
 
 /**
@@ -16,13 +15,13 @@ import { undecidedCardsOf } from '../support/pause-card.js';
  */
 const { bob } = PEOPLE;
 const OPS = CHANNELS.ops.id;
-const apiKey = randomBytes(24).toString('hex');
+const { apiKey, apiKeys } = oneApiKey(FAKE_APP);
 let world: ChildAppWorld;
 
 beforeAll(async () => {
   world = await startChildAppWorld({
     policy: `defaults:\n  approvers: [${bob.id}]\n`,
-    apiKeys: `keys:\n  - name: agents\n    sha256: ${createHash('sha256').update(apiKey).digest('hex')}\n    apps: [${FAKE_APP}]\n    signingSecret: ${randomBytes(24).toString('hex')}\n`,
+    apiKeys,
     slackFaults: true,
   });
 }, 120_000);
@@ -36,30 +35,6 @@ const answerSchema = z.object({
   card: z.object({ channel: z.string(), ts: z.string().nullable() }),
 });
 
-/** One pause's request, as an agent's client sends it (and sends it again). */
-function pauseRequest() {
-  const { event } = pauseEvent(FAKE_APP, [{ text: 'transfer 77' }]);
-  const body = JSON.stringify({
-    app: FAKE_APP,
-    userId: 'u-crash',
-    sessionId: `s-${randomBytes(6).toString('hex')}`,
-    events: [event],
-    resume: { mode: 'poll' },
-    channel: OPS,
-  });
-  const idempotencyKey = `k-${randomBytes(8).toString('hex')}`;
-  return (app: Child) =>
-    fetch(`http://127.0.0.1:${app.port}/v1/pauses`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        'content-type': 'application/json',
-        'idempotency-key': idempotencyKey,
-      },
-      body,
-    });
-}
-
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 300 && !condition(); i++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -69,38 +44,43 @@ async function until(condition: () => boolean): Promise<void> {
 
 /** Posts, waits for the app to reach the point `reached` says, kills it, and retries. */
 async function killAndRetry(reached: () => boolean) {
-  const post = pauseRequest();
+  const post = apiPausePost({ apiKey, channel: OPS, amount: 77 });
   const first = await world.start('app that dies');
-  const dying = post(first).catch(() => undefined);
+  const dying = post(first.port).catch(() => undefined);
   await until(reached);
   await first.kill();
   expect(await dying).toBeUndefined();
   world.slackProxy?.clear();
   const next = await world.start('app after the crash');
-  const retry = await post(next);
+  const retry = await post(next.port);
   const answer = answerSchema.parse(await retry.json());
   await next.stop();
   return { status: retry.status, answer, cards: undecidedCardsOf(world.sandbox, OPS, answer.id) };
 }
 
 describe('kill -9 during POST /v1/pauses, then the retry with the same Idempotency-Key', () => {
-  it('killed after Slack posted the card but before its answer came back: the retry finds that card, posts none, and names it', async () => {
-    world.slackProxy?.loseAnswers('chat.postMessage', OPS);
-    const { status, answer, cards } = await killAndRetry(
-      () => world.slackProxy?.heldNow('chat.postMessage', OPS) === 1,
-    );
-    expect(status).toBe(200);
-    expect(cards).toHaveLength(1);
-    expect(answer.card.ts).toBe(cards[0]?.ts);
-  }, 60_000);
-
-  it('killed while the card was on its way to Slack: the retry posts the one card, once the dead request’s claim lapsed, and names it', async () => {
-    world.slackProxy?.hang('chat.postMessage', OPS);
-    const { status, answer, cards } = await killAndRetry(
-      () => world.slackProxy?.heldNow('chat.postMessage', OPS) === 1,
-    );
-    expect(status).toBe(200);
-    expect(cards).toHaveLength(1);
-    expect(answer.card.ts).toBe(cards[0]?.ts);
-  }, 60_000);
+  it.each([
+    {
+      point:
+        'after Slack posted the card but before its answer came back: the retry finds that card, posts none,',
+      fault: 'loseAnswers',
+    },
+    {
+      point:
+        'while the card was on its way to Slack: the retry posts the one card, once the dead request’s claim lapsed,',
+      fault: 'hang',
+    },
+  ] as const)(
+    'killed $point and names it',
+    async ({ fault }) => {
+      world.slackProxy?.[fault]('chat.postMessage', OPS);
+      const { status, answer, cards } = await killAndRetry(
+        () => world.slackProxy?.heldNow('chat.postMessage', OPS) === 1,
+      );
+      expect(status).toBe(200);
+      expect(cards).toHaveLength(1);
+      expect(answer.card.ts).toBe(cards[0]?.ts);
+    },
+    60_000,
+  );
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,17 @@ export interface ChildAppWorld {
   /** Registers something else to undo at `close`. */
   onClose(cleanup: () => Promise<unknown>): void;
   close(): Promise<void>;
+}
+
+/** An API key for `app`, and the API keys file that holds it (one key, `agents`). */
+export function oneApiKey(app: string): { apiKey: string; apiKeys: string } {
+  const apiKey = randomBytes(24).toString('hex');
+  const sha256 = createHash('sha256').update(apiKey).digest('hex');
+  const signingSecret = randomBytes(24).toString('hex');
+  return {
+    apiKey,
+    apiKeys: `keys:\n  - name: agents\n    sha256: ${sha256}\n    apps: [${app}]\n    signingSecret: ${signingSecret}\n`,
+  };
 }
 
 export async function startChildAppWorld(files: {
