@@ -6,7 +6,8 @@ import type { ApiAnswer } from './responses.js';
 
 /**
  * `GET /v1/grants` and `DELETE /v1/grants/{id}`: scoped grants for keys with `grants: true`,
- * limited to the apps the key covers (a grant of another app is "not found" to it).
+ * limited to the grants given on the key's own pauses, of the apps it covers (any other grant,
+ * another key's or one given in Slack, is "not found" to it).
  */
 
 const FORBIDDEN: ApiAnswer = {
@@ -24,7 +25,7 @@ export async function listGrants(
   const requester = query.get('requester');
   const listed = (await grants.listAll()).filter(
     (grant) =>
-      keyCoversApp(key, grant.app) &&
+      visibleTo(key, grant) &&
       (app === null || grant.app === app) &&
       (requester === null || grant.requester === requester),
   );
@@ -38,10 +39,14 @@ export async function revokeGrant(
 ): Promise<ApiAnswer> {
   if (!key.grants) return FORBIDDEN;
   const found = await grants.find(id);
-  if (found === undefined || !keyCoversApp(key, found.app)) return { kind: 'not_found' };
+  if (found === undefined || !visibleTo(key, found)) return { kind: 'not_found' };
   const revoked = await grants.revoke(id, `api:${key.name}`, { anyGrant: true });
   if (revoked.kind === 'refused') return { kind: 'not_found' };
   return { kind: 'ok', body: { ...grantBody(found), revoked: true } };
+}
+
+function visibleTo(key: ApiKey, grant: Grant): boolean {
+  return grant.origin === `api:${key.name}` && keyCoversApp(key, grant.app);
 }
 
 /** A grant as the API shows it: times in ms since the epoch, as the pause bodies give them. */

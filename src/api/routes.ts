@@ -159,7 +159,10 @@ export function apiRoutes(
             ],
           };
         case 'idempotency_conflict':
-          return { kind: 'conflict', why: 'Idempotency-Key: already used with a different body' };
+          return {
+            kind: 'conflict',
+            why: `Idempotency-Key: already used in the last 24 hours with a different body (for pause ${result.pauseId}); a retry sends the same body, a new pause a new key`,
+          };
         case 'card_pending':
           return { kind: 'card_pending' };
       }

@@ -101,6 +101,12 @@ export const grantSchema = z.object({
   tool: z.string().min(1),
   /** Whose calls it covers: a Slack user id, or `api:<key>` for calls posted through the API. */
   requester: z.string().min(1),
+  /**
+   * Where it was given, and so whose calls it covers: `slack` (a run started in Slack) or
+   * `api:<key>` (pauses that key posts). The requester alone is only what the posting key says.
+   * Absent on grants given before origins were recorded: those cover nothing.
+   */
+  origin: z.string().min(1).optional(),
   /** The rule whose card offered it; only calls that rule decides are covered. */
   rule: z.string().min(1),
   scope: z.enum(GRANT_SCOPES),
@@ -125,6 +131,8 @@ export type Grant = z.infer<typeof grantSchema>;
 
 /** A call a grant may cover: what the pause recorder knows once the policy asked a person. */
 export interface GrantableCall {
+  /** Who posted the call's pause (`originOfPause`): a grant covers calls of its own origin only. */
+  origin: string;
   app: string;
   tool: string;
   requester: string;
@@ -137,7 +145,7 @@ export interface GrantableCall {
 
 /** Does `grant` cover `call` at `now`? Pure: the stores' matching is this, applied atomically. */
 export function grantCovers(grant: Grant, call: GrantableCall, now: number): boolean {
-  if (grant.expiresAt <= now) return false;
+  if (grant.expiresAt <= now || grant.origin !== call.origin) return false;
   if (grant.app !== call.app || grant.tool !== call.tool) return false;
   if (grant.requester !== call.requester || grant.rule !== call.rule) return false;
   if (!call.offers.some((offer) => scopeOfOffer(offer) === grant.scope)) return false;

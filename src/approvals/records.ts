@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { gateSchema } from '../adk/gate.js';
 import { jsonValueSchema } from '../json.js';
-import { grantOfferSchema } from './grants.js';
+import { argsDigest, grantOfferSchema } from './grants.js';
 import { payloadSchemaSchema } from './policy/payload-schema.js';
 
 /**
@@ -285,21 +285,57 @@ export function viewVersion(view: PauseView): number {
 }
 
 /**
- * A pause's id: derived from where it lives, which invocation raised it and which calls it holds,
- * so that recording the same pause twice (a retried stream, a second replica) lands on the same
- * records, while a later invocation that reuses a call id (adk-rs asks again with the original
- * call's id) is a new pause.
+ * Who posted a pause: `slack` (a run started in Slack) or `api:<key>` (the approvals API, by that
+ * key). A pause, its decision and the grants given on it never answer another origin's calls.
  */
-export function pauseIdFor(adk: AdkCoordinates, callIds: readonly string[]): string {
+export type PauseOrigin = 'slack' | `api:${string}`;
+
+export function originOfPause(pause: Pick<PauseRecord, 'external'>): PauseOrigin {
+  return pause.external === undefined ? 'slack' : `api:${pause.external.keyName}`;
+}
+
+/** What a pause answers: one gate's call, as its identity counts it. */
+export interface IdentityCall {
+  confirmationCallId: string;
+  originalCall: { name: string; args: Record<string, unknown> };
+  invocationId?: string;
+}
+
+/**
+ * A pause's id: derived from who posted it, where it lives, which invocation raised it and which
+ * calls it holds (each call's id, tool and arguments digest), so that recording the same pause
+ * twice (a retried stream or post, a second replica) lands on the same records, while a call id
+ * used again by a later invocation (adk-rs asks again with the original call's id), for another
+ * tool or other arguments, or by another key, is a new pause and never the old one's decision.
+ */
+export function pauseIdFor(
+  origin: PauseOrigin,
+  adk: AdkCoordinates,
+  calls: readonly IdentityCall[],
+): string {
   const hash = createHash('sha256');
   hash.update(
     JSON.stringify([
+      'pause/2',
+      origin,
       adk.appName,
       adk.userId,
       adk.sessionId,
       adk.invocationId ?? null,
-      [...callIds].sort(),
+      calls
+        .map((call) => [
+          call.confirmationCallId,
+          call.originalCall.name,
+          argsDigest(call.originalCall.args),
+          call.invocationId ?? null,
+        ])
+        .sort(byFirst),
     ]),
   );
   return `p${hash.digest('base64url').slice(0, 21)}`;
+}
+
+function byFirst(a: readonly unknown[], b: readonly unknown[]): number {
+  const [x, y] = [String(a[0]), String(b[0])];
+  return x < y ? -1 : x > y ? 1 : 0;
 }

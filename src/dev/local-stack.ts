@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   DEMO_DEFAULT_APP,
+  DEMO_PROMPTS,
   demoAgents,
   demoPolicyFile,
   startLocalAdkServer,
@@ -52,10 +53,13 @@ export async function startStack(config: Config, log: LineLogger): Promise<Runni
       // Fresh secrets per start: the sandbox and the app are the only parties.
       const signingSecret = randomBytes(16).toString('hex');
       const botToken = `xoxb-sandbox-${randomBytes(8).toString('hex')}`;
+      // The demo's prompts fit the demo agents and the demo policy only.
+      const demo = config.adk.baseUrl === undefined && config.policyFile === undefined;
       sandbox = await startSandbox({
         port: config.sandboxPort,
         signingSecret,
         botToken,
+        ...(demo ? { suggestions: DEMO_PROMPTS } : {}),
         log: log.child('sandbox'),
       });
       stops.push(() => (sandbox ? sandbox.stop() : Promise.resolve()));

@@ -2,7 +2,8 @@ import { LIMITS } from '@adk-slack-approvals/block-kit';
 import { z } from 'zod';
 import { type JsonValue, jsonValueSchema, parseJsonText } from '../json.js';
 import { type InputBlock, type KnownBlock, type PlainTextOption, plain } from './block-kit.js';
-import { escapeLine, fitEscaped } from './escape.js';
+import { escapeLine } from './escape.js';
+import { optionLabel } from './list-choices.js';
 import { fieldBlockId, MAX_FIELDS, ROOT_BLOCK_ID } from './payload-form.js';
 import { INPUT_ACTION_ID, type StateValue, type ViewStateValues } from './view-state.js';
 
@@ -148,13 +149,6 @@ function selectable(values: JsonValue[] | undefined): (string | number)[] | unde
   );
   if (choices.length !== values.length) return undefined;
   return choices.every((choice) => optionLabel(choice) !== undefined) ? choices : undefined;
-}
-
-function optionLabel(choice: string | number): string | undefined {
-  const shown = String(choice);
-  if (shown.trim() === '') return undefined;
-  const fitted = fitEscaped(shown, LIMITS.optionText);
-  return fitted.cut ? undefined : fitted.text;
 }
 
 function options(field: InputField): PlainTextOption[] {

@@ -15,8 +15,9 @@ import {
   type PlainTextOption,
   plain,
 } from './block-kit.js';
-import { escapeLine, fitEscaped } from './escape.js';
+import { escapeLine } from './escape.js';
 import { jsonTypeOf, shapeMismatch } from './json-shape.js';
+import { listChoices, optionLabel } from './list-choices.js';
 import { INPUT_ACTION_ID, type StateValue, type ViewStateValues } from './view-state.js';
 
 /**
@@ -30,7 +31,8 @@ import { INPUT_ACTION_ID, type StateValue, type ViewStateValues } from './view-s
  * - strings with an `enum` in the rule's schema → a select
  * - strings → `plain_text_input` (multiline when long or holding line breaks)
  * - short lists (≤ 100 strings or numbers, each shown in ≤ 75 characters) → a multi-select with
- *   every item selected: unselecting leaves an item out, and the list keeps its item type
+ *   every item selected, then the schema's other allowed items (`items.enum`) unselected:
+ *   unselecting leaves an item out, selecting adds one, and the list keeps its item type
  * - anything else (objects, nulls, mixed or long lists, odd numbers) → JSON in a text box,
  *   checked against the template's shape
  * A top-level object gets one field per key; any other template is one field for the whole.
@@ -86,13 +88,6 @@ export function fieldBlockId(key: string, index: number): string {
 
 function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
   return value !== undefined && jsonTypeOf(value) === 'object';
-}
-
-function optionLabel(item: string | number): string | undefined {
-  const shown = String(item);
-  if (shown.trim() === '') return undefined;
-  const fitted = fitEscaped(shown, LIMITS.optionText);
-  return fitted.cut ? undefined : fitted.text;
 }
 
 function isListable(value: JsonValue[]): value is string[] | number[] {
@@ -353,7 +348,8 @@ function fieldBlock(field: FormField): KnownBlock {
     }
     case 'list': {
       const items = Array.isArray(value) && isListable(value) ? value : [];
-      const options = listOptions(items);
+      const options = listOptions(listChoices(items, field.schema?.items?.enum));
+      const more = options.length > items.length;
       return input(
         field,
         {
@@ -361,9 +357,15 @@ function fieldBlock(field: FormField): KnownBlock {
           action_id,
           placeholder: plain('Choose items'),
           options,
-          initial_options: options,
+          initial_options: options.slice(0, items.length),
         },
-        { hint: plain('Unselect an item to leave it out.') },
+        {
+          hint: plain(
+            more
+              ? 'Unselect an item to leave it out, or add one.'
+              : 'Unselect an item to leave it out.',
+          ),
+        },
       );
     }
     case 'json': {
@@ -456,7 +458,9 @@ function readNumber(field: FormField, state: StateValue | undefined): FieldResul
 }
 
 function readList(field: FormField, state: StateValue | undefined): FieldResult {
-  const items = Array.isArray(field.template) ? field.template : [];
+  const proposed =
+    Array.isArray(field.template) && isListable(field.template) ? field.template : [];
+  const items = listChoices(proposed, field.schema?.items?.enum);
   const chosen = new Set<number>();
   for (const option of state?.selected_options ?? []) {
     const index = /^\d+$/.test(option.value) ? Number(option.value) : -1;

@@ -74,7 +74,8 @@ export type CreateExternalPauseResult =
   | { kind: 'unsupported'; channel: string }
   | { kind: 'unknown_target'; target: string }
   | { kind: 'no_channel' }
-  | { kind: 'idempotency_conflict' };
+  /** The key was first used, within its life, with another body: for `pauseId`. */
+  | { kind: 'idempotency_conflict'; pauseId: string };
 
 /** A gate as the policy resolved it for the request, before grants. */
 type ResolvedGate = PolicyDecidedGate & ResolvedGatePolicy;
@@ -217,9 +218,11 @@ export class ExternalPauses {
     }
 
     const adk = { appName: input.app, userId: input.userId, sessionId: input.sessionId };
+    const invocationId = input.gates[0]?.invocationId;
     const id = pauseIdFor(
-      adk,
-      input.gates.map((gate) => gate.confirmationCallId),
+      `api:${input.keyName}`,
+      invocationId === undefined ? adk : { ...adk, invocationId },
+      input.gates,
     );
     if (input.idempotency !== undefined) {
       const claim = await store.claimIdempotencyKey({
@@ -229,11 +232,10 @@ export class ExternalPauses {
         ttlMs: IDEMPOTENCY_TTL_MS,
       });
       if (claim.kind === 'seen' && claim.fingerprint !== input.idempotency.fingerprint) {
-        return { kind: 'idempotency_conflict' };
+        return { kind: 'idempotency_conflict', pauseId: claim.pauseId };
       }
     }
     const gates: NewGate[] = resolved.map((entry) => ({ ...entry.gate, policy: entry.policy }));
-    const invocationId = input.gates[0]?.invocationId;
     const result = await store.createPause({
       id,
       adk: invocationId === undefined ? adk : { ...adk, invocationId },
@@ -284,6 +286,7 @@ export class ExternalPauses {
       this.deps.decideByPolicy === undefined
         ? resolved
         : await coverByGrants(this.deps.grants, resolved, {
+            origin: `api:${input.keyName}`,
             app: input.app,
             requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
             adk: view.pause.adk,

@@ -13,6 +13,8 @@ import type { PolicyDecidedGate } from './policy-decisions.js';
 
 /** Where a pause's calls come from, as grants match them. */
 export interface GrantCoverContext {
+  /** Who posted the pause (`originOfPause`): only grants given on that origin's pauses cover it. */
+  origin: string;
   app: string;
   requester: string;
   adk: { userId: string; sessionId: string };
@@ -46,6 +48,7 @@ export async function coverByGrants<T extends PolicyDecidedGate & { policy: Gate
     }
     try {
       const call: GrantableCall = {
+        origin: context.origin,
         app: context.app,
         tool: entry.gate.originalCall.name,
         requester: context.requester,

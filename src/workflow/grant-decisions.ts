@@ -13,7 +13,7 @@ import {
 } from '../approvals/grants.js';
 import type { Refusal } from '../approvals/outcomes.js';
 import type { Policy } from '../approvals/policy.js';
-import type { PauseView } from '../approvals/records.js';
+import { originOfPause, type PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, GrantEventInput } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -85,6 +85,7 @@ export class GrantDecisions {
       app: view.pause.adk.appName,
       tool: gate.originalCall.name,
       requester: view.pause.requester,
+      origin: originOfPause(view.pause),
       rule: current.rule,
       scope,
       ...(typeof offer === 'number' ? { durationMs: offer } : {}),

@@ -123,10 +123,7 @@ export class PauseRecorder {
     const newGates: NewGate[] = resolved.map((entry) => ({ ...entry.gate, policy: entry.policy }));
 
     const result = await store.createPause({
-      id: pauseIdFor(
-        adk,
-        gates.map((gate) => gate.confirmationCallId),
-      ),
+      id: pauseIdFor('slack', adk, gates),
       adk,
       requester: context.requester,
       card: elsewhere
@@ -156,6 +153,7 @@ export class PauseRecorder {
     const entries =
       result.kind === 'created'
         ? await coverByGrants(this.deps.grants, resolved, {
+            origin: 'slack',
             app: context.appName,
             requester: context.requester,
             adk,

@@ -88,6 +88,7 @@ export class Reminders {
     return {
       kind: nudge.kind,
       tool: gate.originalCall.name,
+      args: gate.originalCall.args,
       requester: view.pause.requester,
       ...(permalink === undefined ? {} : { permalink }),
       ...(gate.expiresAt === undefined ? {} : { expiresAt: gate.expiresAt }),

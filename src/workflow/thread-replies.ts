@@ -44,7 +44,8 @@ export type ThreadMessageOutcome =
  * Step 1 again, inside a run's thread: a reply from the person who started the run is the next
  * user message of the same ADK session, streamed back into the thread like the run itself (a
  * pause in it gets a card). While a pause of the session waits for people the reply is refused,
- * with a link to the card. A mention of the app anywhere else gets a short how-to.
+ * with a link to the card. Teammates talk in the thread freely; one who mentions the app there
+ * hears, privately, whose run it is. A mention of the app anywhere else gets a short how-to.
  */
 export class ThreadReplies {
   constructor(
@@ -63,9 +64,16 @@ export class ThreadReplies {
       input.threadTs === undefined
         ? undefined
         : await sessions.find(input.channelId, input.threadTs);
-    // In a run's thread the `message` event carries the reply; its `app_mention` twin is skipped.
-    if (input.kind === 'app_mention' && session !== undefined) return 'ignored';
-    if (input.kind === 'message' && session === undefined) return 'ignored';
+    if (session === undefined) {
+      if (input.kind === 'message') return 'ignored';
+    } else if (input.userId === session.requester) {
+      // The requester's `message` event carries the reply; its `app_mention` twin is skipped.
+      if (input.kind === 'app_mention') return 'ignored';
+    } else if (input.kind === 'message') {
+      // Anyone else's message is people talking in the thread; only one that names the app
+      // (its `app_mention`) is for the app, and is told whose run this is.
+      return 'ignored';
+    }
     if (!(await sessions.claimEvent(input.eventId, EVENT_ID_TTL_MS))) {
       this.deps.log.info('duplicate event ignored', { eventId: input.eventId });
       return 'duplicate';

@@ -264,10 +264,13 @@ describe('adk-rs events', () => {
 
   it('a later pause reusing the call id has a pause id of its own', () => {
     const adk = { appName: 'bank', userId: 'u', sessionId: 's' };
-    const first = pauseIdFor({ ...adk, invocationId: 'inv-1' }, ['call_1']);
-    const second = pauseIdFor({ ...adk, invocationId: 'inv-2' }, ['call_1']);
-    expect(second).not.toBe(first);
-    expect(pauseIdFor({ ...adk, invocationId: 'inv-1' }, ['call_1'])).toBe(first);
+    const pauseOf = (invocationId: string) => {
+      const scan = parseGates(rsRequest(invocationId));
+      if (scan.kind !== 'pause') throw new Error('expected a pause');
+      return pauseIdFor('slack', { ...adk, invocationId }, scan.gates);
+    };
+    expect(pauseOf('inv-2')).not.toBe(pauseOf('inv-1'));
+    expect(pauseOf('inv-1')).toBe(pauseOf('inv-1'));
   });
 });
 

@@ -29,6 +29,7 @@ function grant(overrides: Partial<Grant> = {}): Grant {
     app: 'payments',
     tool: 'transfer_money',
     requester: 'U0ALICE',
+    origin: 'api:kA',
     rule: 'transfers',
     scope: 'session',
     sessionKey: 'U0ALICE/s1',
@@ -43,6 +44,7 @@ function grant(overrides: Partial<Grant> = {}): Grant {
 }
 
 const call = (overrides: Partial<GrantableCall> = {}): GrantableCall => ({
+  origin: 'api:kA',
   app: 'payments',
   tool: 'transfer_money',
   requester: 'U0ALICE',
@@ -77,6 +79,23 @@ describe.each(stores)('the %s grant store', (_name, open) => {
     expect(await store.use(call(), NOW + 1)).toMatchObject({ id: given.id, uses: 1 });
     expect(await store.use(call(), NOW + 2)).toMatchObject({ id: given.id, uses: 2 });
     expect(await store.get(given.id, NOW + 3)).toMatchObject({ uses: 2 });
+  });
+
+  it('a grant covers calls of the origin it was given on only: not another key, nor Slack', async () => {
+    const store = open();
+    const given = grant({ scope: 'time', durationMs: HOUR });
+    await store.create(given);
+    expect(await store.use(call({ origin: 'api:kB' }), NOW + 1)).toBeUndefined();
+    expect(await store.use(call({ origin: 'slack' }), NOW + 1)).toBeUndefined();
+    expect(await store.use(call(), NOW + 1)).toMatchObject({ id: given.id, uses: 1 });
+  });
+
+  it('a grant given before origins were recorded covers nothing', async () => {
+    const store = open();
+    const { origin: _origin, ...legacy } = grant({ scope: 'time', durationMs: HOUR });
+    await store.create(legacy);
+    expect(await store.use(call(), NOW + 1)).toBeUndefined();
+    expect(await store.use(call({ origin: 'slack' }), NOW + 1)).toBeUndefined();
   });
 
   it('covers nothing of another app, tool, requester or rule, nor a scope the rule no longer offers', async () => {

@@ -74,7 +74,8 @@ async function openThread(rootTs: string, waitForCard = true): Promise<Locator> 
     .getByTestId('thread-summary')
     .click();
   const thread = page.getByTestId('thread-pane');
-  if (waitForCard) await thread.getByRole('button', { name: 'Approve' }).first().waitFor();
+  if (waitForCard)
+    await thread.getByRole('button', { name: 'Approve', exact: true }).first().waitFor();
   return thread;
 }
 
@@ -110,10 +111,10 @@ describe('the approval loop in the browser', () => {
     await page.screenshot({ path: `${ARTIFACTS}/1-card.png` });
 
     const thread = await switchTo('bob', root);
-    await thread.getByRole('button', { name: 'Approve' }).click();
+    await thread.getByRole('button', { name: 'Approve', exact: true }).click();
     await thread.getByText('payments-api restarted').waitFor();
     await thread.getByText('Agent resumed').waitFor();
-    expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    expect(await thread.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0);
     await page.screenshot({ path: `${ARTIFACTS}/2-approved.png` });
   });
 
@@ -154,11 +155,11 @@ describe('the approval loop in the browser', () => {
   it("an outsider's click is answered privately with who may approve", async () => {
     await openAs('alice');
     const thread = await switchTo('dave', await runAgent('restart search'));
-    await thread.getByRole('button', { name: 'Approve' }).click();
+    await thread.getByRole('button', { name: 'Approve', exact: true }).click();
     const ephemeral = page.getByTestId('ephemeral').filter({ hasText: 'not among those' });
     await ephemeral.waitFor();
     expect(await ephemeral.textContent()).toContain('@oncall');
-    expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(1);
+    expect(await thread.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(1);
     await page.screenshot({ path: `${ARTIFACTS}/7-outsider.png` });
   });
 });
@@ -211,10 +212,10 @@ describe('cards that show what Approve approves (#12)', () => {
     await openAs('alice');
     const root = await runAgent('scale web to 20');
     let thread = await switchTo('bob', root);
-    await thread.getByRole('button', { name: 'Approve' }).click();
+    await thread.getByRole('button', { name: 'Approve', exact: true }).click();
     await thread.getByText('1 of 2 approvals').waitFor();
     thread = await switchTo('carol', root);
-    await thread.getByRole('button', { name: 'Approve' }).click();
+    await thread.getByRole('button', { name: 'Approve', exact: true }).click();
     const decided = thread.getByText(/Approved by @bob and @carol/i);
     await decided.first().waitFor();
     await shoot('quorum-both-approvers');
@@ -256,9 +257,12 @@ describe('cards that show what Approve approves (#12)', () => {
     await card.getByRole('link', { name: 'open the run' }).waitFor();
     expect(await card.textContent()).toMatch(/requested by @alice\s+in\s+#\s*ops/i);
     await shoot('cross-channel-card');
-    await card.getByRole('button', { name: 'Approve' }).click();
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
     // confirm: true in the policy: Approve asks first.
-    await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Approve' }).click();
+    await page
+      .getByTestId('confirm-dialog')
+      .getByRole('button', { name: 'Approve', exact: true })
+      .click();
     await card.getByText('Approved by').first().waitFor();
 
     await page.goto(`${stack.sandboxUrl}/?as=alice#C0OPS000001`);
@@ -288,7 +292,7 @@ describe('the App Home (#13)', () => {
     // Its buttons are in the actions block right under it (other tests' cards may wait too).
     await waiting
       .locator('xpath=following-sibling::*[@data-block-type="actions"][1]')
-      .getByRole('button', { name: 'Approve' })
+      .getByRole('button', { name: 'Approve', exact: true })
       .click();
     // The Home lets it go, and the decision shows under "Recent decisions".
     await waiting.waitFor({ state: 'detached' });
@@ -299,7 +303,7 @@ describe('the App Home (#13)', () => {
     const thread = await openThread(root, false);
     await thread.getByText('web restarted').waitFor();
     await thread.getByText('Agent resumed').waitFor();
-    expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    expect(await thread.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0);
   });
 });
 
@@ -315,7 +319,7 @@ describe('withdraw and run status in the browser', () => {
     await thread.getByText('Withdrawn by').first().waitFor();
     await thread.getByText('withdrew the request').first().waitFor();
     await root.getByText('Withdrawn').first().waitFor();
-    expect(await thread.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    expect(await thread.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0);
     await shoot('withdrawn');
   });
 });

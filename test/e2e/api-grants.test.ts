@@ -16,7 +16,7 @@ const { alice, bob } = PEOPLE;
 const OPS = CHANNELS.ops.id;
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const secret = () => randomBytes(24).toString('hex');
-const KEYS = { runbooks: secret(), auditor: secret(), billing: secret() };
+const KEYS = { runbooks: secret(), auditor: secret(), billing: secret(), deploys: secret() };
 
 let harness: Harness;
 let receiver: WebhookReceiver;
@@ -38,6 +38,7 @@ keys:
   - { name: runbooks, sha256: ${sha(KEYS.runbooks)}, apps: [payments], signingSecret: ${secret()}, grants: true, webhooks: ["${receiver.url}"] }
   - { name: auditor, sha256: ${sha(KEYS.auditor)}, apps: [payments], signingSecret: ${secret()} }
   - { name: billing, sha256: ${sha(KEYS.billing)}, apps: [billing], signingSecret: ${secret()}, grants: true }
+  - { name: deploys, sha256: ${sha(KEYS.deploys)}, apps: [payments], signingSecret: ${secret()}, grants: true }
 `,
     webhook: { timeoutMs: 2_000, backoffMs: 1_500, maxBackoffMs: 1_500 },
   });
@@ -56,14 +57,18 @@ function api(key: keyof typeof KEYS, path: string, method = 'GET', body?: unknow
 }
 
 /** A real paused session on the api_server, posted for Alice as a plugin would (poll mode). */
-async function postPause(amount: number, resume: object = { mode: 'poll' }): Promise<string> {
+async function postPause(
+  amount: number,
+  resume: object = { mode: 'poll' },
+  key: keyof typeof KEYS = 'runbooks',
+): Promise<string> {
   const chat = await startConversation(
     harness.adk,
     'payments',
     `u-${randomBytes(4).toString('hex')}`,
   );
   const events = await chat.send(`transfer ${amount}`);
-  const created = await api('runbooks', '/v1/pauses', 'POST', {
+  const created = await api(key, '/v1/pauses', 'POST', {
     app: 'payments',
     userId: chat.userId,
     sessionId: chat.sessionId,
@@ -89,8 +94,12 @@ interface Decision {
   gates: { confirmed: boolean; decidedBy: Record<string, unknown> }[];
 }
 
-async function decisionOf(id: string, wait: number): Promise<{ status: number; body: Decision }> {
-  const answered = await api('runbooks', `/v1/pauses/${id}/decision?wait=${wait}`);
+async function decisionOf(
+  id: string,
+  wait: number,
+  key: keyof typeof KEYS = 'runbooks',
+): Promise<{ status: number; body: Decision }> {
+  const answered = await api(key, `/v1/pauses/${id}/decision?wait=${wait}`);
   return { status: answered.status, body: (await answered.json()) as Decision };
 }
 
@@ -146,6 +155,16 @@ describe('grants for pauses posted through the API', () => {
     ).toEqual([]);
     expect((await api('billing', `/v1/grants/${grantId}`, 'DELETE')).status).toBe(404);
     expect((await api('auditor', `/v1/grants/${grantId}`, 'DELETE')).status).toBe(403);
+
+    // Another key of the same app, naming the same requester: the grant was given on the
+    // runbooks key's pause, so it neither covers this key's call nor shows to it.
+    const elsewhere = await postPause(74, { mode: 'poll' }, 'deploys');
+    expect((await decisionOf(elsewhere, 1, 'deploys')).status).toBe(202);
+    await harness.sandbox.waitFor(() => cardOf(elsewhere));
+    expect(
+      ((await (await api('deploys', '/v1/grants')).json()) as { grants: unknown[] }).grants,
+    ).toEqual([]);
+    expect((await api('deploys', `/v1/grants/${grantId}`, 'DELETE')).status).toBe(404);
 
     const revoked = await api('runbooks', `/v1/grants/${grantId}`, 'DELETE');
     expect(revoked.status).toBe(200);

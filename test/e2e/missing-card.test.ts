@@ -40,10 +40,7 @@ async function recordedByDeadReplica(amount: number) {
     channel: OPS,
     text: `/agent payments transfer ${amount}`,
   });
-  const pauseId = pauseIdFor(
-    adk,
-    gates.map((gate) => gate.confirmationCallId),
-  );
+  const pauseId = pauseIdFor('slack', adk, gates);
   await harness.store.createPause({
     id: pauseId,
     adk,

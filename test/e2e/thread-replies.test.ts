@@ -88,15 +88,26 @@ describe('a reply in a run thread', () => {
     expect(repliesWith(root, 'Noted: are you there?')).toHaveLength(0);
   });
 
-  it('from someone other than the requester is not passed to the agent', async () => {
+  it('from a teammate is people talking: not passed to the agent, and not answered', async () => {
+    const root = await startRun('ours');
+    replyInThread(dave.id, root, 'looks good to me');
+    // Replies of one thread are handled in order: once Alice's next one is answered, Dave's
+    // before it has been handled too.
+    replyInThread(alice.id, root, 'go on');
+    await harness.reply(OPS, root.ts, 'Noted: go on');
+    expect(harness.sandbox.ephemerals(dave.id).filter((e) => e.threadTs === root.ts)).toEqual([]);
+    expect(repliesWith(root, 'Noted: looks good')).toHaveLength(0);
+  });
+
+  it('from a teammate who asks the app is not passed to the agent, and tells them whose run it is', async () => {
     const root = await startRun('mine');
-    replyInThread(dave.id, root, 'let me in');
+    replyInThread(dave.id, root, '@approvals let me in');
     const refusal = await harness.sandbox.waitFor(
       () => harness.sandbox.ephemerals(dave.id).find((e) => e.threadTs === root.ts),
       { timeoutMs: 15_000 },
     );
     expect(refusal.text).toContain(`Only <@${alice.id}>`);
-    expect(repliesWith(root, 'Noted: let me in')).toHaveLength(0);
+    expect(repliesWith(root, 'Noted: @approvals let me in')).toHaveLength(0);
   });
 });
 

@@ -386,6 +386,10 @@ describe('the edit form refuses what the tool would refuse (#12)', () => {
       durationMinutes: { type: 'integer' as const, minimum: 5, maximum: 480 },
       region: { type: 'string' as const, enum: ['eu', 'us'] },
       note: { type: 'string' as const, maxLength: 10 },
+      services: {
+        type: 'array' as const,
+        items: { enum: ['payments-api', 'ledger', 'web'] },
+      },
     },
   };
   const gate = vacationGate(0, template);
@@ -414,6 +418,35 @@ describe('the edit form refuses what the tool would refuse (#12)', () => {
     expect(field('region')).toMatchObject({
       element: { type: 'static_select', initial_option: { value: 'eu' } },
     });
+  });
+
+  it("offers the schema's other allowed items in a list, unselected, and reads an added one back", () => {
+    const services = field('services')?.element;
+    expect(services?.type).toBe('multi_static_select');
+    if (services?.type !== 'multi_static_select') return;
+    expect(services.options?.map(({ text }) => text.text)).toEqual([
+      'payments-api',
+      'ledger',
+      'web',
+    ]);
+    expect(services.initial_options?.map(({ text }) => text.text)).toEqual(['payments-api']);
+    const web = services.options?.find(({ text }) => text.text === 'web')?.value ?? '';
+    const payments = services.initial_options?.[0]?.value ?? '';
+    const values = {
+      [id('start')]: { value: { type: 'datetimepicker', selected_date_time: 1_795_600_800 } },
+      [id('durationMinutes')]: { value: { type: 'number_input', value: '60' } },
+      [id('notifyCustomers')]: { value: { type: 'checkboxes', selected_options: [] } },
+      [id('services')]: {
+        value: {
+          type: 'multi_static_select',
+          selected_options: [{ value: web }, { value: payments }],
+        },
+      },
+      [id('region')]: { value: { type: 'static_select', selected_option: { value: 'eu' } } },
+      [id('note')]: { value: { type: 'plain_text_input', value: null } },
+    };
+    const result = parseEditSubmission(template, values, schema);
+    expect(result).toMatchObject({ ok: true, payload: { services: ['payments-api', 'web'] } });
   });
 
   it('reads the picker back as ISO 8601 UTC', () => {

@@ -4,15 +4,17 @@ import { renderReminder } from '../../src/slack/reminder-message.js';
 import { gateRecord, NOW } from '../support/records.js';
 
 describe('renderReminder', () => {
-  it('names the tool, who asked, links the card and says when it expires', () => {
+  it('names the tool, its arguments, who asked, links the card and says when it expires', () => {
     const { text } = renderReminder({
       kind: 'remind',
       tool: 'transfer_money',
+      args: { to: 'acct-9 <@U0BOB>', amount: 500 },
       requester: 'U0ALICE0001',
       permalink: 'https://example.slack.com/archives/C0OPS/p1',
       expiresAt: NOW,
     });
     expect(text).toContain('Reminder: <@U0ALICE0001> asks to run `transfer_money`');
+    expect(text).toContain('to: acct-9 &lt;@U0BOB&gt;, amount: 500');
     expect(text).toContain('<https://example.slack.com/archives/C0OPS/p1|Open the request>');
     expect(text).toMatch(/expires <!date\^/);
   });
@@ -21,6 +23,7 @@ describe('renderReminder', () => {
     const { text } = renderReminder({
       kind: 'escalate',
       tool: '<!channel> & <@U1>',
+      args: {},
       requester: 'U0ALICE0001',
       permalink: 'javascript:alert(1)',
       waited: '10m',

@@ -80,7 +80,7 @@ export function inputGate(index = 0): GateRecord {
 
 export function pauseView(gates: GateRecord[], overrides: Partial<PauseRecord> = {}): PauseView {
   const callIds = gates.map((gate) => gate.confirmationCallId);
-  const id = pauseIdFor(ADK, callIds);
+  const id = pauseIdFor('slack', ADK, gates);
   const pause: PauseRecord = {
     id,
     adk: ADK,

@@ -46,10 +46,7 @@ function threeGates(): NewPause {
   const gates = [...two.gates, third];
   return {
     ...two,
-    id: pauseIdFor(
-      two.adk,
-      gates.map((gate) => gate.confirmationCallId),
-    ),
+    id: pauseIdFor('slack', two.adk, gates),
     gates,
   };
 }

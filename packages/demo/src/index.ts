@@ -18,3 +18,4 @@ export {
   demoAgentsDir,
   demoPolicyFile,
 } from './paths.js';
+export { DEMO_PROMPTS, type DemoPrompt } from './prompts.js';

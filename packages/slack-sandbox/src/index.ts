@@ -25,6 +25,7 @@ export {
   type WaitForOptions,
 } from './server.js';
 export type { Notice } from './state.js';
+export type { SuggestedPrompt } from './suggestions.js';
 export {
   BOT,
   CHANNELS,

@@ -22,6 +22,7 @@ import type {
 import { type Log, silentLog } from './log.js';
 import type { SandboxView } from './modals.js';
 import { type Notice, SandboxState } from './state.js';
+import type { SuggestedPrompt } from './suggestions.js';
 import { handleWebApi } from './web-api/handler.js';
 import { findConversation, findPerson, findUserGroup } from './workspace.js';
 
@@ -59,6 +60,11 @@ export interface SandboxOptions {
    * 5 min). Default [0, 500, 2000].
    */
   eventRetryDelaysMs?: readonly number[];
+  /**
+   * Prompts the page offers above its message box, for the app it stands in front of (a click
+   * fills the box, in the prompt's channel). Default: none.
+   */
+  suggestions?: readonly SuggestedPrompt[];
   log?: Log;
 }
 
@@ -218,6 +224,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         live,
         appEventsUrl: () => appEventsUrl,
         setAppEventsUrl,
+        suggestions: options.suggestions ?? [],
       });
     }
     const permalink = /^\/archives\/([A-Z0-9]+)\/p(\d{10})(\d{6})$/.exec(path);

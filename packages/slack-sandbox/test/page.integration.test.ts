@@ -264,7 +264,7 @@ describe('the sandbox page in a real browser', () => {
     expect(await message.locator('.mention').allInnerTexts()).toEqual(['@alice', '@oncall']);
     expect(await message.locator('.mention-me').allInnerTexts()).toEqual(['@oncall']);
     expect(await message.locator('.bk-context time.date').count()).toBe(1);
-    const approve = message.getByRole('button', { name: 'Approve' });
+    const approve = message.getByRole('button', { name: 'Approve', exact: true });
     expect(await approve.getAttribute('class')).toContain('primary');
     expect(await message.getByRole('button', { name: 'Reject' }).getAttribute('class')).toContain(
       'danger',
@@ -315,7 +315,7 @@ describe('the sandbox page in a real browser', () => {
   it('a click reaches the Bolt app, which updates the message live, and its thread reply shows', async () => {
     await open('bob');
     const ts = await postCard('g-2');
-    await messageAt(ts).getByRole('button', { name: 'Approve' }).click();
+    await messageAt(ts).getByRole('button', { name: 'Approve', exact: true }).click();
     await messageAt(ts).getByText('Approved by @bob').waitFor();
     expect(clickers).toEqual([PEOPLE.bob.id]);
     await messageAt(ts).getByTestId('thread-summary').filter({ hasText: '1 reply' }).click();
@@ -463,7 +463,7 @@ describe('the sandbox page in a real browser', () => {
     await messageAt(ts).waitFor();
     await page.getByTestId('person-switch').selectOption(PEOPLE.carol.id);
     await page.waitForURL(/as=U0CAROL0001/);
-    await messageAt(ts).getByRole('button', { name: 'Approve' }).click();
+    await messageAt(ts).getByRole('button', { name: 'Approve', exact: true }).click();
     await messageAt(ts).getByText('Approved by @carol').waitFor();
     expect(clickers).toEqual([PEOPLE.carol.id]);
   });

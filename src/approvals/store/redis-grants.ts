@@ -34,7 +34,8 @@ import { LuaScript } from './scripts/lua-script.js';
  * `grantCovers`), its uses counted.
  * KEYS: candidate grant hashes, soonest to expire first
  * ARGV: [1] now, [2] app, [3] tool, [4] requester, [5] rule, [6] scopes offered (comma list),
- *       [7] session key, [8] arguments digest, [9] '1' to count the use, '0' to only look
+ *       [7] session key, [8] arguments digest, [9] '1' to count the use, '0' to only look,
+ *       [10] the call's origin (a grant without one covers nothing)
  * Returns {grant JSON, uses} or false
  */
 const USE_GRANT_LUA = `
@@ -47,7 +48,7 @@ for _, key in ipairs(KEYS) do
     local ok, g = pcall(cjson.decode, text)
     if ok and type(g) == 'table' and type(g.expiresAt) == 'number' and g.expiresAt > now
       and g.app == ARGV[2] and g.tool == ARGV[3] and g.requester == ARGV[4]
-      and g.rule == ARGV[5] and offered[g.scope]
+      and g.rule == ARGV[5] and offered[g.scope] and g.origin == ARGV[10]
       and (g.scope ~= 'session' or g.sessionKey == ARGV[7])
       and (g.scope ~= 'exactArgs' or g.argsDigest == ARGV[8]) then
       if ARGV[9] == '0' then return {text, redis.call('HGET', key, 'uses') or '0'} end
@@ -135,6 +136,7 @@ export class RedisGrantStore implements GrantStore {
           call.sessionKey,
           call.argsDigest,
           count ? '1' : '0',
+          call.origin,
         ],
       ),
     );

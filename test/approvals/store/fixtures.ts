@@ -105,9 +105,8 @@ export function newPause(
       policy: policies[Math.min(i, policies.length - 1)] ?? policy(),
     };
   });
-  const callIds = gates.map((gate) => gate.confirmationCallId);
   return {
-    id: pauseIdFor(adk, callIds),
+    id: pauseIdFor('slack', adk, gates),
     adk,
     requester: 'U0REQUESTER',
     card: {

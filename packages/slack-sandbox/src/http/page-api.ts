@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { InteractionDriver } from '../interactions/driver.js';
 import type { SandboxState } from '../state.js';
+import type { SuggestedPrompt } from '../suggestions.js';
 import { findPerson } from '../workspace.js';
 import { parseJsonObject, readBody, sendJson } from './bodies.js';
 import type { LiveUpdates } from './live-updates.js';
@@ -59,6 +60,7 @@ export interface PageApiDependencies {
   live: LiveUpdates;
   appEventsUrl: () => string | undefined;
   setAppEventsUrl: (url: string | undefined) => void;
+  suggestions: readonly SuggestedPrompt[];
 }
 
 export async function handlePageApi(
@@ -77,6 +79,7 @@ export async function handlePageApi(
         return sendJson(res, 200, {
           ...workspaceDirectory(state),
           appEventsUrl: deps.appEventsUrl() ?? null,
+          suggestions: deps.suggestions.map((prompt) => ({ ...prompt })),
         });
       case 'state': {
         const person = findPerson(query.get('user') ?? '');

@@ -5,6 +5,7 @@ import { h, initials, replaceChildren } from './dom.js';
 import { renderHome } from './home.js';
 import { authorResolver, renderMessageItems } from './messages.js';
 import { renderModal } from './modal.js';
+import { renderSuggestions } from './suggestions.js';
 import { showToast } from './toasts.js';
 
 /**
@@ -35,6 +36,7 @@ const ui = {
   messages: $('message-list', HTMLElement),
   composer: $('composer', HTMLFormElement),
   composerInput: $('composer-input', HTMLTextAreaElement),
+  suggestions: $('suggestions', HTMLElement),
   threadPane: $('thread-pane', HTMLElement),
   threadChannel: $('thread-channel', HTMLElement),
   threadMessages: $('thread-messages', HTMLElement),
@@ -277,6 +279,11 @@ function byTs(a, b) {
 function renderConversation() {
   const id = state.conversation;
   ui.composer.hidden = id === HOME;
+  const suggestions = state.workspace.suggestions ?? [];
+  ui.suggestions.hidden = id === HOME || suggestions.length === 0;
+  if (!ui.suggestions.hidden && ui.suggestions.childElementCount === 0) {
+    replaceChildren(ui.suggestions, renderSuggestions(suggestions, pickSuggestion));
+  }
   if (id === HOME) {
     ui.title.textContent = `${state.workspace.bot.realName} · Home`;
     ui.topic.textContent = 'What waits for you, your requests, recent decisions';
@@ -384,6 +391,15 @@ function switchPerson(id) {
   url.searchParams.set('as', id);
   history.replaceState(null, '', url);
   refresh();
+}
+
+/** A suggested prompt goes into the message box of its channel, ready to send. */
+function pickSuggestion(prompt) {
+  if (prompt.channel && prompt.channel !== state.conversation)
+    openConversation(prompt.channel, null);
+  ui.composerInput.value = prompt.text;
+  ui.composerInput.dispatchEvent(new Event('input'));
+  ui.composerInput.focus();
 }
 
 function openConversation(id, thread) {
