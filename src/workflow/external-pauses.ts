@@ -3,12 +3,7 @@ import type { Clock } from '../approvals/clock.js';
 import { heldUntil } from '../approvals/decision-hold.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
-import {
-  evaluatePolicy,
-  type Policy,
-  type ResolvedGatePolicy,
-  resolveGatePolicy,
-} from '../approvals/policy.js';
+import { evaluatePolicy, type Policy, resolveGatePolicy } from '../approvals/policy.js';
 import {
   type ExternalOrigin,
   type GateOutcome,
@@ -19,24 +14,17 @@ import {
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import { pauseMetadata } from '../slack/pause-metadata.js';
 import type { PersonNames } from '../slack/person-names.js';
 import type { SlackPort } from '../slack/port.js';
-import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { TraceParent } from '../tracing/traceparent.js';
-import { CardPosting, type FoundEarlier } from './card-posting.js';
+import { ApiPauseCards } from './api-pause-cards.js';
+import { CardPosting } from './card-posting.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
-import { coverByGrants, type GranterMayApprove, granterCheck } from './grant-cover.js';
+import type { GranterMayApprove } from './grant-cover.js';
 import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
-import {
-  applyPolicyVerdicts,
-  isAutomatic,
-  type PolicyDecidedGate,
-  policyDecisionsMessage,
-} from './policy-decisions.js';
-import type { RunThreads, ThreadRef } from './run-thread.js';
+import type { RunThreads } from './run-thread.js';
 import type { StreamNotices } from './stream-requests.js';
 
 /** How long an `Idempotency-Key` stays bound to the request it first came with. */
@@ -76,9 +64,6 @@ export type CreateExternalPauseResult =
   | { kind: 'no_channel' }
   /** The key was first used, within its life, with another body: for `pauseId`. */
   | { kind: 'idempotency_conflict'; pauseId: string };
-
-/** A gate as the policy resolved it for the request, before grants. */
-type ResolvedGate = PolicyDecidedGate & ResolvedGatePolicy;
 
 export type ExternalPauseRead =
   | { kind: 'found'; view: PauseView; notes: PauseNotes }
@@ -141,8 +126,10 @@ export interface ExternalPausesDeps {
  */
 export class ExternalPauses {
   private readonly cardPosting: CardPosting;
+  private readonly shows: ApiPauseCards;
 
   constructor(private readonly deps: ExternalPausesDeps) {
+    this.shows = new ApiPauseCards(deps);
     this.cardPosting = new CardPosting({
       store: deps.store,
       findPosted: (view, kind) => deps.cards.findPosted(view, kind),
@@ -212,7 +199,7 @@ export class ExternalPauses {
     if (channel === undefined) return { kind: 'no_channel' };
     const place = input.thread ?? { channelId: channel };
     if (input.gates.length === 0) {
-      await this.postNotices(place, input.notices);
+      await this.shows.postNotices(place, input.notices);
       log.info('notices posted through the API, no pause', { key: input.keyName, app: input.app });
       return { kind: 'unsupported', channel };
     }
@@ -262,107 +249,10 @@ export class ExternalPauses {
     const shown = await this.cardPosting.once(
       id,
       { takeOver: result.kind === 'existed' },
-      (view, earlier) => this.show(view, resolved, input, channel, earlier),
+      (view, earlier) => this.shows.show(view, resolved, input, channel, earlier),
     );
     if (shown.kind === 'busy') return { kind: 'card_pending', view: shown.view };
     return { kind: result.kind, view: shown.kind === 'done' ? shown.view : result.view };
-  }
-
-  /**
-   * What follows recording a pause: grants, then the card and the policy's verdicts, or the
-   * policy's line alone when they decide every gate, then the notices. `earlier`: the card or
-   * line a poster that died got Slack to post, used instead of posting it again.
-   */
-  private async show(
-    view: PauseView,
-    resolved: readonly ResolvedGate[],
-    input: ExternalPauseInput,
-    channel: string,
-    earlier: FoundEarlier,
-  ): Promise<void> {
-    const { cards, log } = this.deps;
-    // Grants apply only where their votes can be (the same condition as the policy's own).
-    const entries =
-      this.deps.decideByPolicy === undefined
-        ? resolved
-        : await coverByGrants(this.deps.grants, resolved, {
-            origin: `api:${input.keyName}`,
-            app: input.app,
-            requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
-            adk: view.pause.adk,
-            now: this.deps.clock(),
-            log,
-            ...granterCheck(this.deps.granterMayApprove, view),
-          });
-    const byPolicy = entries.filter(isAutomatic);
-    if (byPolicy.length > 0 && byPolicy.length === resolved.length) {
-      await this.decideAllByPolicy(view, byPolicy, await earlier('policy_line'));
-      return;
-    }
-    const found = await earlier('card');
-    const posted = found === undefined ? await cards.post(view) : await cards.adopt(view, found);
-    if (this.deps.decideByPolicy !== undefined) {
-      await applyPolicyVerdicts(this.deps.decideByPolicy, posted, byPolicy);
-    }
-    // A card found again: its poster died after it, and its notices, if any, with it (never
-    // posted twice).
-    if (found !== undefined) return;
-    const ts = posted.pause.card.threadTs ?? posted.pause.card.ts;
-    await this.postNotices(
-      ts === undefined ? { channelId: channel } : { channelId: channel, threadTs: ts },
-      input.notices,
-    );
-  }
-
-  /**
-   * Every gate decided by the policy: no card. One line in the channel says what and which rule
-   * (its ts is saved as the card's, so that nothing posts a "missing" card), then the decisions,
-   * the last of which wakes the agent's long-poll or starts its resume.
-   */
-  private async decideAllByPolicy(
-    view: PauseView,
-    entries: readonly PolicyDecidedGate[],
-    found: string | undefined,
-  ): Promise<void> {
-    const { slack, store, clock, log } = this.deps;
-    if (found !== undefined) await store.setCardTs(view.pause.id, found, clock());
-    else if (slack !== undefined) {
-      const { channelId, threadTs } = view.pause.card;
-      const line = await slack
-        .postMessage({
-          channel: channelId,
-          ...(threadTs === undefined ? {} : { threadTs }),
-          ...policyDecisionsMessage(entries),
-          metadata: pauseMetadata(view.pause.id, 'policy_line'),
-        })
-        .catch((error: unknown) => {
-          log.warn('could not post the policy decision line', {
-            pauseId: view.pause.id,
-            error: errorMessage(error),
-          });
-          return undefined;
-        });
-      if (line !== undefined) await store.setCardTs(view.pause.id, line.ts, clock());
-    }
-    if (this.deps.decideByPolicy !== undefined) {
-      await applyPolicyVerdicts(this.deps.decideByPolicy, view, entries);
-    }
-    log.info('pause decided by the policy', {
-      pauseId: view.pause.id,
-      rules: entries.map(({ verdict }) => verdict?.rule.name).join(','),
-    });
-  }
-
-  /** Tells people what the agent asked that cannot be answered here; never throws. */
-  private async postNotices(thread: ThreadRef, notices: StreamNotices | undefined): Promise<void> {
-    if (notices === undefined) return;
-    const { threads } = this.deps;
-    if (notices.credentialTools.length > 0) {
-      await threads.post(thread, renderCredentialRequest(notices.credentialTools));
-    }
-    for (const unraised of notices.unraisedConfirmations) {
-      await threads.post(thread, renderUnraisedConfirmation(unraised));
-    }
   }
 
   async read(keyName: string, pauseId: string): Promise<ExternalPauseRead> {
