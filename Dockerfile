@@ -42,6 +42,8 @@ RUN npm install --omit=dev --omit=optional --workspace=packages/block-kit \
 COPY --from=build /app/packages/block-kit/ packages/block-kit/
 COPY --from=build /app/packages/adk-approvals/ packages/adk-approvals/
 COPY --from=build /app/dist/ dist/
+# `npx adk-slack-approvals policy|audit …`: the command runs the built dist/ (no src/ here).
+COPY bin/ bin/
 USER node
 EXPOSE 3000
 # /healthz answers while the process runs (readiness, /readyz, also needs Redis and ADK).

@@ -2,8 +2,9 @@
 # Installs the app's production dependencies exactly as the Dockerfile's runtime stage does (the
 # root, packages/block-kit and packages/adk-approvals; no dev, no optional), in a throwaway folder,
 # and checks the result: at most MAX_PACKAGES packages and MAX_MB megabytes of node_modules, and
-# no ADK SDK (`@google/adk`), which the app never runs. Prints the figures; exits 1 naming what
-# is over. Uses npm's cache first, so a machine that ran `npm install` needs no network for it.
+# no ADK SDK (`@google/adk`), which the app never runs; and that the built command-line tool runs
+# there. Prints the figures; exits 1 naming what is over or broken. Uses npm's cache first, so a
+# machine that ran `npm install` needs no network for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +36,19 @@ mb="$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1000000 }')"
 
 echo "production install: $count packages, $mb MB of node_modules (limits: $MAX_PACKAGES packages, $MAX_MB MB)"
 
+# The built app on that install, as the image holds it: the two packages' dist/, the app's dist/
+# and bin/, and no TypeScript, no tsx, no src/. Compiled into the throwaway folder without type
+# checks (`npm run typecheck` does those), so nothing in the checkout is written. Then the
+# command a deployment has: `adk-slack-approvals policy check` must run from dist/.
+tsc=node_modules/typescript/bin/tsc
+for workspace in block-kit adk-approvals; do
+  node "$tsc" -p "packages/$workspace/tsconfig.build.json" --noCheck \
+    --outDir "$workdir/packages/$workspace/dist"
+done
+node "$tsc" -p tsconfig.build.json --noCheck --outDir "$workdir/dist"
+cp -R bin "$workdir/bin"
+cp examples/policy.yml "$workdir/policy.yml"
+
 failed=0
 if [ "$count" -gt "$MAX_PACKAGES" ]; then
   echo "production install: $count packages is over the limit of $MAX_PACKAGES" >&2
@@ -47,5 +61,15 @@ fi
 if [ -e "$workdir/node_modules/@google/adk" ] || printf '%s\n' "$packages" | grep -q '/@google/adk$'; then
   echo 'production install: @google/adk is in it; the app never runs the ADK SDK (keep it a dev or optional peer dependency)' >&2
   failed=1
+fi
+if [ -e "$workdir/node_modules/tsx" ] || [ -e "$workdir/node_modules/typescript" ]; then
+  echo 'production install: tsx or TypeScript is in it; a deployment runs the built dist/' >&2
+  failed=1
+fi
+if ! checked="$(cd "$workdir" && node bin/adk-slack-approvals.js policy check policy.yml 2>&1)"; then
+  printf 'production install: adk-slack-approvals policy check failed on the built dist/:\n%s\n' "$checked" >&2
+  failed=1
+else
+  echo "production install: adk-slack-approvals runs from dist/: $(printf '%s\n' "$checked" | tail -1)"
 fi
 exit "$failed"

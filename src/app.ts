@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { AdkClient } from './adk/client.js';
+import { checkAdkAtStart } from './adk/start-check.js';
 import { apiRoutes, DEFAULT_ADK_TARGET } from './api/routes.js';
 import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
 import { type ApiKey, loadApiKeysFile } from './approvals/api-keys/api-keys-file.js';
@@ -52,6 +53,8 @@ export interface AppTargets {
   webhook?: Omit<WebhookDeliveryOptions, 'owner'>;
   /** Where spans go instead of the exporter OTEL_TRACES_EXPORTER names (tests), when tracing is on. */
   spanExporter?: SpanExporter;
+  /** How old Slack's verdict on the bot token may get before `/readyz` re-asks (tests shorten it). */
+  botTokenRecheckMs?: number;
 }
 
 export interface RunningApp {
@@ -150,13 +153,16 @@ export async function startApp(
           },
     ),
     metrics: () => metrics.exposition(),
+    ...(targets.botTokenRecheckMs === undefined
+      ? {}
+      : { botTokenRecheckMs: targets.botTokenRecheckMs }),
   });
   const slack = new WebApiSlackPort({
     client: slackApp.apiClient,
     modalClient: slackApp.modalClient,
     metrics,
   });
-  const directory = new SlackApproverDirectory(slackApp.app.client);
+  const directory = new SlackApproverDirectory(slackApp.botClient);
 
   const workflow = new ApprovalWorkflow({
     store,
@@ -166,7 +172,7 @@ export async function startApp(
     adk,
     slack,
     directory,
-    people: new SlackPersonNames(slackApp.app.client),
+    people: new SlackPersonNames(slackApp.botClient),
     policy: () => policyWatcher?.current() ?? policy,
     clock,
     log: log.child('workflow'),
@@ -189,7 +195,18 @@ export async function startApp(
   workflowRef = workflow;
   registerListeners(slackApp.app, { workflow, slack, log: log.child('listeners'), metrics });
 
-  const port = await slackApp.start();
+  // Both said at start, by the variable's name: a bot token Slack refuses, an ADK that is down.
+  const [port] = await Promise.all([
+    slackApp.start(),
+    checkAdkAtStart(
+      adk,
+      {
+        variable: config.adk.baseUrl === undefined ? 'the local adk api_server' : 'ADK_BASE_URL',
+        url: targets.adkBaseUrl,
+      },
+      log,
+    ),
+  ]);
   const sweeper = startSweeper({
     store,
     intervalMs: config.sweepIntervalMs,

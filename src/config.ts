@@ -170,6 +170,7 @@ const environmentSchema = z
     SLACK_API_URL: httpUrl('ending in /api/'),
     PORT: wholeNumber('a port number', 3000, { min: 0, max: 65535 }),
     SANDBOX_PORT: wholeNumber('a port number', 3001, { min: 0, max: 65535 }),
+    DEMO_ADK_PORT: wholeNumber('a port number', 0, { min: 0, max: 65535 }),
     REDIS_URL: redisUrl,
     REDIS_CLUSTER_NODES: clusterNodes,
     REDIS_KEY_PREFIX: optionalString.pipe(z.string().default('adk-approvals:')),
@@ -278,6 +279,8 @@ export interface Config {
   port: number;
   /** Where the local Slack sandbox listens, when it runs (no SLACK_BOT_TOKEN). */
   sandboxPort: number;
+  /** Where the demo agents' local adk api_server listens, when it runs (no ADK_BASE_URL); 0: a free port. */
+  demoAdkPort: number;
   /** Absent: the in-process store (single instance, lost on restart). */
   redis: RedisConfig | undefined;
   /** Absent base URL: the demo ADK server is started on loopback. */
@@ -377,6 +380,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     slack: e.slack,
     port: e.PORT,
     sandboxPort: e.SANDBOX_PORT,
+    demoAdkPort: e.DEMO_ADK_PORT,
     redis: redisConfig(e.REDIS_URL, e.REDIS_CLUSTER_NODES, e.REDIS_KEY_PREFIX),
     adk: {
       baseUrl: e.ADK_BASE_URL,

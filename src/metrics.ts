@@ -12,8 +12,11 @@ export type DecisionOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled' 
 
 export type WebhookDeliveryOutcome = 'delivered' | 'retried' | 'failed';
 
-/** Who decided a gate, for the share of decisions: a person, the policy, a grant, or its expiry. */
-export type DecidedBy = 'person' | 'policy' | 'grant' | 'expiry';
+/**
+ * Who decided a gate, for the share of decisions: a person, the policy, a grant, the agent's own
+ * cancel, or its expiry.
+ */
+export type DecidedBy = 'person' | 'policy' | 'grant' | 'agent' | 'expiry';
 
 /** A gate that left `pending`, as the people-side metrics see it. */
 export interface ClosedGate {

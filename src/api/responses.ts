@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { GateRecord, PauseNotes, PauseView } from '../approvals/records.js';
+import { decidedByOf } from '../workflow/pause-decision.js';
 import type { StreamNotices } from '../workflow/stream-requests.js';
 
 /**
@@ -97,21 +98,32 @@ function bodyOf(answer: ApiAnswer): object {
   }
 }
 
-/** `GET /v1/pauses/{id}` and the create answer: the pause and each gate. */
-export function pauseBody(view: PauseView, notes?: PauseNotes): object {
+/**
+ * `GET /v1/pauses/{id}` and the create answer: the pause and each gate. `names`: the deciders'
+ * display names by user id, for `decidedBy` (an id stands in for a missing one).
+ */
+export function pauseBody(
+  view: PauseView,
+  notes?: PauseNotes,
+  names: ReadonlyMap<string, string> = new Map(),
+): object {
   const pending = view.gates.some((gate) => gate.state === 'pending');
   const cancelled = view.gates.some((gate) => gate.state === 'cancelled');
   return {
     id: view.pause.id,
     status: pending ? 'pending' : cancelled ? 'cancelled' : 'decided',
     resume: { state: view.pause.resume.state, attempts: view.pause.resume.attempts },
-    gates: view.gates.map((gate) => gateBody(gate, notes)),
+    gates: view.gates.map((gate) => gateBody(gate, notes, names)),
     card: { channel: view.pause.card.channelId, ts: view.pause.card.ts ?? null },
     ...(notes?.delivery === undefined ? {} : { delivery: notes.delivery }),
   };
 }
 
-function gateBody(gate: GateRecord, notes: PauseNotes | undefined): object {
+function gateBody(
+  gate: GateRecord,
+  notes: PauseNotes | undefined,
+  names: ReadonlyMap<string, string>,
+): object {
   const outcome = notes?.outcomes[gate.confirmationCallId];
   return {
     callId: gate.confirmationCallId,
@@ -125,7 +137,7 @@ function gateBody(gate: GateRecord, notes: PauseNotes | undefined): object {
     ...(gate.decision === undefined
       ? {}
       : {
-          decidedBy: gate.decision.by,
+          decidedBy: decidedByOf(gate, names),
           decidedAt: gate.decision.at,
           ...(gate.decision.reason === undefined ? {} : { reason: gate.decision.reason }),
         }),

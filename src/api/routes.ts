@@ -178,7 +178,7 @@ export function apiRoutes(
     route('/v1/pauses/:id', 'GET', async (req, key) => {
       const read = await pauses.get().read(key.name, idOf(req));
       return read.kind === 'found'
-        ? { kind: 'ok', body: pauseBody(read.view, read.notes) }
+        ? { kind: 'ok', body: pauseBody(read.view, read.notes, read.names) }
         : { kind: 'not_found' };
     }),
 

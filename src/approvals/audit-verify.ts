@@ -39,6 +39,7 @@ export class AuditVerifier {
   private unchained = 0;
   private readonly anchors: number[] = [];
   private ended = false;
+  private headerSeen = false;
 
   /** Checks the next line; after a failure the rest is ignored. */
   add(line: string): void {
@@ -48,9 +49,21 @@ export class AuditVerifier {
     if (problem !== undefined) this.failure = { line: this.lineNumber, problem };
   }
 
+  /**
+   * Counts the next line without checking it: for text the caller knows is not part of the
+   * export (npm's run-script banner above it), so that line numbers still match the file.
+   */
+  skip(): void {
+    this.lineNumber += 1;
+  }
+
   result(): AuditVerdict {
     if (this.failure !== undefined) return { ok: false, ...this.failure };
-    if (this.lineNumber === 0) return { ok: false, line: 1, problem: 'the file is empty' };
+    if (!this.headerSeen) {
+      return this.lineNumber === 0
+        ? { ok: false, line: 1, problem: 'the file is empty' }
+        : { ok: false, line: this.lineNumber, problem: `no ${AUDIT_EXPORT_KIND} header in it` };
+    }
     return {
       ok: true,
       entries: this.entries,
@@ -72,7 +85,8 @@ export class AuditVerifier {
       return 'not a JSON object';
     }
     const fields = value as Record<string, unknown>;
-    if (this.lineNumber === 1) {
+    if (!this.headerSeen) {
+      this.headerSeen = true;
       if (fields.kind !== AUDIT_EXPORT_KIND)
         return `not an audit export: no ${AUDIT_EXPORT_KIND} header`;
       this.ranged = fields.since !== undefined || fields.cursor !== undefined;

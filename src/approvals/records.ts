@@ -21,7 +21,10 @@ export type Approver = z.infer<typeof approverSchema>;
 
 /** The policy that applied to a gate when it was recorded (see the policy file's rule fields). */
 export const gatePolicySchema = z.object({
-  /** Which entry of the policy file matched, e.g. `rules[2]` or `defaults`: for the card and the audit. */
+  /**
+   * Which entry of the policy file matched, by its name (`large-refunds`, or for an unnamed rule
+   * what it matches: `app=ops tool=restart_*`) or `defaults`: for the card, grants and the audit.
+   */
   rule: z.string(),
   /** Empty: nobody may approve (fails closed); the card says so. */
   approvers: z.array(approverSchema),
@@ -236,10 +239,16 @@ export const deliveryStatusSchema = z.object({
 });
 export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
 
+/** An agent's claim to run a decided gate's call (`POST /v1/pauses/{id}/claim`). */
+export const gateClaimSchema = z.object({ by: z.string(), at: z.number() });
+export type GateClaim = z.infer<typeof gateClaimSchema>;
+
 /** Facts about a pause recorded after its decision, outside the transitions. */
 export interface PauseNotes {
   outcomes: Record<string, GateOutcome>;
   delivery?: DeliveryStatus;
+  /** The gates an agent claimed to run, by confirmation call id: it has taken the decision. */
+  claims?: Record<string, GateClaim>;
 }
 
 export const pauseRecordSchema = z.object({

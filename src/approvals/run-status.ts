@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PauseView } from './records.js';
+import { type PauseView, policyRuleOf } from './records.js';
 
 /**
  * Where a run stands, as its thread's root message shows it: kept in the store beside what the
@@ -14,6 +14,8 @@ export const runStatusSchema = z.discriminatedUnion('kind', [
   }),
   z.object({ kind: z.literal('done') }),
   z.object({ kind: z.literal('rejected') }),
+  /** Only the policy said no (`decision: deny`): no person rejected anything. */
+  z.object({ kind: z.literal('denied') }),
   z.object({ kind: z.literal('expired') }),
   z.object({ kind: z.literal('withdrawn') }),
   z.object({ kind: z.literal('failed') }),
@@ -54,7 +56,11 @@ export function endedStatus(view: PauseView): RunStatus {
   const states = new Set(view.gates.map((gate) => gate.state));
   if (states.has('approved')) return { kind: 'done' };
   if (states.has('withdrawn')) return { kind: 'withdrawn' };
-  if (states.has('rejected')) return { kind: 'rejected' };
+  const rejected = view.gates.filter((gate) => gate.state === 'rejected');
+  if (rejected.some((gate) => policyRuleOf(gate.decision?.by ?? '') === undefined)) {
+    return { kind: 'rejected' };
+  }
+  if (rejected.length > 0) return { kind: 'denied' };
   if (states.has('expired')) return { kind: 'expired' };
   return { kind: 'done' };
 }

@@ -5,12 +5,15 @@ import { parseAuditQuery } from '../api/audit-query.js';
 import { type AuditQuery, auditExportLines } from '../approvals/audit-export.js';
 import { AuditVerifier } from '../approvals/audit-verify.js';
 import type { ConfirmationStore } from '../approvals/store.js';
+import { errorMessage } from '../error-message.js';
+import { markNpmBanner } from './npm-banner.js';
 import type { CliOutput } from './policy-cli.js';
 
 /**
  * The audit trail for auditors: `export` writes it as NDJSON (the same lines as
  * `GET /v1/audit`, read from the store directly), `verify` checks such a file with SHA-256
- * alone and names the first broken line. Returns the exit code: 0 fine, 1 broken, 2 usage.
+ * alone and names the first broken line. Returns the exit code: 0 fine, 1 broken, 2 usage (or
+ * no store to export from).
  */
 
 const USAGE = [
@@ -21,9 +24,17 @@ const USAGE = [
 const UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000 };
 
 export interface AuditCliDeps extends CliOutput {
-  /** The store to export from, opened on demand (export only); closed by the caller. */
+  /**
+   * The store to export from, opened on demand (export only); closed by the caller. Throws an
+   * `AuditStoreError` when there is none to open, with what to set.
+   */
   store: () => Promise<Pick<ConfirmationStore, 'readAuditPage'>>;
   now: () => number;
+}
+
+/** No store to export from: the message says which variables to set. */
+export class AuditStoreError extends Error {
+  override readonly name = 'AuditStoreError';
 }
 
 export async function runAuditCli(argv: readonly string[], deps: AuditCliDeps): Promise<number> {
@@ -69,8 +80,20 @@ async function exportAudit(args: readonly string[], deps: AuditCliDeps): Promise
     ...parsed.query,
     limit: values.limit === undefined ? Number.MAX_SAFE_INTEGER : parsed.query.limit,
   };
-  const store = await deps.store();
-  for await (const line of auditExportLines(store, query)) deps.out(line);
+  let store: Pick<ConfirmationStore, 'readAuditPage'>;
+  try {
+    store = await deps.store();
+  } catch (error) {
+    deps.err(`cannot export: ${errorMessage(error)}`);
+    return error instanceof AuditStoreError ? 2 : 1;
+  }
+  try {
+    for await (const line of auditExportLines(store, query)) deps.out(line);
+  } catch (error) {
+    // What was written so far is a valid prefix, but not the whole trail: say so, exit 1.
+    deps.err(`the export stopped before its end: ${errorMessage(error)}`);
+    return 1;
+  }
   return 0;
 }
 
@@ -83,12 +106,18 @@ function instantOf(text: string, now: number): string {
 
 async function verify(file: string, deps: AuditCliDeps): Promise<number> {
   const verifier = new AuditVerifier();
+  let bannerLines = 0;
   try {
     const lines = createInterface({
       input: createReadStream(file),
       crlfDelay: Number.POSITIVE_INFINITY,
     });
-    for await (const line of lines) verifier.add(line);
+    for await (const { line, banner } of markNpmBanner(lines)) {
+      if (banner) {
+        bannerLines += 1;
+        verifier.skip();
+      } else verifier.add(line);
+    }
   } catch (error) {
     deps.err(`${file}: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
@@ -111,6 +140,11 @@ async function verify(file: string, deps: AuditCliDeps): Promise<number> {
     ...(verdict.unchained === 0
       ? []
       : [`${verdict.unchained} entries written before the chain: not verifiable`]),
+    ...(bannerLines === 0
+      ? []
+      : [
+          `lines 1 to ${bannerLines} are npm's run-script banner, not the export (\`npx adk-slack-approvals audit export\` writes the export alone)`,
+        ]),
   ];
   deps.out(`OK ${file}: ${notes.join('; ')}`);
   return 0;

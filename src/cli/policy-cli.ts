@@ -11,6 +11,7 @@ import {
   type PolicyVerdict,
 } from '../approvals/policy.js';
 import type { Approver } from '../approvals/records.js';
+import { explainLines } from './policy-explain.js';
 
 /**
  * Policy as code: `check` a file, `explain` what it decides for one call, `test` it against a
@@ -55,27 +56,38 @@ const caseSchema = z.strictObject({
 });
 const casesSchema = z.strictObject({ cases: z.array(caseSchema).min(1) });
 
+/** What each command takes after its name, in order. */
+const ARGUMENTS: Record<string, readonly string[]> = {
+  check: ['the policy file'],
+  explain: ['the policy file', 'the call, as JSON'],
+  test: ['the policy file', 'the cases file'],
+};
+
 export async function runPolicyCli(argv: readonly string[], io: CliOutput): Promise<number> {
-  const [command, file, extra] = argv;
-  if (command === undefined || file === undefined || argv.length > 3) {
-    io.err(USAGE);
-    return 2;
+  const [command, ...rest] = argv;
+  const expected = command === undefined ? undefined : ARGUMENTS[command];
+  if (command === undefined || expected === undefined) {
+    if (command !== undefined) io.err(`unknown command ${JSON.stringify(command)}`);
+    return usage(io);
   }
+  // Checked before any file is read: `test cases.yml` must not read the cases as a policy.
+  if (rest.length !== expected.length) {
+    io.err(
+      `policy ${command} takes ${expected.join(' and ')}, in that order; got ${rest.length === 0 ? 'nothing' : rest.map((arg) => JSON.stringify(arg)).join(' ')}`,
+    );
+    return usage(io);
+  }
+  const [file, extra] = rest;
+  if (file === undefined) return usage(io);
   const policy = await load(file, io);
   if (policy === undefined) return 1;
-  switch (command) {
-    case 'check':
-      for (const warning of policy.warnings) io.out(`warning: ${warning}`);
-      io.out(`ok: ${file} (${policy.rules.length} rules, version ${policy.version.slice(0, 12)})`);
-      return 0;
-    case 'explain':
-      return extra === undefined ? usage(io) : explain(policy, extra, io);
-    case 'test':
-      return extra === undefined ? usage(io) : test(policy, extra, io);
-    default:
-      io.err(`unknown command ${JSON.stringify(command)}`);
-      return usage(io);
+  if (command === 'check') {
+    for (const warning of policy.warnings) io.out(`warning: ${warning}`);
+    io.out(`ok: ${file} (${policy.rules.length} rules, version ${policy.version.slice(0, 12)})`);
+    return 0;
   }
+  if (extra === undefined) return usage(io);
+  return command === 'explain' ? explain(policy, extra, io) : test(policy, extra, io);
 }
 
 function usage(io: CliOutput): number {
@@ -109,28 +121,6 @@ function explain(policy: Policy, json: string, io: CliOutput): number {
   const verdict = evaluatePolicy(policy, toPolicyCall(call.data));
   for (const line of explainLines(verdict)) io.out(line);
   return 0;
-}
-
-export function explainLines(verdict: PolicyVerdict): string[] {
-  const { policy } = verdict.resolved;
-  const lines = [
-    `rule:      ${verdict.rule.name}${verdict.rule.index === null ? ' (no rule matched)' : ''}`,
-    `decision:  ${verdict.decision}`,
-  ];
-  if (verdict.condition !== undefined) {
-    const { text, value, error } = verdict.condition;
-    lines.push(`condition: ${text} → ${error === undefined ? String(value) : `error: ${error}`}`);
-  }
-  if (verdict.reason !== undefined) lines.push(`reason:    ${verdict.reason}`);
-  if (verdict.risk !== undefined) lines.push(`risk:      ${verdict.risk}`);
-  if (verdict.decision === 'ask') {
-    lines.push(
-      `approvers: ${policy.approvers.map(approverText).join(', ') || '(nobody)'}`,
-      `quorum:    ${policy.quorum}`,
-    );
-  }
-  lines.push(`version:   ${verdict.policyVersion.slice(0, 12)}`);
-  return lines;
 }
 
 async function test(policy: Policy, casesFile: string, io: CliOutput): Promise<number> {

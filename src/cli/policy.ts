@@ -1,11 +1,7 @@
-import { runPolicyCli } from './policy-cli.js';
+import { runPolicyCommand } from './commands.js';
 
 /**
- * `npm run policy -- check|explain|test …` (or `node dist/cli/policy.js …` in a built image):
- * the policy file as code. Exit 0: as expected; 1: the file or a case is wrong; 2: usage.
+ * `node dist/cli/policy.js check|explain|test …` in a built image; the same as
+ * `adk-slack-approvals policy …`. Exit 0: as expected; 1: the file or a case is wrong; 2: usage.
  */
-const code = await runPolicyCli(process.argv.slice(2), {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-});
-process.exitCode = code;
+process.exitCode = await runPolicyCommand(process.argv.slice(2));

@@ -4,11 +4,13 @@ import {
   DEMO_PROMPTS,
   demoAgents,
   demoPolicyFile,
+  LocalAdkServerError,
   startLocalAdkServer,
 } from '@adk-slack-approvals/demo';
 import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
 import { type RunningApp, startApp } from '../app.js';
 import type { Config } from '../config.js';
+import { isAddressInUse, PortInUseError } from '../error-message.js';
 import type { LineLogger } from '../log.js';
 import type { SlackTransport } from '../slack/bolt-app.js';
 
@@ -34,19 +36,6 @@ export async function startStack(config: Config, log: LineLogger): Promise<Runni
 
   try {
     let appConfig = config;
-    let adkBaseUrl = config.adk.baseUrl;
-    if (adkBaseUrl === undefined) {
-      log.info('ADK_BASE_URL is not set: serving the demo agents on a local adk api_server');
-      const server = await startLocalAdkServer({ ...demoAgents(), log: log.child('adk-server') });
-      stops.push(() => server.stop());
-      adkBaseUrl = server.baseUrl;
-      log.info('demo agents ready', { url: adkBaseUrl, ms: server.startupMs });
-      // `/agent restart payments-api` should just work: the runbook agent is the default.
-      if (config.adk.defaultApp === undefined) {
-        appConfig = { ...appConfig, adk: { ...appConfig.adk, defaultApp: DEMO_DEFAULT_APP } };
-      }
-    }
-
     let sandbox: Sandbox | undefined;
     let transport: SlackTransport;
     if (config.slack.mode === 'sandbox') {
@@ -61,6 +50,10 @@ export async function startStack(config: Config, log: LineLogger): Promise<Runni
         botToken,
         ...(demo ? { suggestions: DEMO_PROMPTS } : {}),
         log: log.child('sandbox'),
+      }).catch((error: unknown) => {
+        throw isAddressInUse(error)
+          ? new PortInUseError('SANDBOX_PORT', config.sandboxPort, { cause: error })
+          : error;
       });
       stops.push(() => (sandbox ? sandbox.stop() : Promise.resolve()));
       transport = { mode: 'http', botToken, signingSecret, apiUrl: sandbox.apiUrl };
@@ -70,6 +63,28 @@ export async function startStack(config: Config, log: LineLogger): Promise<Runni
       }
     } else {
       transport = config.slack;
+    }
+
+    // After the sandbox, which takes a second: a port taken there is said before the agents load.
+    let adkBaseUrl = config.adk.baseUrl;
+    if (adkBaseUrl === undefined) {
+      log.info('ADK_BASE_URL is not set: serving the demo agents on a local adk api_server');
+      const server = await startLocalAdkServer({
+        ...demoAgents(),
+        ...(config.demoAdkPort === 0 ? {} : { port: config.demoAdkPort }),
+        log: log.child('adk-server'),
+      }).catch((error: unknown) => {
+        throw error instanceof LocalAdkServerError && error.portTaken
+          ? new PortInUseError('DEMO_ADK_PORT', config.demoAdkPort, { cause: error })
+          : error;
+      });
+      stops.push(() => server.stop());
+      adkBaseUrl = server.baseUrl;
+      log.info('demo agents ready', { url: adkBaseUrl, ms: server.startupMs });
+      // `/agent restart payments-api` should just work: the runbook agent is the default.
+      if (config.adk.defaultApp === undefined) {
+        appConfig = { ...appConfig, adk: { ...appConfig.adk, defaultApp: DEMO_DEFAULT_APP } };
+      }
     }
 
     const app = await startApp(appConfig, { adkBaseUrl, slack: transport }, log);

@@ -1,7 +1,7 @@
 import { blocksTextLength, LIMITS } from '@adk-slack-approvals/block-kit';
 import { gateKind } from '../adk/gate.js';
 import { isDirectMessage } from '../approvals/policy.js';
-import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
+import type { GatePolicy, GateRecord, PauseNotes, PauseView } from '../approvals/records.js';
 import {
   ACTION_IDS,
   encodeButtonValue,
@@ -26,19 +26,21 @@ import {
   gateOption,
   hasGateButtons,
 } from './card-gate.js';
+import { approveAllConfirm, withdrawConfirm } from './confirm-dialogs.js';
 import { codeBlock, escapeLine, fitEscaped, inlineCode } from './escape.js';
 import type { GateContext, ToolOutcome } from './gate-context.js';
 import { approversText, expiryText, listWithin, toolName } from './gate-lines.js';
 import { channelMention, permalinkTo, slackDate, userMention } from './mentions.js';
+import { gateOutcome, OUTCOME_WORD } from './outcome-words.js';
 import {
   allDecided,
   askingEmoji,
   askingOf,
   neededHeading,
   requestHeading,
-  stateWord,
   waitingLine,
 } from './request-words.js';
+import { handoverLine, handoverSummary, holdLine } from './resume-lines.js';
 
 /**
  * The approval card: one message per pause, rendered from the stored records, again after every
@@ -73,6 +75,8 @@ export interface ApprovalCardOptions {
   now: number;
   /** What each approved call did after the resume, by original call id (from the stream). */
   toolOutcomes?: ReadonlyMap<string, ToolOutcome>;
+  /** A pause posted through the API: what its agent did with the decision (claims, outcomes). */
+  notes?: PauseNotes;
 }
 
 export interface ApprovalCard {
@@ -83,11 +87,11 @@ export interface ApprovalCard {
 
 export function renderApprovalCard(
   view: PauseView,
-  { now, toolOutcomes }: ApprovalCardOptions,
+  { now, toolOutcomes, notes }: ApprovalCardOptions,
 ): ApprovalCard {
-  const card = new CardParts(view, now, toolOutcomes ?? new Map());
+  const card = new CardParts(view, now, toolOutcomes ?? new Map(), notes);
   const blocks = detailedLayout(card) ?? compactLayout(card) ?? rowlessLayout(card);
-  return { text: fallbackText(view), blocks };
+  return { text: fallbackText(view, notes), blocks };
 }
 
 class CardParts {
@@ -103,6 +107,7 @@ class CardParts {
     readonly view: PauseView,
     readonly now: number,
     readonly toolOutcomes: ReadonlyMap<string, ToolOutcome>,
+    readonly notes: PauseNotes | undefined,
   ) {
     const { pause, gates } = view;
     const count = gates.length;
@@ -218,7 +223,9 @@ class CardParts {
 
   private allButtons(): Button[] {
     const value = encodeButtonValue({ pauseId: this.view.pause.id });
-    const count = this.pendingConfirmations();
+    const tools = this.pending
+      .filter(({ gate }) => gateKind(gate) === 'confirmation')
+      .map(({ gate }) => gate.originalCall.name);
     return [
       {
         type: 'button',
@@ -226,14 +233,7 @@ class CardParts {
         text: plain('Approve all'),
         style: 'primary',
         value,
-        confirm: {
-          title: plain('Approve all?'),
-          text: plain(
-            `Approve all ${count} pending tool call${count === 1 ? '' : 's'} of this request?`,
-          ),
-          confirm: plain('Approve all'),
-          deny: plain('Back'),
-        },
+        confirm: approveAllConfirm(tools),
       },
       {
         type: 'button',
@@ -256,9 +256,7 @@ class CardParts {
           // The undo window: the decider (or an admin) may still take the approval back.
           return withBlockId(key, {
             type: 'section',
-            text: mrkdwn(
-              `:hourglass_flowing_sand: ${allDecided(askingOf(this.view.gates))}: the agent resumes ${slackDate(resume.holdUntil)} unless the approver undoes it.`,
-            ),
+            text: mrkdwn(holdLine(this.view, resume.holdUntil)),
             accessory: {
               type: 'button',
               action_id: ACTION_IDS.undo,
@@ -280,7 +278,8 @@ class CardParts {
         });
       case 'resumed': {
         const when = resume.at === undefined ? '' : ` ${slackDate(resume.at)}`;
-        return withBlockId(key, { type: 'section', text: mrkdwn(`${this.resumedLine()}${when}`) });
+        const line = handoverLine(this.view, this.notes) ?? this.resumedLine();
+        return withBlockId(key, { type: 'section', text: mrkdwn(`${line}${when}`) });
       }
       case 'failed': {
         // `attempts` counts claims (the first, then each Retry); the tries within one are in
@@ -353,14 +352,7 @@ function withdrawButton(pauseId: string): Button {
     action_id: ACTION_IDS.withdraw,
     text: plain('Withdraw'),
     value: encodeButtonValue({ pauseId }),
-    confirm: {
-      title: plain('Withdraw this request?'),
-      text: plain(
-        'The pending calls will not run, and the agent is told that you withdrew the request. Only the person who asked, or a policy admin, can withdraw it.',
-      ),
-      confirm: plain('Withdraw'),
-      deny: plain('Back'),
-    },
+    confirm: withdrawConfirm(),
   };
 }
 
@@ -509,18 +501,18 @@ function sharedPolicy(policies: GatePolicy[]): GatePolicy | undefined {
   return rest.every((policy) => key(policy) === key(first)) ? first : undefined;
 }
 
-/** "2 approved, 1 rejected"; an approved question counts as answered. */
+/** "2 approved, 1 denied"; an approved question counts as answered. */
 function tally(gates: GateRecord[]): string {
   const counts = new Map<string, number>();
   for (const gate of gates) {
-    const word = stateWord(gate, gate.state);
+    const word = OUTCOME_WORD[gateOutcome(gate)];
     counts.set(word, (counts.get(word) ?? 0) + 1);
   }
   return [...counts].map(([word, n]) => `${n} ${word}`).join(', ');
 }
 
 /** The notification text: tool names escaped, no mentions, at most a few hundred characters. */
-function fallbackText(view: PauseView): string {
+function fallbackText(view: PauseView, notes: PauseNotes | undefined): string {
   const { gates, pause } = view;
   const pending = gates.filter((gate) => gate.state === 'pending');
   const names = (list: GateRecord[]) =>
@@ -535,7 +527,8 @@ function fallbackText(view: PauseView): string {
   if (pending.length > 0) {
     return `${neededHeading(askingOf(pending))}: ${names(pending)} (${escapeLine(pause.adk.appName, 60)})`;
   }
-  const resume = RESUME_SUMMARY[pause.resume.state] ?? '';
+  const handover = pause.resume.state === 'resumed' ? handoverSummary(view, notes) : undefined;
+  const resume = handover ?? RESUME_SUMMARY[pause.resume.state] ?? '';
   const heading = requestHeading(askingOf(gates));
   return gates.length === 0 ? heading : `${heading} decided: ${tally(gates)}${resume}`;
 }

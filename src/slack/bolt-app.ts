@@ -1,10 +1,11 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { App, type CustomRoute, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { newCorrelationId, withCorrelation } from '../correlation.js';
-import { errorMessage } from '../error-message.js';
+import { errorMessage, isAddressInUse, PortInUseError } from '../error-message.js';
 import type { LineLogger } from '../log.js';
+import { BotToken } from './bot-token.js';
 import { rejectMalformedBodies } from './malformed-bodies.js';
 import { SlackHttpClient } from './slack-http-client.js';
 
@@ -31,6 +32,8 @@ export interface SlackAppOptions {
    * longer loads while the previous policy stays in force): `/readyz` lists them under `warnings`.
    */
   warnings?: () => Record<string, string>;
+  /** How old Slack's verdict on the bot token may get before `/readyz` has it asked again. */
+  botTokenRecheckMs?: number;
 }
 
 /**
@@ -48,7 +51,12 @@ export interface SlackApp {
    * `WebClient`, with the same timeout and retries.
    */
   apiClient: SlackHttpClient;
-  /** Starts listening; resolves with the HTTP port (for /slack/events over HTTP, and the probes). */
+  /** A `WebClient` with the bot token, for the lookups (user groups, members, names). */
+  botClient: WebClient;
+  /**
+   * Starts listening, and asks Slack whether it accepts the bot token (waiting a few seconds at
+   * most for the answer); resolves with the HTTP port (for /slack/events over HTTP, the probes).
+   */
   start(): Promise<number>;
   /** Stops taking requests; the clients stay usable (in-flight work still calls Slack). */
   stop(): Promise<void>;
@@ -60,6 +68,8 @@ const SLACK_REQUEST_TIMEOUT_MS = 10_000;
 const RETRIES = { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2_000 };
 /** `views.open` has to land within the trigger's 3 s, retries included. */
 const MODAL_REQUEST_TIMEOUT_MS = 2_500;
+/** How long the start waits for Slack's word on the bot token before it goes on without it. */
+const TOKEN_CHECK_AT_START_MS = 5_000;
 
 /**
  * Bolt with the transport the configuration asks for: the HTTP receiver at `/slack/events`
@@ -70,7 +80,6 @@ const MODAL_REQUEST_TIMEOUT_MS = 2_500;
  */
 export function createSlackApp(options: SlackAppOptions): SlackApp {
   const { transport, log } = options;
-  const customRoutes = [...healthRoutes(options), ...(options.routes ?? [])];
   const slackApiUrl = transport.apiUrl === undefined ? {} : { slackApiUrl: transport.apiUrl };
   const clientOptions = {
     ...slackApiUrl,
@@ -87,14 +96,41 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     retryDelayMs: RETRIES.minTimeout,
     maxRetryDelayMs: RETRIES.maxTimeout,
   });
-  // No conversation store: nothing reads `context.conversation`, and Bolt's default one costs
-  // every request a lookup and a write.
-  const appOptions = {
+  const botToken = new BotToken({
     token: transport.botToken,
+    client: apiClient,
+    log: log.child('slack'),
+    ...(options.botTokenRecheckMs === undefined ? {} : { recheckMs: options.botTokenRecheckMs }),
+  });
+  const customRoutes = [
+    ...healthRoutes({
+      ...options,
+      readiness: { slack: botToken.readiness, ...options.readiness },
+      warnings: () => {
+        const tokenWarning = botToken.warning();
+        return {
+          ...(tokenWarning === undefined ? {} : { slack: tokenWarning }),
+          ...options.warnings?.(),
+        };
+      },
+    }),
+    ...(options.routes ?? []),
+  ];
+  // No conversation store: nothing reads `context.conversation`, and Bolt's default one costs
+  // every request a lookup and a write. `authorize` rather than `token`: Bolt would call
+  // `auth.test` itself, once, and a wrong token would end in a rejection nobody handles.
+  const appOptions = {
+    authorize: botToken.authorize,
     logger: boltLog,
     clientOptions,
     convoStore: false,
   } as const;
+  const botClient = new WebClient(transport.botToken, { ...clientOptions, logger: boltLog });
+  const checkToken = () =>
+    Promise.race([
+      botToken.verify(),
+      new Promise((resolve) => setTimeout(resolve, TOKEN_CHECK_AT_START_MS).unref()),
+    ]);
   const modalClient = new WebClient(transport.botToken, {
     ...slackApiUrl,
     timeout: MODAL_REQUEST_TIMEOUT_MS,
@@ -118,8 +154,11 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       app,
       modalClient,
       apiClient,
+      botClient,
       async start() {
-        await app.start();
+        // Bolt's Socket Mode receiver listens for the probes without handling a taken port.
+        await ensurePortFree(options.port);
+        await Promise.all([app.start(), checkToken()]);
         return options.port;
       },
       stop: () => app.stop().then(() => undefined),
@@ -144,8 +183,16 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
     app,
     modalClient,
     apiClient,
+    botClient,
     async start() {
-      const server: Server = await receiver.start(options.port);
+      const [server] = await Promise.all([
+        receiver.start(options.port).catch((error: unknown) => {
+          throw isAddressInUse(error)
+            ? new PortInUseError('PORT', options.port, { cause: error })
+            : error;
+        }),
+        checkToken(),
+      ]);
       const address = server.address();
       return isAddressInfo(address) ? address.port : options.port;
     },
@@ -235,6 +282,18 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, message: string):
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Throws a `PortInUseError` naming PORT when another process listens on `port`. */
+async function ensurePortFree(port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error) =>
+      reject(isAddressInUse(error) ? new PortInUseError('PORT', port, { cause: error }) : error),
+    );
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
 }
 
 function isAddressInfo(address: string | AddressInfo | null): address is AddressInfo {

@@ -21,6 +21,7 @@ import {
   plain,
   type SectionBlock,
 } from './block-kit.js';
+import { approveConfirm, grantConfirm, menuConfirm } from './confirm-dialogs.js';
 import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';
 import type { GateContext, ToolOutcome } from './gate-context.js';
 import {
@@ -104,7 +105,7 @@ function gateButtons(context: GateContext): Button[] {
     style: 'primary',
     value,
   };
-  if (gate.policy.confirm) approve.confirm = approveConfirm(gate);
+  if (gate.policy.confirm) approve.confirm = approveConfirm(gate.originalCall.name);
   const buttons: Button[] = [
     approve,
     {
@@ -123,7 +124,7 @@ function gateButtons(context: GateContext): Button[] {
       value,
     });
   }
-  // Each names the scope it gives; the same "are you sure?" as Approve where the rule asks it.
+  // Each names the scope it gives; asks "are you sure?" where the rule asks it of Approve.
   for (const offer of gate.policy.grants ?? []) {
     const grant: Button = {
       type: 'button',
@@ -131,20 +132,10 @@ function gateButtons(context: GateContext): Button[] {
       text: plain(offerLabel(offer)),
       value,
     };
-    if (gate.policy.confirm) grant.confirm = approveConfirm(gate);
+    if (gate.policy.confirm) grant.confirm = grantConfirm(gate.originalCall.name, offer);
     buttons.push(grant);
   }
   return buttons;
-}
-
-/** Slack's confirm dialog: title ≤ 100, text ≤ 300, buttons ≤ 30 characters. */
-function approveConfirm(gate: GateRecord): NonNullable<Button['confirm']> {
-  return {
-    title: plain('Approve this call?'),
-    text: plain(`Approve ${escapeLine(gate.originalCall.name, 60)}? The agent runs it at once.`),
-    confirm: plain('Approve'),
-    deny: plain('Back'),
-  };
 }
 
 /**
@@ -203,7 +194,11 @@ export function detailedGateBlocks(context: GateContext, codeMax: number): Known
           progressText(gate, PROGRESS_MAX),
           context.sharedFacts ? undefined : expiryText(gate, now),
         ]
-      : [decisionText(gate, REASON_MAX) ?? stateBadge(gate), progressText(gate, PROGRESS_MAX)];
+      : [
+          decisionText(gate, REASON_MAX) ?? stateBadge(gate),
+          // "Approved by" names every approver already; a later no shows the approvals it beat.
+          gate.state === 'approved' ? undefined : progressText(gate, PROGRESS_MAX),
+        ];
   const shownFacts = facts.filter((fact) => fact !== undefined);
   const blocks: KnownBlock[] = [withBlockId(`${key}.s`, section)];
   if (shownFacts.length > 0) {
@@ -243,7 +238,7 @@ function rowAccessory(context: GateContext): Overflow | Button | undefined {
     );
     const menu: Overflow = { type: 'overflow', action_id: ACTION_IDS.gateMenu, options };
     // A menu has one confirm dialog for all its options: asked before any decision, then.
-    if (gate.policy.confirm) menu.confirm = approveConfirm(gate);
+    if (gate.policy.confirm) menu.confirm = menuConfirm(gate.originalCall.name);
     return menu;
   }
   // No menus on this card: approve (or answer) here, reject with Reject all below.

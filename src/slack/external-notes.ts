@@ -10,8 +10,9 @@ const MAX_ELEMENTS = 10;
 
 /**
  * What the card of a pause posted through the approvals API adds: its title and links, who
- * asked, how the decision goes back and where that stands, the agent's withdrawal, and the
- * outcomes it reported. Every value came from the agent and is escaped.
+ * asked, how the decision goes back and where that stands, and the outcomes it reported (the
+ * agent's own cancel is said by its gates: "Cancelled by the agent", with its reason). Every
+ * value came from the agent and is escaped.
  */
 export function renderExternalNotes(view: PauseView, notes: PauseNotes): ContextBlock | undefined {
   const origin = view.pause.external;
@@ -31,15 +32,6 @@ export function renderExternalNotes(view: PauseView, notes: PauseNotes): Context
   for (const link of origin.links ?? []) {
     const url = link.url.replace(/\|/g, '%7C');
     lines.push(`<${escapeLine(url, LINE_MAX)}|${escapeLine(link.text, 80)}>`);
-  }
-  const cancelled = view.gates.find(
-    (gate) => gate.state === 'cancelled' && gate.decision?.by.startsWith('api:'),
-  );
-  if (cancelled !== undefined) {
-    const reason = cancelled.decision?.reason;
-    lines.push(
-      `:no_entry_sign: Withdrawn by the agent${reason === undefined ? '' : `: ${escapeLine(reason, LINE_MAX)}`}`,
-    );
   }
   for (const gate of view.gates) {
     const outcome = notes.outcomes[gate.confirmationCallId];

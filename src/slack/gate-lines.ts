@@ -1,11 +1,11 @@
 import { gateKind } from '../adk/gate.js';
+import { deciderOf } from '../approvals/deciders.js';
 import { formatDuration, isEscalated } from '../approvals/policy.js';
-import type { Approver, GatePolicy, GateRecord, Vote } from '../approvals/records.js';
-import { policyRuleOf, SYSTEM_ACTOR } from '../approvals/records.js';
-import { GRANT_ACTOR_PREFIX } from '../approvals/store/audit-chain.js';
+import type { Approver, GateDecision, GatePolicy, GateRecord, Vote } from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
 import { escapeLine, escapeWithin, inlineCode } from './escape.js';
 import { slackDate, usergroupMention, userMention } from './mentions.js';
+import { gateOutcome, OUTCOME_EMOJI, outcomeOf } from './outcome-words.js';
 import { type Asking, mayVerb } from './request-words.js';
 
 /**
@@ -86,7 +86,7 @@ export function progressText(gate: GateRecord, max: number): string | undefined 
   if (quorum <= 1 && approvals.length === 0) return undefined;
   const head = `${approvals.length} of ${quorum} approval${quorum === 1 ? '' : 's'}`;
   if (approvals.length === 0) return head;
-  const voters = approvals.map((vote) => userMention(vote.voter));
+  const voters = approvals.map((vote) => actor(vote.voter));
   return `${head}: ${listWithin(voters, max - head.length - 2)}`;
 }
 
@@ -144,20 +144,29 @@ export function escalationText(gate: GateRecord, now: number): string | undefine
 }
 
 /** "a, b and c" */
-function andList(items: readonly string[]): string {
+export function andList(items: readonly string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
-/** Who decided: a person's mention, `the system`, or the policy's rule (escaped, as code). */
+/**
+ * Who decided: a person's mention, the policy's rule or a grant (escaped, as code), the agent
+ * (its API key), or `the system`. The same words on the card, in the thread and on the Home.
+ */
 export function actor(by: string): string {
-  if (by === SYSTEM_ACTOR) return 'the system';
-  const rule = policyRuleOf(by);
-  if (rule !== undefined) return `the policy (rule ${inlineCode(rule, 64)})`;
-  if (by.startsWith(GRANT_ACTOR_PREFIX)) {
-    return `grant ${inlineCode(by.slice(GRANT_ACTOR_PREFIX.length), 40)}`;
+  const decider = deciderOf(by);
+  switch (decider.kind) {
+    case 'expiry':
+      return 'the system';
+    case 'policy':
+      return `policy rule ${inlineCode(decider.id, 64)}`;
+    case 'grant':
+      return `grant ${inlineCode(decider.id, 40)}`;
+    case 'agent':
+      return `the agent (API key ${inlineCode(decider.id, 64)})`;
+    case 'person':
+      return userMention(decider.id);
   }
-  return userMention(by);
 }
 
 /**
@@ -186,23 +195,27 @@ export function whyText(policy: GatePolicy, max = 300): string | undefined {
 
 /** A short label of where the gate stands, with an emoji that reads at a glance. */
 export function stateBadge(gate: GateRecord): string {
-  switch (gate.state) {
+  const outcome = gateOutcome(gate);
+  const emoji = OUTCOME_EMOJI[outcome];
+  switch (outcome) {
     case 'pending':
-      return ':hourglass_flowing_sand: Pending';
+      return `${emoji} Pending`;
     case 'approved':
-      return gateKind(gate) === 'input'
-        ? ':white_check_mark: Answered'
-        : ':white_check_mark: Approved';
+      return `${emoji} Approved`;
+    case 'answered':
+      return `${emoji} Answered`;
     case 'rejected':
-      return ':x: Rejected';
+      return `${emoji} Rejected`;
+    case 'denied':
+      return `${emoji} Denied by policy`;
     case 'expired':
-      return `:hourglass: Expired — ${expiryOutcome(gate.policy.onExpiry)}`;
-    case 'cancelled':
-      return gate.decision?.by === SYSTEM_ACTOR
-        ? ':hourglass: Expired — cancelled'
-        : ':no_entry_sign: Cancelled';
+      return `${emoji} Expired — ${expiryOutcome(gate.policy.onExpiry)}`;
+    case 'expired_cancelled':
+      return `${emoji} Expired — cancelled`;
     case 'withdrawn':
-      return ':leftwards_arrow_with_hook: Withdrawn';
+      return `${emoji} Withdrawn`;
+    case 'cancelled':
+      return `${emoji} Cancelled by the agent`;
   }
 }
 
@@ -210,36 +223,42 @@ export function stateBadge(gate: GateRecord): string {
 export function decisionText(gate: GateRecord, maxReason: number): string | undefined {
   const decision = gate.decision;
   if (gate.state === 'pending' || decision === undefined) return undefined;
-  const when = slackDate(decision.at);
+  const line = `${decidedWords(gate, decision)} ${slackDate(decision.at)}`;
+  const reason = decision.reason?.trim();
+  if (reason && maxReason > 20) return `${line}\nReason: ${escapeWithin(reason, maxReason - 8)}`;
+  return line;
+}
+
+/**
+ * "Approved by <@U1> and <@U2>", "Denied by policy rule `x`", "Cancelled by the agent (API key
+ * `k`)", "Withdrawn by <@U3>", "Expired — rejected automatically": how it left pending, by whom.
+ */
+export function decidedWords(gate: GateRecord, decision: GateDecision): string {
+  const outcome = outcomeOf(gate.state, decision.by, gateKind(gate) === 'input');
   const byWhom = actor(decision.by);
-  let line: string;
-  switch (gate.state) {
-    case 'approved': {
+  switch (outcome) {
+    case 'approved':
+    case 'answered': {
       // With a quorum every approver is named, not only the one whose vote completed it.
       const voters = approvalsOf(gate).map((vote) => actor(vote.voter));
       const names = voters.length > 1 ? andList(voters) : byWhom;
-      line = `${gateKind(gate) === 'input' ? 'Answered' : 'Approved'} by ${names} ${when}`;
-      break;
+      return `${outcome === 'answered' ? 'Answered' : 'Approved'} by ${names}`;
     }
     case 'rejected':
-      line = `Rejected by ${byWhom} ${when}`;
-      break;
+      return `Rejected by ${byWhom}`;
+    case 'denied':
+      return `Denied by ${byWhom}`;
     case 'expired':
-      line = `Expired ${when} — ${expiryOutcome(gate.policy.onExpiry)}`;
-      break;
-    case 'cancelled':
-      line =
-        decision.by === SYSTEM_ACTOR
-          ? `Expired ${when} — cancelled`
-          : `Cancelled by ${byWhom} ${when}`;
-      break;
+      return `Expired — ${expiryOutcome(gate.policy.onExpiry)}`;
+    case 'expired_cancelled':
+      return 'Expired — cancelled';
     case 'withdrawn':
-      line = `Withdrawn by ${byWhom} ${when}`;
-      break;
+      return `Withdrawn by ${byWhom}`;
+    case 'cancelled':
+      return `Cancelled by ${byWhom}`;
+    case 'pending':
+      return 'Pending';
   }
-  const reason = decision.reason?.trim();
-  if (reason && maxReason > 20) line += `\nReason: ${escapeWithin(reason, maxReason - 8)}`;
-  return line;
 }
 
 /**

@@ -1,16 +1,22 @@
 import type { HomeView } from '@slack/types';
+import { gateKind } from '../adk/gate.js';
+import { deciderOf } from '../approvals/deciders.js';
 import { type Grant, scopeWords } from '../approvals/grants.js';
-import {
-  type GateRecord,
-  type GateState,
-  type PauseView,
-  SYSTEM_ACTOR,
-} from '../approvals/records.js';
+import type { GateRecord, PauseView } from '../approvals/records.js';
 import { ACTION_IDS, encodeButtonValue, fitsButtonValue } from './action-ids.js';
-import { type KnownBlock, mrkdwn, plain } from './block-kit.js';
+import { type Button, type KnownBlock, mrkdwn, plain } from './block-kit.js';
+import { approveConfirm, revokeConfirm } from './confirm-dialogs.js';
 import { escapeLine, inlineCode } from './escape.js';
-import { actor, argumentSummary, expiryText, toolName } from './gate-lines.js';
+import {
+  actor,
+  andList,
+  approvalsOf,
+  argumentSummary,
+  expiryText,
+  toolName,
+} from './gate-lines.js';
 import { permalinkTo, slackDate, userMention } from './mentions.js';
+import { OUTCOME_EMOJI, OUTCOME_WORD, outcomeOf } from './outcome-words.js';
 
 /** A gate as the Home lists it: the pause it belongs to, and a link to its card when Slack gave one. */
 export interface HomeGate {
@@ -19,12 +25,19 @@ export interface HomeGate {
   cardPermalink: string | undefined;
 }
 
-/** One line of "Recent decisions": a gate this person decided, or one decided on their request. */
+/** What a person's recent list records of a gate: how it was decided, or a vote toward a quorum. */
+export type RecentEvent = 'approved' | 'rejected' | 'expired' | 'cancelled' | 'withdrawn' | 'voted';
+
+/**
+ * One line of "Recent decisions": a decision (or vote) of this person, or one on their request,
+ * as recorded then (`event`, `by`, `at`), beside its gate as it is now (undone since, approved
+ * since by a quorum).
+ */
 export interface HomeDecision {
-  tool: string;
-  state: GateState;
+  event: RecentEvent;
   by: string;
   at: number;
+  gate: GateRecord;
   requester: string;
   cardPermalink: string | undefined;
 }
@@ -104,7 +117,7 @@ export function renderHomeView(input: HomeInput): HomeView {
 
   blocks.push({ type: 'divider' });
   blocks.push({ type: 'header', text: plain('Recent decisions') });
-  const recent = input.recent.slice(0, HOME_LIMITS.recent);
+  const recent = withoutRepeatedVotes(input.recent).slice(0, HOME_LIMITS.recent);
   if (recent.length === 0) blocks.push(context('No decisions yet.'));
   for (const decision of recent) blocks.push(context(decisionLine(decision)));
   return { type: 'home', blocks };
@@ -128,16 +141,19 @@ function waitingBlocks({ view, gate, cardPermalink }: HomeGate, now: number): Kn
   const value = { pauseId: view.pause.id, callId: gate.confirmationCallId };
   if (fitsButtonValue(value)) {
     const encoded = encodeButtonValue(value);
+    const approve: Button = {
+      type: 'button',
+      action_id: ACTION_IDS.homeApprove,
+      text: plain('Approve'),
+      style: 'primary',
+      value: encoded,
+    };
+    // The same "are you sure?" as the card's Approve, where the rule asks it.
+    if (gate.policy.confirm) approve.confirm = approveConfirm(gate.originalCall.name);
     blocks.push({
       type: 'actions',
       elements: [
-        {
-          type: 'button',
-          action_id: ACTION_IDS.homeApprove,
-          text: plain('Approve'),
-          style: 'primary',
-          value: encoded,
-        },
+        approve,
         {
           type: 'button',
           action_id: ACTION_IDS.homeReject,
@@ -157,19 +173,63 @@ function requestBlock({ view, gate, cardPermalink }: HomeGate): KnownBlock {
   return context(link === undefined ? line : `${line} · ${link}`);
 }
 
-const STATE_WORDS: Partial<Record<GateState, string>> = {
-  approved: ':white_check_mark: approved',
-  rejected: ':x: rejected',
-  expired: ':hourglass: expired',
-  cancelled: ':heavy_multiplication_x: cancelled',
-};
+/**
+ * Newest first: a vote is not listed again when a newer line of its gate is (the deciding vote's
+ * own decision, or the decision that names every approver).
+ */
+function withoutRepeatedVotes(recent: readonly HomeDecision[]): HomeDecision[] {
+  const shown = new Set<string>();
+  return recent.filter(({ event, gate }) => {
+    const key = `${gate.pauseId}\u0000${gate.confirmationCallId}`;
+    if (event === 'voted' && shown.has(key)) return false;
+    shown.add(key);
+    return true;
+  });
+}
 
 function decisionLine(decision: HomeDecision): string {
-  const what = STATE_WORDS[decision.state] ?? escapeLine(decision.state, 20);
-  const by = decision.by === SYSTEM_ACTOR ? '' : ` by ${actor(decision.by)}`;
+  const { gate, event } = decision;
+  const what = event === 'voted' ? voteWords(decision) : decidedWords(decision);
+  const line = `${toolName(gate)} ${what}${laterWords(decision)} · asked by ${userMention(decision.requester)}`;
   const link = permalinkTo(decision.cardPermalink, 'Open card');
-  const line = `${inlineCode(decision.tool, 80)} ${what}${by} ${slackDate(decision.at)} · asked by ${userMention(decision.requester)}`;
   return link === undefined ? line : `${line} · ${link}`;
+}
+
+/** ":no_entry: denied by policy rule `x` <date>": the card's words, in lower case. */
+function decidedWords({ event, by, at, gate }: HomeDecision): string {
+  const outcome = outcomeOf(event === 'voted' ? 'pending' : event, by, gateKind(gate) === 'input');
+  const approval = outcome === 'approved' || outcome === 'answered';
+  const whom = approval ? approversOf(gate, by) : actor(by);
+  const byWhom = deciderOf(by).kind === 'expiry' ? '' : ` by ${whom}`;
+  return `${OUTCOME_EMOJI[outcome]} ${OUTCOME_WORD[outcome]}${byWhom} ${slackDate(at)}`;
+}
+
+/** Everyone whose approval counted while the gate stands approved (a quorum); else `by`. */
+function approversOf(gate: GateRecord, by: string): string {
+  const voters = gate.state === 'approved' ? approvalsOf(gate).map((vote) => vote.voter) : [];
+  return voters.length > 1 ? andList(voters.map(actor)) : actor(by);
+}
+
+/** A vote toward a quorum, and where its gate stands now. */
+function voteWords(decision: HomeDecision): string {
+  const { by, at, gate } = decision;
+  const vote = `:ballot_box_with_check: ${actor(by)} approved ${slackDate(at)}`;
+  if (gate.state === 'pending') {
+    return `${vote} · ${approvalsOf(gate).length} of ${gate.policy.quorum} approvals`;
+  }
+  const since = gate.decision;
+  if (since === undefined) return vote;
+  const now: HomeDecision = { ...decision, event: gate.state, by: since.by, at: since.at };
+  return `${vote} · ${decidedWords(now).replace(/^:[a-z_]+: /, '')}`;
+}
+
+/** What happened to it since: undone in its window, or sent back by the re-check. */
+function laterWords({ at, gate }: HomeDecision): string {
+  const reopened = gate.reopened;
+  if (reopened === undefined || reopened.at < at) return '';
+  return reopened.kind === 'undo'
+    ? `, then undone by ${actor(reopened.voter)}`
+    : `, then sent back: ${actor(reopened.voter)}’s approval no longer held`;
 }
 
 /** A grant: what it covers, who gave it, its scope, uses and expiry; Revoke (asked twice). */
@@ -191,12 +251,7 @@ function grantBlock(grant: Grant): KnownBlock {
       text: plain('Revoke'),
       style: 'danger',
       value: grant.id,
-      confirm: {
-        title: plain('Revoke this grant?'),
-        text: plain('Later calls it would have approved will ask a person again.'),
-        confirm: plain('Revoke'),
-        deny: plain('Keep it'),
-      },
+      confirm: revokeConfirm(),
     },
   };
 }

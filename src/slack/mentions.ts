@@ -39,10 +39,12 @@ const MAX_DATE_MS = 8.64e15;
 
 /**
  * `<!date^1795326457^{date_short_pretty} at {time}|2026-11-22T06:34:17Z>`: the reader's own
- * "Today at 09:34"; clients that cannot render it show the UTC fallback.
+ * "Today at 09:34"; clients that cannot render it show the UTC fallback. `seconds`: "09:34:17",
+ * for moments a few seconds apart (an undo window's end).
  */
-export function slackDate(ms: number): string {
+export function slackDate(ms: number, precision: 'minutes' | 'seconds' = 'minutes'): string {
   if (!Number.isFinite(ms) || Math.abs(ms) > MAX_DATE_MS) return 'an unknown time';
   const fallback = new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} at {time}|${fallback}>`;
+  const time = precision === 'seconds' ? '{time_secs}' : '{time}';
+  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} at ${time}|${fallback}>`;
 }

@@ -1,10 +1,10 @@
 import type { Refusal, VoteCheck } from '../approvals/outcomes.js';
 import type { GateDecision, GateState } from '../approvals/records.js';
-import { SYSTEM_ACTOR } from '../approvals/records.js';
 import type { SlackMessage } from './block-kit.js';
 import { inlineCode } from './escape.js';
 import { actor, approverName, expiryOutcome, listWithin } from './gate-lines.js';
 import { slackDate, userMention } from './mentions.js';
+import { outcomeOf } from './outcome-words.js';
 
 /**
  * Ephemeral replies to a click that changes nothing: one sentence saying why, with no tool
@@ -14,20 +14,24 @@ import { slackDate, userMention } from './mentions.js';
 
 function decidedLine(state: GateState, decision: GateDecision, question: boolean): string {
   const when = slackDate(decision.at);
-  const by = decision.by === SYSTEM_ACTOR ? '' : ` by ${actor(decision.by)}`;
-  switch (state) {
+  const by = ` by ${actor(decision.by)}`;
+  switch (outcomeOf(state, decision.by, question)) {
     case 'approved':
-      return `This was already ${question ? 'answered' : 'approved'}${by} ${when}.`;
+      return `This was already approved${by} ${when}.`;
+    case 'answered':
+      return `This was already answered${by} ${when}.`;
     case 'rejected':
       return `This was already rejected${by} ${when}.`;
+    case 'denied':
+      return `This was already denied${by} ${when}.`;
     case 'expired':
       return `This expired ${when} and was rejected automatically.`;
-    case 'cancelled':
-      return decision.by === SYSTEM_ACTOR
-        ? `This expired ${when} and was cancelled.`
-        : `This was cancelled${by} ${when}.`;
+    case 'expired_cancelled':
+      return `This expired ${when} and was cancelled.`;
     case 'withdrawn':
       return `This was withdrawn${by} ${when}.`;
+    case 'cancelled':
+      return `This was cancelled${by} ${when}.`;
     case 'pending':
       return 'This is still pending.';
   }

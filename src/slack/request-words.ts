@@ -1,5 +1,4 @@
 import { type Gate, gateKind } from '../adk/gate.js';
-import type { GateState } from '../approvals/records.js';
 
 /**
  * The words a card and its thread lines use for what waits on people: tool calls to approve,
@@ -60,12 +59,6 @@ export function allDecided(asking: Asking): string {
     case 'both':
       return 'Every request is decided';
   }
-}
-
-/** An approved question was answered. */
-export function stateWord(gate: Pick<Gate, 'kind'>, state: GateState): string {
-  if (state === 'approved' && gateKind(gate) === 'input') return 'answered';
-  return state;
 }
 
 /** "approve", "answer", "approve or answer": what the people a card names may do. */

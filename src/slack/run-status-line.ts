@@ -18,7 +18,9 @@ export function runStatusText(status: RunStatus, cardLink?: string): string {
     case 'done':
       return ':white_check_mark: Done';
     case 'rejected':
-      return ':heavy_multiplication_x: Rejected';
+      return ':x: Rejected';
+    case 'denied':
+      return ':no_entry: Denied by policy';
     case 'expired':
       return ':hourglass: Expired';
     case 'withdrawn':

@@ -300,9 +300,13 @@ export function renderWithdrawnNote(
 
 /**
  * In the run's thread, when its card lives in another channel: how each call was decided, by
- * whom and why, once every call is decided (the card itself is where the votes happen).
+ * whom and why, once every call is decided (the card itself is where the votes happen). Nothing
+ * for a card in the run's own thread, nor when the request was withdrawn: nobody decided, and
+ * the withdrawal's own note said so.
  */
-export function renderDecisionsElsewhere({ pause, gates }: PauseView): SlackMessage {
+export function renderDecisionsElsewhere({ pause, gates }: PauseView): SlackMessage | undefined {
+  if (pause.runThread === undefined) return undefined;
+  if (gates.length > 0 && gates.every((gate) => gate.state === 'withdrawn')) return undefined;
   const channel = channelMention(pause.card.channelId) ?? 'another channel';
   const lines = gates.slice(0, 20).map((gate) => {
     const how = decisionText(gate, 400) ?? stateBadge(gate);

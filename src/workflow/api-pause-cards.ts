@@ -1,4 +1,5 @@
 import type { Clock } from '../approvals/clock.js';
+import { apiActor } from '../approvals/deciders.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { ResolvedGatePolicy } from '../approvals/policy.js';
 import type { PauseView } from '../approvals/records.js';
@@ -72,7 +73,7 @@ export class ApiPauseCards {
         : await coverByGrants(this.deps.grants, resolved, {
             origin: `api:${input.keyName}`,
             app: input.app,
-            requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
+            requester: input.requesterSlackUserId ?? apiActor(input.keyName),
             adk: view.pause.adk,
             now: this.deps.clock(),
             log,

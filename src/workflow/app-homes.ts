@@ -10,6 +10,7 @@ import {
   HOME_LIMITS,
   type HomeDecision,
   type HomeGate,
+  type RecentEvent,
   renderHomeView,
 } from '../slack/home-view.js';
 import type { SlackPort } from '../slack/port.js';
@@ -19,8 +20,11 @@ import { KeyedWorkQueue } from './work-queue.js';
 
 /** Candidates read per index before the policy check: bounds one Home's work. */
 const CANDIDATES = 100;
-/** Entries read from a person's recent decisions: some may name pauses gone by retention. */
-const RECENT_READ = 20;
+/**
+ * Entries read from a person's recent decisions: some may name pauses gone by retention, and a
+ * vote's gate may be listed already.
+ */
+const RECENT_READ = 30;
 
 export interface AppHomesDeps {
   store: ConfirmationStore;
@@ -240,7 +244,6 @@ export class AppHomes {
     return found;
   }
 
-  /** The person's own decisions and decisions on their requests, newest first. */
   /** A Home without its grants is better than none: a failed read is logged and shows none. */
   private async grantsOf(userId: string): Promise<Grant[]> {
     try {
@@ -251,13 +254,15 @@ export class AppHomes {
     }
   }
 
+  /** The person's own decisions and votes, and those on their requests, newest first. */
   private async recentFor(userId: string): Promise<HomeDecision[]> {
     const entries = await this.deps.store.readRecentDecisions(userId, RECENT_READ);
     const found: HomeDecision[] = [];
     const views = new Map<string, PauseView | undefined>();
     for (const entry of entries) {
-      if (found.length >= HOME_LIMITS.recent) break;
-      if (entry.callId === undefined) continue;
+      // Votes may repeat a gate already listed: the renderer drops those, so read a few more.
+      if (found.length >= 2 * HOME_LIMITS.recent) break;
+      if (entry.callId === undefined || !isRecentEvent(entry.event)) continue;
       if (!views.has(entry.pauseId)) {
         views.set(entry.pauseId, await this.deps.store.getPause(entry.pauseId));
       }
@@ -267,10 +272,10 @@ export class AppHomes {
       const gate = view.gates.find((g) => g.confirmationCallId === entry.callId);
       if (gate === undefined) continue;
       found.push({
-        tool: gate.originalCall.name,
-        state: gate.state,
+        event: entry.event,
         by: entry.actor,
         at: entry.at,
+        gate,
         requester: view.pause.requester,
         cardPermalink: await this.permalink(view),
       });
@@ -326,4 +331,17 @@ export class AppHomes {
     }
     return [...groups];
   }
+}
+
+const RECENT_EVENTS: ReadonlySet<string> = new Set<RecentEvent>([
+  'approved',
+  'rejected',
+  'expired',
+  'cancelled',
+  'withdrawn',
+  'voted',
+]);
+
+function isRecentEvent(event: string): event is RecentEvent {
+  return RECENT_EVENTS.has(event);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
-import { type PauseView, policyRuleOf } from '../approvals/records.js';
+import { deciderOf } from '../approvals/deciders.js';
+import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -119,15 +120,18 @@ export class ApprovalCards {
     return updated ?? view;
   }
 
-  /** The card; a pause posted through the API also shows its notes (outcomes, delivery). */
+  /** The card; a pause posted through the API also shows its notes (outcomes, delivery, claims). */
   private async render(view: PauseView, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) {
+    const notes =
+      view.pause.external === undefined
+        ? undefined
+        : await this.deps.store.readNotes(view.pause.id);
     const card = renderApprovalCard(view, {
       now: this.deps.clock(),
       ...(toolOutcomes === undefined ? {} : { toolOutcomes }),
+      ...(notes === undefined ? {} : { notes }),
     });
-    if (view.pause.external === undefined) return card;
-    const notes = await this.deps.store.readNotes(view.pause.id);
-    return withExternalNotes(card, renderExternalNotes(view, notes));
+    return notes === undefined ? card : withExternalNotes(card, renderExternalNotes(view, notes));
   }
 
   /**
@@ -158,8 +162,8 @@ export class ApprovalCards {
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
         const ts = view?.pause.card.ts;
         if (view === undefined || ts === undefined) return DONE;
-        // Decided by the policy alone: its "card" is the thread line that says so.
-        if (decidedByPolicyAlone(view)) return DONE;
+        // Decided by the policy or a grant alone: its "card" is the thread line that says so.
+        if (decidedWithoutAPerson(view)) return DONE;
         const card = await this.render(view, toolOutcomes?.());
         // A change the card does not show (a resume claimed, a lease renewed), or one an earlier
         // refresh already sent, is not sent again.
@@ -201,7 +205,15 @@ function digestOf(ts: string, card: unknown): string {
 export type RefreshOutcome = { kind: 'done' } | { kind: 'failed'; retryAfterMs?: number };
 const DONE: RefreshOutcome = { kind: 'done' };
 
-/** Every gate decided by a policy rule: there was never a card, only a line in the thread. */
-export function decidedByPolicyAlone(view: PauseView): boolean {
-  return view.gates.every((gate) => policyRuleOf(gate.decision?.by ?? '') !== undefined);
+/**
+ * Every gate decided by a policy rule or a person's scoped grant: there was never a card, only a
+ * line in the thread that names the rule, or the grant and who gave it (drawing a card over it
+ * would show "1 of 1 approval: grant …" and lose the granter). A grant's approval the re-check
+ * sends back is pending again, and gets its card then.
+ */
+export function decidedWithoutAPerson(view: PauseView): boolean {
+  return view.gates.every((gate) => {
+    const decider = gate.decision === undefined ? undefined : deciderOf(gate.decision.by).kind;
+    return decider === 'policy' || decider === 'grant';
+  });
 }

@@ -1,5 +1,6 @@
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
+import { apiActor } from '../approvals/deciders.js';
 import { heldUntil } from '../approvals/decision-hold.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
@@ -66,7 +67,8 @@ export type CreateExternalPauseResult =
   | { kind: 'idempotency_conflict'; pauseId: string };
 
 export type ExternalPauseRead =
-  | { kind: 'found'; view: PauseView; notes: PauseNotes }
+  /** `names`: the deciders' display names by user id, for `decidedBy`. */
+  | { kind: 'found'; view: PauseView; notes: PauseNotes; names: Map<string, string> }
   | { kind: 'not_found' };
 
 export type DecisionRead =
@@ -173,7 +175,7 @@ export class ExternalPauses {
         kind: gateKind(gate),
         args: gate.originalCall.args,
         ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
-        requester: { id: input.requesterSlackUserId ?? `api:${input.keyName}` },
+        requester: { id: input.requesterSlackUserId ?? apiActor(input.keyName) },
         ...(cardChannelOf(input) === undefined ? {} : { channel: cardChannelOf(input) }),
         source: 'api',
         now,
@@ -226,7 +228,7 @@ export class ExternalPauses {
     const result = await store.createPause({
       id,
       adk: invocationId === undefined ? adk : { ...adk, invocationId },
-      requester: input.requesterSlackUserId ?? `api:${input.keyName}`,
+      requester: input.requesterSlackUserId ?? apiActor(input.keyName),
       card: place,
       gates,
       external: input.external,
@@ -258,7 +260,11 @@ export class ExternalPauses {
   async read(keyName: string, pauseId: string): Promise<ExternalPauseRead> {
     const view = await this.ownView(keyName, pauseId);
     if (view === undefined) return { kind: 'not_found' };
-    return { kind: 'found', view, notes: await this.deps.store.readNotes(pauseId) };
+    const [notes, names] = await Promise.all([
+      this.deps.store.readNotes(pauseId),
+      deciderNames(view, this.deps.people),
+    ]);
+    return { kind: 'found', view, notes, names };
   }
 
   /**
@@ -310,7 +316,7 @@ export class ExternalPauses {
     if (view === undefined) return { kind: 'not_found' };
     const result = await this.deps.store.cancel({
       pauseId,
-      by: `api:${keyName}`,
+      by: apiActor(keyName),
       ...(reason === undefined ? {} : { reason }),
       now: this.deps.clock(),
     });
@@ -333,7 +339,7 @@ export class ExternalPauses {
       pauseId,
       callId,
       outcome: { ...outcome, at: this.deps.clock() },
-      actor: `api:${keyName}`,
+      actor: apiActor(keyName),
     });
     if (recorded === 'recorded') await this.deps.cards.refresh(pauseId);
     return recorded;
@@ -351,12 +357,15 @@ export class ExternalPauses {
     if (gate.state !== 'approved') return 'not_approved';
     const holdUntil = heldUntil(view, this.deps.clock());
     if (holdUntil !== undefined) return { held: holdUntil };
-    return this.deps.store.claimGateRun({
+    const claim = await this.deps.store.claimGateRun({
       pauseId,
       callId,
-      by: `api:${keyName}`,
+      by: apiActor(keyName),
       at: this.deps.clock(),
     });
+    // The card then says the agent took the decision; the tool need not wait for Slack.
+    if (claim === 'claimed') void this.deps.cards.refresh(pauseId);
+    return claim;
   }
 
   /** A pause changed outside a vote: show it and wake its waiters. */

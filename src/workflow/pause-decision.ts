@@ -1,14 +1,13 @@
 import type { Content } from '../adk/wire.js';
 import { buildResume } from '../adk/wire.js';
 import { attestGate, type GateAttestation } from '../approvals/attestation.js';
+import { type DeciderKind, deciderOf } from '../approvals/deciders.js';
 import {
   type GateRecord,
   type GateState,
   type PauseView,
-  policyRuleOf,
   SYSTEM_ACTOR,
 } from '../approvals/records.js';
-import { GRANT_ACTOR_PREFIX } from '../approvals/store/audit-chain.js';
 import type { JsonValue } from '../json.js';
 import type { PersonNames } from '../slack/person-names.js';
 import { decisionFor, rejectionReason } from './resume-decisions.js';
@@ -23,15 +22,22 @@ export interface GateDecisionBody {
   confirmed: boolean;
   payload?: JsonValue;
   reason?: string;
-  /** `name` is Slack's display name, or the user id when Slack could not say. */
-  decidedBy:
-    | { slackUserId: string; name: string }
-    | { system: true }
-    /** `decision: allow` or `deny`: the rule that decided, and the policy file's SHA-256. */
-    | { policy: { rule: string; version: string } }
-    /** A person's scoped grant (`GET /v1/grants`): its id, and who gave it. */
-    | { grant: { id: string } };
+  decidedBy: DecidedBy;
   decidedAt: number;
+}
+
+/**
+ * Who decided a gate, in one shape wherever the API says it (the decision, `GET
+ * /v1/pauses/{id}`, the webhook): `kind` (deciders.ts), `id` (a Slack user id, a rule's name, a
+ * grant's id, an API key's name, or `system` for an expiry), a person's `name` (Slack's display
+ * name, or the id when Slack could not say), and for the policy the `policyVersion` of the file
+ * that decided. Documented in docs/api.md and docs/openapi.yaml.
+ */
+export interface DecidedBy {
+  kind: DeciderKind;
+  id: string;
+  name?: string;
+  policyVersion?: string;
 }
 
 /** What an agent elsewhere receives once every gate of its pause is decided (long-poll, webhook). */
@@ -90,7 +96,6 @@ export function decisionBody(
 function gateBody(gate: GateRecord, names: ReadonlyMap<string, string>): GateDecisionBody {
   const decision = gate.state === 'cancelled' ? { confirmed: false } : decisionFor(gate);
   const reason = rejectionReason(gate) ?? gate.decision?.reason;
-  const by = gate.decision?.by ?? SYSTEM_ACTOR;
   return {
     callId: gate.confirmationCallId,
     tool: gate.originalCall.name,
@@ -98,22 +103,22 @@ function gateBody(gate: GateRecord, names: ReadonlyMap<string, string>): GateDec
     confirmed: decision.confirmed,
     ...(decision.payload === undefined ? {} : { payload: decision.payload }),
     ...(reason === undefined ? {} : { reason }),
-    decidedBy: decidedBy(gate, by, names),
+    decidedBy: decidedByOf(gate, names),
     decidedAt: gate.decision?.at ?? 0,
   };
 }
 
-function decidedBy(
-  gate: GateRecord,
-  by: string,
-  names: ReadonlyMap<string, string>,
-): GateDecisionBody['decidedBy'] {
-  if (by === SYSTEM_ACTOR) return { system: true };
-  const rule = policyRuleOf(by);
-  if (rule !== undefined) return { policy: { rule, version: gate.policy.policyVersion ?? '' } };
-  if (by.startsWith(GRANT_ACTOR_PREFIX))
-    return { grant: { id: by.slice(GRANT_ACTOR_PREFIX.length) } };
-  return { slackUserId: by, name: names.get(by) ?? by };
+/** `names`: people's display names by user id (`deciderNames`); an id stands in for a missing one. */
+export function decidedByOf(gate: GateRecord, names: ReadonlyMap<string, string>): DecidedBy {
+  const decider = deciderOf(gate.decision?.by ?? SYSTEM_ACTOR);
+  switch (decider.kind) {
+    case 'person':
+      return { ...decider, name: names.get(decider.id) ?? decider.id };
+    case 'policy':
+      return { ...decider, policyVersion: gate.policy.policyVersion ?? '' };
+    default:
+      return decider;
+  }
 }
 
 /** The names of the people who decided the pause's gates, by user id; never throws. */
@@ -123,12 +128,9 @@ export async function deciderNames(
 ): Promise<Map<string, string>> {
   const ids = new Set(
     view.gates.flatMap((gate) =>
-      gate.decision === undefined ||
-      gate.decision.by === SYSTEM_ACTOR ||
-      gate.decision.by.startsWith(GRANT_ACTOR_PREFIX) ||
-      policyRuleOf(gate.decision.by) !== undefined
-        ? []
-        : [gate.decision.by],
+      gate.decision !== undefined && deciderOf(gate.decision.by).kind === 'person'
+        ? [gate.decision.by]
+        : [],
     ),
   );
   const names = new Map<string, string>();

@@ -110,19 +110,30 @@ function withReason(template: JsonValue | undefined, reason: string | undefined)
 
 /**
  * The user message sent after the resume so that the model sees why it was refused, or
- * undefined when no gate of the pause carries a reason.
+ * undefined when no gate of the pause carries a reason. Each refusal is credited to who made it:
+ * only people's rejections are "feedback from the human approvers"; a policy's denial, an expiry
+ * and a withdrawal say what they are, so the agent never thanks approvers for a rule.
  */
 export function rejectionFollowUp(view: PauseView): string | undefined {
-  const lines = view.gates.flatMap((gate) => {
+  const refusals = view.gates.flatMap((gate) => {
     const reason = rejectionReason(gate) ?? withdrawalNote(gate);
     if (reason === undefined) return [];
     const rule = gate.state === 'rejected' ? policyRuleOf(gate.decision?.by ?? '') : undefined;
-    const by = rule === undefined ? '' : `refused by policy rule ${rule}: `;
-    return [`- ${gate.originalCall.name}: ${by}${reason}`];
+    const byPerson = gate.state === 'rejected' && rule === undefined;
+    return [{ tool: gate.originalCall.name, reason, rule, byPerson }];
   });
-  if (lines.length === 0) return undefined;
-  return [
-    'Feedback from the human approvers on the tool calls that were not approved:',
-    ...lines,
-  ].join('\n');
+  if (refusals.length === 0) return undefined;
+  if (refusals.every(({ byPerson }) => byPerson)) {
+    return [
+      'Feedback from the human approvers on the tool calls that were not approved:',
+      ...refusals.map(({ tool, reason }) => `- ${tool}: ${reason}`),
+    ].join('\n');
+  }
+  const lines = refusals.map(({ tool, reason, rule, byPerson }) => {
+    if (rule !== undefined) {
+      return `- ${tool}: denied by the approval policy (rule ${rule}), not by a person: ${reason}`;
+    }
+    return `- ${tool}: ${byPerson ? `rejected by an approver: ${reason}` : reason}`;
+  });
+  return ['Why these tool calls were not approved:', ...lines].join('\n');
 }

@@ -204,9 +204,8 @@ export class Resumer {
       return;
     }
     // A card in another channel: the run's thread learns the decisions there, once.
-    if (attempt === 1 && view.pause.runThread !== undefined) {
-      await this.deps.threads.post(context.thread, renderDecisionsElsewhere(view));
-    }
+    const elsewhere = attempt === 1 ? renderDecisionsElsewhere(view) : undefined;
+    if (elsewhere !== undefined) await this.deps.threads.post(context.thread, elsewhere);
     // No "running" on the root while the answer streams: it would cost a chat.update per
     // decision; the root goes from waiting to how the run ended (or to the next pause).
     const sentAt = this.deps.clock();

@@ -278,6 +278,23 @@ describe('the demo agents served for npm start', () => {
       );
     });
 
+    it("a policy's denial is acknowledged as the policy's, not credited to approvers (#34)", async () => {
+      const chat = await ops();
+      const gate = onlyGate(await chat.send('restart payments-api'));
+      await reject(chat, [gate]);
+
+      const run = await chat.send(
+        'Why these tool calls were not approved:\n' +
+          '- restart_service: denied by the approval policy (rule no-restarts), not by a person: restarts wait for the freeze to end',
+      );
+
+      expect(gateEvents(run)).toEqual([]);
+      expect(answer(run)).toBe(
+        "Understood. I won't retry restart_service: denied by the approval policy (rule no-restarts), not by a person: restarts wait for the freeze to end.",
+      );
+      expect(answer(run)).not.toContain('approvers');
+    });
+
     it('a request it does not understand gets a short list of what it can do', async () => {
       const chat = await ops();
       const run = await chat.send('make me a sandwich');

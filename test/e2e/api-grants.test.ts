@@ -123,16 +123,17 @@ describe('grants for pauses posted through the API', () => {
     const decided = await decisionOf(first, 10);
     expect(decided.body.gates[0]).toMatchObject({
       confirmed: true,
-      decidedBy: { slackUserId: bob.id },
+      decidedBy: { kind: 'person', id: bob.id },
     });
 
     const second = await postPause(72);
     const covered = await decisionOf(second, 10);
     expect(covered.status).toBe(200);
-    const decidedBy = covered.body.gates[0]?.decidedBy as { grant?: { id: string } };
-    expect(decidedBy.grant?.id).toMatch(/^gr_[0-9a-f]{12}$/);
+    const decidedBy = covered.body.gates[0]?.decidedBy as { kind: string; id: string };
+    expect(decidedBy.kind).toBe('grant');
+    expect(decidedBy.id).toMatch(/^gr_[0-9a-f]{12}$/);
     expect(cardOf(second)).toBeUndefined();
-    const grantId = decidedBy.grant?.id ?? '';
+    const grantId = decidedBy.id;
 
     const listed = await api('runbooks', '/v1/grants?app=payments');
     expect(listed.status).toBe(200);

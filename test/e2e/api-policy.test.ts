@@ -118,7 +118,9 @@ describe('policy outcomes through the approvals API', () => {
     expect(decision.gates[0]).toMatchObject({
       confirmed: true,
       decidedBy: {
-        policy: { rule: 'small-transfers', version: expect.stringMatching(/^[0-9a-f]{64}$/) },
+        kind: 'policy',
+        id: 'small-transfers',
+        policyVersion: expect.stringMatching(/^[0-9a-f]{64}$/),
       },
     });
     expect(decision.attestation.gates[0]).toMatchObject({ confirmed: true });
@@ -133,7 +135,7 @@ describe('policy outcomes through the approvals API', () => {
     expect(decision.gates[0]).toMatchObject({
       confirmed: false,
       reason: 'above 5000 (9000): the treasury desk',
-      decidedBy: { policy: { rule: 'treasury-only' } },
+      decidedBy: { kind: 'policy', id: 'treasury-only' },
     });
     expect(decision.attestation.gates[0]).toMatchObject({ confirmed: false });
     expectValidAttestation(id, decision);

@@ -187,7 +187,7 @@ describe('the approvals API', () => {
       gates: {
         callId: string;
         confirmed: boolean;
-        decidedBy: { slackUserId: string; name: string };
+        decidedBy: { kind: string; id: string; name: string };
       }[];
       newMessage: { role: string; parts: unknown[] };
       attestation: { gates: GateAttestation[] };
@@ -196,8 +196,21 @@ describe('the approvals API', () => {
     expect(decision.gates[0]).toMatchObject({
       confirmed: true,
       // Bob's display name in the sandbox, from users.info.
-      decidedBy: { slackUserId: bob.id, name: bob.name },
+      decidedBy: { kind: 'person', id: bob.id, name: bob.name },
     });
+    // Nobody has taken the decision yet: the card says it is ready, not that the agent resumed.
+    const cardSays = (words: string) =>
+      harness.sandbox.waitFor(
+        () => {
+          const now = harness.sandbox.messages(OPS).find((m) => m.ts === card.ts);
+          return JSON.stringify(now?.blocks).includes(words) ? true : undefined;
+        },
+        { timeoutMs: 10_000 },
+      );
+    await cardSays('Decision ready for the agent');
+    expect(
+      JSON.stringify(harness.sandbox.messages(OPS).find((m) => m.ts === card.ts)),
+    ).not.toContain('Agent resumed');
     const attested = decision.attestation.gates[0];
     if (attested === undefined) throw new Error('no attestation');
     const expected = createHmac('sha256', SECRET)
@@ -218,6 +231,13 @@ describe('the approvals API', () => {
     expect(results(resumed).map((r) => r.name)).toEqual(['transfer_money']);
     expect(await countToolRuns(harness.adk, chat, 'transfer_money')).toBe(1);
 
+    // Its claim before running the call is what tells the card it took the decision.
+    const claimed = await api(`/v1/pauses/${pause.id}/claim`, {
+      body: { callId: pause.gates[0]?.callId },
+    });
+    expect(claimed.status).toBe(200);
+    await cardSays('The agent took the decision');
+
     const outcome = await api(`/v1/pauses/${pause.id}/outcome`, {
       body: { callId: pause.gates[0]?.callId, status: 'executed', detail: 'moved 250' },
     });
@@ -226,7 +246,10 @@ describe('the approvals API', () => {
       status: string;
       gates: { outcome?: { status: string } }[];
     };
-    expect(read).toMatchObject({ status: 'decided', gates: [{ outcome: { status: 'executed' } }] });
+    expect(read).toMatchObject({
+      status: 'decided',
+      gates: [{ outcome: { status: 'executed' }, decidedBy: { kind: 'person', id: bob.id } }],
+    });
     const trail = await harness.store.readAudit({ pauseId: pause.id });
     expect(trail.map((e) => e.event)).toContain('outcome_reported');
   });
@@ -320,7 +343,7 @@ describe('the approvals API', () => {
     expect((await harness.store.readNotes(id)).delivery?.attempts).toBe(2);
   });
 
-  it('cancel withdraws the pause and the card says so', async () => {
+  it('cancel calls the pause off and the card says the agent cancelled it', async () => {
     const { chat, events } = await pausedTransfer(70);
     const { id } = (await (
       await api('/v1/pauses', {
@@ -340,7 +363,11 @@ describe('the approvals API', () => {
     await harness.sandbox.waitFor(
       () => {
         const now = harness.sandbox.messages(OPS).find((m) => m.ts === card.ts);
-        return JSON.stringify(now?.blocks).includes('Withdrawn by the agent: alert resolved')
+        const text = JSON.stringify(now?.blocks);
+        // The agent's call-off, in the card's one word for it: not a requester's withdrawal.
+        return text.includes('Cancelled by the agent (API key') &&
+          text.includes('Reason: alert resolved') &&
+          !text.includes('Withdrawn')
           ? true
           : undefined;
       },

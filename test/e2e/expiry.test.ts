@@ -40,7 +40,7 @@ describe('expiry', () => {
 
     const rejected = await harness.reply(OPS, root.ts, 'This tool call is rejected');
     expect(rejected.text).toContain('Tool transfer_money returned');
-    const told = await harness.reply(OPS, root.ts, 'Noted: Feedback from the human approvers');
+    const told = await harness.reply(OPS, root.ts, 'Noted: Why these tool calls were not approved');
     expect(told.text).toContain('Nobody decided in time');
 
     const expired = harness.sandbox.replies(OPS, root.ts).find((m) => m.ts === card.ts);

@@ -80,9 +80,13 @@ describe('policy outcomes', () => {
     const line = await harness.reply(OPS, root.ts, 'denied');
     expect(line.text).toContain('no-invoices');
     expect(line.text).toContain('Invoices (320) go through accounts payable');
-    const echo = await harness.reply(OPS, root.ts, 'Noted: Feedback from the human approvers');
+    // Credited to the policy, not to approvers who never saw it.
+    const echo = await harness.reply(OPS, root.ts, 'Noted: Why these tool calls were not approved');
     expect(echo.text).toContain('Invoices (320) go through accounts payable');
-    expect(echo.text).toContain('pay_invoice: refused by policy rule no-invoices');
+    expect(echo.text).toContain(
+      'pay_invoice: denied by the approval policy (rule no-invoices), not by a person',
+    );
+    expect(echo.text).not.toContain('human approvers');
     expect(harness.openCards(OPS, root)).toEqual([]);
     expect(repliesContaining(root, '\\"status\\":\\"paid\\"')).toEqual([]);
     expect(repliesContaining(root, 'This tool call is rejected')).toHaveLength(1);

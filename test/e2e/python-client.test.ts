@@ -53,6 +53,7 @@ const stepLine = z.discriminatedUnion('step', [
   z.object({
     step: z.literal('decided'),
     confirmed: z.array(z.boolean()),
+    decidedBy: z.array(z.object({ kind: z.string(), id: z.string(), name: z.string() })),
     verified: z.array(z.boolean()),
     forgedVerified: z.array(z.boolean()),
     hasNewMessage: z.boolean(),
@@ -113,6 +114,7 @@ describe.skipIf(!PYTHON)('the Python client against the running app', () => {
       {
         step: 'decided',
         confirmed: [true],
+        decidedBy: [{ kind: 'person', id: bob.id, name: bob.name }],
         verified: [true],
         forgedVerified: [false],
         hasNewMessage: true,

@@ -152,7 +152,7 @@ describe('onExpiry: timeout', () => {
     const answer = await harness.reply(OPS, root.ts, 'timed_out');
     expect(answer.text).toContain('request_time_off');
     expect(answer.text).not.toContain('"rejected"');
-    const told = await harness.reply(OPS, root.ts, 'Noted: Feedback from the human approvers');
+    const told = await harness.reply(OPS, root.ts, 'Noted: Why these tool calls were not approved');
     expect(told.text).toContain('timed out');
 
     const expired = await harness.sandbox.waitFor(

@@ -65,7 +65,7 @@ describe('run status on the root message', () => {
     });
     await harness.sandbox.waitFor(() => harness.sandbox.views(bob.id)[0]);
     await harness.sandbox.submitView({ user: bob.id, values: { reason: 'not now' } });
-    const rejected = await waitForRoot(root, ':heavy_multiplication_x: Rejected');
+    const rejected = await waitForRoot(root, ':x: Rejected');
     expect(rejected).not.toContain('Waiting for approval');
   });
 

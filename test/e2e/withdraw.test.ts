@@ -91,8 +91,9 @@ describe('withdraw', () => {
     const withdrawn = await waitForCard(card, `Withdrawn by <@${alice.id}>`);
     expect(buttons(withdrawn).map((button) => button.action_id)).not.toContain(ACTION_IDS.approve);
     await harness.reply(OPS, root.ts, `<@${alice.id}> withdrew the request`);
-    // ADK shows the model only "rejected"; the follow-up message says it was withdrawn.
-    const told = await harness.reply(OPS, root.ts, 'Noted: Feedback');
+    // ADK shows the model only "rejected"; the follow-up message says it was withdrawn, and not
+    // as feedback from approvers, who decided nothing.
+    const told = await harness.reply(OPS, root.ts, 'Noted: Why these tool calls were not approved');
     expect(told.text).toContain('the person who asked for it withdrew the request');
 
     await waitForCard(card, 'Agent told');
@@ -147,7 +148,7 @@ describe('withdraw', () => {
       { timeoutMs: 15_000 },
     );
     await click(alice.id, card, ACTION_IDS.withdraw);
-    await waitForCard(card, `Cancelled by <@${alice.id}>`);
+    await waitForCard(card, `Withdrawn by <@${alice.id}>`);
     await harness.reply(OPS, root.ts, 'the run stops here');
     expect((await harness.pauseOf(card)).pause.resume.state).toBe('abandoned');
   });

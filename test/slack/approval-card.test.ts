@@ -1,6 +1,6 @@
 import { blocksTextLength } from '@adk-slack-approvals/block-kit';
 import { describe, expect, it } from 'vitest';
-import type { GateRecord, GateState, PauseView } from '../../src/approvals/records.js';
+import type { GateRecord, GateState, PauseNotes, PauseView } from '../../src/approvals/records.js';
 import { ACTION_IDS, parseButtonValue, parseGateChoice } from '../../src/slack/action-ids.js';
 import { renderApprovalCard } from '../../src/slack/approval-card.js';
 import {
@@ -259,10 +259,11 @@ describe('buttons follow the state of the gates', () => {
       ).blocks,
     );
     expect(lapsed).toContain('Expired — cancelled');
+    // A person cancels only by withdrawing a question (ADK has no "no" to one): a withdrawal.
     const cancelled = allText(
       render(pauseView([decided(gateRecord(), 'cancelled', 'UBOSS')])).blocks,
     );
-    expect(cancelled).toMatch(/Cancelled by <@UBOSS>/);
+    expect(cancelled).toMatch(/Withdrawn by <@UBOSS>/);
   });
 });
 
@@ -596,5 +597,197 @@ describe('what a decision sends, and what came of it (#12)', () => {
       'requested by <@UREQUESTER> in <#C0OPS> (<https://x.slack.com/archives/C0OPS/p12|open the run>)',
     );
     expect(text).toContain('> pay &lt;!channel&gt; now');
+  });
+});
+
+describe('one word for one fact (#34)', () => {
+  type FoundConfirm = { actionId: string; title: string; text: string; style?: string };
+  const isRecord = (node: unknown): node is Record<string, unknown> =>
+    typeof node === 'object' && node !== null;
+  const textOf = (node: unknown): string =>
+    isRecord(node) && typeof node.text === 'string' ? node.text : '';
+
+  /** Every `confirm` dialog in the blocks, with the action it guards. */
+  function confirms(blocks: unknown): FoundConfirm[] {
+    const found: FoundConfirm[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) {
+        for (const item of node) walk(item);
+        return;
+      }
+      if (!isRecord(node)) return;
+      const { confirm } = node;
+      if (isRecord(confirm) && typeof node.action_id === 'string') {
+        found.push({
+          actionId: node.action_id,
+          title: textOf(confirm.title),
+          text: textOf(confirm.text),
+          ...(typeof confirm.style === 'string' ? { style: confirm.style } : {}),
+        });
+      }
+      for (const value of Object.values(node)) walk(value);
+    };
+    walk(blocks);
+    return found;
+  }
+
+  it('each grant button’s confirm names the call and the scope it approves beyond it', () => {
+    const gate = gateRecord({
+      policy: { ...POLICY, confirm: true, grants: ['session', 3_600_000, 'exactArgs'] },
+    });
+    const found = confirms(render(pauseView([gate])).blocks);
+    const byAction = new Map(found.map((confirm) => [confirm.actionId, confirm]));
+    expect(byAction.get(ACTION_IDS.approve)?.text).toBe(
+      'Approve transfer_money? The agent runs it at once.',
+    );
+    expect(byAction.get(ACTION_IDS.grantSession)?.text).toContain(
+      'Approve transfer_money for this session?',
+    );
+    expect(byAction.get(ACTION_IDS.grantSession)?.text).toContain(
+      'later calls of it in this session run without asking',
+    );
+    expect(byAction.get(ACTION_IDS.grantTime)?.text).toContain(
+      'Approve transfer_money for 1 hour?',
+    );
+    expect(byAction.get(ACTION_IDS.grantExactArgs)?.text).toContain(
+      'Approve transfer_money for these exact arguments?',
+    );
+  });
+
+  it('a tool name in a confirm is escaped, and each confirm fits Slack’s 300 characters', () => {
+    const gate = gateRecord({
+      originalCall: { id: 'c1', name: `pay<!channel>&${'x'.repeat(400)}`, args: {} },
+      policy: { ...POLICY, confirm: true, grants: ['session'] },
+    });
+    const asked = confirms(render(pauseView([gate])).blocks).filter(
+      ({ actionId }) => actionId !== ACTION_IDS.withdraw,
+    );
+    expect(asked.length).toBeGreaterThanOrEqual(2);
+    for (const confirm of asked) {
+      expect(confirm.text).toContain('pay&lt;!channel&gt;&amp;');
+      expect(confirm.text.length).toBeLessThanOrEqual(300);
+      expect(confirm.title.length).toBeLessThanOrEqual(100);
+    }
+  });
+
+  it('Approve all’s confirm names the calls it approves', () => {
+    const card = render(
+      pauseView([
+        gateRecord({ index: 0 }),
+        gateRecord({ index: 1, originalCall: { id: 'c2', name: 'pay_invoice', args: {} } }),
+      ]),
+    );
+    const all = confirms(card.blocks).find(({ actionId }) => actionId === ACTION_IDS.approveAll);
+    expect(all?.text).toBe('Approve transfer_money and pay_invoice? The agent runs them at once.');
+  });
+
+  it('a row’s menu, whose one confirm guards every choice, does not ask “Approve?” for a Reject', () => {
+    const gates = manyGates(30, (index) =>
+      gateRecord({ index, policy: { ...POLICY, confirm: true } }),
+    );
+    const card = render(pauseView(gates));
+    const menu = confirms(card.blocks).find(({ actionId }) => actionId === ACTION_IDS.gateMenu);
+    expect(menu?.title).toBe('Decide transfer_money?');
+    expect(menu?.text).toContain('If you chose Approve, the agent runs transfer_money at once.');
+  });
+
+  it('Withdraw, which calls the request off, asks in red', () => {
+    const withdraw = confirms(render(pauseView([gateRecord()])).blocks).find(
+      ({ actionId }) => actionId === ACTION_IDS.withdraw,
+    );
+    expect(withdraw?.style).toBe('danger');
+  });
+
+  it('a call the policy denied reads “Denied by policy rule”, never “Rejected”', () => {
+    const card = render(
+      pauseView([
+        decided(gateRecord(), 'rejected', 'policy:no-invoices', 'Invoices go through AP'),
+        gateRecord({ index: 1 }),
+      ]),
+    );
+    const text = allText(card.blocks);
+    expect(text).toContain(':no_entry: Denied by policy');
+    expect(text).toMatch(/Denied by policy rule `no-invoices` <!date/);
+    expect(text).not.toContain('Rejected');
+    const decidedCard = render(
+      pauseView([
+        decided(gateRecord(), 'rejected', 'policy:no-invoices'),
+        decided(gateRecord({ index: 1 }), 'rejected'),
+      ]),
+    );
+    expect(decidedCard.text).toBe('Approval request decided: 1 denied, 1 rejected');
+  });
+
+  it('a cancel by the agent names the agent and its key; a question withdrawn by its requester reads “Withdrawn by”', () => {
+    const cancelled = render(
+      pauseView([decided(gateRecord(), 'cancelled', 'api:runbook', 'the alert cleared')]),
+    );
+    const text = allText(cancelled.blocks);
+    expect(text).toContain(':no_entry_sign: Cancelled by the agent');
+    expect(text).toMatch(/Cancelled by the agent \(API key `runbook`\) <!date/);
+    expect(text).not.toContain('@api:runbook');
+    expect(text).not.toContain('Withdrawn');
+    const question = allText(
+      render(pauseView([decided(inputGate(), 'cancelled', 'UALICE')])).blocks,
+    );
+    expect(question).toMatch(/Withdrawn by <@UALICE>/);
+    expect(question).not.toContain('Cancelled');
+  });
+
+  it('a grant’s approval among the votes reads grant `gr_…`, never @grant:gr_…', () => {
+    const gate: GateRecord = {
+      ...decided(gateRecord(), 'approved', 'grant:gr_0123456789ab'),
+      votes: [{ voter: 'grant:gr_0123456789ab', choice: 'approve', at: NOW - 5_000 }],
+    };
+    const text = allText(render(pauseView([gate])).blocks);
+    expect(text).toContain('Approved by grant `gr_0123456789ab`');
+    expect(text).not.toContain('@grant:');
+  });
+
+  it('the undo window’s line gives the time with seconds: a window is seconds long', () => {
+    const gate = gateRecord({ policy: { ...POLICY, undoWindowMs: 30_000 } });
+    const view = pauseView([decided(gate, 'approved')], {
+      resume: { state: 'idle', attempts: 0, holdUntil: NOW + 30_000 },
+    });
+    const text = allText(render(view).blocks);
+    expect(text).toMatch(/the agent resumes <!date\^\d+\^\{date_short_pretty\} at \{time_secs\}\|/);
+    expect(text).toContain('a 30s undo window');
+  });
+
+  describe('a pause the agent fetches itself (poll mode)', () => {
+    const polled = (notes?: PauseNotes) => {
+      const gate = decided(gateRecord(), 'approved');
+      const view = pauseView([gate], {
+        resume: { state: 'resumed', attempts: 1, at: NOW },
+        external: { keyName: 'runbooks', resume: { mode: 'poll' } },
+      });
+      const card = renderApprovalCard(view, {
+        now: NOW,
+        ...(notes === undefined ? {} : { notes }),
+      });
+      expectValidMessage(card);
+      return { text: allText(card.blocks), fallback: card.text, gate };
+    };
+
+    it('says the decision is ready for the agent, not that the agent resumed, until it takes it', () => {
+      const { text, fallback } = polled({ outcomes: {} });
+      expect(text).toContain('Decision ready for the agent');
+      expect(text).not.toContain('resumed');
+      expect(fallback).not.toContain('resumed');
+    });
+
+    it('says the agent took it once it claims a call, and what it reported', () => {
+      const { gate } = polled();
+      const claimed = polled({
+        outcomes: {},
+        claims: { [gate.confirmationCallId]: { by: 'api:runbooks', at: NOW } },
+      });
+      expect(claimed.text).toContain('The agent took the decision');
+      const reported = polled({
+        outcomes: { [gate.confirmationCallId]: { status: 'executed', at: NOW } },
+      });
+      expect(reported.text).toContain('The agent took the decision');
+      expect(reported.text).not.toContain('Decision ready');
+    });
   });
 });

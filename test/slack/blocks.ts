@@ -73,7 +73,7 @@ const OWN_MARKUP = [
   /<@[A-Z0-9]+>/g,
   /<!subteam\^[A-Z0-9]+>/g,
   /<#[A-Z0-9]+>/g,
-  /<!date\^-?\d+\^\{date_short_pretty\} at \{time\}\|[0-9TZ:-]+>/g,
+  /<!date\^-?\d+\^\{date_short_pretty\} at \{time(?:_secs)?\}\|[0-9TZ:-]+>/g,
   /<https?:\/\/[^\s|<>]+\|(Open the request|open the run|Open card)>/g,
   /^> /gm,
 ];

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:net';
 import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLog } from '../../src/log.js';
@@ -46,18 +47,23 @@ describe('health probes', () => {
     expect(await get('/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
   });
 
-  it('/readyz answers 200 when Redis and ADK answer, and 503 naming the one that does not', async () => {
+  it('/readyz answers 200 when Slack accepts the bot token and Redis and ADK answer, and 503 naming the one that does not', async () => {
     adkUp = true;
     expect(await get('/readyz')).toEqual({
       status: 200,
-      body: { status: 'ready', checks: { store: 'ok', adk: 'ok', slow: 'ok' } },
+      body: { status: 'ready', checks: { slack: 'ok', store: 'ok', adk: 'ok', slow: 'ok' } },
     });
     adkUp = false;
     expect(await get('/readyz')).toEqual({
       status: 503,
       body: {
         status: 'not ready',
-        checks: { store: 'ok', adk: 'connect ECONNREFUSED 127.0.0.1:8000', slow: 'ok' },
+        checks: {
+          slack: 'ok',
+          store: 'ok',
+          adk: 'connect ECONNREFUSED 127.0.0.1:8000',
+          slow: 'ok',
+        },
       },
     });
   });
@@ -122,5 +128,28 @@ describe('LOG_LEVEL', () => {
     log.child('workflow').warn('a warning');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('a warning');
+  });
+});
+
+describe('a PORT another process holds', () => {
+  it('stops the start with a message naming PORT, over HTTP and in Socket Mode', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, resolve));
+    const address = holder.address();
+    if (typeof address !== 'object' || address === null) throw new Error('no port');
+    const log = createLog('error', 'test', () => {});
+    try {
+      for (const transport of [
+        { mode: 'http', botToken: 'xoxb-probe', signingSecret: 's', apiUrl: sandbox.apiUrl },
+        { mode: 'socket', botToken: 'xoxb-probe', appToken: 'xapp-1', apiUrl: sandbox.apiUrl },
+      ] as const) {
+        const taken = createSlackApp({ transport, port: address.port, log, readiness: {} });
+        await expect(taken.start()).rejects.toThrow(
+          `PORT=${address.port}: the port is in use by another process (EADDRINUSE)`,
+        );
+      }
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 });

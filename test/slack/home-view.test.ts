@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Grant } from '../../src/approvals/grants.js';
-import type { PauseView } from '../../src/approvals/records.js';
+import type { GateRecord, PauseView } from '../../src/approvals/records.js';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
-import { type HomeGate, type HomeInput, renderHomeView } from '../../src/slack/home-view.js';
-import { gateRecord, NOW, pauseView } from '../support/records.js';
+import {
+  type HomeDecision,
+  type HomeGate,
+  type HomeInput,
+  renderHomeView,
+} from '../../src/slack/home-view.js';
+import { gateRecord, NOW, POLICY, pauseView } from '../support/records.js';
 import { allText, buttons, expectInert, expectValidView } from './blocks.js';
 
 const HOSTILE = '<!channel> <@U123> <https://evil.example|https://bank.example> &amp; `x`';
@@ -112,10 +117,10 @@ describe('the App Home view', () => {
       requests: views.slice(0, 40).map((view) => item(view)),
       requestsMore: 7,
       recent: views.slice(0, 30).map((view) => ({
-        tool: 'transfer_money',
-        state: 'approved' as const,
+        event: 'approved' as const,
         by: 'UAPPROVER1',
         at: NOW,
+        gate: view.gates[0] ?? gateRecord(),
         requester: view.pause.requester,
         cardPermalink: PERMALINK,
       })),
@@ -149,5 +154,108 @@ describe('the App Home view', () => {
     expect(text).toContain('Nothing waits for your decision.');
     expect(text).toContain('None of your requests waits on anyone.');
     expect(text).toContain('No decisions yet.');
+  });
+});
+
+describe('the App Home says one thing for one fact (#34)', () => {
+  const approverPolicy = { ...POLICY, approvers: [{ kind: 'user' as const, id: 'UBOB' }] };
+
+  function recentLine(decision: Omit<HomeDecision, 'requester' | 'cardPermalink'>): string {
+    return allText(
+      render({
+        recent: [{ requester: 'UALICE', cardPermalink: undefined, ...decision }],
+      }).blocks,
+    );
+  }
+
+  it('Home Approve asks first, as the card does, naming what it approves', () => {
+    const view = pauseView([gateRecord({ policy: { ...approverPolicy, confirm: true } })]);
+    const home = render({ waiting: [item(view)] });
+    const approve = JSON.stringify(home.blocks);
+    expect(approve).toContain('"text":"Approve transfer_money? The agent runs it at once."');
+    const plain = render({ waiting: [item(pauseView([gateRecord()]))] });
+    expect(JSON.stringify(plain.blocks)).not.toContain('"confirm"');
+  });
+
+  it('Revoke asks in red: it takes a grant away', () => {
+    const home = render({ grants: [grant()] });
+    const section = home.blocks.find((block) => block.type === 'section' && 'accessory' in block);
+    const accessory = section !== undefined && 'accessory' in section ? section.accessory : {};
+    expect(accessory).toMatchObject({
+      action_id: ACTION_IDS.homeRevokeGrant,
+      confirm: { title: { text: 'Revoke this grant?' }, style: 'danger' },
+    });
+  });
+
+  it('an approval undone in its window reads “approved …, then undone”, never “pending by”', () => {
+    const gate = gateRecord({
+      reopened: { at: NOW - 1_000, voter: 'UBOB', why: 'undone', kind: 'undo' },
+    });
+    const line = recentLine({ event: 'approved', by: 'UBOB', at: NOW - 5_000, gate });
+    expect(line).toMatch(
+      /`transfer_money` :white_check_mark: approved by <@UBOB> <!date[^>]*>, then undone by <@UBOB>/,
+    );
+    expect(line).not.toContain('pending');
+  });
+
+  it('a vote toward a quorum is listed: who approved so far, then everyone once it is approved', () => {
+    const quorum = { ...approverPolicy, quorum: 2 };
+    const waiting = gateRecord({
+      policy: quorum,
+      votes: [{ voter: 'UCAROL', choice: 'approve', at: NOW - 5_000 }],
+    });
+    expect(recentLine({ event: 'voted', by: 'UCAROL', at: NOW - 5_000, gate: waiting })).toMatch(
+      /`transfer_money` :ballot_box_with_check: <@UCAROL> approved <!date[^>]*> · 1 of 2 approvals/,
+    );
+    const approved: GateRecord = {
+      ...waiting,
+      state: 'approved',
+      votes: [...waiting.votes, { voter: 'UBOB', choice: 'approve', at: NOW - 1_000 }],
+      decision: { by: 'UBOB', at: NOW - 1_000 },
+    };
+    expect(recentLine({ event: 'voted', by: 'UCAROL', at: NOW - 5_000, gate: approved })).toContain(
+      '<@UCAROL> approved',
+    );
+    expect(recentLine({ event: 'voted', by: 'UCAROL', at: NOW - 5_000, gate: approved })).toContain(
+      'approved by <@UCAROL> and <@UBOB>',
+    );
+    expect(
+      recentLine({ event: 'approved', by: 'UBOB', at: NOW - 1_000, gate: approved }),
+    ).toContain(':white_check_mark: approved by <@UCAROL> and <@UBOB>');
+  });
+
+  it('a vote is not listed again beside its gate’s decision, which names every approver', () => {
+    const gate: GateRecord = gateRecord({
+      policy: { ...approverPolicy, quorum: 2 },
+      state: 'approved',
+      votes: [
+        { voter: 'UCAROL', choice: 'approve', at: NOW - 5_000 },
+        { voter: 'UBOB', choice: 'approve', at: NOW - 1_000 },
+      ],
+      decision: { by: 'UBOB', at: NOW - 1_000 },
+    });
+    const base = { gate, requester: 'UALICE', cardPermalink: undefined };
+    const home = render({
+      recent: [
+        { ...base, event: 'approved', by: 'UBOB', at: NOW - 1_000 },
+        { ...base, event: 'voted', by: 'UBOB', at: NOW - 1_000 },
+        { ...base, event: 'voted', by: 'UCAROL', at: NOW - 5_000 },
+      ],
+    });
+    const text = allText(home.blocks);
+    expect(text.split('`transfer_money`').length - 1).toBe(1);
+    expect(text).toContain('approved by <@UCAROL> and <@UBOB>');
+  });
+
+  it('a policy’s denial, the agent’s cancel and a withdrawal each read as what they are', () => {
+    const gate = gateRecord();
+    const denied = recentLine({ event: 'rejected', by: 'policy:no-invoices', at: NOW, gate });
+    expect(denied).toContain(':no_entry: denied by policy rule `no-invoices`');
+    expect(denied).not.toContain('rejected');
+    const cancelled = recentLine({ event: 'cancelled', by: 'api:runbook', at: NOW, gate });
+    expect(cancelled).toContain(':no_entry_sign: cancelled by the agent (API key `runbook`)');
+    expect(cancelled).not.toContain(':heavy_multiplication_x:');
+    const withdrawn = recentLine({ event: 'withdrawn', by: 'UALICE', at: NOW, gate });
+    expect(withdrawn).toContain(':leftwards_arrow_with_hook: withdrawn by <@UALICE>');
   });
 });

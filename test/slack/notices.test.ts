@@ -97,3 +97,18 @@ describe('ephemeral refusals', () => {
     ).toContain('@&lt;!here&gt;');
   });
 });
+
+describe('a late click names how it was decided, in the card’s words (#34)', () => {
+  it('a policy’s denial is “denied by policy rule”, an agent’s cancel “cancelled by the agent”', () => {
+    expect(
+      say({
+        kind: 'already_decided',
+        state: 'rejected',
+        decision: { by: 'policy:no-invoices', at: AT },
+      }),
+    ).toBe(`:no_entry: This was already denied by policy rule \`no-invoices\` ${DATE}.`);
+    expect(
+      say({ kind: 'already_decided', state: 'cancelled', decision: { by: 'api:runbook', at: AT } }),
+    ).toBe(`:no_entry: This was cancelled by the agent (API key \`runbook\`) ${DATE}.`);
+  });
+});

@@ -64,6 +64,10 @@ export interface HarnessOptions {
    * endpoint: the real SDK, an in-memory exporter.
    */
   spanExporter?: SpanExporter;
+  /** The bot token the app is given, when not the one the sandbox accepts (a wrong one). */
+  appBotToken?: string;
+  /** How old Slack's verdict on the bot token may get before `/readyz` has it asked again. */
+  botTokenRecheckMs?: number;
 }
 
 export interface Harness {
@@ -150,6 +154,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       : APP_REDIS_ENV),
     REDIS_KEY_PREFIX: keyPrefix,
     POLICY_FILE: policyFile,
+    ADK_BASE_URL: adkProxy?.url ?? adkBaseUrl,
     ...(options.apiKeys === undefined ? {} : { API_KEYS_FILE: apiKeysFile }),
     PORT: '0',
     SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 100),
@@ -158,19 +163,28 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.resumable === undefined ? {} : { ADK_RESUMABLE: options.resumable }),
     ...(options.spanExporter === undefined ? {} : { OTEL_TRACES_EXPORTER: 'otlp' }),
   });
+  const appBotToken = options.appBotToken ?? botToken;
   const app = await startApp(
     config,
     {
       adkBaseUrl: adkProxy?.url ?? adkBaseUrl,
       slack: options.socketMode
-        ? { mode: 'socket', botToken, appToken, apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl }
+        ? {
+            mode: 'socket',
+            botToken: appBotToken,
+            appToken,
+            apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl,
+          }
         : {
             mode: 'http',
-            botToken,
+            botToken: appBotToken,
             signingSecret,
             apiUrl: slackProxy?.apiUrl ?? sandbox.apiUrl,
           },
       ...(options.webhook === undefined ? {} : { webhook: options.webhook }),
+      ...(options.botTokenRecheckMs === undefined
+        ? {}
+        : { botTokenRecheckMs: options.botTokenRecheckMs }),
       ...(options.spanExporter === undefined ? {} : { spanExporter: options.spanExporter }),
     },
     log,

@@ -12,6 +12,8 @@ export interface SlackFaultProxy {
   loseAnswers(method: string, channel: string): void;
   /** Calls of `method` in `channel` are answered 429 with `Retry-After: retryAfterSec`. */
   rateLimit(method: string, channel: string, retryAfterSec: number): void;
+  /** Calls of `method`, in any channel, are answered `{ok: false, error}` (a revoked token). */
+  fail(method: string, error: string): void;
   /** Lifts every fault; requests already held stay held. */
   clear(): void;
   /** Requests held now, and refused with 429 so far, per `method channel`. */
@@ -29,6 +31,7 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
   const hangs = new Set<string>();
   const losing = new Set<string>();
   const limits = new Map<string, number>();
+  const failures = new Map<string, string>();
   const held = new Map<string, Set<ServerResponse>>();
   const refusedCounts = new Map<string, number>();
 
@@ -47,6 +50,12 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
       };
       if (hangs.has(key)) {
         hold();
+        return;
+      }
+      const failure = failures.get(method);
+      if (failure !== undefined) {
+        outgoing.writeHead(200, { 'content-type': 'application/json' });
+        outgoing.end(JSON.stringify({ ok: false, error: failure }));
         return;
       }
       const retryAfter = limits.get(key);
@@ -96,10 +105,14 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
     rateLimit(method, channel, retryAfterSec) {
       limits.set(`${method} ${channel}`, retryAfterSec);
     },
+    fail(method, error) {
+      failures.set(method, error);
+    },
     clear() {
       hangs.clear();
       losing.clear();
       limits.clear();
+      failures.clear();
     },
     heldNow: (method, channel) => held.get(`${method} ${channel}`)?.size ?? 0,
     refused: (method, channel) => refusedCounts.get(`${method} ${channel}`) ?? 0,

@@ -67,6 +67,22 @@ function cardsOver(store: ConfirmationStore, slack: SlackPort) {
 }
 
 describe('refreshing a card', () => {
+  it('leaves the one-line note of a pause a grant decided: no refresh redraws it as a card (#34)', async () => {
+    const memory = new MemoryConfirmationStore();
+    const view = await carded(memory);
+    const decided = await memory.vote({
+      pauseId: view.pause.id,
+      callId: view.pause.callIds[0] ?? '',
+      voter: 'grant:gr_0123456789ab',
+      choice: 'approve',
+      now: T0 + 5,
+    });
+    expect(decided.kind).toBe('decided');
+    const { slack, updates } = recordingSlack();
+    await cardsOver(memory, slack).refresh(view.pause.id);
+    expect(updates).toEqual([]);
+  });
+
   it('renders the view it was given, then checks versions only: no full read when nothing changed', async () => {
     const memory = new MemoryConfirmationStore();
     const view = await carded(memory);

@@ -111,4 +111,25 @@ describe('the follow-up message after a resume', () => {
       rejectionFollowUp(pauseView([gateRecord({ state: 'rejected', decision: by })])),
     ).toBeUndefined();
   });
+
+  it('credits a denial to the policy and an expiry to the clock, never to the human approvers (#34)', () => {
+    const denied = pauseView([
+      gateRecord({
+        state: 'rejected',
+        decision: { by: 'policy:no-invoices', at: NOW, reason: 'Invoices go through AP' },
+      }),
+    ]);
+    expect(rejectionFollowUp(denied)).toBe(
+      'Why these tool calls were not approved:\n- transfer_money: denied by the approval policy (rule no-invoices), not by a person: Invoices go through AP',
+    );
+    const mixed = rejectionFollowUp(
+      pauseView([
+        gateRecord({ index: 0, state: 'rejected', decision: { ...by, reason: 'wrong account' } }),
+        gateRecord({ index: 1, state: 'expired', decision: { by: 'system', at: NOW } }),
+      ]),
+    );
+    expect(mixed).not.toContain('human approvers');
+    expect(mixed).toContain('- transfer_money: rejected by an approver: wrong account');
+    expect(mixed).toContain('- transfer_money: Nobody decided in time');
+  });
 });

@@ -35,6 +35,8 @@ def main() -> int:
     print(json.dumps({
         "step": "decided",
         "confirmed": [gate["confirmed"] for gate in decision["gates"]],
+        # Who decided, in the service's one shape: {kind, id, name?, policyVersion?}.
+        "decidedBy": [gate["decidedBy"] for gate in decision["gates"]],
         "verified": verified,
         "forgedVerified": forged,
         "hasNewMessage": "newMessage" in decision,

@@ -41,6 +41,22 @@ const functionResponsePartSchema = z.object({
   }),
 });
 
+/**
+ * Who decided a gate, in the one shape the service uses everywhere (docs/api.md): `kind` is
+ * `person`, `policy`, `grant`, `agent` (the agent's own cancel) or `expiry`; `id` the Slack user
+ * id, the rule's name, the grant's id, the API key's name, or `system`. Any `kind` string is
+ * accepted, so that a newer service's kind does not make an older plugin refuse a decision.
+ */
+export const decidedBySchema = z.object({
+  kind: z.string(),
+  id: z.string(),
+  /** A person's Slack display name. */
+  name: z.string().optional(),
+  /** The SHA-256 of the policy file whose rule decided. */
+  policyVersion: z.string().optional(),
+});
+export type DecidedBy = z.infer<typeof decidedBySchema>;
+
 export const decisionSchema = z.object({
   id: z.string().min(1),
   status: z.enum(['decided', 'cancelled']),
@@ -51,6 +67,8 @@ export const decisionSchema = z.object({
       confirmed: z.boolean(),
       payload: jsonValueSchema.optional(),
       reason: z.string().optional(),
+      /** Absent from services older than the one shape. */
+      decidedBy: decidedBySchema.optional(),
     }),
   ),
   newMessage: z

@@ -28,7 +28,9 @@ export {
 } from './attestation.js';
 export {
   type CreatedPause,
+  type DecidedBy,
   type Decision,
+  decidedBySchema,
   decisionSchema,
   type UnsupportedAnswer,
 } from './decision.js';

@@ -30,6 +30,12 @@ export interface LocalAdkServerOptions {
    * the package, which finds `node_modules`), which saves the bundling time.
    */
   bundle?: boolean;
+  /**
+   * Modules the server's Node loads before the CLI (`node --import`). `['tsx']` with `bundle:
+   * false` serves TypeScript agents as they are, compiled file by file as Node imports them:
+   * seconds faster to start than bundling, and the agents share the server's `@google/adk`.
+   */
+  nodeImports?: readonly string[];
   /** Default `127.0.0.1`. */
   host?: string;
   /** Default: a free port, chosen again if another process takes it first. */
@@ -68,6 +74,11 @@ export class LocalAdkServerError extends Error {
   ) {
     super(`adk api_server did not start: ${reason}\n--- server output ---\n${output}`);
   }
+
+  /** The server could not listen: another process holds its port. */
+  get portTaken(): boolean {
+    return PORT_TAKEN.test(this.output);
+  }
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 180_000;
@@ -99,7 +110,7 @@ export async function startLocalAdkServer(options: LocalAdkServerOptions): Promi
       return await startOnce(options, root, cli);
     } catch (error) {
       // A free port is found before the server binds it; another process may take it meanwhile.
-      const portTaken = error instanceof LocalAdkServerError && PORT_TAKEN.test(error.output);
+      const portTaken = error instanceof LocalAdkServerError && error.portTaken;
       if (!portTaken || options.port !== undefined || attempt === 3) throw error;
       options.log?.warn('adk api_server port was taken, trying another', { attempt });
     }
@@ -125,6 +136,7 @@ async function startOnce(
     [
       '--import',
       `data:text/javascript,${encodeURIComponent(DIE_WITH_PARENT)}`,
+      ...(options.nodeImports ?? []).flatMap((module) => ['--import', module]),
       cli,
       'api_server',
       options.agentsDir,
@@ -171,7 +183,12 @@ async function startOnce(
     return stopped;
   };
 
-  log?.info('starting adk api_server', { agentsDir: options.agentsDir, baseUrl, bundle });
+  log?.info('starting adk api_server', {
+    agentsDir: options.agentsDir,
+    baseUrl,
+    bundle,
+    ...(options.nodeImports === undefined ? {} : { imports: options.nodeImports.join(',') }),
+  });
   try {
     await waitUntilReady(
       baseUrl,

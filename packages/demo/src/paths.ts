@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot, runningFromDist } from './package-root.js';
 
@@ -20,13 +21,31 @@ export function demoAgentsDir(): string {
 export interface DemoAgents {
   agentsDir: string;
   expectApps: readonly string[];
-  /** false when built: the agents are JavaScript already, so esbuild is skipped. */
+  /**
+   * false: the agents are JavaScript already (built), or TypeScript that tsx compiles as the
+   * server imports them (run from source); true (no tsx installed) has esbuild bundle them.
+   */
   bundle: boolean;
+  /** `['tsx']` when run from source with tsx installed (`npm start`, the tests). */
+  nodeImports?: readonly string[];
 }
 
 /** The demo agents as `startLocalAdkServer` options: `startLocalAdkServer({ ...demoAgents() })`. */
 export function demoAgents(): DemoAgents {
-  return { agentsDir: demoAgentsDir(), expectApps: DEMO_APPS, bundle: !compiled() };
+  const agents = { agentsDir: demoAgentsDir(), expectApps: DEMO_APPS };
+  if (compiled()) return { ...agents, bundle: false };
+  return tsxInstalled()
+    ? { ...agents, bundle: false, nodeImports: ['tsx'] }
+    : { ...agents, bundle: true };
+}
+
+function tsxInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('tsx');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The demo approver policy; `tsc` does not copy YAML, so it is always read from `src/`. */

@@ -8,8 +8,9 @@ import { llmResponses, type ScriptedReply, type ToolCall } from './scripted-repl
  *
  * - tool results (including rejected calls): one friendly sentence per result, from the skill
  *   that called the tool;
- * - the app's "Feedback from the human approvers ..." message: an acknowledgement quoting each
- *   reason (checked first, so a reason that mentions a request does not start it);
+ * - the app's "Feedback from the human approvers ..." (or "Why these tool calls were not
+ *   approved: ...") message: an acknowledgement quoting each reason, crediting it to whoever gave
+ *   it (checked first, so a reason that mentions a request does not start it);
  * - a request one or more skills recognise: their tool calls, in the order they were asked for
  *   (two in one message give two calls in one turn);
  * - anything else: the agent's help sentence.
@@ -143,13 +144,23 @@ function callsFor(text: string, skills: readonly Skill[]): ToolCall[] {
   return found.sort((a, b) => a.index - b.index).flatMap(({ calls }) => calls);
 }
 
-/** The message the app sends after a resume when approvers gave reasons for not approving. */
-const FEEDBACK = /^feedback from the human approvers\b/i;
+/**
+ * The message the app sends after a resume when calls were refused with a reason: people's
+ * rejections as feedback from the approvers; anything else (a policy's denial, an expiry, a
+ * withdrawal) under a heading of its own, each line saying who refused it.
+ */
+const FEEDBACK =
+  /^(?:feedback from the human approvers\b|why these tool calls were not approved:)/i;
+const FROM_APPROVERS = /^feedback from the human approvers\b/i;
 const FEEDBACK_LINE = /^\s*-\s*([\w.-]+):\s*(.+?)\s*$/gm;
 
+/** Thanks approvers for their reasons; credits anything else to whoever the line names. */
 function acknowledgeFeedback(text: string): string {
-  const sentences = [...text.matchAll(FEEDBACK_LINE)].map(
-    ([, tool, reason]) => `I won't retry ${tool}: the approvers said “${reason}”.`,
+  const fromApprovers = FROM_APPROVERS.test(text);
+  const sentences = [...text.matchAll(FEEDBACK_LINE)].map(([, tool, reason]) =>
+    fromApprovers
+      ? `I won't retry ${tool}: the approvers said “${reason}”.`
+      : `I won't retry ${tool}: ${reason?.replace(/\.$/, '')}.`,
   );
-  return ['Thanks for the feedback.', ...sentences].join(' ');
+  return [fromApprovers ? 'Thanks for the feedback.' : 'Understood.', ...sentences].join(' ');
 }

@@ -30,7 +30,7 @@ export interface PolicyCall {
 }
 
 export interface PolicyVerdict {
-  /** `index` null: the defaults. `name`: the rule's name, or its label such as `rules[2]`. */
+  /** `index` null: the defaults. `name`: the rule's name, or what it matches (`app=ops`). */
   rule: { index: number | null; name: string };
   decision: RuleDecision;
   /** The rule's reason with `{{args.x}}` filled in: plain text, to be escaped where it is shown. */

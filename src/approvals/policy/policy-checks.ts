@@ -44,11 +44,16 @@ export function checkEntries(entries: readonly CheckedEntry[]): Finding[] {
         severity: 'warning',
         path: entry.path,
         at: 'value',
-        message: `never applies: ${catchAll.policy.rule} before it matches every tool call`,
+        message: `never applies: ${positionText(catchAll.path)} (rule "${catchAll.policy.rule}") before it matches every tool call`,
       });
     } else if (matchesEverything(entry.match) && entry.conditional !== true) catchAll = entry;
   }
   return findings;
+}
+
+/** `rules[0]`: where the entry is in the file (its name may say nothing of its place). */
+function positionText(path: readonly PropertyKey[]): string {
+  return path.map((part, index) => (index === 0 ? String(part) : `[${String(part)}]`)).join('');
 }
 
 function checkEntry({ path, own, policy, decides, grants }: CheckedEntry): Finding[] {

@@ -3,13 +3,17 @@ import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { GatePolicy } from '../records.js';
+import type { Glob } from './glob.js';
 import { DEFAULTS_LABEL, type Policy, type PolicyRule, type ResolvedGatePolicy } from './policy.js';
-import { type CheckedEntry, checkEntries } from './policy-checks.js';
+import { type CheckedEntry, checkEntries, type Finding } from './policy-checks.js';
 import {
   approverKey,
   keysAllowedAt,
+  type PolicyFileRule,
   type PolicySettings,
   policyFileSchema,
+  ruleSchema,
+  settingsSchema,
 } from './policy-schema.js';
 import { positionOf } from './yaml-position.js';
 
@@ -104,19 +108,66 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
           )
         : [located(issue.path, issue.message)],
     );
-    return { ok: false, errors: inFileOrder(problems) };
+    // The checks across fields still run on the parts that parse, so that one look at the file
+    // names every problem it can, not only those of the first kind found.
+    const parts = partsThatParse(data);
+    const across =
+      parts === undefined
+        ? []
+        : resolveRules(parts.defaults, parts.rules)
+            .findings.filter((finding) => finding.severity === 'error')
+            .map((finding) => located(finding.path, finding.message, finding.at));
+    return { ok: false, errors: inFileOrder([...problems, ...across]) };
   }
 
   const file = parsed.data;
-  const ownDefaults = file.defaults ?? {};
+  const resolved = resolveRules(
+    file.defaults ?? {},
+    (file.rules ?? []).map((rule, index) => ({ index, rule })),
+  );
+  const { defaults, rules } = resolved;
+  const findings = resolved.findings.map((finding) => ({
+    severity: finding.severity,
+    ...located(finding.path, finding.message, finding.at),
+  }));
+  const errors = inFileOrder(findings.filter((f) => f.severity === 'error'));
+  if (errors.length > 0) return { ok: false, errors };
+  const warnings = inFileOrder(findings.filter((f) => f.severity === 'warning'));
+  const policy = {
+    source,
+    version: createHash('sha256').update(text).digest('hex'),
+    defaults,
+    rules,
+    warnings,
+    ...(file.approvalsChannel === undefined ? {} : { approvalsChannel: file.approvalsChannel }),
+    ...(file.admins === undefined ? {} : { admins: file.admins }),
+  };
+  return { ok: true, policy, warnings };
+}
+
+/** A rule of the file with its place in `rules`: the parts that parse keep their index. */
+interface IndexedRule {
+  index: number;
+  rule: PolicyFileRule;
+}
+
+/**
+ * The defaults and the rules resolved (each rule over the defaults), and what the checks across
+ * fields find in them, each finding at its key path.
+ */
+function resolveRules(
+  ownDefaults: PolicySettings,
+  fileRules: readonly IndexedRule[],
+): { defaults: ResolvedGatePolicy; rules: PolicyRule[]; findings: Finding[] } {
   const defaults = resolveEntry(DEFAULTS_LABEL, ownDefaults, {});
   const entries: CheckedEntry[] = [
     { path: ['defaults'], own: ownDefaults, policy: defaults.policy },
   ];
-  const rules: PolicyRule[] = (file.rules ?? []).map((rule, index) => {
+  const names = ruleNames(fileRules.map(({ rule }) => rule));
+  const rules: PolicyRule[] = fileRules.map(({ rule, index }, position) => {
     const { match, payloadSchema, name, when, decision, reason, risk, redact, grants, ...own } =
       rule;
-    const resolved = resolveEntry(name ?? `rules[${index}]`, own, ownDefaults);
+    const resolved = resolveEntry(names[position] ?? `rules[${index}]`, own, ownDefaults);
     if (payloadSchema !== undefined) resolved.policy.payloadSchema = payloadSchema;
     if (risk !== undefined) resolved.policy.risk = risk;
     if (redact !== undefined && redact.length > 0) resolved.policy.redact = redact;
@@ -140,11 +191,11 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
       ...(risk === undefined ? {} : { risk }),
     };
   });
-
-  const findings = [
+  const findings: Finding[] = [
     ...checkEntries(entries),
-    ...duplicateNames(file.rules ?? []),
-    ...(file.rules ?? []).flatMap((rule, index) =>
+    ...duplicateNames(fileRules),
+    ...sharedMatchNames(fileRules),
+    ...fileRules.flatMap(({ rule, index }) =>
       rule.decision === 'deny' && rule.reason === undefined
         ? [
             {
@@ -156,29 +207,86 @@ export function parsePolicy(text: string, source: string): ParsePolicyResult {
           ]
         : [],
     ),
-  ].map((finding) => ({
-    severity: finding.severity,
-    ...located(finding.path, finding.message, finding.at),
-  }));
-  const errors = inFileOrder(findings.filter((f) => f.severity === 'error'));
-  if (errors.length > 0) return { ok: false, errors };
-  const warnings = inFileOrder(findings.filter((f) => f.severity === 'warning'));
-  const policy = {
-    source,
-    version: createHash('sha256').update(text).digest('hex'),
-    defaults,
-    rules,
-    warnings,
-    ...(file.approvalsChannel === undefined ? {} : { approvalsChannel: file.approvalsChannel }),
-    ...(file.admins === undefined ? {} : { admins: file.admins }),
-  };
-  return { ok: true, policy, warnings };
+  ];
+  return { defaults, rules, findings };
+}
+
+/**
+ * For a file that does not parse as a whole: its defaults and those of its rules that parse on
+ * their own. Nothing when the defaults do not parse: every rule inherits from them.
+ */
+function partsThatParse(
+  data: unknown,
+): { defaults: PolicySettings; rules: IndexedRule[] } | undefined {
+  const top = z
+    .object({ defaults: z.unknown().optional(), rules: z.array(z.unknown()).optional() })
+    .safeParse(data);
+  if (!top.success) return undefined;
+  const defaults = settingsSchema.safeParse(top.data.defaults ?? {});
+  if (!defaults.success) return undefined;
+  const rules = (top.data.rules ?? []).flatMap((raw, index) => {
+    const rule = ruleSchema.safeParse(raw);
+    return rule.success ? [{ index, rule: rule.data }] : [];
+  });
+  return { defaults: defaults.data, rules };
+}
+
+type RuleMatch = { app?: Glob | undefined; tool?: Glob | undefined; kind?: string | undefined };
+type NamedRule = { name?: string | undefined; match: RuleMatch };
+
+/**
+ * Each rule's name as cards, grants, the audit and the metrics know it: its `name:`, else what it
+ * matches (`app=ops tool=restart_*`, `kind=input`, `any call`), which stays the same when rules
+ * are added or moved around it (an index would renumber, and a grant would lose its rule). An
+ * unnamed rule matching what an earlier unnamed rule matches gets ` #2`, ` #3`… (and a warning).
+ */
+function ruleNames(rules: readonly NamedRule[]): string[] {
+  const seen = new Map<string, number>();
+  return rules.map((rule) => {
+    if (rule.name !== undefined) return rule.name;
+    const base = matchName(rule.match);
+    const count = (seen.get(base) ?? 0) + 1;
+    seen.set(base, count);
+    return count === 1 ? base : `${base} #${count}`;
+  });
+}
+
+/** Names never written in a `name:` (those have no spaces or `=`), so the two cannot collide. */
+function matchName({ app, tool, kind }: RuleMatch): string {
+  const parts = [
+    app === undefined ? undefined : `app=${app.pattern}`,
+    tool === undefined ? undefined : `tool=${tool.pattern}`,
+    kind === undefined ? undefined : `kind=${kind}`,
+  ].filter((part) => part !== undefined);
+  return parts.length === 0 ? 'any call' : parts.join(' ');
+}
+
+/** Unnamed rules of one match are told apart by their order alone: a name keeps them apart. */
+function sharedMatchNames(rules: readonly IndexedRule[]): Finding[] {
+  const first = new Map<string, number>();
+  return rules.flatMap(({ rule, index }) => {
+    if (rule.name !== undefined) return [];
+    const base = matchName(rule.match);
+    const earlier = first.get(base);
+    if (earlier === undefined) {
+      first.set(base, index);
+      return [];
+    }
+    return [
+      {
+        severity: 'warning' as const,
+        path: ['rules', index, 'match'],
+        message: `another unnamed rule matches the same calls (rules[${earlier}]), so this one is named "${base} #…" by its order: give both a name`,
+        at: 'key' as const,
+      },
+    ];
+  });
 }
 
 /** Two rules of one name would make every decision that names it ambiguous. */
-function duplicateNames(rules: readonly { name?: string | undefined }[]) {
+function duplicateNames(rules: readonly IndexedRule[]): Finding[] {
   const first = new Map<string, number>();
-  return rules.flatMap((rule, index) => {
+  return rules.flatMap(({ rule, index }) => {
     if (rule.name === undefined) return [];
     const earlier = first.get(rule.name);
     if (earlier === undefined) {

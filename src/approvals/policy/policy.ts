@@ -36,7 +36,7 @@ export interface PolicyRule {
   /** Shown, and for `deny` told to the model; `{{args.x}}` placeholders are filled per call. */
   readonly reason?: string;
   readonly risk?: RiskLevel;
-  /** Its `rule` is this rule's name, or its label such as `rules[2]`. */
+  /** Its `rule` is this rule's name, or what it matches (`app=ops tool=restart_*`). */
   readonly resolved: ResolvedGatePolicy;
 }
 

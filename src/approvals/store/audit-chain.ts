@@ -25,15 +25,21 @@ import { UNSEALED_FIELD } from './scripts/fields.js';
 export const AUDIT_LINE_VERSION = 1;
 export const AUDIT_GENESIS = '0'.repeat(64);
 
-/** Who moved a gate, by the kind of actor: a Slack person, the policy, a grant, or the system. */
-export type AuditInitiator = 'person' | 'policy' | 'grant' | 'system';
+/**
+ * Who moved a gate, by the kind of actor: a Slack person, the policy, a grant, the agent (an API
+ * key's call: its cancel, claim or reported outcome), or the system (an expiry, a replica).
+ */
+export type AuditInitiator = 'person' | 'policy' | 'grant' | 'agent' | 'system';
 
 export const GRANT_ACTOR_PREFIX = 'grant:';
+/** An API key's actor (deciders.ts's `apiActor`); spelt here too, as the Lua twin needs it. */
+const AGENT_ACTOR_PREFIX = 'api:';
 const PERSON = /^[UW][A-Z0-9]+$/;
 
 export function initiatorOf(actor: string): AuditInitiator {
   if (actor.startsWith(POLICY_ACTOR_PREFIX)) return 'policy';
   if (actor.startsWith(GRANT_ACTOR_PREFIX)) return 'grant';
+  if (actor.startsWith(AGENT_ACTOR_PREFIX)) return 'agent';
   if (PERSON.test(actor)) return 'person';
   return 'system';
 }
@@ -44,6 +50,7 @@ export function luaInitiatorOf(): string {
     'local function initiator_of(actor)',
     `  if string.sub(actor, 1, ${POLICY_ACTOR_PREFIX.length}) == '${POLICY_ACTOR_PREFIX}' then return 'policy' end`,
     `  if string.sub(actor, 1, ${GRANT_ACTOR_PREFIX.length}) == '${GRANT_ACTOR_PREFIX}' then return 'grant' end`,
+    `  if string.sub(actor, 1, ${AGENT_ACTOR_PREFIX.length}) == '${AGENT_ACTOR_PREFIX}' then return 'agent' end`,
     "  if string.match(actor, '^[UW][A-Z0-9]+$') then return 'person' end",
     "  return 'system'",
     'end',

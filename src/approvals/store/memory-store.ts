@@ -63,7 +63,6 @@ import {
   cancelDetail,
   checkNewPause,
   createdDetail,
-  DECIDING_EVENTS,
   DEFAULT_AUDIT_MAXLEN,
   DEFAULT_LIMIT,
   DEFAULT_RETENTION_MS,
@@ -80,6 +79,7 @@ import {
   personDecision,
   RECENT_DECISIONS_MAX,
   recentDecisionHolders,
+  recentEntries,
   recordedGates,
   reopenedDetail,
   resumeFailedDetail,
@@ -122,8 +122,6 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     string,
     { fingerprint: string; pauseId: string; expiresAt: number }
   >();
-  /** `pauseId\ncallId` of each gate an agent claimed to run (`claimGateRun`). */
-  private readonly runClaims = new Set<string>();
   private auditSequence = 0;
   private readonly retentionMs: number;
   private readonly auditMaxLen: number;
@@ -507,9 +505,10 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   async claimGateRun(input: GateRunClaim): Promise<'claimed' | 'taken'> {
-    const key = `${input.pauseId}\n${input.callId}`;
-    if (this.runClaims.has(key)) return 'taken';
-    this.runClaims.add(key);
+    const notes = this.notesOf(input.pauseId);
+    if (notes.claims?.[input.callId] !== undefined) return 'taken';
+    const claims = { ...notes.claims, [input.callId]: { by: input.by, at: input.at } };
+    this.notes.set(input.pauseId, { ...notes, claims });
     return 'claimed';
   }
 
@@ -593,7 +592,8 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     for (const item of run.audited) {
       this.auditSequence += 1;
       this.audit.push({ id: `${this.auditSequence}-0`, ...item });
-      if (!DECIDING_EVENTS.has(item.event) || item.callId === undefined) continue;
+    }
+    for (const item of recentEntries(run.audited)) {
       const { line: _, ...fields } = item;
       for (const user of recentDecisionHolders(item.actor, run.entry.pause.requester)) {
         const list = this.recent.get(user) ?? [];
@@ -613,9 +613,6 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       if (entry.removeAt === undefined || entry.removeAt > now) continue;
       this.pauses.delete(pauseId);
       this.notes.delete(pauseId);
-      for (const claim of this.runClaims) {
-        if (claim.startsWith(`${pauseId}\n`)) this.runClaims.delete(claim);
-      }
       for (const callId of entry.pause.callIds) {
         if (this.byCallId.get(callId) === pauseId) this.byCallId.delete(callId);
       }

@@ -2,10 +2,10 @@ import type { StoreKeys } from './keys.js';
 import { appendToAuditStream, type StreamEntry } from './redis-audit.js';
 import type { RedisClient } from './redis-connection.js';
 import {
-  DECIDING_EVENTS,
   RECENT_DECISIONS_MAX,
   RECENT_DECISIONS_TTL_MS,
   recentDecisionHolders,
+  recentEntries,
 } from './rules.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { NOTE_RECENT_LUA } from './scripts/note-recent.lua.js';
@@ -92,12 +92,11 @@ export class AuditMirrorBatcher {
     ]);
   }
 
-  /** Each deciding entry at the head of its actor's and its requester's recent list. */
+  /** Each deciding entry (and vote toward a quorum) at the head of its actor's and its requester's recent list. */
   private async noteRecentDecisions(batch: readonly AuditMirror[]): Promise<void> {
     const byUser = new Map<string, string[]>();
     for (const { pauseId, requester, audit, at } of batch) {
-      for (const entry of audit) {
-        if (!DECIDING_EVENTS.has(entry.event) || entry.callId === '') continue;
+      for (const entry of recentEntries(audit)) {
         const item = JSON.stringify({
           at,
           pauseId,

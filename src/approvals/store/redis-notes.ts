@@ -5,6 +5,7 @@ import {
   type DeliveryStatus,
   deliveryStatusSchema,
   type GateOutcome,
+  gateClaimSchema,
   gateOutcomeSchema,
   type PauseNotes,
 } from '../records.js';
@@ -107,6 +108,9 @@ export class RedisPauseNotes {
       } else if (field.startsWith(OUTCOME_PREFIX)) {
         const callId = field.slice(OUTCOME_PREFIX.length);
         notes.outcomes[callId] = parseNote(key, field, text, gateOutcomeSchema);
+      } else if (field.startsWith(CLAIM_PREFIX)) {
+        const callId = field.slice(CLAIM_PREFIX.length);
+        notes.claims = { ...notes.claims, [callId]: parseNote(key, field, text, gateClaimSchema) };
       }
     }
     return notes;

@@ -436,6 +436,28 @@ export const DECIDING_EVENTS: ReadonlySet<string> = new Set<AuditEvent>([
   'withdrawn',
 ]);
 
+/**
+ * The entries of one change that people's recent decisions list: each gate's deciding entry, and
+ * a vote that did not decide (toward a quorum); a deciding vote is listed by the decision it made.
+ */
+export function recentEntries<T extends { event: string; actor: string; callId?: string }>(
+  audit: readonly T[],
+): T[] {
+  return audit.filter((entry, index) => {
+    if (!entry.callId) return false;
+    if (DECIDING_EVENTS.has(entry.event)) return true;
+    if (entry.event !== 'voted') return false;
+    return !audit
+      .slice(index + 1)
+      .some(
+        (later) =>
+          DECIDING_EVENTS.has(later.event) &&
+          later.callId === entry.callId &&
+          later.actor === entry.actor,
+      );
+  });
+}
+
 /** Decisions kept per person for their App Home (by them, or on their requests). */
 export const RECENT_DECISIONS_MAX = 50;
 

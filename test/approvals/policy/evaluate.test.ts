@@ -62,12 +62,15 @@ describe('evaluatePolicy', () => {
     });
   });
 
-  it('a false condition passes to the next rule; a rule with no name is named by its index', () => {
+  it('a false condition passes to the next rule; a rule with no name is named by what it matches', () => {
     const large = evaluatePolicy(policy(), call({ args: { amount: 5000 } }));
     expect(large).toMatchObject({ rule: { name: 'large-refunds' }, decision: 'ask', risk: 'high' });
     expect(large.resolved.policy).toMatchObject({ quorum: 2, rule: 'large-refunds' });
     const middle = evaluatePolicy(policy(), call({ args: { amount: 500 } }));
-    expect(middle).toMatchObject({ rule: { index: 3, name: 'rules[3]' }, decision: 'ask' });
+    expect(middle).toMatchObject({
+      rule: { index: 3, name: 'app=payments tool=refund' },
+      decision: 'ask',
+    });
   });
 
   it('a condition that fails at evaluation asks, never allows, and says why', () => {

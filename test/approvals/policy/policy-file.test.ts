@@ -67,7 +67,7 @@ describe('parsePolicy: fields', () => {
     expect(resolveGatePolicy(policy, { app: 'ops', tool: 'scale_deployment' })).toEqual({
       channel: 'C0OPS1234',
       policy: {
-        rule: 'rules[0]',
+        rule: 'app=ops tool=scale_deployment',
         policyVersion: policy.version,
         approvers: [
           { kind: 'user', id: 'U0ALICE' },
@@ -94,7 +94,7 @@ describe('parsePolicy: fields', () => {
   it('uses the documented defaults when neither the rule nor defaults says: nobody, quorum 1, no expiry, run channel', () => {
     const { policy } = policyOf(yaml('rules:', '  - match: {}'));
     expect(resolveGatePolicy(policy, { app: 'a', tool: 't' })).toEqual({
-      policy: { rule: 'rules[0]', approvers: [], ...PLAIN, policyVersion: policy.version },
+      policy: { rule: 'any call', approvers: [], ...PLAIN, policyVersion: policy.version },
     });
   });
 
@@ -116,7 +116,7 @@ describe('parsePolicy: fields', () => {
     expect(resolveGatePolicy(policy, { app: 'ops', tool: 'scale_up' })).toEqual({
       channel: 'C0APPROVE',
       policy: {
-        rule: 'rules[0]',
+        rule: 'tool=scale_*',
         policyVersion: policy.version,
         approvers: [
           { kind: 'user', id: 'U0ALICE' },
@@ -196,9 +196,9 @@ describe('resolveGatePolicy: which rule applies', () => {
     resolveGatePolicy(policy, { app, tool }).policy.rule;
 
   it('takes the first rule that matches, even when later rules match too', () => {
-    expect(ruleFor('payments', 'restart_service')).toBe('rules[0]');
-    expect(ruleFor('ops', 'restart_service')).toBe('rules[1]');
-    expect(ruleFor('ops', 'restart_node')).toBe('rules[2]');
+    expect(ruleFor('payments', 'restart_service')).toBe('app=payments');
+    expect(ruleFor('ops', 'restart_service')).toBe('app=ops tool=restart_{service,pod}');
+    expect(ruleFor('ops', 'restart_node')).toBe('tool=restart_*');
   });
 
   it('falls back to defaults when no rule matches, and says so', () => {
@@ -213,8 +213,8 @@ describe('resolveGatePolicy: which rule applies', () => {
   });
 
   it('matches a rule without an app pattern whatever the app', () => {
-    expect(ruleFor('billing', 'restart_x')).toBe('rules[2]');
-    expect(ruleFor('anything', 'db1')).toBe('rules[3]');
+    expect(ruleFor('billing', 'restart_x')).toBe('tool=restart_*');
+    expect(ruleFor('anything', 'db1')).toBe('tool=db?');
   });
 
   it('matches patterns against the whole name, case-sensitively', () => {
@@ -364,7 +364,7 @@ describe('parsePolicy: JSON files', () => {
       'policy.json',
     );
     expect(resolveGatePolicy(policy, { app: 'ops', tool: 'scale_up' }).policy).toMatchObject({
-      rule: 'rules[0]',
+      rule: 'tool=scale_*',
       quorum: 2,
       expiresInMs: 1_800_000,
     });
@@ -488,7 +488,7 @@ describe('parsePolicy: checks across fields', () => {
       ),
     );
     expect(warnings).toEqual([
-      'policy.yml:6:5 rules[1]: never applies: rules[0] before it matches every tool call',
+      'policy.yml:6:5 rules[1]: never applies: rules[0] (rule "app=*") before it matches every tool call',
     ]);
   });
 
@@ -528,7 +528,7 @@ describe('loadPolicyFile', () => {
     await writeFile(path, yaml('rules:', '  - match: {}', '    approvers: S0OPS'));
     const policy = await loadPolicyFile(path);
     expect(policy.source).toBe(path);
-    expect(resolveGatePolicy(policy, { app: 'a', tool: 'b' }).policy.rule).toBe('rules[0]');
+    expect(resolveGatePolicy(policy, { app: 'a', tool: 'b' }).policy.rule).toBe('any call');
     expect(policy.warnings).toEqual([
       expect.stringContaining(`${path}:1:1 defaults: no approvers`),
     ]);
@@ -597,7 +597,7 @@ describe('examples/policy.yml', () => {
     });
     const question = { app: 'ops', tool: 'adk_request_input', kind: 'input' } as const;
     expect(resolveGatePolicy(policy, question).policy).toMatchObject({
-      rule: 'rules[0]',
+      rule: 'kind=input',
       approvers: [{ kind: 'channel' }],
     });
     expect(policy.warnings).toEqual([expect.stringContaining('defaults.approvers: no approvers')]);
@@ -747,5 +747,63 @@ describe('parsePolicy: reminders, escalation and what expiry tells the agent', (
     expect(rule('    decision: allow')).toEqual([
       'policy.yml:6:13 rules[0].grants: grants are not offered on this rule (the policy decides these calls (decision allow or deny): nobody approves them)',
     ]);
+  });
+});
+
+describe('parsePolicy: rule names (#34)', () => {
+  const ruleNames = (text: string) =>
+    policyOf(text).policy.rules.map((r) => r.resolved.policy.rule);
+
+  it('names an unnamed rule by what it matches, and keeps `name:` when given', () => {
+    expect(
+      ruleNames(
+        yaml(
+          'rules:',
+          '  - match: { app: ops, tool: "restart_*" }',
+          '    approvers: S0ONCALL',
+          '  - name: payments-all',
+          '    match: { app: payments }',
+          '    approvers: S0PAYMENTS',
+          '  - match: { kind: input }',
+          '    approvers: S0ONCALL',
+          '  - match: {}',
+          '    approvers: S0ONCALL',
+        ),
+      ),
+    ).toEqual(['app=ops tool=restart_*', 'payments-all', 'kind=input', 'any call']);
+  });
+
+  it('keeps a rule’s name when rules are added above it, so grants and the audit still find it', () => {
+    const before = ruleNames(
+      yaml('rules:', '  - match: { app: ops, tool: "scale_*" }', '    approvers: S0SRE'),
+    );
+    const after = ruleNames(
+      yaml(
+        'rules:',
+        '  - match: { app: payments }',
+        '    approvers: S0PAYMENTS',
+        '  - match: { app: ops, tool: "scale_*" }',
+        '    approvers: S0SRE',
+      ),
+    );
+    expect(after[1]).toBe(before[0]);
+  });
+
+  it('tells apart unnamed rules with the same match, and warns to name them', () => {
+    const text = yaml(
+      'rules:',
+      '  - match: { app: payments, tool: transfer_money }',
+      '    when: args.amount <= 100',
+      '    decision: allow',
+      '  - match: { app: payments, tool: transfer_money }',
+      '    approvers: S0PAYMENTS',
+    );
+    expect(ruleNames(text)).toEqual([
+      'app=payments tool=transfer_money',
+      'app=payments tool=transfer_money #2',
+    ]);
+    expect(policyOf(text).warnings.join('\n')).toContain(
+      'policy.yml:5:5 rules[1].match: another unnamed rule matches the same calls',
+    );
   });
 });

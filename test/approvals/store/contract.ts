@@ -1302,7 +1302,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
           event: 'outcome_reported',
           seq: 4,
           prev: splitChainLine(lines[2] ?? '')?.hash,
-          initiator: 'system',
+          // The agent's key reported it: not the system (an expiry, a replica).
+          initiator: 'agent',
         });
         const page = await store.readAuditPage({ limit: 1_000 });
         expect(page.filter((e) => e.pauseId === input.id).map((e) => e.line)).toEqual(
@@ -1330,6 +1331,33 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
           [first.id, 'approved'],
         ]);
         expect(await store.readRecentDecisions('U0NOBODY', 10)).toEqual([]);
+      });
+
+      it('keeps a vote toward a quorum in its voter’s and the requester’s recent decisions, and a deciding vote once (#34)', async () => {
+        const input = newPause({ policies: [policy({ quorum: 2 })] });
+        await store.createPause(input);
+        const vote = (voter: string, at: number) =>
+          store.vote({
+            pauseId: input.id,
+            callId: firstCallId(input),
+            voter,
+            choice: 'approve',
+            now: at,
+          });
+        await vote('U0VOTER1', T0 + 1);
+        expect(
+          (await store.readRecentDecisions('U0VOTER1', 10)).map((e) => [e.event, e.actor]),
+        ).toEqual([['voted', 'U0VOTER1']]);
+        await vote('U0VOTER2', T0 + 2);
+        expect(
+          (await store.readRecentDecisions('U0VOTER2', 10)).map((e) => [e.event, e.actor]),
+        ).toEqual([['approved', 'U0VOTER2']]);
+        expect(
+          (await store.readRecentDecisions(input.requester, 10)).map((e) => [e.event, e.actor]),
+        ).toEqual([
+          ['approved', 'U0VOTER2'],
+          ['voted', 'U0VOTER1'],
+        ]);
       });
 
       it('records who did what to which gate and when: plain fields without arguments, payloads or reasons; the chain line with the arguments and the reason', async () => {

@@ -37,6 +37,7 @@ const EMOJI = {
   point_right: '👉',
   stop_sign: '🛑',
   lock_with_ink_pen: '🔏',
+  closed_lock_with_key: '🔐',
   timer_clock: '⏲️',
   hourglass_done: '⌛',
   arrow_forward: '▶️',

@@ -1,0 +1,43 @@
+import { policyRuleOf, SYSTEM_ACTOR } from './records.js';
+import { GRANT_ACTOR_PREFIX } from './store/audit-chain.js';
+
+/**
+ * Who moved a gate out of `pending`, read from its decision's `by`. One reading for every place
+ * that says it (cards, threads, the App Home, the API's `decidedBy`), so that each fact has one
+ * word: a person's reject is not a policy's deny, an agent's cancel is not a requester's
+ * withdrawal.
+ *
+ * - `person`: a Slack user id (an approver, or the requester who withdrew);
+ * - `policy`: a rule's `decision: allow | deny` (`policy:<rule>`); `id` is the rule's name;
+ * - `grant`: a person's scoped grant (`grant:<id>`); `id` is the grant's;
+ * - `agent`: the agent's own call-off, `POST /v1/pauses/{id}/cancel` (`api:<key>`); `id` is the
+ *   key's name;
+ * - `expiry`: nobody decided in time (the sweeper, `system`).
+ */
+export const DECIDER_KINDS = ['person', 'policy', 'grant', 'agent', 'expiry'] as const;
+export type DeciderKind = (typeof DECIDER_KINDS)[number];
+
+export interface Decider {
+  kind: DeciderKind;
+  id: string;
+}
+
+/** The actor an API key's calls are recorded under: `api:<key name>` (the audit's `agent`). */
+export const API_ACTOR_PREFIX = 'api:';
+
+export function apiActor(keyName: string): string {
+  return `${API_ACTOR_PREFIX}${keyName}`;
+}
+
+export function deciderOf(by: string): Decider {
+  if (by === SYSTEM_ACTOR) return { kind: 'expiry', id: SYSTEM_ACTOR };
+  const rule = policyRuleOf(by);
+  if (rule !== undefined) return { kind: 'policy', id: rule };
+  if (by.startsWith(GRANT_ACTOR_PREFIX)) {
+    return { kind: 'grant', id: by.slice(GRANT_ACTOR_PREFIX.length) };
+  }
+  if (by.startsWith(API_ACTOR_PREFIX)) {
+    return { kind: 'agent', id: by.slice(API_ACTOR_PREFIX.length) };
+  }
+  return { kind: 'person', id: by };
+}
