@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Gate } from '../adk/gate.js';
 import { formatIssues } from '../adk/wire/tolerant-schema.js';
 import { parseEvent } from '../adk/wire.js';
+import { OUTCOME_STATUSES } from '../approvals/records.js';
 import { type StreamNotices, StreamRequests } from '../workflow/stream-requests.js';
 
 /**
@@ -106,7 +107,7 @@ export const cancelRequestSchema = z.strictObject({ reason: z.string().max(2_000
 
 export const outcomeRequestSchema = z.strictObject({
   callId: z.string().min(1),
-  status: z.enum(['executed', 'failed', 'blocked', 'rejected']),
+  status: z.enum(OUTCOME_STATUSES),
   detail: z.string().max(2_000).optional(),
 });
 

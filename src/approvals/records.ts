@@ -221,9 +221,15 @@ export const externalOriginSchema = z.object({
 });
 export type ExternalOrigin = z.infer<typeof externalOriginSchema>;
 
-/** What the agent reported after a decision (`POST /v1/pauses/{id}/outcome`). */
+/**
+ * What the agent reported after a decision (`POST /v1/pauses/{id}/outcome`): the call ran
+ * (`executed`, `failed`), it refused the call (`blocked`), the call was answered no
+ * (`rejected`), or it received the decision and did not act on it, so nothing ran (`refused`:
+ * ADK's IntentMismatchError, or a driver that could not resume with it).
+ */
+export const OUTCOME_STATUSES = ['executed', 'failed', 'blocked', 'rejected', 'refused'] as const;
 export const gateOutcomeSchema = z.object({
-  status: z.enum(['executed', 'failed', 'blocked', 'rejected']),
+  status: z.enum(OUTCOME_STATUSES),
   detail: z.string().optional(),
   at: z.number(),
 });

@@ -123,6 +123,13 @@ export interface ConfirmationStore {
   /** Records what the agent reported after a decision; the pause's trail gets an entry. */
   recordOutcome(input: OutcomeInput): Promise<OutcomeResult>;
   /**
+   * The agent a decision was handed to (poll, webhook) received it and did not act on it (ADK
+   * refused it, or its driver could not use it): a resume marked `resumed` becomes `refused`,
+   * with the agent's words, and the pause's trail gets an entry. Any other resume state is left
+   * as it is (`not_handed_over`): the hand-over, once marked, looks for the report itself.
+   */
+  refuseHandOver(input: HandOverRefusal): Promise<'refused' | 'not_handed_over' | 'not_found'>;
+  /**
    * Records that an agent is about to run a decided gate's call: the first claim of a gate wins,
    * atomically across replicas; any later one is `taken` (single use across processes).
    */
@@ -196,6 +203,15 @@ export interface OutcomeInput {
 }
 
 export type OutcomeResult = 'recorded' | 'not_found' | 'unknown_gate';
+
+export interface HandOverRefusal {
+  pauseId: string;
+  /** Who reported it, e.g. `api:<key name>`. */
+  actor: string;
+  /** What the agent said (shown on the card): no arguments or payloads. */
+  error: string;
+  at: number;
+}
 
 export interface GateRunClaim {
   pauseId: string;

@@ -1,13 +1,20 @@
 import { blocksTextLength, LIMITS } from '@adk-slack-approvals/block-kit';
 import { gateKind } from '../adk/gate.js';
 import { isDirectMessage } from '../approvals/policy.js';
-import type { GatePolicy, GateRecord, PauseNotes, PauseView } from '../approvals/records.js';
+import type {
+  GateOutcome,
+  GatePolicy,
+  GateRecord,
+  PauseNotes,
+  PauseView,
+} from '../approvals/records.js';
 import {
   ACTION_IDS,
   encodeButtonValue,
   fitsGateChoice,
   type GateDecisionChoice,
 } from './action-ids.js';
+import { notResumedLine } from './agent-answers.js';
 import { withBlockId } from './block-ids.js';
 import {
   type ActionsBlock,
@@ -77,6 +84,8 @@ export interface ApprovalCardOptions {
   toolOutcomes?: ReadonlyMap<string, ToolOutcome>;
   /** A pause posted through the API: what its agent did with the decision (claims, outcomes). */
   notes?: PauseNotes;
+  /** What the agent reported for each gate through the approvals API, by confirmation call id. */
+  agentOutcomes?: ReadonlyMap<string, GateOutcome['status']>;
 }
 
 export interface ApprovalCard {
@@ -87,9 +96,15 @@ export interface ApprovalCard {
 
 export function renderApprovalCard(
   view: PauseView,
-  { now, toolOutcomes, notes }: ApprovalCardOptions,
+  { now, toolOutcomes, notes, agentOutcomes }: ApprovalCardOptions,
 ): ApprovalCard {
-  const card = new CardParts(view, now, toolOutcomes ?? new Map(), notes);
+  const card = new CardParts(
+    view,
+    now,
+    toolOutcomes ?? new Map(),
+    notes,
+    agentOutcomes ?? new Map(),
+  );
   const blocks = detailedLayout(card) ?? compactLayout(card) ?? rowlessLayout(card);
   return { text: fallbackText(view, notes), blocks };
 }
@@ -108,6 +123,7 @@ class CardParts {
     readonly now: number,
     readonly toolOutcomes: ReadonlyMap<string, ToolOutcome>,
     readonly notes: PauseNotes | undefined,
+    agentOutcomes: ReadonlyMap<string, GateOutcome['status']>,
   ) {
     const { pause, gates } = view;
     const count = gates.length;
@@ -123,6 +139,7 @@ class CardParts {
     this.contexts = gates.map((gate, position) => {
       const menuIndex = indexes[position];
       const toolOutcome = toolOutcomes.get(gate.originalCall.id);
+      const agentOutcome = agentOutcomes.get(gate.confirmationCallId);
       return {
         gate,
         position,
@@ -131,6 +148,7 @@ class CardParts {
         pauseId: pause.id,
         now,
         ...(toolOutcome === undefined ? {} : { toolOutcome }),
+        ...(agentOutcome === undefined ? {} : { agentOutcome }),
         ...(this.factsShared ? { sharedFacts: true } : {}),
       };
     });
@@ -307,12 +325,7 @@ class CardParts {
         return withBlockId(key, { type: 'section', text: mrkdwn(text) });
       }
       case 'abandoned':
-        return withBlockId(key, {
-          type: 'section',
-          text: mrkdwn(
-            ':no_entry_sign: Not resumed: a call was cancelled, so the agent will not be answered.',
-          ),
-        });
+        return withBlockId(key, { type: 'section', text: mrkdwn(notResumedLine(this.contexts)) });
     }
   }
 
@@ -322,14 +335,19 @@ class CardParts {
    */
   private resumedLine(): string {
     const approved = this.contexts.filter(({ gate }) => gate.state === 'approved');
-    const failed = approved.filter(({ toolOutcome }) => toolOutcome === 'failed');
-    if (failed.length > 0) {
-      const names = listWithin(
-        failed.map(({ gate }) => toolName(gate, 60)),
+    const names = (outcome: ToolOutcome) =>
+      listWithin(
+        approved.flatMap(({ gate, toolOutcome }) =>
+          toolOutcome === outcome ? [toolName(gate, 60)] : [],
+        ),
         300,
       );
-      return `:red_circle: Agent resumed, but ${names} *failed*: see the thread`;
+    const askedAgain = names('asked_again');
+    if (askedAgain !== '') {
+      return `:repeat: Agent resumed, but it asked again for ${askedAgain} instead of running it: nothing ran, see the thread`;
     }
+    const failed = names('failed');
+    if (failed !== '') return `:red_circle: Agent resumed, but ${failed} *failed*: see the thread`;
     if (approved.length === 0) return ':speech_balloon: Agent told: nothing was approved';
     const ran = approved.every(({ toolOutcome }) => toolOutcome === 'ran');
     return ran

@@ -9,6 +9,7 @@ import {
   type GateDecisionChoice,
   GRANT_ACTION_IDS,
 } from './action-ids.js';
+import { agentAnsweredBadge, agentAnsweredText } from './agent-answers.js';
 import { withBlockId } from './block-ids.js';
 import {
   type ActionsBlock,
@@ -55,18 +56,33 @@ export const BUTTON_LABELS = {
   answer: ANSWER_LABEL,
 } as const;
 
-function title({ gate, position, count, toolOutcome }: GateContext): string {
+function title({ gate, position, count, toolOutcome, agentOutcome }: GateContext): string {
   const number = count > 1 ? `*${position + 1}.* ` : '';
   const name = gate.kind === 'input' ? `:speech_balloon: ${askerName(gate)} asks` : toolName(gate);
-  return `${number}${name} · ${outcomeBadge(gate, toolOutcome)}`;
+  const badge = agentAnsweredBadge(gate, agentOutcome) ?? outcomeBadge(gate, toolOutcome);
+  return `${number}${name} · ${badge}`;
+}
+
+/** How a decided gate ended: who decided and why, or that the agent answered it itself. */
+function decidedText({ gate, agentOutcome }: GateContext, maxReason: number): string {
+  return (
+    agentAnsweredText(gate, agentOutcome, maxReason) ??
+    decisionText(gate, maxReason) ??
+    stateBadge(gate)
+  );
 }
 
 /** The state, and for an approved call what came of it: a failure is never shown as ✅. */
 function outcomeBadge(gate: GateRecord, outcome: ToolOutcome | undefined): string {
   if (gate.state !== 'approved' || outcome === undefined) return stateBadge(gate);
-  return outcome === 'ran'
-    ? ':white_check_mark: Approved · ran'
-    : ':red_circle: Approved, but the call *failed*';
+  switch (outcome) {
+    case 'ran':
+      return ':white_check_mark: Approved · ran';
+    case 'failed':
+      return ':red_circle: Approved, but the call *failed*';
+    case 'asked_again':
+      return ':repeat: Approved, but the agent asked again instead of running it';
+  }
 }
 
 /**
@@ -195,7 +211,7 @@ export function detailedGateBlocks(context: GateContext, codeMax: number): Known
           context.sharedFacts ? undefined : expiryText(gate, now),
         ]
       : [
-          decisionText(gate, REASON_MAX) ?? stateBadge(gate),
+          decidedText(context, REASON_MAX),
           // "Approved by" names every approver already; a later no shows the approvals it beat.
           gate.state === 'approved' ? undefined : progressText(gate, PROGRESS_MAX),
         ];
@@ -276,7 +292,7 @@ export function compactGateRow(
     const expiry = expiryText(gate, now);
     if (expiry) facts.push(expiry);
   } else {
-    facts.push(decisionText(gate, 150) ?? stateBadge(gate));
+    facts.push(decidedText(context, 150));
   }
   if (gate.state === 'pending' && gate.payloadTemplate !== undefined) {
     facts.push('Approve sends the payload the tool proposed (Edit & approve shows it)');

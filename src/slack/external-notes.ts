@@ -50,6 +50,7 @@ const OUTCOME_ICON = {
   failed: ':x:',
   blocked: ':no_entry:',
   rejected: ':no_entry_sign:',
+  refused: ':octagonal_sign:',
 } as const;
 
 function resumeLine(view: PauseView, notes: PauseNotes): string {

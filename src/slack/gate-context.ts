@@ -1,4 +1,4 @@
-import type { GateRecord } from '../approvals/records.js';
+import type { GateOutcome, GateRecord } from '../approvals/records.js';
 
 /** What a gate's blocks are rendered from, on the detailed card and in compact rows. */
 export interface GateContext {
@@ -16,9 +16,14 @@ export interface GateContext {
   now: number;
   /** What the tool did once the agent resumed, when known: an approved call can still fail. */
   toolOutcome?: ToolOutcome;
+  /** What the agent reported for this gate through the approvals API, when it did. */
+  agentOutcome?: GateOutcome['status'];
   /** The card states who may approve and the expiry once, for every gate: leave them out here. */
   sharedFacts?: boolean;
 }
 
-/** An approved call's fate after the resume: it ran, or the tool answered with an error. */
-export type ToolOutcome = 'ran' | 'failed';
+/**
+ * An approved call's fate after the resume: it ran, the tool answered with an error, or the
+ * agent asked for it again instead of running it (workflow/re-requests.ts).
+ */
+export type ToolOutcome = 'ran' | 'failed' | 'asked_again';

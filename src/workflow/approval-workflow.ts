@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
 import { type GrantStore, MemoryGrantStore } from '../approvals/grants.js';
@@ -720,17 +719,8 @@ export class ApprovalWorkflow {
         options.sending?.();
         return this.deliveries?.deliver(pauseId);
       case 'poll':
-        return this.finishPolled(pauseId);
+        return this.external.finishPolled(pauseId);
     }
-  }
-
-  private async finishPolled(pauseId: string): Promise<void> {
-    const owner = `${randomUUID()}:poll`;
-    const now = this.clock();
-    const claim = await this.store.claimResume({ pauseId, owner, now, leaseMs: 60_000 });
-    if (claim.kind !== 'claimed') return;
-    await this.store.markResumed({ pauseId, owner, now });
-    await this.cards.refresh(pauseId);
   }
 
   private async decide(

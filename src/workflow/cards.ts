@@ -120,18 +120,20 @@ export class ApprovalCards {
     return updated ?? view;
   }
 
-  /** The card; a pause posted through the API also shows its notes (outcomes, delivery, claims). */
+  /**
+   * The card; a pause posted through the API also shows its notes (outcomes, delivery, claims),
+   * and a gate the agent answered itself says so.
+   */
   private async render(view: PauseView, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) {
-    const notes =
-      view.pause.external === undefined
-        ? undefined
-        : await this.deps.store.readNotes(view.pause.id);
-    const card = renderApprovalCard(view, {
-      now: this.deps.clock(),
-      ...(toolOutcomes === undefined ? {} : { toolOutcomes }),
-      ...(notes === undefined ? {} : { notes }),
-    });
-    return notes === undefined ? card : withExternalNotes(card, renderExternalNotes(view, notes));
+    const now = this.deps.clock();
+    const known = toolOutcomes === undefined ? {} : { toolOutcomes };
+    if (view.pause.external === undefined) return renderApprovalCard(view, { now, ...known });
+    const notes = await this.deps.store.readNotes(view.pause.id);
+    const agentOutcomes = new Map(
+      Object.entries(notes.outcomes).map(([callId, outcome]) => [callId, outcome.status]),
+    );
+    const card = renderApprovalCard(view, { now, ...known, notes, agentOutcomes });
+    return withExternalNotes(card, renderExternalNotes(view, notes));
   }
 
   /**

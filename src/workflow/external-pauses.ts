@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import { apiActor } from '../approvals/deciders.js';
@@ -15,6 +16,7 @@ import {
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import { answeredByAgentReason } from '../slack/agent-answers.js';
 import type { PersonNames } from '../slack/person-names.js';
 import type { SlackPort } from '../slack/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
@@ -24,6 +26,7 @@ import { CardPosting } from './card-posting.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
 import type { GranterMayApprove } from './grant-cover.js';
+import { refuseIfReported } from './hand-overs.js';
 import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
 import type { RunThreads } from './run-thread.js';
 import type { StreamNotices } from './stream-requests.js';
@@ -327,22 +330,55 @@ export class ExternalPauses {
       : { kind: 'nothing_pending', view: result.view };
   }
 
+  /**
+   * What happened after a decision, as the agent tells it. An outcome for a gate nobody here
+   * decided means the agent answered the call itself (a plugin whose enforcement is `deny-only`
+   * or `off` ran a `{confirmed: true}` sent straight to the runner): the gate is closed with that
+   * fact first, so that no card offers a decision that can no longer mean anything. A `refused`
+   * report of a decision handed over makes the resume `refused`.
+   */
   async reportOutcome(
     keyName: string,
     pauseId: string,
     callId: string,
     outcome: Omit<GateOutcome, 'at'>,
   ): Promise<OutcomeReport> {
+    const { store, clock } = this.deps;
     const view = await this.ownView(keyName, pauseId);
     if (view === undefined) return 'not_found';
-    const recorded = await this.deps.store.recordOutcome({
+    const gate = view.gates.find((g) => g.confirmationCallId === callId);
+    if (gate === undefined) return 'unknown_gate';
+    const actor = apiActor(keyName);
+    if (gate.state === 'pending' && outcome.status !== 'refused') {
+      const reason = answeredByAgentReason(gate.originalCall.name, outcome);
+      await store.cancel({ pauseId, by: actor, reason, now: clock() });
+    }
+    const at = clock();
+    const recorded = await store.recordOutcome({
       pauseId,
       callId,
-      outcome: { ...outcome, at: this.deps.clock() },
-      actor: apiActor(keyName),
+      outcome: { ...outcome, at },
+      actor,
     });
-    if (recorded === 'recorded') await this.deps.cards.refresh(pauseId);
+    if (recorded !== 'recorded') return recorded;
+    if (outcome.status === 'refused') await refuseIfReported(store, view, at);
+    await this.changed(pauseId);
     return recorded;
+  }
+
+  /**
+   * Poll mode: nothing is sent, the agent reads the decision. The resume is marked `resumed` (so
+   * that the sweeper stops handing it over), unless the agent has said it refused it.
+   */
+  async finishPolled(pauseId: string): Promise<void> {
+    const { store, clock } = this.deps;
+    const owner = `${randomUUID()}:poll`;
+    const now = clock();
+    const claim = await store.claimResume({ pauseId, owner, now, leaseMs: 60_000 });
+    if (claim.kind !== 'claimed') return;
+    await store.markResumed({ pauseId, owner, now });
+    await refuseIfReported(store, claim.view, clock());
+    await this.deps.cards.refresh(pauseId);
   }
 
   /**

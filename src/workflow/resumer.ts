@@ -21,6 +21,7 @@ import {
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { SentBack } from './decider.js';
 import { startLeaseHeartbeat } from './lease-heartbeat.js';
+import { noteReRequests } from './re-requests.js';
 import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
 import { runErrorOf } from './run-errors.js';
 import { type RunStatusBoard, runThreadOf } from './run-status-board.js';
@@ -191,9 +192,10 @@ export class Resumer {
         });
         // Posted before the pause is marked resumed: a crash in between posts it twice rather
         // than never.
-        await this.deps.streamer.replay(context, earlier);
+        const { reRequests } = await this.deps.streamer.replay(context, earlier, view);
+        const toolOutcomes = await noteReRequests(this.deps, pauseId, owner, reRequests);
         await store.markResumed({ pauseId, owner, now: this.deps.clock() });
-        refreshCard(pauseId);
+        refreshCard(pauseId, toolOutcomes);
         return;
       }
     }
@@ -231,7 +233,7 @@ export class Resumer {
         return;
       }
       // It acted on them before failing: what it said is posted, and the failure below.
-      await this.deps.streamer.replay(context, received);
+      await this.deps.streamer.replay(context, received, view);
     }
     const now = this.deps.clock();
     if (outcome.kind === 'failed' && !outcome.delivered && received === undefined) {
@@ -262,16 +264,16 @@ export class Resumer {
     }
 
     // Delivered: the agent has the decisions, even if its answer broke off.
-    if (outcome.kind === 'completed') this.deps.knowToolOutcomes(pauseId, outcome.toolOutcomes);
+    const toolOutcomes =
+      outcome.kind === 'completed'
+        ? await noteReRequests(this.deps, pauseId, owner, outcome.reRequests, outcome.toolOutcomes)
+        : undefined;
+    if (toolOutcomes !== undefined) this.deps.knowToolOutcomes(pauseId, toolOutcomes);
     const finish = await store.markResumed({ pauseId, owner, now });
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
-    refreshCard(
-      pauseId,
-      outcome.kind === 'completed' ? outcome.toolOutcomes : undefined,
-      finish.kind === 'not_found' ? undefined : finish.view,
-    );
+    refreshCard(pauseId, toolOutcomes, finish.kind === 'not_found' ? undefined : finish.view);
     if (outcome.kind === 'failed') {
       this.setRunStatus(context, { kind: 'failed' });
       await this.deps.threads.post(
@@ -280,8 +282,9 @@ export class Resumer {
       );
       return;
     }
-    // A new pause set "waiting" itself while the answer streamed.
-    if (outcome.pauses === 0) this.setRunStatus(context, endedStatus(view));
+    // A new pause set "waiting" itself while the answer streamed; a re-request stopped the run.
+    if (outcome.reRequests.length > 0) this.setRunStatus(context, { kind: 'failed' });
+    else if (outcome.pauses === 0) this.setRunStatus(context, endedStatus(view));
     await this.sendRejectionFollowUp(view, context);
   }
 
@@ -420,7 +423,7 @@ export class Resumer {
     if (timing.clickedAt !== undefined) {
       this.deps.metrics.clickToResume(secondsSince(timing.clickedAt));
     }
-    let outcome = await streamer.stream(context, request);
+    let outcome = await streamer.stream(context, request, view);
     let tries = 1;
     for (let retry = 0; ; retry += 1) {
       if (outcome.kind !== 'failed' || outcome.delivered) return { outcome, tries };
@@ -432,8 +435,8 @@ export class Resumer {
             pauseId: view.pause.id,
             reason: outcome.error.reason,
           });
-          const { pauses } = await streamer.replay(context, earlier);
-          return { outcome: { kind: 'completed', pauses, toolOutcomes: new Map() }, tries };
+          const replayed = await streamer.replay(context, earlier, view);
+          return { outcome: { kind: 'completed', ...replayed, toolOutcomes: new Map() }, tries };
         }
       }
       const delay = options.retryDelaysMs[retry];
@@ -445,7 +448,7 @@ export class Resumer {
       });
       await sleep(delay);
       this.deps.metrics.resumeRetried();
-      outcome = await streamer.stream(context, request);
+      outcome = await streamer.stream(context, request, view);
       tries += 1;
     }
   }

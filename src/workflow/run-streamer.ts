@@ -2,9 +2,11 @@ import type { AdkClient, RunRequest } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Gate } from '../adk/gate.js';
 import { type AdkEvent, eventText, isFinalResponse, toolResults } from '../adk/wire.js';
+import type { PauseView } from '../approvals/records.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { ToolOutcome } from '../slack/gate-context.js';
+import { renderReRequest } from '../slack/re-request-notice.js';
 import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
 import {
   renderAgentReply,
@@ -12,6 +14,7 @@ import {
   renderToolSummary,
   type ToolRun,
 } from '../slack/thread.js';
+import { type ReRequest, splitReRequests } from './re-requests.js';
 import type { RunThreads, ThreadRef } from './run-thread.js';
 import { StreamRequests } from './stream-requests.js';
 
@@ -30,8 +33,16 @@ export interface RunContext {
 }
 
 export type StreamOutcome =
-  /** `toolOutcomes`: what each call that answered did, by call id (a resume's approved calls). */
-  | { kind: 'completed'; pauses: number; toolOutcomes: Map<string, ToolOutcome> }
+  /**
+   * `toolOutcomes`: what each call that answered did, by call id (a resume's approved calls).
+   * `reRequests`: approved calls the agent asked for again instead of running (re-requests.ts).
+   */
+  | {
+      kind: 'completed';
+      pauses: number;
+      toolOutcomes: Map<string, ToolOutcome>;
+      reRequests: ReRequest[];
+    }
   /** `delivered`: the server had started answering, so the request itself reached the agent. */
   | { kind: 'failed'; error: AdkError; delivered: boolean };
 
@@ -52,7 +63,12 @@ export interface RunStreamerDeps {
 export class RunStreamer {
   constructor(private readonly deps: RunStreamerDeps) {}
 
-  async stream(context: RunContext, request: RunRequest): Promise<StreamOutcome> {
+  /** `answers`: the pause whose decisions this stream sends (a resume), if it is one. */
+  async stream(
+    context: RunContext,
+    request: RunRequest,
+    answers?: PauseView,
+  ): Promise<StreamOutcome> {
     const { log } = this.deps;
     let delivered = false;
     const output = new ThreadOutput(context, this.deps.threads);
@@ -70,7 +86,7 @@ export class RunStreamer {
         }
         await this.handle(context, output, item.event);
       }
-      const pauses = await this.finish(context, output);
+      const { pauses, reRequests } = await this.finish(context, output, answers);
       if (endedEarly(output)) {
         // Never a silent success: ADK Java ends a failed run's stream with no error frame.
         const error = new AdkError(
@@ -82,7 +98,7 @@ export class RunStreamer {
         log.warn('agent run failed', { app: context.appName, reason: error.reason });
         return { kind: 'failed', error, delivered };
       }
-      return { kind: 'completed', pauses, toolOutcomes: output.toolOutcomes };
+      return { kind: 'completed', pauses, toolOutcomes: output.toolOutcomes, reRequests };
     } catch (error) {
       await output.flushToolSummary().catch(() => {});
       if (!(error instanceof AdkError)) throw error;
@@ -92,7 +108,7 @@ export class RunStreamer {
         error: error.message,
       });
       // Whatever the stream raised before it broke off is still waiting on the ADK server.
-      await this.askPeople(context, output.requests);
+      await this.askPeople(context, output, answers);
       return { kind: 'failed', error, delivered };
     }
   }
@@ -102,10 +118,14 @@ export class RunStreamer {
    * what the agent said and did after answers that another replica sent and could not report.
    * Recording a pause again is a no-op, so a card is never posted twice.
    */
-  async replay(context: RunContext, events: readonly AdkEvent[]): Promise<{ pauses: number }> {
+  async replay(
+    context: RunContext,
+    events: readonly AdkEvent[],
+    answers?: PauseView,
+  ): Promise<{ pauses: number; reRequests: ReRequest[] }> {
     const output = new ThreadOutput(context, this.deps.threads);
     for (const event of events) await this.handle(context, output, event);
-    return { pauses: await this.finish(context, output) };
+    return this.finish(context, output, answers);
   }
 
   private async handle(context: RunContext, output: ThreadOutput, event: AdkEvent): Promise<void> {
@@ -142,17 +162,26 @@ export class RunStreamer {
   }
 
   /** The end of a stream (or a replay): the last tool summary, then what waits for people. */
-  private async finish(context: RunContext, output: ThreadOutput): Promise<number> {
+  private async finish(
+    context: RunContext,
+    output: ThreadOutput,
+    answers: PauseView | undefined,
+  ): Promise<{ pauses: number; reRequests: ReRequest[] }> {
     await output.flushToolSummary();
-    return this.askPeople(context, output.requests);
+    return this.askPeople(context, output, answers);
   }
 
   /**
    * Once the stream has ended: one pause for all its gates, and a notice for each request that
-   * gets no card. Returns how many pauses were recorded (0 or 1).
+   * gets no card. A request for a call `answers` approved that did not run is no new pause:
+   * the run stops, with a notice (re-requests.ts). Returns how many pauses were recorded (0 or 1).
    */
-  private async askPeople(context: RunContext, requests: StreamRequests): Promise<number> {
-    const summary = requests.summary();
+  private async askPeople(
+    context: RunContext,
+    output: ThreadOutput,
+    answers: PauseView | undefined,
+  ): Promise<{ pauses: number; reRequests: ReRequest[] }> {
+    const summary = output.requests.summary();
     const { threads } = this.deps;
     if (summary.credentialTools.length > 0) {
       await threads.post(context.thread, renderCredentialRequest(summary.credentialTools));
@@ -164,9 +193,22 @@ export class RunStreamer {
       });
       await threads.post(context.thread, renderUnraisedConfirmation(unraised));
     }
-    if (summary.gates.length === 0) return 0;
-    await this.recordPause(context, summary.gates, summary.invocationId);
-    return 1;
+    const ran = new Set(output.toolOutcomes.keys());
+    const { asked, again } = splitReRequests(summary.gates, answers, ran);
+    if (again.length > 0) {
+      this.deps.log.warn('the agent asked again for approved calls instead of running them', {
+        app: context.appName,
+        pauseId: answers?.pause.id,
+        tools: again.map(({ again: gate }) => gate.originalCall.name).join(','),
+      });
+      await threads.post(
+        context.thread,
+        renderReRequest(again.map(({ again: gate }) => gate.originalCall.name)),
+      );
+    }
+    if (asked.length === 0) return { pauses: 0, reRequests: again };
+    await this.recordPause(context, asked, asked[0]?.invocationId ?? summary.invocationId);
+    return { pauses: 1, reRequests: again };
   }
 
   /**

@@ -9,6 +9,7 @@ import type { PersonNames } from '../slack/person-names.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { ApprovalCards } from './cards.js';
 import type { SentBack } from './decider.js';
+import { refuseIfReported } from './hand-overs.js';
 import { deciderNames, decisionBody } from './pause-decision.js';
 
 export interface WebhookKey {
@@ -122,6 +123,8 @@ export class WebhookDeliveries {
     });
     if (error === undefined) {
       await store.markResumed({ pauseId, owner, now: this.deps.clock() });
+      // The receiver may have resumed its agent, and reported a refusal, before it answered.
+      await refuseIfReported(store, view, this.deps.clock());
       await this.note(pauseId, owner, { state: 'delivered', attempts: attempt });
       log.info('decision delivered by webhook', { pauseId, attempt });
       this.deps.metrics.webhookDelivery('delivered');

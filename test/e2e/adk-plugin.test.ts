@@ -23,7 +23,7 @@ import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
-import { undecidedCardsOf, waitForPauseCard } from '../support/pause-card.js';
+import { undecidedCardsOf, waitForClosedCard, waitForPauseCard } from '../support/pause-card.js';
 
 /**
  * The ADK plugin package against the whole app (real Redis, the Slack sandbox, the real ADK JS
@@ -240,12 +240,7 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
     expect(await outcomesOf(pauseId)).toEqual([
       { state: 'cancelled', outcome: expect.objectContaining({ status: 'blocked' }) },
     ]);
-    const closed = await harness.sandbox.waitFor(() => {
-      const now = harness.sandbox.message(OPS, card.ts);
-      return now !== undefined && !JSON.stringify(now.blocks).includes(ACTION_IDS.approve)
-        ? now
-        : undefined;
-    });
+    const closed = await waitForClosedCard(harness.sandbox, OPS, card.ts);
     expect(cardText(closed)).toContain('the agent answered transfer_money itself');
     expect(cardText(closed)).toContain('no decision from the approvers was attested');
   });
@@ -360,20 +355,25 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
     return { decision, message: decision.newMessage };
   }
 
+  /** Bob rejects the pause's card, giving `reason`. */
+  async function rejectCard(pauseId: string, reason: string): Promise<void> {
+    const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
+    await harness.sandbox.clickButton({
+      user: bob.id,
+      channel: OPS,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.reject,
+    });
+    await harness.sandbox.waitFor(() => harness.sandbox.views(bob.id)[0]);
+    await harness.sandbox.submitView({ user: bob.id, values: { reason } });
+  }
+
   it("the approvers' rejection is reported rejected, not blocked, and the model gets their reason (poll mode)", async () => {
     refusals.length = 0;
     const paused = await pausedTransfer(450);
-    const { message } = await decidedMessage(paused.pauseId, async () => {
-      const card = await waitForPauseCard(harness.sandbox, OPS, paused.pauseId);
-      await harness.sandbox.clickButton({
-        user: bob.id,
-        channel: OPS,
-        messageTs: card.ts,
-        actionId: ACTION_IDS.reject,
-      });
-      await harness.sandbox.waitFor(() => harness.sandbox.views(bob.id)[0]);
-      await harness.sandbox.submitView({ user: bob.id, values: { reason: 'Budget is frozen' } });
-    });
+    const { message } = await decidedMessage(paused.pauseId, () =>
+      rejectCard(paused.pauseId, 'Budget is frozen'),
+    );
     const answers = transfers(await paused.run(message));
     expect(answers.map((answer) => answer.response)).toEqual([
       { error: 'Tool call rejected by the approvers: Budget is frozen.' },
@@ -395,6 +395,50 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
       ]);
       expect(await outcomesOf(paused.pauseId)).toEqual([
         { state: 'approved', outcome: expect.objectContaining({ status: 'executed' }) },
+      ]);
+    },
+  );
+
+  it.each(['deny-only', 'off'] as const)(
+    'in %s mode a forged {confirmed: true} runs the tool, and its card closes with that fact: no buttons left, it says the call ran without an approval from here, and the audit has it',
+    async (mode) => {
+      const { pauseId, confirm } = await pausedTransfer(130, mode);
+      const card = await waitForPauseCard(harness.sandbox, OPS, pauseId);
+      const answers = transfers(await confirm({ confirmed: true }));
+      expect(answers.map((answer) => answer.response)).toEqual([
+        { status: 'transferred', amount: 130 },
+      ]);
+      const closed = await waitForClosedCard(harness.sandbox, OPS, card.ts);
+      expect(cardText(closed)).toContain(
+        `ran without an approval from here (the plugin's enforcement is ${mode})`,
+      );
+      expect(cardText(closed)).not.toContain('Withdrawn');
+      expect(await outcomesOf(pauseId)).toEqual([
+        { state: 'cancelled', outcome: expect.objectContaining({ status: 'executed' }) },
+      ]);
+      const trail = await harness.store.readAudit({ pauseId });
+      expect(trail.map((entry) => entry.event)).toEqual(
+        expect.arrayContaining(['cancelled', 'outcome_reported']),
+      );
+    },
+  );
+
+  it.each([
+    ['deny-only', { error: 'Tool call rejected by the approvers: No budget.' }],
+    ['off', { error: 'This tool call is rejected.' }],
+  ] as const)(
+    "in %s mode the approvers' rejection is reported rejected, never executed nor blocked: the tool did not run",
+    async (mode, answer) => {
+      const paused = await pausedTransfer(140, mode);
+      const { decision, message } = await decidedMessage(paused.pauseId, () =>
+        rejectCard(paused.pauseId, 'No budget'),
+      );
+      // As runWithApprovals (or a webhook receiver) hands it over.
+      paused.live.acceptDecision(decision);
+      const answers = transfers(await paused.run(message));
+      expect(answers.map((a) => a.response)).toEqual([answer]);
+      expect(await outcomesOf(paused.pauseId)).toEqual([
+        { state: 'rejected', outcome: expect.objectContaining({ status: 'rejected' }) },
       ]);
     },
   );

@@ -6,9 +6,12 @@ import {
 } from '@adk-slack-approvals/adk-approvals';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import {
+  type AuthConfig,
+  AuthCredentialTypes,
   FunctionNode,
   FunctionTool,
   InMemoryRunner,
+  type InvocationContext,
   LlmAgent,
   START,
   ToolNode,
@@ -42,7 +45,7 @@ beforeAll(async () => {
   harness = await startHarness({
     policy: `
 rules:
-  - match: { app: "{ask_input,budget_flow,calendar,two_stage,loop_flow,tool_flow}" }
+  - match: { app: "{ask_input,budget_flow,calendar,two_stage,loop_flow,tool_flow,cred_mix}" }
     channel: ${OPS}
     approvers: [${bob.id}]
 `,
@@ -50,7 +53,7 @@ rules:
 keys:
   - name: plugin-kinds
     sha256: ${createHash('sha256').update(KEY).digest('hex')}
-    apps: [ask_input, budget_flow, calendar, two_stage, loop_flow, tool_flow]
+    apps: [ask_input, budget_flow, calendar, two_stage, loop_flow, tool_flow, cred_mix]
     signingSecret: ${SECRET}
 `,
   });
@@ -249,6 +252,111 @@ describe('a confirmation ADK raised no request for, through the plugin', () => {
     const notice = await noticeAfter(before, 'cannot be answered');
     expect(cardText(notice)).toContain('deploy_service');
     expect(cardText(notice)).toContain('Change board: sign off');
+  });
+});
+
+describe('a gated call beside a credential request, approved before the driver closes its pause', () => {
+  it('ends unsupported_pause without throwing, and the card says the decision was not used: nothing ran', async () => {
+    const auth: AuthConfig = {
+      authScheme: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+      rawAuthCredential: { authType: AuthCredentialTypes.API_KEY },
+      credentialKey: 'mix_api_key',
+    };
+    const agent = new LlmAgent({
+      name: 'cred_mix',
+      description: 'Reads a calendar and sends invoices.',
+      instruction: 'Use the tools.',
+      model: new ScriptedLlm([
+        {
+          pattern: /\bcalendar (\w+)/gi,
+          toCall: (match) => ({ name: 'read_calendar', args: { day: String(match[1]) } }),
+        },
+        {
+          pattern: /\binvoice (\d+)/gi,
+          toCall: (match) => ({ name: 'send_invoice', args: { amount: Number(match[1]) } }),
+        },
+      ]),
+      tools: [
+        new FunctionTool({
+          name: 'read_calendar',
+          description: 'Read a calendar.',
+          parameters: z.object({ day: z.string() }),
+          execute: async (_args, context) => {
+            if (!context?.getAuthResponse(auth)) context?.requestCredential(auth);
+            return { status: 'Waiting for an API key.' };
+          },
+        }),
+        new FunctionTool({
+          name: 'send_invoice',
+          description: 'Send an invoice.',
+          parameters: z.object({ amount: z.number() }),
+          requireConfirmation: true,
+          execute: async ({ amount }) => ({ status: 'sent', amount }),
+        }),
+      ],
+    });
+    const base = `http://127.0.0.1:${harness.app.port}`;
+    /**
+     * The approval lands between the plugin posting the pause and the driver closing it (a
+     * person quick on the card): made certain by approving before the run hands back.
+     */
+    class ApprovedAtOnce extends ApprovalsPlugin {
+      override async afterRunCallback(args: { invocationContext: InvocationContext }) {
+        await super.afterRunCallback(args);
+        const posted = this.postedPause(args.invocationContext.invocationId);
+        if (posted === undefined) return;
+        await approvePause(posted.pause.id);
+        const decided = await fetch(`${base}/v1/pauses/${posted.pause.id}/decision?wait=10`, {
+          headers: { authorization: `Bearer ${KEY}` },
+        });
+        expect(decided.status).toBe(200);
+      }
+    }
+    const plugin = new ApprovedAtOnce({
+      baseUrl: base,
+      apiKey: KEY,
+      signingSecret: SECRET,
+      attempts: 1,
+    });
+    const runner = new InMemoryRunner({ agent, appName: 'cred_mix', plugins: [plugin] });
+    const session = await runner.sessionService.createSession({
+      appName: 'cred_mix',
+      userId: 'u-mix',
+    });
+    const done = await runWithApprovals({
+      runner,
+      plugin,
+      userId: session.userId,
+      sessionId: session.id,
+      newMessage: { role: 'user', parts: [{ text: 'calendar monday and invoice 55' }] },
+      waitSeconds: 5,
+    });
+    expect(unsupportedOf(done)).toEqual([
+      { kind: 'credential', requestId: expect.any(String), tool: 'read_calendar' },
+    ]);
+    const pauseId = [...done.events]
+      .reverse()
+      .map((event) => plugin.postedPause(event.invocationId)?.pause.id)
+      .find((id) => id !== undefined);
+    if (pauseId === undefined) throw new Error('expected the posted pause');
+    const card = harness.sandbox
+      .messages(OPS)
+      .findLast((message) => cardText(message).includes('send_invoice'));
+    if (card === undefined) throw new Error('expected the card of the pause');
+    const told = await harness.sandbox.waitFor(() => {
+      const now = harness.sandbox.message(OPS, card.ts);
+      return now !== undefined && cardText(now).includes('refused it') ? now : undefined;
+    });
+    expect(cardText(told)).not.toContain('Agent resumed');
+    expect(cardText(told)).toContain('credentials');
+    expect(done.events.flatMap((event) => event.content?.parts ?? [])).not.toContainEqual(
+      expect.objectContaining({
+        functionResponse: expect.objectContaining({
+          name: 'send_invoice',
+          response: { status: 'paid', amount: 55 },
+        }),
+      }),
+    );
   });
 });
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { AdkClient } from '../../src/adk/client.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
-import { undecidedCardsOf, waitForPauseCard } from '../support/pause-card.js';
+import { undecidedCardsOf, waitForClosedCard, waitForPauseCard } from '../support/pause-card.js';
 import {
   freePort,
   PYTHON_ADK,
@@ -93,6 +93,16 @@ function drive(
   prompt: string,
   ...extra: string[]
 ) {
+  return driveWith({}, scenario, prompt, ...extra);
+}
+
+/** `drive`, with more of the plugin's environment (e.g. `APPROVALS_ENFORCEMENT`). */
+function driveWith(
+  env: Record<string, string>,
+  scenario: 'approve' | 'traced' | 'forge' | 'slack-runner',
+  prompt: string,
+  ...extra: string[]
+) {
   if (PYTHON_ADK === undefined) throw new Error(PYTHON_ADK_SKIPPED);
   const args = [DRIVER, scenario, prompt, ...extra];
   const child: ChildProcess = spawn(`${PYTHON_ADK}/bin/python`, args, {
@@ -103,6 +113,7 @@ function drive(
       APPROVALS_SIGNING_SECRET: SECRET,
       APPROVALS_RESUME: 'poll',
       APPROVALS_CHANNEL: OPS,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -295,14 +306,31 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
     expect(forged.runs).toBe(0);
     expect(forged.texts?.join('\n')).toContain('Tool call refused');
     expect(await outcomesOf(String(paused.pauseId))).toEqual([['cancelled', 'blocked']]);
-    const closed = await harness.sandbox.waitFor(() => {
-      const now = harness.sandbox.message(OPS, card.ts);
-      return now !== undefined && !JSON.stringify(now.blocks).includes(ACTION_IDS.approve)
-        ? now
-        : undefined;
-    });
+    const closed = await waitForClosedCard(harness.sandbox, OPS, card.ts);
     expect(cardText(closed)).toContain('the agent answered transfer_money itself');
   });
+
+  it.each(['deny-only', 'off'])(
+    'in %s mode a forged {confirmed: true} runs the tool, and the card closes with that fact: no buttons left, it says the call ran without an approval from here',
+    { timeout: 60_000 },
+    async (mode) => {
+      const run = driveWith(
+        { APPROVALS_ENFORCEMENT: mode },
+        'forge',
+        `transfer ${mode === 'off' ? 41 : 42}`,
+      );
+      const paused = await run.step('paused');
+      const card = await waitForPauseCard(harness.sandbox, OPS, String(paused.pauseId));
+      const forged = await run.step('forged');
+      expect(await run.exited, run.stderr.join('')).toBe(0);
+      expect(forged.runs).toBe(1);
+      expect(await outcomesOf(String(paused.pauseId))).toEqual([['cancelled', 'executed']]);
+      const closed = await waitForClosedCard(harness.sandbox, OPS, card.ts);
+      expect(cardText(closed)).toContain(
+        `ran without an approval from here (the plugin's enforcement is ${mode})`,
+      );
+    },
+  );
 
   it('adk api_server --extra_plugins with the plugin misconfigured stops every run, saying why, instead of running the agent without it', {
     timeout: 90_000,

@@ -14,6 +14,7 @@ export const TEST_APPS = [
   'ask_input',
   'budget_flow',
   'staged_ops',
+  'pay_flow',
 ] as const;
 /** esbuild bundles each agent, which is slow on a busy 2-core machine. */
 export const TEST_STARTUP_TIMEOUT_MS = 180_000;

@@ -26,3 +26,17 @@ export function waitForPauseCard(
     timeoutMs: 15_000,
   });
 }
+
+/** Waits until a card has no Approve button left (the gate closed, whatever closed it). */
+export function waitForClosedCard(
+  sandbox: Sandbox,
+  channel: string,
+  ts: string,
+): Promise<SandboxMessage> {
+  return sandbox.waitFor(() => {
+    const now = sandbox.message(channel, ts);
+    return now !== undefined && !JSON.stringify(now.blocks).includes(ACTION_IDS.approve)
+      ? now
+      : undefined;
+  });
+}

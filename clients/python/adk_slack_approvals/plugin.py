@@ -6,7 +6,8 @@ requests, stripped of their auth config, for a notice), posts them as one pause 
 (Idempotency-Key per invocation), refuses in `before_tool_callback` a confirmed call the service
 did not attest for that call id and those exact arguments, claims an attested decision on the
 service before running its call (single use across processes), closes a gate whose call it
-refused (ADK records the refusal as the call's answer), and reports outcomes in every mode.
+refused (ADK records the refusal as the call's answer), and reports outcomes in every mode (a
+call `deny-only` or `off` let through unchecked says so, and a no is reported `rejected`).
 
 Configuration from the environment: APPROVALS_URL, APPROVALS_API_KEY, APPROVALS_SIGNING_SECRET,
 APPROVALS_ENFORCEMENT (attested | deny-only | off; default attested), APPROVALS_RESUME
@@ -160,6 +161,8 @@ class ApprovalsPlugin(_BasePlugin):
         self._reject_reasons: dict[str, str] = {}
         self._used: set[str] = set()
         self._running: dict[str, tuple[str, str]] = {}
+        # Calls `deny-only` or `off` let through on a confirmation nobody checked: the card says so.
+        self._unchecked: set[str] = set()
 
     def _configure(self, env: Mapping[str, str], client: Optional[ApprovalsClient]) -> None:
         thread = env.get("APPROVALS_THREAD")
@@ -305,9 +308,16 @@ class ApprovalsPlugin(_BasePlugin):
         if verdict.run:
             if verdict.pause is None:
                 # `deny-only` and `off`: nothing to claim, but a call tied to a posted gate still
-                # gets its outcome on the card.
-                if call_id in self._asked_in:
-                    self._running[call_id] = self._asked_in[call_id]
+                # gets its outcome on the card; the service closes a gate nobody decided with it.
+                asked = self._asked_in.get(call_id)
+                if asked is None:
+                    return None
+                if getattr(confirmation, "confirmed", False) is True:
+                    self._running[call_id] = asked
+                    self._unchecked.add(call_id)
+                else:
+                    # `off` leaves the no to ADK, which does not run the tool: it is a rejection.
+                    await self._report_rejection(asked, call_id)
                 return None
             self._used.add(call_id)
             claim = await self._claim_run(verdict.pause)
@@ -320,8 +330,7 @@ class ApprovalsPlugin(_BasePlugin):
         pause = verdict.pause or self._asked_in.get(call_id)
         if verdict.reason == "denied" and pause is not None:
             # The approvers' own rejection: not a refusal of the plugin's.
-            reason = self._reject_reasons.get(call_id)
-            await self._report(pause, "rejected", None if reason is None else f"reason: {reason}")
+            reason = await self._report_rejection(pause, call_id)
             return {"error": f"Tool call rejected by the approvers{'' if reason is None else f': {reason}'}."}
         message = REFUSAL_MESSAGES[verdict.reason or "no_decision"]
         log.warning("adk-approvals: tool call refused: call=%s tool=%s reason=%s", call_id, tool.name, verdict.reason)
@@ -343,15 +352,31 @@ class ApprovalsPlugin(_BasePlugin):
         if asked_again:
             await self._report(pause, "failed", ASKED_AGAIN)
         else:
-            await self._report(pause, "executed")
+            await self._report(pause, "executed", self._unchecked_detail(call_id))
         return None
 
     async def on_tool_error_callback(self, *, tool: Any, tool_args: dict, tool_context: Any, error: Exception) -> None:
-        pause = self._running.pop(getattr(tool_context, "function_call_id", None), None)
+        call_id = getattr(tool_context, "function_call_id", None)
+        pause = self._running.pop(call_id, None)
         if pause is not None:
             # The error's type only: its message may quote the arguments.
-            await self._report(pause, "failed", f"the tool raised {type(error).__name__}")
+            unchecked = self._unchecked_detail(call_id)
+            detail = f"the tool raised {type(error).__name__}{'' if unchecked is None else f'; {unchecked}'}"
+            await self._report(pause, "failed", detail)
         return None
+
+    def _unchecked_detail(self, call_id: Any) -> Optional[str]:
+        """Which enforcement let a call through unchecked, for the card; None for a checked one."""
+        if call_id not in self._unchecked:
+            return None
+        self._unchecked.discard(call_id)
+        return f"the plugin's enforcement is {self.enforcement}"
+
+    async def _report_rejection(self, pause: tuple[str, str], call_id: str) -> Optional[str]:
+        """Reports a call answered no; returns the approvers' reason when a decision gave one."""
+        reason = self._reject_reasons.get(call_id)
+        await self._report(pause, "rejected", None if reason is None else f"reason: {reason}")
+        return reason
 
     async def _claim_run(self, pause: tuple[str, str]) -> str:
         """Single use across processes: the service's first claim of the gate runs the call."""

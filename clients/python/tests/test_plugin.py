@@ -222,12 +222,28 @@ class OutcomesInEveryModeTest(unittest.TestCase):
                 self.assertIsNone(result)
                 case.ran(tool, context)
                 self.assertEqual(case.client.outcomes, [("p-1", case.asks[0]["id"], "executed")])
+                # Nobody checked the confirmation: the card (and the service, closing a gate
+                # nobody decided) is told which enforcement let it through.
+                self.assertEqual(case.client.details, [f"the plugin's enforcement is {mode}"])
         case = PluginTest()
         case.enforcement = "deny-only"
         case.setUp()
         result, _, _ = case.call(1, confirmed=False)
         self.assertEqual(result, {"error": "Tool call rejected by the approvers."})
         self.assertEqual(case.client.outcomes, [("p-1", case.asks[1]["id"], "rejected")])
+
+    def test_off_reports_a_no_rejected_never_executed_and_leaves_it_to_adk(self):
+        case = PluginTest()
+        case.enforcement = "off"
+        case.setUp()
+        case.plugin.accept_decision(case.approve(1, confirmed=False, reason="not today"))
+        result, tool, context = case.call(1, confirmed=False)
+        # ADK answers the no itself (its tool never runs); the plugin only tells the card.
+        self.assertIsNone(result)
+        case.ran(tool, context)
+        self.assertEqual(case.client.outcomes, [("p-1", case.asks[1]["id"], "rejected")])
+        self.assertEqual(case.client.details, ["reason: not today"])
+        self.assertEqual(case.client.cancelled, [])
 
 
 class SlackRunnerThreadTest(unittest.TestCase):

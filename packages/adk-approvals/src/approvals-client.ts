@@ -41,7 +41,12 @@ export type DecisionPoll =
   /** Decided, but an undo window holds it until `holdUntil`: not yet a decision to act on. */
   | { kind: 'held'; holdUntil: Date };
 
-export type OutcomeStatus = 'executed' | 'failed' | 'blocked' | 'rejected';
+/**
+ * What happened after a decision: the call ran (`executed`, `failed`), the plugin refused it
+ * (`blocked`), it was answered no (`rejected`), or the agent received the decision and did not
+ * act on it, so nothing ran (`refused`: ADK refused it, or the driver could not resume with it).
+ */
+export type OutcomeStatus = 'executed' | 'failed' | 'blocked' | 'rejected' | 'refused';
 
 export interface ApprovalsClientOptions {
   /** The app's base URL, e.g. `https://approvals.example.com`. */

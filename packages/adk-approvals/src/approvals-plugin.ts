@@ -157,8 +157,14 @@ export class ApprovalsPlugin extends BasePlugin {
   >();
   /** Gated call id → the approvers' reason for rejecting it, from a decision received. */
   private readonly rejectReasons = new Map<string, string>();
-  /** Calls let through on a decision, whose outcome is reported after they run. */
-  private readonly running = new Map<string, { pauseId: string; callId: string }>();
+  /**
+   * Calls let through, whose outcome is reported after they run; `unchecked`: let through by
+   * `deny-only` or `off` on a confirmation nobody checked (the card says so).
+   */
+  private readonly running = new Map<
+    string,
+    { pauseId: string; callId: string; unchecked?: EnforcementMode }
+  >();
 
   constructor(private readonly options: ApprovalsPluginOptions) {
     super(options.name ?? 'adk_slack_approvals');
@@ -436,9 +442,15 @@ export class ApprovalsPlugin extends BasePlugin {
     if (verdict.kind === 'run') {
       if (verdict.attested === undefined) {
         // `deny-only` and `off`: nothing to claim, but a call tied to a posted gate still gets
-        // its outcome on the card.
+        // its outcome on the card; the service closes a gate nobody decided with that fact.
         const asked = this.askedIn.get(callId);
-        if (asked !== undefined) this.running.set(callId, asked);
+        if (asked === undefined) return undefined;
+        if (confirmation.confirmed === true) {
+          this.running.set(callId, { ...asked, unchecked: this.enforcement });
+        } else {
+          // `off` leaves the no to ADK, which does not run the tool: it is a rejection.
+          await this.reportRejection(asked, callId);
+        }
         return undefined;
       }
       this.used.add(callId);
@@ -452,14 +464,12 @@ export class ApprovalsPlugin extends BasePlugin {
       this.logger.warn('adk-approvals: tool call refused', refusal);
       return { error: `Tool call refused: ${REFUSED_MESSAGE[claim]}.` };
     }
-    if (verdict.reason === 'denied' && verdict.pause !== undefined) {
-      // The approvers' own, attested rejection: not a refusal of the plugin's.
-      const reason = this.rejectReasons.get(callId);
-      await this.report(
-        verdict.pause,
-        'rejected',
-        reason === undefined ? undefined : `reason: ${reason}`,
-      );
+    const denied =
+      verdict.reason === 'denied' ? (verdict.pause ?? this.askedIn.get(callId)) : undefined;
+    if (denied !== undefined) {
+      // The approvers' own rejection (attested, or any no under `deny-only`): not a refusal of
+      // the plugin's.
+      const reason = await this.reportRejection(denied, callId);
       return {
         error: `Tool call rejected by the approvers${reason === undefined ? '' : `: ${reason}`}.`,
       };
@@ -493,7 +503,7 @@ export class ApprovalsPlugin extends BasePlugin {
             'failed',
             'the tool asked for another confirmation after this approval, which the agent cannot raise as a request: it did not do what it asked about',
           )
-        : this.report(pause, 'executed'));
+        : this.report(pause, 'executed', uncheckedDetail(pause.unchecked)));
     }
     return undefined;
   }
@@ -510,9 +520,35 @@ export class ApprovalsPlugin extends BasePlugin {
     if (callId !== undefined && pause !== undefined) {
       this.running.delete(callId);
       // The error's name only: its message may quote the arguments.
-      await this.report(pause, 'failed', `the tool threw ${error.name}`);
+      const unchecked = uncheckedDetail(pause.unchecked);
+      await this.report(
+        pause,
+        'failed',
+        `the tool threw ${error.name}${unchecked === undefined ? '' : `; ${unchecked}`}`,
+      );
     }
     return undefined;
+  }
+
+  /** Reports a call answered no; returns the approvers' reason when a decision gave one. */
+  private async reportRejection(
+    pause: { pauseId: string; callId: string },
+    callId: string,
+  ): Promise<string | undefined> {
+    const reason = this.rejectReasons.get(callId);
+    await this.report(pause, 'rejected', reason === undefined ? undefined : `reason: ${reason}`);
+    return reason;
+  }
+
+  /**
+   * The agent received this decision and did not act on it (ADK refused it, or the driver could
+   * not resume with it): each of its gates is reported `refused` with `why`, and the card says
+   * that nothing ran instead of "resumed". Never throws: the card is for people.
+   */
+  async reportRefusedDecision(decision: Decision, why: string): Promise<void> {
+    for (const gate of decision.gates) {
+      await this.report({ pauseId: decision.id, callId: gate.callId }, 'refused', why);
+    }
   }
 
   /**
@@ -595,6 +631,11 @@ const originalCallSchema = z.object({
   name: z.string().min(1),
   args: z.unknown(),
 });
+
+/** What the card says of a call let through unchecked: which enforcement let it through. */
+function uncheckedDetail(mode: EnforcementMode | undefined): string | undefined {
+  return mode === undefined ? undefined : `the plugin's enforcement is ${mode}`;
+}
 
 function isAdkEvent(event: unknown): event is Event {
   return typeof event === 'object' && event !== null && 'invocationId' in event;

@@ -41,7 +41,10 @@ export {
   type RefusalReason,
 } from './enforcement.js';
 export {
+  type ResumeWithDecisionOptions,
+  type ResumeWithDecisionResult,
   type RunWithApprovalsOptions,
   type RunWithApprovalsResult,
+  resumeWithDecision,
   runWithApprovals,
 } from './run-with-approvals.js';

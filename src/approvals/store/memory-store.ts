@@ -20,6 +20,7 @@ import type {
   GateRef,
   GateRunClaim,
   GrantEventInput,
+  HandOverRefusal,
   IdempotencyInput,
   IdempotencyResult,
   NewPause,
@@ -50,6 +51,7 @@ import { createPause } from './memory/create-pause.js';
 import { expireGate } from './memory/expire-gate.js';
 import { finishResume } from './memory/finish-resume.js';
 import { gateOf, type MemoryPause, PauseRun, viewOf } from './memory/prelude.js';
+import { refuseHandOver } from './memory/refuse-hand-over.js';
 import { renewLease } from './memory/renew-lease.js';
 import { reopen } from './memory/reopen.js';
 import { MemoryRunIntents } from './memory/run-intents.js';
@@ -500,6 +502,14 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       outcomeAudit(outcome, actor, callId),
       callId,
     );
+    this.mirror(run);
+    return result;
+  }
+
+  async refuseHandOver(input: HandOverRefusal) {
+    const run = this.load(input.pauseId, input.at);
+    if (!run) return 'not_found';
+    const result = refuseHandOver(run, input);
     this.mirror(run);
     return result;
   }

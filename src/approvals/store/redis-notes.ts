@@ -13,6 +13,7 @@ import {
   type DeliveryInput,
   type GateRunClaim,
   type GrantEventInput,
+  type HandOverRefusal,
   type IdempotencyInput,
   type IdempotencyResult,
   type OutcomeInput,
@@ -23,12 +24,20 @@ import type { StoreKeys } from './keys.js';
 import { appendToAuditStream } from './redis-audit.js';
 import type { AuditSealer } from './redis-audit-seal.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
-import { deliveryAudit, grantAudit, type NoteAuditEntry, outcomeAudit } from './rules.js';
+import {
+  deliveryAudit,
+  grantAudit,
+  handOverRefusedAudit,
+  type NoteAuditEntry,
+  outcomeAudit,
+} from './rules.js';
 import { ADD_NOTE_LUA } from './scripts/add-note.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
+import { REFUSE_HAND_OVER_LUA } from './scripts/refuse-hand-over.lua.js';
 import type { ScriptAuditEntry } from './scripts/reply.js';
 
 const ADD_NOTE = new LuaScript('add_note', ADD_NOTE_LUA);
+const REFUSE_HAND_OVER = new LuaScript('refuse_hand_over', REFUSE_HAND_OVER_LUA);
 const DELIVERY_FIELD = 'delivery';
 const OUTCOME_PREFIX = 'outcome:';
 const CLAIM_PREFIX = 'claim:';
@@ -38,7 +47,8 @@ const idempotencyRecordSchema = z.object({ fingerprint: z.string(), pauseId: z.s
 
 /**
  * The Redis side of the store's notes (outcomes, webhook delivery status) and of API
- * idempotency keys: facts beside a pause that are not transitions of its state machine.
+ * idempotency keys: facts beside a pause that are not transitions of its state machine; and of
+ * the one transition an agent reports after the fact (a handed-over decision it refused).
  */
 export class RedisPauseNotes {
   constructor(
@@ -61,6 +71,19 @@ export class RedisPauseNotes {
       callId,
     );
     return code === 1 ? 'recorded' : code === -1 ? 'unknown_gate' : 'not_found';
+  }
+
+  async refuseHandOver(
+    input: HandOverRefusal,
+  ): Promise<'refused' | 'not_handed_over' | 'not_found'> {
+    const { pauseId, actor, error, at } = input;
+    const audit = handOverRefusedAudit(actor, error, at);
+    const key = this.keys.pause(pauseId);
+    const raw = await redisCall(`${REFUSE_HAND_OVER.name} on ${key}`, () =>
+      REFUSE_HAND_OVER.run(this.redis, [key], [error, JSON.stringify(audit)]),
+    );
+    const code = await this.sealed(REFUSE_HAND_OVER.name, pauseId, raw, audit);
+    return code === 1 ? 'refused' : code === -1 ? 'not_handed_over' : 'not_found';
   }
 
   async claimGateRun(input: GateRunClaim): Promise<'claimed' | 'taken'> {
@@ -153,6 +176,16 @@ export class RedisPauseNotes {
         callId,
       ]),
     );
+    return this.sealed(ADD_NOTE.name, pauseId, raw, audit);
+  }
+
+  /** A note script's reply: its code, after sealing the trail entry it wrote (if it wrote one). */
+  private async sealed(
+    script: string,
+    pauseId: string,
+    raw: unknown,
+    audit: NoteAuditEntry,
+  ): Promise<number> {
     const reply = z
       .union([
         z.tuple([z.literal(1), z.string(), z.string()]),
@@ -160,7 +193,7 @@ export class RedisPauseNotes {
         z.tuple([z.literal(-1)]),
       ])
       .safeParse(raw);
-    if (!reply.success) throw new StoreError('script', `script add_note answered ${String(raw)}`);
+    if (!reply.success) throw new StoreError('script', `script ${script} answered ${String(raw)}`);
     const [code, head, unsealed] = reply.data;
     if (head !== undefined && unsealed !== undefined) {
       const sealed = await this.sealer.seal(

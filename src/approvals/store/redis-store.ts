@@ -23,6 +23,7 @@ import {
   type GateRef,
   type GateRunClaim,
   type GrantEventInput,
+  type HandOverRefusal,
   type IdempotencyInput,
   type IdempotencyResult,
   type NewPause,
@@ -689,6 +690,10 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {
     return this.notes.recordOutcome(input);
+  }
+
+  refuseHandOver(input: HandOverRefusal) {
+    return this.notes.refuseHandOver(input);
   }
 
   recordDelivery(input: DeliveryInput): Promise<'recorded' | 'not_found'> {

@@ -344,6 +344,11 @@ export function outcomeAudit(
   };
 }
 
+/** The trail entry of a handed-over decision the agent refused: the error's length, never its text. */
+export function handOverRefusedAudit(actor: string, error: string, at: number): NoteAuditEntry {
+  return { at: String(at), event: FINISH_EVENT.refused, actor, detail: resumeFailedDetail(error) };
+}
+
 /** The trail entry of a webhook delivery attempt: its state and attempt, never the error text. */
 export function deliveryAudit(
   delivery: { state: string; attempts: number; lastError?: string; at: number },

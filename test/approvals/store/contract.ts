@@ -1123,6 +1123,36 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(trail.map((entry) => entry.event)).toContain('resume_refused');
       });
 
+      it('a handed-over decision the agent refused becomes refused, once, with its words and a trail entry; a resume not handed over is left alone', async () => {
+        const pauseId = await decidedPause();
+        const refusal = {
+          pauseId,
+          actor: 'api:k',
+          error: 'Tool confirmation rejected: confirmation_not_required.',
+          at: T0 + 5,
+        };
+        // Decided, not handed over yet (idle), then while handed over (resuming).
+        expect(await store.refuseHandOver(refusal)).toBe('not_handed_over');
+        await store.claimResume({ pauseId, owner: 'r1', now: T0 + 10, leaseMs: LEASE_MS });
+        expect(await store.refuseHandOver(refusal)).toBe('not_handed_over');
+        expect((await store.markResumed({ pauseId, owner: 'r1', now: T0 + 20 })).kind).toBe('ok');
+        const replica = await harness.replica();
+        expect(await replica.refuseHandOver({ ...refusal, at: T0 + 30 })).toBe('refused');
+        expect(await store.refuseHandOver({ ...refusal, at: T0 + 40 })).toBe('not_handed_over');
+        expect((await replica.getPause(pauseId))?.pause.resume).toMatchObject({
+          state: 'refused',
+          lastError: refusal.error,
+          at: T0 + 30,
+        });
+        const trail = await replica.readAudit({ pauseId });
+        const refused = trail.filter((entry) => entry.event === 'resume_refused');
+        expect(refused.map((e) => [e.actor, e.detail])).toEqual([
+          ['api:k', `error_length=${refusal.error.length}`],
+        ]);
+        expect(JSON.stringify(trail)).not.toContain('confirmation_not_required');
+        expect(await store.refuseHandOver({ ...refusal, pauseId: 'p-none' })).toBe('not_found');
+      });
+
       it('dueResumes lists decided-unclaimed and lapsed pauses, not live leases, failed or pending ones', async () => {
         const unclaimed = await decidedPause();
         const live = await decidedPause();

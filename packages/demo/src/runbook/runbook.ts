@@ -78,6 +78,10 @@ async function main(): Promise<number> {
     say({ runbook: 'unsupported', requests: result.requests });
     return 1;
   }
+  if (result.kind === 'refused') {
+    say({ runbook: 'refused', pauseId: result.pauseId, reason: result.reason });
+    return 1;
+  }
   const last = result.events.findLast((event) => event.content?.parts?.some((p) => p.text));
   say({
     runbook: 'done',
