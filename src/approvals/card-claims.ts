@@ -1,22 +1,45 @@
 /**
- * Who posts a pause's card. Whoever posts one (the request that recorded the pause, a retry of it
- * that finds the pause without a card, the sweeper) holds the pause's card claim while it posts,
- * so that two never post at once across requests and replicas. A claim is a lease: its holder
- * renews it while it posts, and one that dies lets it lapse for another to take over.
+ * Who is posting a pause's card. A card is posted only by the holder of its claim: the request
+ * that recorded the pause, or the sweeper that found it without a card (`claimCardless` takes
+ * the same claim). A post can wait minutes behind Slack's rate limit; its poster renews the
+ * claim meanwhile, so nobody else posts the card again, and a poster that died lets it lapse.
  */
 export interface CardClaims {
-  /**
-   * Takes the pause's card claim for `leaseMs` when nobody holds it, or renews it when `owner`
-   * does; false while another holds it.
-   */
+  /** Takes the claim for `leaseMs` unless someone holds it; whether it was taken. */
   claim(input: CardClaimInput): Promise<boolean>;
-  /** Gives the claim up, if `owner` still holds it. */
-  release(input: { pauseId: string; owner: string }): Promise<void>;
+  /** Extends `owner`'s claim by `leaseMs`; false when it is no longer theirs (it lapsed and was taken, or is gone). */
+  renew(input: CardClaimInput): Promise<boolean>;
+  /** Lets go of `owner`'s claim (the card is posted, or its post failed); another's is kept. */
+  release(input: Pick<CardClaimInput, 'pauseId' | 'owner'>): Promise<void>;
 }
 
 export interface CardClaimInput {
   pauseId: string;
+  /** One post: the same owner never holds two claims' worth of posts at once. */
   owner: string;
   leaseMs: number;
   now: number;
+}
+
+/** The in-process twin of the card-claim keys. */
+export class MemoryCardClaims implements CardClaims {
+  private readonly claims = new Map<string, { owner: string; until: number }>();
+
+  async claim({ pauseId, owner, leaseMs, now }: CardClaimInput): Promise<boolean> {
+    const held = this.claims.get(pauseId);
+    if (held !== undefined && held.until > now) return false;
+    this.claims.set(pauseId, { owner, until: now + leaseMs });
+    return true;
+  }
+
+  async renew({ pauseId, owner, leaseMs, now }: CardClaimInput): Promise<boolean> {
+    const held = this.claims.get(pauseId);
+    if (held?.owner !== owner || held.until <= now) return false;
+    held.until = now + leaseMs;
+    return true;
+  }
+
+  async release({ pauseId, owner }: Pick<CardClaimInput, 'pauseId' | 'owner'>): Promise<void> {
+    if (this.claims.get(pauseId)?.owner === owner) this.claims.delete(pauseId);
+  }
 }

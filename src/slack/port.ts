@@ -7,9 +7,18 @@ import type { MessageMetadata } from './pause-metadata.js';
  * concrete client (`web-api-port.ts`); tests hand in the real one pointed at a local server.
  */
 export interface SlackPort {
-  /** `metadata`: Slack message metadata, for `findOwnMessage` to find the message again. */
+  /**
+   * `signal`: aborted, the message is not sent if it has not been yet (it may wait its turn
+   * behind Slack's rate limit for minutes): the call fails with `SlackCallError` code `aborted`.
+   * `metadata`: Slack message metadata, for `findOwnMessage` to find the message again.
+   */
   postMessage(
-    input: SlackMessage & { channel: string; threadTs?: string; metadata?: MessageMetadata },
+    input: SlackMessage & {
+      channel: string;
+      threadTs?: string;
+      signal?: AbortSignal;
+      metadata?: MessageMetadata;
+    },
   ): Promise<{ channel: string; ts: string }>;
   /**
    * The ts of a message this app posted in `channel` (in the thread `threadTs`, or at its top
@@ -23,6 +32,8 @@ export interface SlackPort {
     input: SlackMessage & { channel: string; user: string; threadTs?: string },
   ): Promise<void>;
   openView(input: { triggerId: string; view: View }): Promise<void>;
+  /** Replaces an open modal (`views.update`), e.g. with what became of its submission. */
+  updateView(input: { viewId: string; view: View }): Promise<void>;
   /** The person's App Home tab (`views.publish`); replaces what was there. */
   publishHome(input: { userId: string; view: HomeView }): Promise<void>;
   /** A link to a message (`chat.getPermalink`). */

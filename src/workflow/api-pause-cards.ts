@@ -9,6 +9,7 @@ import type { Log } from '../log.js';
 import { pauseMetadata } from '../slack/pause-metadata.js';
 import type { SlackPort } from '../slack/port.js';
 import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
+import type { CardClaimHold } from './card-claim-hold.js';
 import type { FoundEarlier } from './card-posting.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
@@ -63,7 +64,7 @@ export class ApiPauseCards {
     resolved: readonly ResolvedGate[],
     input: ShownRequest,
     channel: string,
-    earlier: FoundEarlier,
+    { earlier, hold }: { earlier: FoundEarlier; hold: CardClaimHold },
   ): Promise<void> {
     const { cards, log } = this.deps;
     // Grants apply only where their votes can be (the same condition as the policy's own).
@@ -81,11 +82,12 @@ export class ApiPauseCards {
           });
     const byPolicy = entries.filter(isAutomatic);
     if (byPolicy.length > 0 && byPolicy.length === resolved.length) {
-      await this.decideAllByPolicy(view, byPolicy, await earlier('policy_line'));
+      await this.decideAllByPolicy(view, byPolicy, await earlier('policy_line'), hold.signal);
       return;
     }
     const found = await earlier('card');
-    const posted = found === undefined ? await cards.post(view) : await cards.adopt(view, found);
+    const posted =
+      found === undefined ? await cards.post(view, { hold }) : await cards.adopt(view, found);
     if (this.deps.decideByPolicy !== undefined) {
       await applyPolicyVerdicts(this.deps.decideByPolicy, posted, byPolicy);
     }
@@ -108,6 +110,7 @@ export class ApiPauseCards {
     view: PauseView,
     entries: readonly PolicyDecidedGate[],
     found: string | undefined,
+    signal: AbortSignal,
   ): Promise<void> {
     const { slack, store, clock, log } = this.deps;
     if (found !== undefined) await store.setCardTs(view.pause.id, found, clock());
@@ -119,6 +122,7 @@ export class ApiPauseCards {
           ...(threadTs === undefined ? {} : { threadTs }),
           ...policyDecisionsMessage(entries),
           metadata: pauseMetadata(view.pause.id, 'policy_line'),
+          signal,
         })
         .catch((error: unknown) => {
           log.warn('could not post the policy decision line', {

@@ -2,11 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
-import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import { type CardClaimHold, holdCardClaim } from './card-claim-hold.js';
 
-/** A card claim's lease without renewal; renewed every third of it while its holder posts. */
-export const CARD_CLAIM_LEASE_MS = 5_000;
+/**
+ * A request's card claim without renewal; renewed every third of it while the request posts.
+ * Short, so that a retry takes over a dead request's card within it (the sweeper's posts keep
+ * `CARD_CLAIM_LEASE_MS`).
+ */
+export const REQUEST_CARD_LEASE_MS = 5_000;
 /**
  * Longest a request waits for the card another poster is posting: that poster's claim lapses
  * within a lease if it died, and this request then posts the card itself.
@@ -16,10 +20,14 @@ export const CARD_WAIT_MS = 15_000;
 const CARD_LOOK_MS = 200;
 
 /**
- * What `post` is given: the pause as it is now, and the ts of its message (card or policy line)
- * an earlier poster got Slack to post but died before saving, when one was found.
+ * What `post` is given: the pause as it is now; `earlier`, the ts of its message (card or policy
+ * line) an earlier poster got Slack to post but died before saving, when one is found; `hold`,
+ * the claim it posts under (its signal aborts a post not sent yet, should the claim be lost).
  */
-export type PostCard = (view: PauseView, earlier: FoundEarlier) => Promise<void>;
+export type PostCard = (
+  view: PauseView,
+  context: { earlier: FoundEarlier; hold: CardClaimHold },
+) => Promise<void>;
 export type FoundEarlier = (kind: 'card' | 'policy_line') => Promise<string | undefined>;
 
 export type CardPostingResult =
@@ -62,7 +70,7 @@ export class CardPosting {
     post: PostCard,
   ): Promise<CardPostingResult> {
     const { store, clock } = this.deps;
-    const leaseMs = this.deps.leaseMs ?? CARD_CLAIM_LEASE_MS;
+    const leaseMs = this.deps.leaseMs ?? REQUEST_CARD_LEASE_MS;
     const owner = `${this.deps.owner}:${randomUUID().slice(0, 8)}`;
     const deadline = clock() + (this.deps.waitMs ?? CARD_WAIT_MS);
     for (let attempt = 0; ; attempt += 1) {
@@ -85,41 +93,23 @@ export class CardPosting {
     post: PostCard,
   ): Promise<CardPostingResult> {
     const { store, clock, log } = this.deps;
-    const renew = setInterval(
-      () => {
-        store.cardClaims.claim({ ...claim, now: clock() }).then(
-          (held) => {
-            if (!held) log.warn('a card claim lapsed while posting', { pauseId: claim.pauseId });
-          },
-          (error: unknown) => {
-            log.warn('could not renew a card claim', {
-              pauseId: claim.pauseId,
-              error: errorMessage(error),
-            });
-          },
-        );
-      },
-      Math.max(100, Math.floor(claim.leaseMs / 3)),
+    const { pauseId, owner, leaseMs } = claim;
+    const hold = holdCardClaim(
+      { claims: store.cardClaims, clock, log },
+      { pauseId, owner },
+      leaseMs,
     );
-    renew.unref();
     try {
-      const view = await store.getPause(claim.pauseId);
+      const view = await store.getPause(pauseId);
       if (view === undefined) return { kind: 'gone' };
       if (!needsCard(view)) return { kind: 'done', view };
-      await post(view, (kind) =>
-        lookEarlier ? this.deps.findPosted(view, kind) : Promise.resolve(undefined),
-      );
-      const after = await store.getPause(claim.pauseId);
+      const earlier: FoundEarlier = (kind) =>
+        lookEarlier ? this.deps.findPosted(view, kind) : Promise.resolve(undefined);
+      await post(view, { earlier, hold });
+      const after = await store.getPause(pauseId);
       return after === undefined ? { kind: 'gone' } : { kind: 'done', view: after };
     } finally {
-      clearInterval(renew);
-      await store.cardClaims.release(claim).catch((error: unknown) => {
-        // It lapses on its own within a lease.
-        log.warn('could not release a card claim', {
-          pauseId: claim.pauseId,
-          error: errorMessage(error),
-        });
-      });
+      await hold.release();
     }
   }
 }

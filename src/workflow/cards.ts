@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
 import { deciderOf } from '../approvals/deciders.js';
 import type { PauseView } from '../approvals/records.js';
@@ -15,6 +15,7 @@ import {
 } from '../slack/pause-metadata.js';
 import { SlackCallError, type SlackPort } from '../slack/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
+import { CARD_CLAIM_LEASE_MS, type CardClaimHold, holdCardClaim } from './card-claim-hold.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
 const MAX_REFRESH_ROUNDS = 3;
@@ -51,37 +52,61 @@ export class ApprovalCards {
   private readonly lastSent = new Map<string, string>();
 
   /**
-   * Posts the card of a newly recorded pause and remembers where it went. The message carries
-   * the pause id as metadata, so that a post whose answer was lost is found again (`findPosted`).
+   * Posts the card of a newly recorded pause and remembers where it went. A card is posted once:
+   * only by the holder of its claim (`CardClaims`), which this takes (`claimedBy`: the sweeper
+   * took it already, for that owner) and holds until the card's ts is saved. While another poster
+   * holds it (the request that recorded the pause is still posting, its post waiting out Slack's
+   * rate limit), nothing is posted and the view is returned as it was. `hold`: the caller holds
+   * the claim, and goes on holding it after the post. The message carries the pause id as
+   * metadata, so that a post whose answer was lost is found again (`findPosted`).
    */
-  async post(view: PauseView): Promise<PauseView> {
-    const { card } = view.pause;
-    const startedAt = this.deps.clock();
-    const message = await this.render(view);
-    const posted = await this.deps.slack
-      .postMessage({
-        channel: card.channelId,
-        ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
-        ...message,
-        metadata: pauseMetadata(view.pause.id, 'card'),
-      })
-      .catch((error: unknown) => {
-        this.deps.tracing.cardPosted(view, startedAt, errorMessage(error));
-        throw error;
-      });
-    this.deps.tracing.cardPosted(view, startedAt);
-    const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
-    this.deps.onChanged?.(view.pause.id);
-    return updated ?? view;
+  async post(
+    view: PauseView,
+    { claimedBy, hold: held }: { claimedBy?: string; hold?: CardClaimHold } = {},
+  ): Promise<PauseView> {
+    const { card, id: pauseId } = view.pause;
+    const { store, clock, log } = this.deps;
+    const owner = claimedBy ?? `card-post:${randomUUID()}`;
+    if (claimedBy === undefined && held === undefined) {
+      const claim = { pauseId, owner, leaseMs: CARD_CLAIM_LEASE_MS, now: clock() };
+      if (!(await store.cardClaims.claim(claim))) {
+        log.info('another poster holds the claim on this card; not posting it again', { pauseId });
+        return view;
+      }
+    }
+    const hold =
+      held ?? holdCardClaim({ claims: store.cardClaims, clock, log }, { pauseId, owner });
+    try {
+      const startedAt = clock();
+      const message = await this.render(view);
+      const posted = await this.deps.slack
+        .postMessage({
+          channel: card.channelId,
+          ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
+          ...message,
+          metadata: pauseMetadata(pauseId, 'card'),
+          signal: hold.signal,
+        })
+        .catch((error: unknown) => {
+          this.deps.tracing.cardPosted(view, startedAt, errorMessage(error));
+          throw error;
+        });
+      this.deps.tracing.cardPosted(view, startedAt);
+      const updated = await store.setCardTs(pauseId, posted.ts, clock());
+      this.deps.onChanged?.(pauseId);
+      return updated ?? view;
+    } finally {
+      if (held === undefined) await hold.release();
+    }
   }
 
   /**
    * The card of a pause recorded without one (its poster died): the card Slack posted before the
    * poster died, whose ts it never saved, if there is one (then that ts is saved), else a new one.
    */
-  async postMissing(view: PauseView): Promise<PauseView> {
+  async postMissing(view: PauseView, options: { claimedBy: string }): Promise<PauseView> {
     const found = await this.findPosted(view, 'card');
-    return found === undefined ? this.post(view) : this.adopt(view, found);
+    return found === undefined ? this.post(view, options) : this.adopt(view, found);
   }
 
   /**

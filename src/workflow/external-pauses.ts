@@ -254,7 +254,7 @@ export class ExternalPauses {
     const shown = await this.cardPosting.once(
       id,
       { takeOver: result.kind === 'existed' },
-      (view, earlier) => this.shows.show(view, resolved, input, channel, earlier),
+      (view, context) => this.shows.show(view, resolved, input, channel, context),
     );
     if (shown.kind === 'busy') return { kind: 'card_pending', view: shown.view };
     return { kind: result.kind, view: shown.kind === 'done' ? shown.view : result.view };

@@ -12,6 +12,7 @@ export function quietSlackPort(overrides: Partial<SlackPort> = {}): SlackPort {
     async updateMessage() {},
     async postEphemeral() {},
     async openView() {},
+    async updateView() {},
     async publishHome() {},
     async getPermalink() {
       return 'https://example.slack.com/p1';

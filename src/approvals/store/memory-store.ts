@@ -1,3 +1,4 @@
+import { MemoryCardClaims } from '../card-claims.js';
 import { type PauseNotes, type PauseView, viewVersion } from '../records.js';
 import type {
   AdvanceRunInput,
@@ -34,6 +35,7 @@ import type {
   ReopenResult,
   ResumeFailedInput,
   RunIntent,
+  StoreMarker,
   UndoInput,
   UndoResult,
   VoteAllInput,
@@ -45,7 +47,6 @@ import type {
 } from '../store.js';
 import { addNote } from './memory/add-note.js';
 import { cancel } from './memory/cancel.js';
-import { MemoryCardClaims } from './memory/card-claims.js';
 import { claimResume } from './memory/claim-resume.js';
 import { createPause } from './memory/create-pause.js';
 import { expireGate } from './memory/expire-gate.js';
@@ -285,9 +286,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       if (claimed.length >= limit) break;
       const { pause } = entry;
       if (pause.card.ts !== undefined || pause.createdAt > now - graceMs) continue;
-      if (this.cardClaims.holderAt(pauseId, now) !== undefined) continue;
-      this.cardClaims.take(pauseId, owner, now + leaseMs);
-      claimed.push(pauseId);
+      if (await this.cardClaims.claim({ pauseId, owner, leaseMs, now })) claimed.push(pauseId);
     }
     return claimed;
   }
@@ -459,14 +458,20 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   /** Memory loses its data only with the process, and the marker with it. */
-  private marked = false;
+  private marker: StoreMarker = { kind: 'missing' };
 
-  async placeMarker(_now: number): Promise<void> {
-    this.marked = true;
+  async placeMarker(input: { now: number; lossFoundAt?: number }): Promise<void> {
+    if (this.marker.kind === 'present') return;
+    const { now, lossFoundAt } = input;
+    this.marker = {
+      kind: 'present',
+      placedAt: now,
+      ...(lossFoundAt === undefined ? {} : { lossFoundAt }),
+    };
   }
 
-  async checkMarker(): Promise<'present' | 'missing'> {
-    return this.marked ? 'present' : 'missing';
+  async readMarker(): Promise<StoreMarker> {
+    return { ...this.marker };
   }
 
   async close(): Promise<void> {}

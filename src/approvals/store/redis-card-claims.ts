@@ -1,60 +1,41 @@
-import { z } from 'zod';
 import type { CardClaimInput, CardClaims } from '../card-claims.js';
 import type { StoreKeys } from './keys.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
+import { RELEASE_CARD_CLAIM_LUA, RENEW_CARD_CLAIM_LUA } from './scripts/card-claim.lua.js';
+import { ScriptCode } from './scripts/codes.js';
 import { LuaScript } from './scripts/lua-script.js';
 
-/**
- * claim_card: takes a card claim nobody holds, or renews the holder's own.
- * KEYS: [1] the pause's card-claim key
- * ARGV: [1] owner, [2] lease ms
- * Returns 1 (taken or renewed) | 0 (another holds it)
- */
-const CLAIM_CARD_LUA = `
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-`;
+const RENEW = new LuaScript('renew_card_claim', RENEW_CARD_CLAIM_LUA);
+const RELEASE = new LuaScript('release_card_claim', RELEASE_CARD_CLAIM_LUA);
 
 /**
- * release_card: deletes a card claim, only its holder's.
- * KEYS: [1] the pause's card-claim key
- * ARGV: [1] owner
- * Returns 1 (released) | 0 (another holds it, or nobody)
- */
-const RELEASE_CARD_LUA = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-return 1
-`;
-
-const claimScript = new LuaScript('claim_card', CLAIM_CARD_LUA);
-const releaseScript = new LuaScript('release_card', RELEASE_CARD_LUA);
-const replySchema = z.union([z.literal(0), z.literal(1)]);
-
-/**
- * Card claims in Redis: `<prefix>{<pauseId>}:card-claim`, the key the sweeper's `claimCardless`
- * sets too (keys.ts), holding the owner and expiring with the lease.
+ * Card claims in Redis: `<prefix>{<pauseId>}:card-claim`, the owner's name with the lease as
+ * the key's expiry (the same key `claimCardless` sets for the sweeper).
  */
 export class RedisCardClaims implements CardClaims {
   constructor(
     private readonly redis: RedisClient,
-    private readonly keys: StoreKeys,
+    private readonly keys: Pick<StoreKeys, 'cardClaim'>,
   ) {}
 
-  async claim(input: CardClaimInput): Promise<boolean> {
-    const key = this.keys.cardClaim(input.pauseId);
-    const reply = await redisCall('claim a card', () =>
-      claimScript.run(this.redis, [key], [input.owner, Math.max(1, Math.ceil(input.leaseMs))]),
+  async claim({ pauseId, owner, leaseMs }: CardClaimInput): Promise<boolean> {
+    const key = this.keys.cardClaim(pauseId);
+    const won = await redisCall(`claim ${key}`, () =>
+      this.redis.set(key, owner, 'PX', leaseMs, 'NX'),
     );
-    return replySchema.parse(reply) === 1;
+    return won === 'OK';
   }
 
-  async release(input: { pauseId: string; owner: string }): Promise<void> {
-    const key = this.keys.cardClaim(input.pauseId);
-    await redisCall('release a card claim', () =>
-      releaseScript.run(this.redis, [key], [input.owner]),
+  async renew({ pauseId, owner, leaseMs }: CardClaimInput): Promise<boolean> {
+    const key = this.keys.cardClaim(pauseId);
+    const code = await redisCall(`renew ${key}`, () =>
+      RENEW.run(this.redis, [key], [owner, leaseMs]),
     );
+    return code === ScriptCode.OK;
+  }
+
+  async release({ pauseId, owner }: Pick<CardClaimInput, 'pauseId' | 'owner'>): Promise<void> {
+    const key = this.keys.cardClaim(pauseId);
+    await redisCall(`release ${key}`, () => RELEASE.run(this.redis, [key], [owner]));
   }
 }

@@ -52,11 +52,23 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
 
     describe('the marker of a store that holds its data', () => {
       it('is missing until placed, then present for every replica; placing it again keeps it', async () => {
-        expect(await store.checkMarker()).toBe('missing');
-        await store.placeMarker(1);
-        await store.placeMarker(2);
-        expect(await store.checkMarker()).toBe('present');
-        expect(await (await harness.replica()).checkMarker()).toBe('present');
+        expect(await store.readMarker()).toEqual({ kind: 'missing' });
+        await store.placeMarker({ now: 1 });
+        await store.placeMarker({ now: 2, lossFoundAt: 2 });
+        expect(await store.readMarker()).toEqual({ kind: 'present', placedAt: 1 });
+        expect(await (await harness.replica()).readMarker()).toEqual({
+          kind: 'present',
+          placedAt: 1,
+        });
+      });
+
+      it('placed again after a loss, tells every replica when the loss was found', async () => {
+        await store.placeMarker({ now: 5, lossFoundAt: 5 });
+        expect(await (await harness.replica()).readMarker()).toEqual({
+          kind: 'present',
+          placedAt: 5,
+          lossFoundAt: 5,
+        });
       });
     });
 
@@ -78,24 +90,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(await store.claimCardless({ ...claim, owner: 'r1', now: T0 + 20_000 })).toEqual([]);
       });
 
-      it('have one poster at a time: a card claim is held by one owner across replicas, renewed by it, and shared with the sweeper', async () => {
+      it('are not claimed while a poster holds the card claim, which only its owner renews or releases', async () => {
         const input = newPause();
         await store.createPause(input);
         const other = await harness.replica();
-        const claim = { pauseId: input.id, leaseMs: 5_000, now: T0 + 100_000 };
-        expect(await store.cardClaims.claim({ ...claim, owner: 'request-1' })).toBe(true);
-        expect(await other.cardClaims.claim({ ...claim, owner: 'request-2' })).toBe(false);
-        expect(await store.cardClaims.claim({ ...claim, owner: 'request-1' })).toBe(true);
-        // The sweeper does not take a card another poster holds.
-        const sweep = { graceMs: 1_000, leaseMs: 5_000, now: T0 + 100_000 };
-        expect(await other.claimCardless({ ...sweep, owner: 'replica-2' })).toEqual([]);
-        // Only the holder gives it up.
-        await other.cardClaims.release({ pauseId: input.id, owner: 'request-2' });
-        expect(await other.cardClaims.claim({ ...claim, owner: 'request-2' })).toBe(false);
-        await store.cardClaims.release({ pauseId: input.id, owner: 'request-1' });
-        expect(await other.claimCardless({ ...sweep, owner: 'replica-2' })).toEqual([input.id]);
-        expect(await store.cardClaims.claim({ ...claim, owner: 'request-1' })).toBe(false);
-        expect(await other.cardClaims.claim({ ...claim, owner: 'replica-2' })).toBe(true);
+        const card = { pauseId: input.id, leaseMs: 5_000, now: T0 };
+        expect(await store.cardClaims.claim({ ...card, owner: 'post-1' })).toBe(true);
+        expect(await other.cardClaims.claim({ ...card, owner: 'post-2' })).toBe(false);
+        const sweep = { graceMs: 1_000, leaseMs: 5_000, owner: 'r2', now: T0 + 2_000 };
+        expect(await other.claimCardless(sweep)).toEqual([]);
+        expect(await other.cardClaims.renew({ ...card, owner: 'post-2', now: T0 + 1 })).toBe(false);
+        expect(await store.cardClaims.renew({ ...card, owner: 'post-1', now: T0 + 1 })).toBe(true);
+        await other.cardClaims.release({ pauseId: input.id, owner: 'post-2' });
+        expect(await other.claimCardless(sweep)).toEqual([]);
+        await store.cardClaims.release({ pauseId: input.id, owner: 'post-1' });
+        expect(await other.claimCardless(sweep)).toEqual([input.id]);
+        expect(await store.cardClaims.claim({ ...card, owner: 'post-1', now: T0 + 2_001 })).toBe(
+          false,
+        );
+        expect(await other.cardClaims.renew({ ...card, owner: 'r2', now: T0 + 2_001 })).toBe(true);
       });
 
       it('lapse when their holder stops renewing them: another poster takes over', async () => {
