@@ -3,7 +3,9 @@ import { errorMessage } from '../error-message.js';
 import { type Metrics, noMetrics, secondsSince } from '../metrics.js';
 import type { SlackMessage } from './block-kit.js';
 import { stripHiding } from './escape.js';
-import { SlackCallError, type SlackPort } from './port.js';
+import { type BotIdentity, parseBotIdentity, searchOwnMessage } from './own-message-search.js';
+import type { MessageMetadata } from './pause-metadata.js';
+import { type OwnMessageQuery, SlackCallError, type SlackPort } from './port.js';
 import { RateLimitLanes, RateLimitWindows } from './rate-limit-windows.js';
 import type { SlackApiCaller } from './slack-http-client.js';
 import { visibleOnly } from './visible-text.js';
@@ -30,6 +32,8 @@ const POST_MAX_WAIT_MS = 30_000;
 const EPHEMERAL_MAX_WAIT_MS = 5_000;
 /** A permalink only decorates a message: it is worth a short wait, never a long one. */
 const PERMALINK_MAX_WAIT_MS = 2_000;
+/** A search for a message posted before a crash stands between a pause and its card. */
+const SEARCH_MAX_WAIT_MS = 5_000;
 /**
  * Refusals a call takes in its lane before it fails. Each is a window Slack named, at most the
  * call's own limit; more in a row than this means another client is spending the channel's rate.
@@ -65,6 +69,7 @@ export class WebApiSlackPort implements SlackPort {
   private readonly windows: RateLimitWindows;
   private readonly lanes = new RateLimitLanes();
   private readonly sleep: (ms: number) => Promise<void>;
+  private identity: Promise<BotIdentity> | undefined;
 
   constructor(options: WebApiSlackPortOptions) {
     this.client = options.client;
@@ -75,7 +80,12 @@ export class WebApiSlackPort implements SlackPort {
   }
 
   async postMessage(
-    input: SlackMessage & { channel: string; threadTs?: string; signal?: AbortSignal },
+    input: SlackMessage & {
+      channel: string;
+      threadTs?: string;
+      signal?: AbortSignal;
+      metadata?: MessageMetadata;
+    },
   ) {
     const response = await this.call(
       'chat.postMessage',
@@ -86,6 +96,7 @@ export class WebApiSlackPort implements SlackPort {
           channel: input.channel,
           ...visibleMessage(input),
           ...(input.threadTs === undefined ? {} : { thread_ts: input.threadTs }),
+          ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
           unfurl_links: false,
           unfurl_media: false,
         }),
@@ -157,6 +168,38 @@ export class WebApiSlackPort implements SlackPort {
     const parsed = permalinkSchema.safeParse(response);
     if (!parsed.success) throw new SlackCallError('chat.getPermalink', 'unexpected_response');
     return parsed.data.permalink;
+  }
+
+  async findOwnMessage(query: OwnMessageQuery): Promise<string | undefined> {
+    const identity = await this.botIdentity();
+    return searchOwnMessage(
+      (method, args) =>
+        this.call(method, query.channel, SEARCH_MAX_WAIT_MS, () =>
+          // Each named as it is, so that the manifest's scope check sees both.
+          method === 'conversations.history'
+            ? this.client.apiCall('conversations.history', args)
+            : this.client.apiCall('conversations.replies', args),
+        ),
+      identity,
+      query,
+    );
+  }
+
+  /** `auth.test`, once (again after a failure): whose messages are the app's own. */
+  private botIdentity(): Promise<BotIdentity> {
+    if (this.identity !== undefined) return this.identity;
+    const asked = this.call('auth.test', '', SEARCH_MAX_WAIT_MS, () =>
+      this.client.apiCall('auth.test', {}),
+    ).then((answer) => {
+      const identity = parseBotIdentity(answer);
+      if (identity === undefined) throw new SlackCallError('auth.test', 'unexpected_response');
+      return identity;
+    });
+    this.identity = asked;
+    asked.catch(() => {
+      if (this.identity === asked) this.identity = undefined;
+    });
+    return asked;
   }
 
   async openDirectMessage(user: string): Promise<string> {

@@ -393,6 +393,7 @@ export class ApprovalWorkflow {
           this.decider.granterMayApprove(view, callId, granter),
         slack,
         tracing,
+        owner: options.owner,
       });
     }
     this.owner = options.owner;
@@ -637,7 +638,7 @@ export class ApprovalWorkflow {
           // Decided already (by the policy, its line lost with Slack): nothing to ask anyone.
           if (!view.gates.some((gate) => gate.state === 'pending')) return;
           this.log.warn('posting the card of a pause recorded without one', { pauseId });
-          await this.cards.post(view, { claimedBy: this.owner });
+          await this.cards.postMissing(view, { claimedBy: this.owner });
         }),
       ),
     );

@@ -19,20 +19,22 @@ export interface CardClaimHold {
 
 /**
  * Holds a card's claim while its post is under way: renews it at once (a claim the sweeper took
- * with its own lease gets the card's) and every third of the lease. A renewal that finds the
+ * with its own lease gets the card's) and every third of the lease (`leaseMs`, default
+ * `CARD_CLAIM_LEASE_MS`). A renewal that finds the
  * claim gone or taken aborts `signal`, so that a post still waiting is not sent beside another
  * poster's; one that fails (Redis) is tried again at the next beat.
  */
 export function holdCardClaim(
   deps: { claims: CardClaims; clock: Clock; log: Log },
   claim: Omit<CardClaimInput, 'now' | 'leaseMs'>,
+  leaseMs = CARD_CLAIM_LEASE_MS,
 ): CardClaimHold {
   const lost = new AbortController();
   const beat = async () => {
     try {
       const renewed = await deps.claims.renew({
         ...claim,
-        leaseMs: CARD_CLAIM_LEASE_MS,
+        leaseMs,
         now: deps.clock(),
       });
       if (!renewed && !lost.signal.aborted) {
@@ -49,7 +51,7 @@ export function holdCardClaim(
     }
   };
   void beat();
-  const timer = setInterval(() => void beat(), CARD_CLAIM_LEASE_MS / 3);
+  const timer = setInterval(() => void beat(), leaseMs / 3);
   timer.unref();
   return {
     signal: lost.signal,

@@ -45,12 +45,15 @@ type Manifest = z.infer<typeof manifestSchema>;
 
 /**
  * Which conversations the app uses a conversation method for: the members of a public or
- * private channel named as approvers (`approvers: channel`), and a DM with one approver
- * (reminders, escalations).
+ * private channel named as approvers (`approvers: channel`), a DM with one approver
+ * (reminders, escalations), and where cards go, for a card posted before a crash.
  */
 const CONVERSATIONS_USED: Record<string, readonly ConversationType[]> = {
   'conversations.members': ['public_channel', 'private_channel'],
   'conversations.open': ['im'],
+  // Looking for a card posted before a crash, where cards go: run threads and policy channels.
+  'conversations.history': ['public_channel', 'private_channel', 'im'],
+  'conversations.replies': ['public_channel', 'private_channel', 'im'],
 };
 
 /**

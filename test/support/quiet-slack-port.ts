@@ -20,6 +20,9 @@ export function quietSlackPort(overrides: Partial<SlackPort> = {}): SlackPort {
     async openDirectMessage(user) {
       return `D-${user}`;
     },
+    async findOwnMessage() {
+      return undefined;
+    },
     ...overrides,
   };
 }

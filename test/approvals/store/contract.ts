@@ -110,6 +110,18 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         );
         expect(await other.cardClaims.renew({ ...card, owner: 'r2', now: T0 + 2_001 })).toBe(true);
       });
+
+      it('lapse when their holder stops renewing them: another poster takes over', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const other = await harness.replica();
+        const claim = { pauseId: input.id, leaseMs: 40 };
+        expect(await store.cardClaims.claim({ ...claim, owner: 'dead', now: T0 })).toBe(true);
+        expect(await other.cardClaims.claim({ ...claim, owner: 'next', now: T0 + 10 })).toBe(false);
+        // Redis counts the lease on its own clock; the memory twin on the one it is given.
+        await new Promise((resolve) => setTimeout(resolve, 80));
+        expect(await other.cardClaims.claim({ ...claim, owner: 'next', now: T0 + 80 })).toBe(true);
+      });
     });
 
     describe('run intents', () => {
