@@ -1,23 +1,33 @@
 /**
  * The app's layers, checked by `npm run check` (dependency-cruiser). Imports point down only:
  *
- *   main, app, dev  →  listeners, api  →  workflow  →  slack  →  approvals  →  adk  →  foundation
+ *   entries  →  listeners, api  →  workflow  →  slack  →  tracing  →  approvals  →  adk  →  foundation
  *
- * Foundation is the few root modules every layer may use (config, log, json, error-message,
- * process-lifecycle). Type-only imports count: a type pulled from above is still an arrow upward.
- * The workspace packages never import the app, and only the dev entry (`src/dev/`) may use the
- * development packages (the Slack sandbox, the demo), so the production graph stays small.
+ * Every module of `src/` has its place, and a module outside them fails the check:
+ * - the entries and their wiring: `main.ts` and `app.ts` (production), `dev/` (npm start), the
+ *   command-line tools in `cli/` (npm run policy, npm run audit), and the two process-level parts
+ *   only they build, `process-guard.ts` and the Prometheus metrics adapter. No layer imports them.
+ * - the layers, one folder each; `tracing/` (approvals as spans in the agent's trace) is used by
+ *   the workflow and the API and reads only the domain's records.
+ * - foundation: the few root modules every layer may use (config, log, json, error-message,
+ *   process-lifecycle, metrics, correlation); they import no layer.
+ * Type-only imports count: a type pulled from above is still an arrow upward. The workspace
+ * packages never import the app, and only the dev entry (`src/dev/`) may use the development
+ * packages (the Slack sandbox, the demo), so the production graph stays small.
  */
 const LAYERS = [
   ['adk', '^src/adk/'],
   ['approvals', '^src/approvals/'],
+  ['tracing', '^src/tracing/'],
   ['slack', '^src/slack/'],
   ['workflow', '^src/workflow/'],
   ['listeners and api', '^src/(listeners|api)/'],
 ];
 const FOUNDATION =
   '^src/(config|log|json|error-message|process-lifecycle|metrics|correlation)\\.ts$';
-const WIRING = '^src/(main|app)\\.ts$|^src/dev/';
+const WIRING = '^src/(main|app|process-guard|prometheus-metrics)\\.ts$|^src/(dev|cli)/';
+/** Where every module of `src/` belongs: a module elsewhere is under no rule, so it is refused. */
+const PLACED = [...LAYERS.map(([, path]) => path), FOUNDATION, WIRING].join('|');
 /**
  * Development packages, by their source path or their installed name. The ADK SDK is one for the
  * app: only the plugin package and the demo agents run it (scripts/production-install.sh).
@@ -45,10 +55,26 @@ module.exports = {
     ...upward,
     {
       name: 'foundation-imports-no-layer',
-      comment: 'config, log, json and error-message are used by every layer and import none.',
+      comment: 'The foundation (config, log, json, …) is used by every layer and imports none.',
       severity: 'error',
       from: { path: FOUNDATION },
       to: { path: '^src/', pathNot: FOUNDATION },
+    },
+    {
+      name: 'every-module-placed',
+      comment:
+        'A module of src/ outside the layers, the foundation and the entries escapes every rule: give it a place here.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: PLACED },
+      to: {},
+    },
+    {
+      name: 'every-import-placed',
+      comment:
+        'A module of src/ outside the layers, the foundation and the entries: give it a place here.',
+      severity: 'error',
+      from: {},
+      to: { path: '^src/', pathNot: PLACED },
     },
     {
       name: 'packages-import-no-app',

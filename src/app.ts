@@ -31,13 +31,14 @@ import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
+import { StoreReadiness } from './approvals/store-readiness.js';
 import type { Config } from './config.js';
 import { newCorrelationId, withCorrelation } from './correlation.js';
 import { errorMessage } from './error-message.js';
 import { registerListeners } from './listeners/index.js';
 import type { LineLogger } from './log.js';
 import { PrometheusMetrics } from './prometheus-metrics.js';
-import { createSlackApp, type ReadinessCheck, type SlackTransport } from './slack/bolt-app.js';
+import { createSlackApp, type SlackTransport } from './slack/bolt-app.js';
 import { SlackPersonNames } from './slack/person-names.js';
 import { WebApiSlackPort } from './slack/web-api-port.js';
 import { noTracing } from './tracing/approval-tracing.js';
@@ -71,9 +72,9 @@ export const NUDGE_LEASE_MS = 60_000;
 export const RESUME_LEASE_MS = 10_000;
 
 /**
- * How old a pause without a card must be before another replica posts it: longer than a live
- * replica can take to post one (three 10 s attempts, or a 30 s rate-limit wait, and then some),
- * so that a slow post is not doubled.
+ * How old a pause without a card must be before the sweeper posts it: longer than a live replica
+ * takes to claim its card and start posting it. A post that waits longer (behind Slack's rate
+ * limit) holds the card's claim, which keeps the sweeper off it (`CardClaims`).
  */
 const CARDLESS_GRACE_MS = 90_000;
 
@@ -110,7 +111,8 @@ export async function startApp(
   if (policyWatcher !== undefined) process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
   const { store, signals, runThreads, grants, homeViewers } = await openStore(config, log);
-  await store.placeMarker(clock());
+  await store.placeMarker({ now: clock() });
+  const storeReadiness = new StoreReadiness({ store, clock, log: log.child('store') });
   metrics.countPendingGatesWith(() => store.countPendingByApp());
   metrics.countPendingByApproverWith(() =>
     countPendingByApprover(store, policyWatcher?.current() ?? policy),
@@ -129,10 +131,14 @@ export async function startApp(
     transport: targets.slack,
     port: config.port,
     log,
-    readiness: readinessChecks(store, adk),
+    readiness: { store: storeReadiness.check, adk: () => adk.listApps().then(() => {}) },
     warnings: (): Record<string, string> => {
       const broken = policyWatcher?.brokenFile();
-      return broken === undefined ? {} : { policy: broken };
+      const lost = storeReadiness.warning();
+      return {
+        ...(broken === undefined ? {} : { policy: broken }),
+        ...(lost === undefined ? {} : { store: lost }),
+      };
     },
     routes: apiRoutes(
       apiKeys === undefined
@@ -367,21 +373,6 @@ async function loadPolicy(config: Config, log: LineLogger): Promise<Policy> {
     version: policy.version.slice(0, 12),
   });
   return policy;
-}
-
-function readinessChecks(store: ConfirmationStore, adk: AdkClient): Record<string, ReadinessCheck> {
-  return {
-    store: async () => {
-      if ((await store.checkMarker()) === 'missing') {
-        throw new Error(
-          'the store has lost its data (its marker key is gone): pending approvals are lost; their cards say so when clicked',
-        );
-      }
-    },
-    adk: async () => {
-      await adk.listApps();
-    },
-  };
 }
 
 /**

@@ -18,6 +18,10 @@ export type ApiAnswer =
   | { kind: 'not_found' }
   | { kind: 'api_off' }
   | { kind: 'conflict'; why: string }
+  /** A decision held back (an undo window) until `holdUntil` (ms): refused for now. */
+  | { kind: 'held'; holdUntil: number; why: string }
+  /** The pause is recorded and its card on its way from another request: ask again. */
+  | { kind: 'card_pending' }
   | { kind: 'too_large' };
 
 const STATUS: Record<ApiAnswer['kind'], number> = {
@@ -31,14 +35,20 @@ const STATUS: Record<ApiAnswer['kind'], number> = {
   not_found: 404,
   api_off: 404,
   conflict: 409,
+  held: 409,
+  card_pending: 503,
   too_large: 413,
 };
+
+/** Seconds a client waits before it sends a `card_pending` request again. */
+const CARD_PENDING_RETRY_AFTER_S = 1;
 
 export function send(res: ServerResponse, answer: ApiAnswer): void {
   const status = STATUS[answer.kind];
   const body = bodyOf(answer);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (answer.kind === 'unauthenticated') headers['www-authenticate'] = 'Bearer';
+  if (answer.kind === 'card_pending') headers['retry-after'] = String(CARD_PENDING_RETRY_AFTER_S);
   res.writeHead(status, headers);
   res.end(JSON.stringify(body));
 }
@@ -69,6 +79,20 @@ function bodyOf(answer: ApiAnswer): object {
       };
     case 'conflict':
       return { error: 'conflict', problems: [answer.why] };
+    case 'held':
+      return {
+        error: 'held',
+        status: 'held',
+        holdUntil: isoTime(answer.holdUntil),
+        problems: [answer.why],
+      };
+    case 'card_pending':
+      return {
+        error: 'card_pending',
+        problems: [
+          'the pause is recorded and its card is being posted; send the same request again',
+        ],
+      };
     case 'too_large':
       return { error: 'too_large', problems: ['(body): larger than 1 MB'] };
   }
@@ -135,4 +159,13 @@ export function unsupportedBody(notices: StreamNotices, channel: string): object
       ...notices.unraisedConfirmations.map(({ tool }) => ({ kind: 'unraised_confirmation', tool })),
     ],
   };
+}
+
+/** `GET …/decision` while an undo window holds the decision: when it ends, never the decision. */
+export function heldBody(pauseId: string, holdUntil: number): object {
+  return { id: pauseId, status: 'held', holdUntil: isoTime(holdUntil) };
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
 }

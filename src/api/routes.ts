@@ -21,7 +21,7 @@ import {
   waitSchema,
 } from './pause-request.js';
 import { readJsonBody } from './request-body.js';
-import { type ApiAnswer, pauseBody, send, unsupportedBody } from './responses.js';
+import { type ApiAnswer, heldBody, pauseBody, send, unsupportedBody } from './responses.js';
 
 /** The ADK target a pause in `adk` mode resumes on when it names none: ADK_BASE_URL. */
 export const DEFAULT_ADK_TARGET = 'default';
@@ -163,6 +163,8 @@ export function apiRoutes(
             kind: 'conflict',
             why: `Idempotency-Key: already used in the last 24 hours with a different body (for pause ${result.pauseId}); a retry sends the same body, a new pause a new key`,
           };
+        case 'card_pending':
+          return { kind: 'card_pending' };
       }
     }),
 
@@ -191,6 +193,8 @@ export function apiRoutes(
           return { kind: 'ok', body: result.body };
         case 'pending':
           return { kind: 'accepted', body: { id: idOf(req), status: 'pending' } };
+        case 'held':
+          return { kind: 'accepted', body: heldBody(idOf(req), result.holdUntil) };
         case 'not_found':
           return { kind: 'not_found' };
       }
@@ -219,6 +223,13 @@ export function apiRoutes(
       if (!parsed.success) return { kind: 'invalid', problems: formatIssues(parsed.error.issues) };
       const { callId } = parsed.data;
       const result = await pauses.get().claimRun(key.name, idOf(req), callId);
+      if (typeof result === 'object') {
+        return {
+          kind: 'held',
+          holdUntil: result.held,
+          why: 'callId: the approval is held until holdUntil (an undo window) and may still be undone; ask for the decision again then',
+        };
+      }
       switch (result) {
         case 'claimed':
           return { kind: 'ok', body: { id: idOf(req), callId, claimed: true } };

@@ -1,5 +1,5 @@
+import { grantIdOf } from './grant-actors.js';
 import { policyRuleOf, SYSTEM_ACTOR } from './records.js';
-import { GRANT_ACTOR_PREFIX } from './store/audit-chain.js';
 
 /**
  * Who moved a gate out of `pending`, read from its decision's `by`. One reading for every place
@@ -33,9 +33,8 @@ export function deciderOf(by: string): Decider {
   if (by === SYSTEM_ACTOR) return { kind: 'expiry', id: SYSTEM_ACTOR };
   const rule = policyRuleOf(by);
   if (rule !== undefined) return { kind: 'policy', id: rule };
-  if (by.startsWith(GRANT_ACTOR_PREFIX)) {
-    return { kind: 'grant', id: by.slice(GRANT_ACTOR_PREFIX.length) };
-  }
+  const grant = grantIdOf(by);
+  if (grant !== undefined) return { kind: 'grant', id: grant };
   if (by.startsWith(API_ACTOR_PREFIX)) {
     return { kind: 'agent', id: by.slice(API_ACTOR_PREFIX.length) };
   }

@@ -1,3 +1,4 @@
+import type { JsonValue } from '../json.js';
 import type { Approver, GateDecision, GatePolicy, GateState } from './records.js';
 
 /**
@@ -35,7 +36,10 @@ export type Refusal =
   /** The store holds no record of the card's pause at all (Redis lost its data, or it was removed). */
   | { kind: 'pause_gone' }
   | { kind: 'nobody_may_approve'; rule: string; question?: true }
-  | { kind: 'reason_required' }
+  /** Rejecting needs a reason under the rule in force (`rule`, when known), and none was given. */
+  | { kind: 'reason_required'; rule?: string }
+  /** A batch held a call whose rule in force says `batch: false`: it is decided on its card. */
+  | { kind: 'not_batchable'; rule: string }
   /** An input request is answered with its form, never approved or rejected as it stands. */
   | { kind: 'answer_required' }
   /** Slack could not tell who may approve (a user group or channel lookup failed): fail closed. */
@@ -46,6 +50,27 @@ export type Refusal =
   | { kind: 'outcome_unknown' }
   /** The run could not start its thread in this channel; `code` is Slack's error. */
   | { kind: 'cannot_post_here'; code: string };
+
+/** What became of one call picked in a batch from the App Home. */
+export interface BatchPick {
+  pauseId: string;
+  callId: string;
+  /** The call as its card shows it; absent when its pause is no longer on record. */
+  call?: {
+    tool: string;
+    args: JsonValue;
+    requester: string;
+    app: string;
+    /** Where its card is. */
+    channelId: string;
+  };
+  outcome:
+    | { kind: 'approved' | 'rejected' }
+    /** An approval that counted towards a quorum not met yet: the call still waits. */
+    | { kind: 'counted'; approvals: number; quorum: number }
+    /** Nothing was decided for it, and why. */
+    | { kind: 'refused'; refusal: Refusal };
+}
 
 /** Why a run ended without an answer. Messages come from ADK and are shown escaped. */
 export type RunError =

@@ -1,5 +1,6 @@
 import type { Gate } from '../adk/gate.js';
 import type { JsonValue } from '../json.js';
+import type { CardClaims } from './card-claims.js';
 import type { GrantScope } from './grants.js';
 import type {
   AdkCoordinates,
@@ -53,9 +54,12 @@ export interface ConfirmationStore {
   /**
    * Pauses recorded at least `graceMs` ago whose card was never posted (no `ts`): a replica died
    * between recording a pause and posting its card, and nobody can see or approve it. Each id
-   * returned is claimed for `leaseMs` by `owner`, so that one replica posts it.
+   * returned is claimed for `leaseMs` by `owner` (its card claim, see `cardClaims`), so that one
+   * replica posts it; a pause whose card another poster holds the claim of is not returned.
    */
   claimCardless(input: ClaimCardlessInput): Promise<string[]>;
+  /** Who is posting each pause's card: one poster at a time. */
+  readonly cardClaims: CardClaims;
 
   /**
    * Run intents: an `/agent` command accepted and not yet ended, held by the replica running it
@@ -163,13 +167,22 @@ export interface ConfirmationStore {
   /**
    * Sets the marker that tells a store that lost its data from one that holds it (at start;
    * kept if it is there already). Redis restarted without persistence, flushed or evicted: the
-   * marker is gone with everything else, and `checkMarker` says so.
+   * marker is gone with everything else, and `readMarker` says so. Placed again after a loss,
+   * it keeps when that loss was found (`lossFoundAt`), for every replica to report.
    */
-  placeMarker(now: number): Promise<void>;
-  checkMarker(): Promise<'present' | 'missing'>;
+  placeMarker(input: { now: number; lossFoundAt?: number }): Promise<void>;
+  readMarker(): Promise<StoreMarker>;
 
   close(): Promise<void>;
 }
+
+/**
+ * The store's marker: gone (the store lost its data), or there since `placedAt`; `lossFoundAt`
+ * when it was placed again after a loss found then.
+ */
+export type StoreMarker =
+  | { kind: 'missing' }
+  | { kind: 'present'; placedAt: number; lossFoundAt?: number };
 
 export interface NewGate extends Gate {
   policy: GatePolicy;

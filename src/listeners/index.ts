@@ -1,5 +1,6 @@
 import type { App } from '@slack/bolt';
 import { registerApprovalActions } from './actions.js';
+import { registerBatchViews } from './batch-views.js';
 import { registerAgentCommand } from './commands.js';
 import type { ListenerDeps } from './deps.js';
 import { registerThreadEvents } from './events.js';
@@ -11,6 +12,7 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerAgentCommand(app, deps);
   registerApprovalActions(app, deps);
   registerApprovalViews(app, deps);
+  registerBatchViews(app, deps);
   registerThreadEvents(app, deps);
   registerAppHome(app, deps);
 }

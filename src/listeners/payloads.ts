@@ -34,6 +34,8 @@ export type BlockAction = z.infer<typeof blockActionSchema>;
 export const viewSubmissionSchema = z.object({
   user: z.object({ id: z.string().min(1) }),
   view: z.object({
+    /** The modal's id, for `views.update` after the ack. */
+    id: z.string().min(1).optional(),
     private_metadata: z.string(),
     state: z.object({ values: z.unknown() }),
   }),

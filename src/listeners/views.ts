@@ -2,17 +2,9 @@ import type { App, ViewResponseAction } from '@slack/bolt';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import { CALLBACK_IDS } from '../slack/action-ids.js';
-import {
-  batchable,
-  batchKey,
-  GATES_BLOCK_ID,
-  parseBatchMetadata,
-  parseBatchSelect,
-  renderBatchConfirmModal,
-} from '../slack/batch-modal.js';
 import { parseInputSubmission } from '../slack/input-modal.js';
 import { parseEditMetadata, parseRejectMetadata } from '../slack/modal-metadata.js';
-import { parseEditSubmission, parseRejectSubmission, REASON_BLOCK_ID } from '../slack/modals.js';
+import { parseEditSubmission, parseRejectSubmission } from '../slack/modals.js';
 import { renderRefusal } from '../slack/notices.js';
 import type { Tell } from '../workflow/approval-workflow.js';
 import type { DecisionReply } from '../workflow/decider.js';
@@ -91,64 +83,8 @@ export function registerApprovalViews(app: App, deps: ListenerDeps): void {
             callId: metadata.callId,
             voter,
             choice: 'approve',
-            payload: form.answer,
+            payload: form.value,
           },
-          tell,
-        ),
-    };
-  });
-
-  // A batch from the App Home, step 1: the picked calls, found again among those still waiting
-  // for the person, are shown in step 2 (the same modal, updated) before anything is decided.
-  app.view(CALLBACK_IDS.batchSelect, async ({ ack, body }) => {
-    const parsed = viewSubmissionSchema.safeParse(body);
-    if (!parsed.success) {
-      await ack();
-      deps.log.warn('unreadable modal submission', { callbackId: CALLBACK_IDS.batchSelect });
-      return;
-    }
-    const selection = parseBatchSelect(parsed.data.view.state.values);
-    if (!selection.ok) {
-      await ack(errorsResponse(selection.errors));
-      return;
-    }
-    const waiting = batchable(await workflow.batchCandidates(parsed.data.user.id));
-    const picked = waiting.filter((gate) => selection.keys.includes(batchKey(gate)));
-    if (picked.length < selection.keys.length) {
-      const gone = selection.keys.length - picked.length;
-      await ack(
-        errorsResponse({
-          [GATES_BLOCK_ID]: `${gone} of the picked calls no longer wait for you: pick again.`,
-        }),
-      );
-      return;
-    }
-    const view = renderBatchConfirmModal({
-      choice: selection.choice,
-      reason: selection.reason,
-      gates: picked,
-    });
-    if (view === undefined) {
-      await ack(errorsResponse({ [REASON_BLOCK_ID]: 'Shorten the reason, or pick fewer calls.' }));
-      return;
-    }
-    await ack({ response_action: 'update', view });
-  });
-
-  // Step 2: exactly the calls listed, each pause's all or none, as clicks on their cards would.
-  onSubmission(app, deps, CALLBACK_IDS.batchConfirm, parseBatchMetadata, async (submission) => {
-    const { metadata, voter } = submission;
-    return {
-      kind: 'valid',
-      decide: (tell) =>
-        workflow.voteBatch(
-          {
-            pauseId: '',
-            voter,
-            choice: metadata.choice,
-            ...(metadata.reason === undefined ? {} : { reason: metadata.reason }),
-          },
-          metadata.refs,
           tell,
         ),
     };

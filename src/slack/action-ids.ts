@@ -68,6 +68,8 @@ export const CALLBACK_IDS = {
   batchSelect: 'approvals.batch_select',
   /** The batch, step 2: exactly the picked calls. `private_metadata`: `BatchMetadata`. */
   batchConfirm: 'approvals.batch_confirm',
+  /** The batch, step 3: what became of each call (no submit: nothing comes back). */
+  batchResult: 'approvals.batch_result',
 } as const;
 
 /** Reads JSON text with a schema; anything else (not JSON, wrong shape) is `undefined`. */

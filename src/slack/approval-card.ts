@@ -8,6 +8,7 @@ import type {
   PauseNotes,
   PauseView,
 } from '../approvals/records.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import {
   ACTION_IDS,
   encodeButtonValue,
@@ -35,7 +36,7 @@ import {
 } from './card-gate.js';
 import { approveAllConfirm, withdrawConfirm } from './confirm-dialogs.js';
 import { codeBlock, escapeLine, fitEscaped, inlineCode } from './escape.js';
-import type { GateContext, ToolOutcome } from './gate-context.js';
+import type { GateContext } from './gate-context.js';
 import { approversText, expiryText, listWithin, toolName } from './gate-lines.js';
 import { channelMention, permalinkTo, slackDate, userMention } from './mentions.js';
 import { gateOutcome, OUTCOME_WORD } from './outcome-words.js';

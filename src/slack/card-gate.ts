@@ -1,5 +1,6 @@
 import { offerLabel, scopeOfOffer } from '../approvals/grants.js';
 import type { GateRecord } from '../approvals/records.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import type { JsonValue } from '../json.js';
 import {
   ACTION_IDS,
@@ -24,7 +25,7 @@ import {
 } from './block-kit.js';
 import { approveConfirm, grantConfirm, menuConfirm } from './confirm-dialogs.js';
 import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';
-import type { GateContext, ToolOutcome } from './gate-context.js';
+import type { GateContext } from './gate-context.js';
 import {
   approversText,
   decisionText,

@@ -11,20 +11,80 @@
  */
 const INVISIBLE_CLASS =
   '[\\u061c\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff]';
-const INVISIBLE = new RegExp(INVISIBLE_CLASS, 'g');
 const ONE_INVISIBLE = new RegExp(`^${INVISIBLE_CLASS}$`);
 const REVEALED_WIDTH = '⟨U+0000⟩'.length;
 
-function isInvisible(unit: number): boolean {
-  return ONE_INVISIBLE.test(String.fromCharCode(unit));
+/**
+ * Unicode tag characters (U+E0000–U+E007F, each a surrogate pair `\uDB40` + `\uDC00`–`\uDC7F`)
+ * draw nothing, yet those from U+E0020 to U+E007E spell ASCII that a model reads: a way to hide
+ * instructions or arguments from the person approving. A run of them is shown as the text it
+ * spells, `⟨hidden text: …⟩`; the others (the language tag, the cancel tag) by name
+ * (`⟨U+E007F⟩`). The three emoji flags made of tags (England, Scotland, Wales: their letters are
+ * fixed, so they hide nothing) stay flags.
+ */
+const TAG = '\\uDB40[\\uDC00-\\uDC7F]';
+const TAG_BASE = 0xe0000;
+const SUBDIVISION_FLAGS = ['gbeng', 'gbsct', 'gbwls'].map(
+  (region) =>
+    `\u{1F3F4}${[...region].map((letter) => String.fromCodePoint(TAG_BASE + letter.charCodeAt(0))).join('')}\u{E007F}`,
+);
+const HIDDEN_OPEN = '⟨hidden text: ';
+const HIDDEN_CLOSE = '⟩';
+const REVEALED_TAG_WIDTH = '⟨U+E0000⟩'.length;
+const DISGUISES = new RegExp(`${SUBDIVISION_FLAGS.join('|')}|(?:${TAG})+|${INVISIBLE_CLASS}`, 'g');
+
+/** What a tag character spells, if it spells anything (U+E0020–U+E007E: ASCII). */
+function spelled(codePoint: number): string | undefined {
+  const ascii = codePoint - TAG_BASE;
+  if (ascii < 0x20 || ascii > 0x7e) return undefined;
+  // A backtick would end the inline code or fence the text is shown in.
+  return ascii === 0x60 ? 'ˋ' : String.fromCharCode(ascii);
 }
 
-/** Every bidi control and zero-width character named visibly: `⟨U+202E⟩`. */
+function named(codePoint: number): string {
+  return `⟨U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}⟩`;
+}
+
+function revealTags(run: string): string {
+  let shown = '';
+  let hidden = '';
+  for (const char of run) {
+    const codePoint = char.codePointAt(0) ?? 0;
+    const letter = spelled(codePoint);
+    if (letter !== undefined) {
+      hidden += letter;
+      continue;
+    }
+    if (hidden !== '') shown += `${HIDDEN_OPEN}${hidden}${HIDDEN_CLOSE}`;
+    hidden = '';
+    shown += named(codePoint);
+  }
+  return hidden === '' ? shown : `${shown}${HIDDEN_OPEN}${hidden}${HIDDEN_CLOSE}`;
+}
+
+/**
+ * Every bidi control and zero-width character named visibly (`⟨U+202E⟩`), and every run of tag
+ * characters shown as what it spells (`⟨hidden text: …⟩`).
+ */
 export function revealInvisible(raw: string): string {
-  return raw.replace(
-    INVISIBLE,
-    (char) => `⟨U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
-  );
+  return raw.replace(DISGUISES, (found) => {
+    if (SUBDIVISION_FLAGS.includes(found)) return found;
+    if (found.charCodeAt(0) === 0xdb40) return revealTags(found);
+    return named(found.charCodeAt(0));
+  });
+}
+
+/**
+ * The characters that hide or reorder text, and only those, taken out: bidi controls and tag
+ * characters (the three tag flags kept). For text no renderer revealed, on its way out to Slack
+ * (`WebApiSlackPort`): taking out never lengthens it past a limit the renderer kept to.
+ */
+const HIDING = new RegExp(
+  `(${SUBDIVISION_FLAGS.join('|')})|${TAG}|[\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]`,
+  'g',
+);
+export function stripHiding(text: string): string {
+  return text.replace(HIDING, (_found, flag: string | undefined) => flag ?? '');
 }
 
 /**
@@ -69,12 +129,41 @@ export function codePoints(text: string): number {
   return text.length - pairs;
 }
 
-/** What one UTF-16 unit of the original becomes once escaped. */
-function escapedWidth(unit: number, reveal: boolean): number {
+/** Entities only: what one UTF-16 unit becomes in `escapeEntities`. */
+function entityWidth(unit: number): number {
   if (unit === 0x26) return 5; // & → &amp;
   if (unit === 0x3c || unit === 0x3e) return 4; // < → &lt;, > → &gt;
-  if (reveal && isInvisible(unit)) return REVEALED_WIDTH;
   return 1;
+}
+
+/**
+ * The next piece of `raw` at `index` that escaping turns into one thing (a unit, a tag
+ * character, a tag flag), its length in units, its width once escaped, and whether it spells
+ * a letter of hidden text (the next such letter then adds only its own width).
+ */
+function pieceAt(
+  raw: string,
+  index: number,
+  reveal: boolean,
+  inHiddenText: boolean,
+): { units: number; width: number; spells: boolean } {
+  const unit = raw.charCodeAt(index);
+  if (!reveal) return { units: 1, width: entityWidth(unit), spells: false };
+  if (unit === 0xdb40) {
+    const next = raw.charCodeAt(index + 1);
+    if (next >= 0xdc00 && next <= 0xdc7f) {
+      const letter = spelled(TAG_BASE + next - 0xdc00);
+      if (letter === undefined) return { units: 2, width: REVEALED_TAG_WIDTH, spells: false };
+      const frame = inHiddenText ? 0 : HIDDEN_OPEN.length + HIDDEN_CLOSE.length;
+      return { units: 2, width: frame + entityWidth(letter.charCodeAt(0)), spells: true };
+    }
+  }
+  if (unit === 0xd83c) {
+    const flag = SUBDIVISION_FLAGS.find((candidate) => raw.startsWith(candidate, index));
+    if (flag !== undefined) return { units: flag.length, width: flag.length, spells: false };
+  }
+  const width = ONE_INVISIBLE.test(raw.charAt(index)) ? REVEALED_WIDTH : entityWidth(unit);
+  return { units: 1, width, spells: false };
 }
 
 function isHighSurrogate(unit: number): boolean {
@@ -118,11 +207,13 @@ export function fitEscaped(raw: string, max: number, { reveal = true } = {}): Fi
   }
   let length = 0;
   let fits = 0;
+  let inHiddenText = false;
   while (fits < raw.length) {
-    const width = escapedWidth(raw.charCodeAt(fits), reveal);
-    if (length + width > max) break;
-    length += width;
-    fits += 1;
+    const piece = pieceAt(raw, fits, reveal, inHiddenText);
+    if (length + piece.width > max) break;
+    length += piece.width;
+    fits += piece.units;
+    inHiddenText = piece.spells;
   }
   const consumed = graphemeBoundary(raw, fits);
   const kept = raw.slice(0, consumed);

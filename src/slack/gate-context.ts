@@ -1,4 +1,5 @@
 import type { GateOutcome, GateRecord } from '../approvals/records.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 
 /** What a gate's blocks are rendered from, on the detailed card and in compact rows. */
 export interface GateContext {
@@ -21,9 +22,3 @@ export interface GateContext {
   /** The card states who may approve and the expiry once, for every gate: leave them out here. */
   sharedFacts?: boolean;
 }
-
-/**
- * An approved call's fate after the resume: it ran, the tool answered with an error, or the
- * agent asked for it again instead of running it (workflow/re-requests.ts).
- */
-export type ToolOutcome = 'ran' | 'failed' | 'asked_again';

@@ -266,13 +266,18 @@ export function decidedWords(gate: GateRecord, decision: GateDecision): string {
  * one tool apart. Not an object: its compact JSON, cut.
  */
 export function argumentSummary(args: JsonValue, max: number): string {
+  return escapeLine(argumentText(args), max);
+}
+
+/** The one line `argumentSummary` shows, before escaping and cutting. */
+export function argumentText(args: JsonValue): string {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    return escapeLine(JSON.stringify(args) ?? '', max);
+    return JSON.stringify(args) ?? '';
   }
-  const parts = Object.entries(args).map(([key, value]) => {
-    const shown = typeof value === 'string' ? value : JSON.stringify(value);
-    return `${key}: ${shown.replace(/\s+/g, ' ')}`;
-  });
-  if (parts.length === 0) return '';
-  return escapeLine(parts.join(', '), max);
+  return Object.entries(args)
+    .map(([key, value]) => {
+      const shown = typeof value === 'string' ? value : JSON.stringify(value);
+      return `${key}: ${shown.replace(/\s+/g, ' ')}`;
+    })
+    .join(', ');
 }

@@ -2,7 +2,7 @@ import type { HomeView } from '@slack/types';
 import { gateKind } from '../adk/gate.js';
 import { deciderOf } from '../approvals/deciders.js';
 import { type Grant, scopeWords } from '../approvals/grants.js';
-import type { GateRecord, PauseView } from '../approvals/records.js';
+import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
 import { ACTION_IDS, encodeButtonValue, fitsButtonValue } from './action-ids.js';
 import { type Button, type KnownBlock, mrkdwn, plain } from './block-kit.js';
 import { approveConfirm, revokeConfirm } from './confirm-dialogs.js';
@@ -23,6 +23,8 @@ export interface HomeGate {
   view: PauseView;
   gate: GateRecord;
   cardPermalink: string | undefined;
+  /** The policy in force for it, as the check of this person found it (absent: as recorded). */
+  policy?: GatePolicy;
 }
 
 /** What a person's recent list records of a gate: how it was decided, or a vote toward a quorum. */
@@ -67,9 +69,12 @@ export const HOME_LIMITS = { waiting: 20, requests: 10, grants: 5, recent: 10 } 
 
 const ARGS_MAX = 300;
 
-/** May a batch from the Home hold this gate? A confirmation whose rule does not say `batch: false`. */
-export function isBatchable(gate: GateRecord): boolean {
-  return gate.kind !== 'input' && gate.policy.batch !== false;
+/**
+ * May a batch from the Home hold this gate? A confirmation whose rule in force does not say
+ * `batch: false`.
+ */
+export function isBatchable({ gate, policy }: HomeGate): boolean {
+  return gate.kind !== 'input' && (policy ?? gate.policy).batch !== false;
 }
 
 /** The App Home tab: "Waiting for you", "Your requests", "Recent decisions". Pure. */
@@ -83,7 +88,7 @@ export function renderHomeView(input: HomeInput): HomeView {
   if (waiting.length === 0) {
     blocks.push(context('Nothing waits for your decision.'));
   }
-  if (input.waiting.filter(({ gate }) => isBatchable(gate)).length >= 2) {
+  if (input.waiting.filter(isBatchable).length >= 2) {
     blocks.push({
       type: 'actions',
       elements: [

@@ -2,10 +2,11 @@ import type { GateRecord } from '../approvals/records.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
 import { escapeWithin } from './escape.js';
+import { inputForm, readInputForm } from './forms/input-form.js';
+import type { FormReading } from './forms/read-form.js';
+import { formBlocks } from './forms/render-field.js';
 import { askerName } from './input-card.js';
-import { type InputFormResult, inputForm, inputFormBlocks, parseInputForm } from './input-form.js';
 import { encodeEditMetadata } from './modal-metadata.js';
-import { viewStateValuesSchema } from './view-state.js';
 
 /**
  * The answer modal of an input request: the question, then the form generated from its schema.
@@ -13,7 +14,6 @@ import { viewStateValuesSchema } from './view-state.js';
  */
 
 const MESSAGE_MAX = 2_500;
-const UNREADABLE = 'The form could not be read. Please close it and try again.';
 
 export interface InputModalInput {
   pauseId: string;
@@ -57,21 +57,11 @@ export function renderInputModal({ pauseId, gate, channelId, messageTs }: InputM
     ...base,
     submit: plain('Send answer'),
     private_metadata: metadata,
-    blocks: [
-      question,
-      { type: 'divider' },
-      ...inputFormBlocks(inputForm(gate.input?.responseSchema)),
-    ],
+    blocks: [question, { type: 'divider' }, ...formBlocks(inputForm(gate.input?.responseSchema))],
   };
 }
 
 /** The answer from a submitted answer modal, or errors by block id; `values` is untrusted. */
-export function parseInputSubmission(gate: GateRecord, values: unknown): InputFormResult {
-  const schema = gate.input?.responseSchema;
-  const parsed = viewStateValuesSchema.safeParse(values);
-  if (!parsed.success) {
-    const [first] = inputForm(schema);
-    return { ok: false, errors: first ? { [first.blockId]: UNREADABLE } : {} };
-  }
-  return parseInputForm(schema, parsed.data);
+export function parseInputSubmission(gate: GateRecord, values: unknown): FormReading {
+  return readInputForm(gate.input?.responseSchema, values);
 }

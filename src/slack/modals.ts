@@ -4,10 +4,11 @@ import type { JsonValue } from '../json.js';
 import { CALLBACK_IDS } from './action-ids.js';
 import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
 import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';
+import { type PayloadReading, payloadForm, readPayloadForm } from './forms/payload-form.js';
+import { formBlocks } from './forms/render-field.js';
 import { argumentSummary } from './gate-lines.js';
 import { displayHint } from './hint.js';
 import { encodeEditMetadata, encodeRejectMetadata } from './modal-metadata.js';
-import { type FormResult, formBlocks, parseForm, payloadForm } from './payload-form.js';
 import { INPUT_ACTION_ID, viewStateValuesSchema } from './view-state.js';
 
 /**
@@ -98,14 +99,8 @@ export function parseEditSubmission(
   template: JsonValue | undefined,
   values: unknown,
   schema?: PayloadSchema,
-): FormResult {
-  const form = payloadForm(template, schema);
-  const parsed = viewStateValuesSchema.safeParse(values);
-  if (!parsed.success) {
-    const first = form.find((field) => field.kind !== 'fixed');
-    return { ok: false, errors: first ? { [first.blockId]: UNREADABLE } : {} };
-  }
-  return parseForm(form, parsed.data, schema);
+): PayloadReading {
+  return readPayloadForm(template, values, schema);
 }
 
 export interface RejectModalInput {

@@ -37,7 +37,8 @@ function decidedLine(state: GateState, decision: GateDecision, question: boolean
   }
 }
 
-function line(refusal: Refusal): string {
+/** Why a click (or one call of a batch) changed nothing, in a sentence or two about "this". */
+export function refusalLine(refusal: Refusal): string {
   switch (refusal.kind) {
     case 'not_approver': {
       const verb = refusal.question ? 'answer' : 'approve';
@@ -88,7 +89,11 @@ function line(refusal: Refusal): string {
     case 'nobody_may_approve':
       return `Nobody may ${refusal.question ? 'answer' : 'approve'} this under the current policy (rule ${inlineCode(refusal.rule, 60)}).`;
     case 'reason_required':
-      return 'The policy asks for a reason to reject this. Please give one.';
+      return refusal.rule === undefined
+        ? 'The policy asks for a reason to reject this. Please give one.'
+        : `The policy asks for a reason to reject this (rule ${inlineCode(refusal.rule, 60)}). Please give one.`;
+    case 'not_batchable':
+      return `Its rule (${inlineCode(refusal.rule, 60)}) says \`batch: false\`: decide it on its card, on its own.`;
     case 'answer_required':
       return 'The agent asked a question: answer it with the Answer button on the card.';
     case 'permission_check_failed':
@@ -110,7 +115,7 @@ export function referenceOf(reference: string | undefined): string {
 }
 
 export function renderRefusal(refusal: Refusal): SlackMessage {
-  return { text: `:no_entry: ${line(refusal)}` };
+  return { text: `:no_entry: ${refusalLine(refusal)}` };
 }
 
 const PAUSE_GONE =

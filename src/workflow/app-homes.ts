@@ -228,8 +228,11 @@ export class AppHomes {
     for (const ref of candidates) {
       const check = await this.deps.check(ref.pauseId, [ref.callId], userId);
       if (check.kind !== 'allowed') continue;
-      const gate = check.gates[0];
-      if (gate !== undefined) found.push(await this.homeGate(check.view, gate.confirmationCallId));
+      const [gate] = check.gates;
+      const [policy] = check.policies;
+      if (gate === undefined) continue;
+      const item = await this.homeGate(check.view, gate.confirmationCallId);
+      found.push(policy === undefined ? item : { ...item, policy });
     }
     return found;
   }

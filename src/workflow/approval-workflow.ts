@@ -2,6 +2,7 @@ import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
 import { type GrantStore, MemoryGrantStore } from '../approvals/grants.js';
 import type { HomeViewers } from '../approvals/home-viewers.js';
+import type { BatchPick } from '../approvals/outcomes.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import { type PauseView, viewVersion } from '../approvals/records.js';
@@ -13,12 +14,12 @@ import {
   type RunIntent,
   StoreError,
 } from '../approvals/store.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { type Metrics, noMetrics } from '../metrics.js';
 import type { SlackMessage } from '../slack/block-kit.js';
-import type { ToolOutcome } from '../slack/gate-context.js';
 import type { HomeGate } from '../slack/home-view.js';
 import { renderPauseGoneCard } from '../slack/notices.js';
 import type { PersonNames } from '../slack/person-names.js';
@@ -27,6 +28,7 @@ import { type ApprovalTracing, noTracing } from '../tracing/approval-tracing.js'
 import { withDecisionSpans } from '../tracing/decision-spans.js';
 import { type AgentCommandInput, AgentRuns } from './agent-runs.js';
 import { AppHomes } from './app-homes.js';
+import { type BatchRef, type BatchRequest, BatchVotes } from './batch-votes.js';
 import { CardRefresher } from './card-refresher.js';
 import { ApprovalCards } from './cards.js';
 import { closedGate } from './closed-gates.js';
@@ -138,6 +140,7 @@ export class ApprovalWorkflow {
   readonly homes: AppHomes;
   private readonly verifier: VoteVerifier;
   private readonly decider: Decider;
+  private readonly batches: BatchVotes;
   private readonly reminders: Reminders;
   private readonly withdrawals: Withdrawals;
   private readonly undos: Undos;
@@ -268,6 +271,11 @@ export class ApprovalWorkflow {
       ...(deps.people === undefined ? {} : { people: deps.people }),
       grants,
     });
+    this.batches = new BatchVotes({
+      store,
+      decider: this.decider,
+      decide: (pauseId, task, options) => this.decide(pauseId, task, options),
+    });
     this.grants = new GrantDecisions({
       store,
       grants,
@@ -385,6 +393,7 @@ export class ApprovalWorkflow {
           this.decider.granterMayApprove(view, callId, granter),
         slack,
         tracing,
+        owner: options.owner,
       });
     }
     this.owner = options.owner;
@@ -502,30 +511,9 @@ export class ApprovalWorkflow {
     });
   }
 
-  /**
-   * A batch from the App Home: for each pause, exactly the picked gates, all or none. Returns the
-   * first refusal, if any (the other pauses are decided all the same).
-   */
-  async voteBatch(
-    request: Omit<VoteRequest, 'callId' | 'payload'>,
-    refs: readonly (readonly [pauseId: string, callId: string])[],
-    tell?: Tell,
-  ): Promise<DecisionReply> {
-    const byPause = new Map<string, string[]>();
-    for (const [pauseId, callId] of refs)
-      byPause.set(pauseId, [...(byPause.get(pauseId) ?? []), callId]);
-    let reply: DecisionReply = { kind: 'done' };
-    for (const [pauseId, callIds] of byPause) {
-      const clickedAt = performance.now();
-      const check = { pauseId, voter: request.voter, callIds };
-      const answer = await this.decide(
-        pauseId,
-        () => this.decider.voteSelected({ ...request, pauseId, callIds, batch: refs.length }),
-        { clickedAt, unknown: { check, tell } },
-      );
-      if (answer.kind === 'refused' && reply.kind === 'done') reply = answer;
-    }
-    return reply;
+  /** A batch from the App Home: what became of each picked call (see `BatchVotes`). */
+  voteBatch(request: BatchRequest, refs: readonly BatchRef[], tell?: Tell): Promise<BatchPick[]> {
+    return this.batches.vote(request, refs, tell);
   }
 
   /** The calls waiting for this person that a batch may hold (the App Home's list). */
@@ -650,7 +638,7 @@ export class ApprovalWorkflow {
           // Decided already (by the policy, its line lost with Slack): nothing to ask anyone.
           if (!view.gates.some((gate) => gate.state === 'pending')) return;
           this.log.warn('posting the card of a pause recorded without one', { pauseId });
-          await this.cards.post(view);
+          await this.cards.postMissing(view, { claimedBy: this.owner });
         }),
       ),
     );

@@ -1,6 +1,6 @@
 import type { PauseView } from '../approvals/records.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import type { Log } from '../log.js';
-import type { ToolOutcome } from '../slack/gate-context.js';
 import { CardHolds } from './card-holds.js';
 import type { ApprovalCards } from './cards.js';
 import { KeyedWorkQueue } from './work-queue.js';

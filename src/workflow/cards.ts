@@ -1,20 +1,28 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
 import { deciderOf } from '../approvals/deciders.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { renderApprovalCard } from '../slack/approval-card.js';
 import { renderExternalNotes, withExternalNotes } from '../slack/external-notes.js';
-import type { ToolOutcome } from '../slack/gate-context.js';
+import {
+  PAUSE_METADATA_EVENT,
+  type PauseMessageKind,
+  pauseMetadata,
+} from '../slack/pause-metadata.js';
 import { SlackCallError, type SlackPort } from '../slack/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
+import { CARD_CLAIM_LEASE_MS, type CardClaimHold, holdCardClaim } from './card-claim-hold.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
 const MAX_REFRESH_ROUNDS = 3;
 /** Cards whose last sent content this replica remembers (a digest each), newest kept. */
 const REMEMBERED_CARDS = 10_000;
+/** How far Slack's clock may be behind the app's, for finding a card posted before a crash. */
+const CLOCK_SKEW_MS = 5 * 60_000;
 
 /**
  * Posts approval cards and keeps them in sync with the store. Every render starts from a fresh
@@ -43,24 +51,97 @@ export class ApprovalCards {
    */
   private readonly lastSent = new Map<string, string>();
 
-  /** Posts the card of a newly recorded pause and remembers where it went. */
-  async post(view: PauseView): Promise<PauseView> {
-    const { card } = view.pause;
-    const startedAt = this.deps.clock();
-    const message = await this.render(view);
-    const posted = await this.deps.slack
-      .postMessage({
+  /**
+   * Posts the card of a newly recorded pause and remembers where it went. A card is posted once:
+   * only by the holder of its claim (`CardClaims`), which this takes (`claimedBy`: the sweeper
+   * took it already, for that owner) and holds until the card's ts is saved. While another poster
+   * holds it (the request that recorded the pause is still posting, its post waiting out Slack's
+   * rate limit), nothing is posted and the view is returned as it was. `hold`: the caller holds
+   * the claim, and goes on holding it after the post. The message carries the pause id as
+   * metadata, so that a post whose answer was lost is found again (`findPosted`).
+   */
+  async post(
+    view: PauseView,
+    { claimedBy, hold: held }: { claimedBy?: string; hold?: CardClaimHold } = {},
+  ): Promise<PauseView> {
+    const { card, id: pauseId } = view.pause;
+    const { store, clock, log } = this.deps;
+    const owner = claimedBy ?? `card-post:${randomUUID()}`;
+    if (claimedBy === undefined && held === undefined) {
+      const claim = { pauseId, owner, leaseMs: CARD_CLAIM_LEASE_MS, now: clock() };
+      if (!(await store.cardClaims.claim(claim))) {
+        log.info('another poster holds the claim on this card; not posting it again', { pauseId });
+        return view;
+      }
+    }
+    const hold =
+      held ?? holdCardClaim({ claims: store.cardClaims, clock, log }, { pauseId, owner });
+    try {
+      const startedAt = clock();
+      const message = await this.render(view);
+      const posted = await this.deps.slack
+        .postMessage({
+          channel: card.channelId,
+          ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
+          ...message,
+          metadata: pauseMetadata(pauseId, 'card'),
+          signal: hold.signal,
+        })
+        .catch((error: unknown) => {
+          this.deps.tracing.cardPosted(view, startedAt, errorMessage(error));
+          throw error;
+        });
+      this.deps.tracing.cardPosted(view, startedAt);
+      const updated = await store.setCardTs(pauseId, posted.ts, clock());
+      this.deps.onChanged?.(pauseId);
+      return updated ?? view;
+    } finally {
+      if (held === undefined) await hold.release();
+    }
+  }
+
+  /**
+   * The card of a pause recorded without one (its poster died): the card Slack posted before the
+   * poster died, whose ts it never saved, if there is one (then that ts is saved), else a new one.
+   */
+  async postMissing(view: PauseView, options: { claimedBy: string }): Promise<PauseView> {
+    const found = await this.findPosted(view, 'card');
+    return found === undefined ? this.post(view, options) : this.adopt(view, found);
+  }
+
+  /**
+   * The ts of the pause's card (or policy line) Slack posted although its poster never saved the
+   * ts: the poster died between Slack's post and its answer. Undefined when there is none; also
+   * when Slack cannot say, logged: a card posted twice is better than none.
+   */
+  async findPosted(view: PauseView, kind: PauseMessageKind): Promise<string | undefined> {
+    const { card, id, createdAt } = view.pause;
+    try {
+      return await this.deps.slack.findOwnMessage({
         channel: card.channelId,
         ...(card.threadTs === undefined ? {} : { threadTs: card.threadTs }),
-        ...message,
-      })
-      .catch((error: unknown) => {
-        this.deps.tracing.cardPosted(view, startedAt, errorMessage(error));
-        throw error;
+        // Slack's clock may be behind the one that dated the pause.
+        sinceMs: createdAt - CLOCK_SKEW_MS,
+        eventType: PAUSE_METADATA_EVENT,
+        payload: pauseMetadata(id, kind).event_payload,
       });
-    this.deps.tracing.cardPosted(view, startedAt);
-    const updated = await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
-    this.deps.onChanged?.(view.pause.id);
+    } catch (error) {
+      this.deps.log.warn('could not look for a card posted before a crash; posting it', {
+        pauseId: id,
+        error: errorMessage(error),
+      });
+      return undefined;
+    }
+  }
+
+  /**
+   * Saves the ts of a card posted earlier (`findPosted`), as `post` does after posting, and
+   * renders it again: the pause may have changed since (cancelled, expired) with no card to show it.
+   */
+  async adopt(view: PauseView, ts: string): Promise<PauseView> {
+    this.deps.log.info('found the card posted before a crash', { pauseId: view.pause.id });
+    const updated = await this.deps.store.setCardTs(view.pause.id, ts, this.deps.clock());
+    await this.refresh(view.pause.id, updated === undefined ? {} : { known: updated });
     return updated ?? view;
   }
 

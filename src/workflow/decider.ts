@@ -1,5 +1,6 @@
 import { gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
+import { grantIdOf } from '../approvals/grant-actors.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { Refusal } from '../approvals/outcomes.js';
 import {
@@ -11,7 +12,7 @@ import {
   resolveGatePolicy,
 } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
-import { GRANT_ACTOR_PREFIX, initiatorOf } from '../approvals/store/audit-chain.js';
+import { initiatorOf } from '../approvals/store/audit-chain.js';
 import type { ConfirmationStore, VoteAllInput, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -23,6 +24,13 @@ export type VoteRequest = Omit<VoteInput, 'now'>;
 
 /** What the voter hears back: nothing (the card shows it), or a private message saying why not. */
 export type DecisionReply = { kind: 'done' } | { kind: 'refused'; refusal: Refusal };
+
+/** One gate's vote in an atomic step over several: what the store made of it, in the voter's words. */
+export interface AppliedVote {
+  callId: string;
+  result: VoteResult;
+  reply: DecisionReply;
+}
 
 /** An approval the re-check refused: whose, why (no names, no arguments), which gates. */
 export interface SentBack {
@@ -122,11 +130,12 @@ export class Decider {
     for (const gate of view.gates) {
       if (gate.state !== 'approved' || gate.decision === undefined) continue;
       const { by } = gate.decision;
-      if (initiatorOf(by) === 'grant') {
+      const grantId = grantIdOf(by);
+      if (grantId !== undefined) {
         const earlier = refused.get(by);
         if (earlier !== undefined) earlier.callIds.push(gate.confirmationCallId);
         else {
-          const refusal = await this.grantRefusal(view, gate, by);
+          const refusal = await this.grantRefusal(view, gate, grantId);
           if (refusal !== undefined)
             refused.set(by, { refusal, callIds: [gate.confirmationCallId] });
         }
@@ -166,10 +175,9 @@ export class Decider {
   private async grantRefusal(
     view: PauseView,
     gate: GateRecord,
-    actor: string,
+    grantId: string,
   ): Promise<Refusal | undefined> {
-    const id = actor.slice(GRANT_ACTOR_PREFIX.length);
-    const grant = await this.deps.grants?.get(id, this.deps.clock());
+    const grant = await this.deps.grants?.get(grantId, this.deps.clock());
     if (grant === undefined) return { kind: 'grant_gone' };
     return this.granterRefusal(view, gate, grant.granter);
   }
@@ -206,7 +214,8 @@ export class Decider {
     const name = displayNameWithin(this.deps.people, request.voter);
     const check = await this.check(request.pauseId, [request.callId], request.voter);
     if (check.kind === 'refused') return check;
-    if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
+    const noReason = reasonRefusal(request, check.policies);
+    if (noReason !== undefined) return refuse(noReason);
     if (check.gates.some((gate) => gateKind(gate) === 'input') && !isAnswer(request)) {
       return refuse({ kind: 'answer_required' });
     }
@@ -222,7 +231,8 @@ export class Decider {
     const name = displayNameWithin(this.deps.people, request.voter);
     const check = await this.check(request.pauseId, [], request.voter);
     if (check.kind === 'refused') return check;
-    if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
+    const noReason = reasonRefusal(request, check.policies);
+    if (noReason !== undefined) return refuse(noReason);
     const confirmations = check.gates.filter((gate) => gateKind(gate) === 'confirmation');
     if (confirmations.length === 0) return refuse({ kind: 'answer_required' });
     const callIds = confirmations.map((gate) => gate.confirmationCallId);
@@ -230,43 +240,45 @@ export class Decider {
   }
 
   /**
-   * A batch from the App Home: exactly these gates of one pause, all or none (each checked as a
-   * click on the card is; one refusal refuses the lot), in one atomic store step.
+   * A batch from the App Home: votes on exactly these gates of one pause, which the batch checked
+   * one by one (`BatchVotes`), in one atomic store step, and says what became of each; undefined
+   * when the pause is no longer on record.
    */
   async voteSelected(
     request: Omit<VoteRequest, 'callId' | 'payload'> & {
       callIds: readonly string[];
       batch: number;
     },
-  ): Promise<DecisionReply> {
-    const name = displayNameWithin(this.deps.people, request.voter);
-    const check = await this.check(request.pauseId, request.callIds, request.voter);
-    if (check.kind === 'refused') return check;
-    if (lacksRequiredReason(request, check.policies)) return refuse({ kind: 'reason_required' });
-    if (check.gates.some((gate) => gateKind(gate) === 'input')) {
-      return refuse({ kind: 'answer_required' });
-    }
-    return this.applyAll(withVoterName(request, await name));
+  ): Promise<AppliedVote[] | undefined> {
+    const name = await displayNameWithin(this.deps.people, request.voter);
+    return this.applyEach(withVoterName(request, name));
+  }
+
+  /** Votes on several gates of one pause in one atomic store step; the first refusal, if any. */
+  private async applyAll(request: Omit<VoteAllInput, 'now'>): Promise<DecisionReply> {
+    const applied = await this.applyEach(request);
+    if (applied === undefined) return refuse({ kind: 'pause_gone' });
+    return applied.find(({ reply }) => reply.kind === 'refused')?.reply ?? DONE;
   }
 
   /** Votes on several gates of one pause in one atomic store step; one card update for the lot. */
-  private async applyAll(request: Omit<VoteAllInput, 'now'>): Promise<DecisionReply> {
+  private async applyEach(request: Omit<VoteAllInput, 'now'>): Promise<AppliedVote[] | undefined> {
     const now = this.deps.clock();
     const outcome = await this.deps.store.voteAll({ ...request, now });
-    if (outcome.kind === 'not_found') return refuse({ kind: 'pause_gone' });
-    let reply = DONE;
-    let pauseDecided = false;
-    for (const { callId, result } of outcome.results) {
-      const answer = this.replyTo({ ...request, callId }, result, now);
-      if (answer.kind === 'refused' && reply.kind === 'done') reply = answer;
-      if ((result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided) {
-        pauseDecided = true;
-      }
-    }
+    if (outcome.kind === 'not_found') return undefined;
+    const applied = outcome.results.map(({ callId, result }) => ({
+      callId,
+      result,
+      reply: this.replyTo({ ...request, callId }, result, now),
+    }));
+    const pauseDecided = outcome.results.some(
+      ({ result }) =>
+        (result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided,
+    );
     if (pauseDecided) this.deps.onPauseDecided(request.pauseId);
     // One card update for the lot: Slack allows about one chat.update a second per message.
     this.deps.refreshCard(request.pauseId, undefined, pauseDecided ? undefined : outcome.view);
-    return reply;
+    return applied;
   }
 
   /**
@@ -419,15 +431,14 @@ function questionOf(gate: GateRecord): { question?: true } {
   return gateKind(gate) === 'input' ? { question: true } : {};
 }
 
-function lacksRequiredReason(
+/** A rejection without a reason where a rule in force asks for one: which rule. */
+export function reasonRefusal(
   request: { choice: 'approve' | 'reject'; reason?: string },
   policies: readonly GatePolicy[],
-): boolean {
-  return (
-    request.choice === 'reject' &&
-    policies.some((policy) => policy.reasonRequired) &&
-    !request.reason?.trim()
-  );
+): Refusal | undefined {
+  if (request.choice !== 'reject' || request.reason?.trim()) return undefined;
+  const asking = policies.find((policy) => policy.reasonRequired);
+  return asking === undefined ? undefined : { kind: 'reason_required', rule: asking.rule };
 }
 
 /** An input gate's vote: an approval carrying the answer its form produced. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import { apiActor } from '../approvals/deciders.js';
+import { heldUntil } from '../approvals/decision-hold.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import { evaluatePolicy, type Policy, resolveGatePolicy } from '../approvals/policy.js';
@@ -18,21 +19,16 @@ import type { Log } from '../log.js';
 import { answeredByAgentReason } from '../slack/agent-answers.js';
 import type { PersonNames } from '../slack/person-names.js';
 import type { SlackPort } from '../slack/port.js';
-import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { TraceParent } from '../tracing/traceparent.js';
+import { ApiPauseCards } from './api-pause-cards.js';
+import { CardPosting } from './card-posting.js';
 import type { ApprovalCards } from './cards.js';
 import type { VoteRequest } from './decider.js';
-import { coverByGrants, type GranterMayApprove, granterCheck } from './grant-cover.js';
+import type { GranterMayApprove } from './grant-cover.js';
 import { refuseIfReported } from './hand-overs.js';
 import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
-import {
-  applyPolicyVerdicts,
-  isAutomatic,
-  type PolicyDecidedGate,
-  policyDecisionsMessage,
-} from './policy-decisions.js';
-import type { RunThreads, ThreadRef } from './run-thread.js';
+import type { RunThreads } from './run-thread.js';
 import type { StreamNotices } from './stream-requests.js';
 
 /** How long an `Idempotency-Key` stays bound to the request it first came with. */
@@ -61,6 +57,11 @@ export interface ExternalPauseInput {
 
 export type CreateExternalPauseResult =
   | { kind: 'created' | 'existed'; view: PauseView }
+  /**
+   * Recorded, and its card is on its way from another request still posting it (or whose claim
+   * has not lapsed yet): the same request again answers it.
+   */
+  | { kind: 'card_pending'; view: PauseView }
   /** Nothing to answer, only notices (credentials, unraised confirmations), posted in `channel`. */
   | { kind: 'unsupported'; channel: string }
   | { kind: 'unknown_target'; target: string }
@@ -76,6 +77,8 @@ export type ExternalPauseRead =
 export type DecisionRead =
   | { kind: 'decided'; body: DecisionBody }
   | { kind: 'pending' }
+  /** Decided, but held back until `holdUntil` (ms): an undo window runs. Not the decision. */
+  | { kind: 'held'; holdUntil: number }
   | { kind: 'not_found' };
 
 export type CancelExternalResult =
@@ -85,7 +88,14 @@ export type CancelExternalResult =
 
 export type OutcomeReport = 'recorded' | 'not_found' | 'unknown_gate';
 
-export type RunClaim = 'claimed' | 'taken' | 'not_approved' | 'not_found' | 'unknown_gate';
+export type RunClaim =
+  | 'claimed'
+  | 'taken'
+  | 'not_approved'
+  | 'not_found'
+  | 'unknown_gate'
+  /** Approved, but held back until `holdUntil` (ms): the approval may still be undone. */
+  | { held: number };
 
 export interface ExternalPausesDeps {
   store: ConfirmationStore;
@@ -110,6 +120,8 @@ export interface ExternalPausesDeps {
   /** Posts the channel line of a pause the policy decided alone (its ts stands in for a card). */
   slack?: SlackPort;
   tracing: ApprovalTracing;
+  /** This replica, as card claims name it. */
+  owner: string;
 }
 
 /**
@@ -118,7 +130,19 @@ export interface ExternalPausesDeps {
  * decision. Every read is scoped to the key that posted the pause.
  */
 export class ExternalPauses {
-  constructor(private readonly deps: ExternalPausesDeps) {}
+  private readonly cardPosting: CardPosting;
+  private readonly shows: ApiPauseCards;
+
+  constructor(private readonly deps: ExternalPausesDeps) {
+    this.shows = new ApiPauseCards(deps);
+    this.cardPosting = new CardPosting({
+      store: deps.store,
+      findPosted: (view, kind) => deps.cards.findPosted(view, kind),
+      clock: deps.clock,
+      log: deps.log,
+      owner: deps.owner,
+    });
+  }
 
   async create(input: ExternalPauseInput): Promise<CreateExternalPauseResult> {
     const span = this.deps.tracing.startPause(input.traceparent, {
@@ -140,7 +164,7 @@ export class ExternalPauses {
     input: ExternalPauseInput,
     traceparent: string | undefined,
   ): Promise<CreateExternalPauseResult> {
-    const { store, cards, log } = this.deps;
+    const { store, log } = this.deps;
     const { resume } = input.external;
     if (resume.mode === 'adk' && !this.deps.adkTargets.has(resume.target)) {
       return { kind: 'unknown_target', target: resume.target };
@@ -180,7 +204,7 @@ export class ExternalPauses {
     if (channel === undefined) return { kind: 'no_channel' };
     const place = input.thread ?? { channelId: channel };
     if (input.gates.length === 0) {
-      await this.postNotices(place, input.notices);
+      await this.shows.postNotices(place, input.notices);
       log.info('notices posted through the API, no pause', { key: input.keyName, app: input.app });
       return { kind: 'unsupported', channel };
     }
@@ -214,92 +238,26 @@ export class ExternalPauses {
       ...(traceparent === undefined ? {} : { traceparent }),
       now: this.deps.clock(),
     });
-    if (result.kind === 'existed') return { kind: 'existed', view: result.view };
-    log.info('pause posted through the API', {
-      pauseId: id,
-      key: input.keyName,
-      app: input.app,
-      gates: gates.length,
-      resume: resume.mode,
-    });
-    // Grants apply only where their votes can be (the same condition as the policy's own).
-    const entries =
-      this.deps.decideByPolicy === undefined
-        ? resolved
-        : await coverByGrants(this.deps.grants, resolved, {
-            origin: `api:${input.keyName}`,
-            app: input.app,
-            requester: input.requesterSlackUserId ?? apiActor(input.keyName),
-            adk,
-            now: this.deps.clock(),
-            log,
-            ...granterCheck(this.deps.granterMayApprove, result.view),
-          });
-    const byPolicy = entries.filter(isAutomatic);
-    if (byPolicy.length > 0 && byPolicy.length === resolved.length) {
-      return { kind: 'created', view: await this.decideAllByPolicy(result.view, byPolicy) };
+    if (result.kind === 'created') {
+      log.info('pause posted through the API', {
+        pauseId: id,
+        key: input.keyName,
+        app: input.app,
+        gates: gates.length,
+        resume: resume.mode,
+      });
+    } else if (result.view.pause.card.ts !== undefined) {
+      return { kind: 'existed', view: result.view };
     }
-    // Only the request that created the pause posts its card: concurrent posts of the same
-    // pause (retries, replicas) find it `existed` and post nothing.
-    const posted = await cards.post(result.view);
-    if (this.deps.decideByPolicy !== undefined) {
-      await applyPolicyVerdicts(this.deps.decideByPolicy, posted, byPolicy);
-    }
-    const ts = posted.pause.card.threadTs ?? posted.pause.card.ts;
-    await this.postNotices(
-      ts === undefined ? { channelId: channel } : { channelId: channel, threadTs: ts },
-      input.notices,
+    // The request that recorded the pause shows it. Another request for it (a retry, a replica)
+    // finding no card waits for that one's card, or takes over when that one died.
+    const shown = await this.cardPosting.once(
+      id,
+      { takeOver: result.kind === 'existed' },
+      (view, context) => this.shows.show(view, resolved, input, channel, context),
     );
-    return { kind: 'created', view: (await store.getPause(id)) ?? posted };
-  }
-
-  /**
-   * Every gate decided by the policy: no card. One line in the channel says what and which rule
-   * (its ts is saved as the card's, so that nothing posts a "missing" card), then the decisions,
-   * the last of which wakes the agent's long-poll or starts its resume.
-   */
-  private async decideAllByPolicy(
-    view: PauseView,
-    entries: readonly PolicyDecidedGate[],
-  ): Promise<PauseView> {
-    const { slack, store, clock, log } = this.deps;
-    if (slack !== undefined) {
-      const { channelId, threadTs } = view.pause.card;
-      const line = await slack
-        .postMessage({
-          channel: channelId,
-          ...(threadTs === undefined ? {} : { threadTs }),
-          ...policyDecisionsMessage(entries),
-        })
-        .catch((error: unknown) => {
-          log.warn('could not post the policy decision line', {
-            pauseId: view.pause.id,
-            error: errorMessage(error),
-          });
-          return undefined;
-        });
-      if (line !== undefined) await store.setCardTs(view.pause.id, line.ts, clock());
-    }
-    if (this.deps.decideByPolicy !== undefined) {
-      await applyPolicyVerdicts(this.deps.decideByPolicy, view, entries);
-    }
-    log.info('pause decided by the policy', {
-      pauseId: view.pause.id,
-      rules: entries.map(({ verdict }) => verdict?.rule.name).join(','),
-    });
-    return (await store.getPause(view.pause.id)) ?? view;
-  }
-
-  /** Tells people what the agent asked that cannot be answered here; never throws. */
-  private async postNotices(thread: ThreadRef, notices: StreamNotices | undefined): Promise<void> {
-    if (notices === undefined) return;
-    const { threads } = this.deps;
-    if (notices.credentialTools.length > 0) {
-      await threads.post(thread, renderCredentialRequest(notices.credentialTools));
-    }
-    for (const unraised of notices.unraisedConfirmations) {
-      await threads.post(thread, renderUnraisedConfirmation(unraised));
-    }
+    if (shown.kind === 'busy') return { kind: 'card_pending', view: shown.view };
+    return { kind: result.kind, view: shown.kind === 'done' ? shown.view : result.view };
   }
 
   async read(keyName: string, pauseId: string): Promise<ExternalPauseRead> {
@@ -313,8 +271,10 @@ export class ExternalPauses {
   }
 
   /**
-   * The decision once no gate is pending, waiting up to `waitMs` for it. Woken by the pause's
-   * signal (any replica's vote, expiry or cancel), not by polling the store.
+   * The decision once no gate is pending and nothing holds it back, waiting up to `waitMs` for
+   * it. Woken by the pause's signal (any replica's vote, expiry or cancel), not by polling the
+   * store, and at the end of a hold: an undo window holds the decision (`held`, never the
+   * decision), which is answered once it ends, or `pending` again if the approval was undone.
    */
   async decision(keyName: string, pauseId: string, waitMs: number): Promise<DecisionRead> {
     const secret = this.deps.signingSecretOf(keyName);
@@ -331,13 +291,19 @@ export class ExternalPauses {
         woken = false;
         const view = await this.ownView(keyName, pauseId);
         if (view === undefined) return { kind: 'not_found' };
-        if (view.gates.every((gate) => gate.state !== 'pending')) {
+        const now = this.deps.clock();
+        const decided = view.gates.every((gate) => gate.state !== 'pending');
+        const holdUntil = decided ? heldUntil(view, now) : undefined;
+        if (decided && holdUntil === undefined) {
           const names = await deciderNames(view, this.deps.people);
           return { kind: 'decided', body: decisionBody(view, { keyName, secret }, names) };
         }
-        const left = deadline - this.deps.clock();
-        if (left <= 0) return { kind: 'pending' };
-        if (!woken) await wakeOrTimeout((resolve) => (wake = resolve), left);
+        const left = deadline - now;
+        if (left <= 0)
+          return holdUntil === undefined ? { kind: 'pending' } : { kind: 'held', holdUntil };
+        // A hold ends on its own, without a signal: look again then.
+        const wait = holdUntil === undefined ? left : Math.min(left, holdUntil - now + 1);
+        if (!woken) await wakeOrTimeout((resolve) => (wake = resolve), wait);
       }
     } finally {
       stop();
@@ -425,6 +391,8 @@ export class ExternalPauses {
     const gate = view.gates.find((g) => g.confirmationCallId === callId);
     if (gate === undefined) return 'unknown_gate';
     if (gate.state !== 'approved') return 'not_approved';
+    const holdUntil = heldUntil(view, this.deps.clock());
+    if (holdUntil !== undefined) return { held: holdUntil };
     const claim = await this.deps.store.claimGateRun({
       pauseId,
       callId,

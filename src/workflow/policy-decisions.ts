@@ -1,8 +1,8 @@
 import type { Gate } from '../adk/gate.js';
+import { grantActor } from '../approvals/grant-actors.js';
 import type { Grant } from '../approvals/grants.js';
 import type { PolicyVerdict } from '../approvals/policy.js';
 import { type PauseView, policyActor } from '../approvals/records.js';
-import { GRANT_ACTOR_PREFIX } from '../approvals/store/audit-chain.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import {
   type GrantDecisionLine,
@@ -62,7 +62,7 @@ export async function applyPolicyVerdicts(
       await decide({
         pauseId: view.pause.id,
         callId: gate.confirmationCallId,
-        voter: `${GRANT_ACTOR_PREFIX}${grant.id}`,
+        voter: grantActor(grant.id),
         choice: 'approve',
       });
       continue;

@@ -3,7 +3,7 @@ import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import type { GateRecord, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
-import type { ToolOutcome } from '../slack/gate-context.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 
 /**
  * A confirmation the agent asks for again right after its approval, instead of running the call:

@@ -7,10 +7,10 @@ import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import { endedStatus, type RunStatus } from '../approvals/run-status.js';
 import type { ConfirmationStore } from '../approvals/store.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
 import { type Metrics, secondsSince } from '../metrics.js';
-import type { ToolOutcome } from '../slack/gate-context.js';
 import {
   renderDecisionsElsewhere,
   renderResumeFailed,

@@ -3,11 +3,11 @@ import { AdkError } from '../adk/errors.js';
 import type { Gate } from '../adk/gate.js';
 import { type AdkEvent, eventText, isFinalResponse, toolResults } from '../adk/wire.js';
 import type { PauseView } from '../approvals/records.js';
+import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/block-kit.js';
 import { foldMessages } from '../slack/folded-messages.js';
-import type { ToolOutcome } from '../slack/gate-context.js';
 import { renderReRequest } from '../slack/re-request-notice.js';
 import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
 import {

@@ -6,6 +6,7 @@ import { launchChromium } from '../../packages/slack-sandbox/test/chromium.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningStack, startStack } from '../../src/dev/local-stack.js';
 import { createLog } from '../../src/log.js';
+import { type Person, SandboxPage } from '../support/sandbox-page.js';
 
 /**
  * What a newcomer does after `npm start`, in a real browser: the whole stack as `npm start`
@@ -48,59 +49,24 @@ function slug(name: string): string {
   return name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
 }
 
-/** Opens a conversation (#ops unless told) as a person (the page's person switch is `?as=`). */
-async function openAs(person: keyof typeof PEOPLE, conversation = 'C0OPS000001'): Promise<void> {
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  // Below the test's own limit, so that a stuck wait names its locator.
-  page.setDefaultTimeout(15_000);
-  await page.goto(`${stack.sandboxUrl}/?as=${person}#${conversation}`);
-  await page.getByTestId('conversation-title').first().waitFor();
+let ui: SandboxPage;
+
+/** Opens a conversation (#ops unless told) as a person, in a new tab. */
+async function openAs(person: Person, conversation = 'C0OPS000001'): Promise<void> {
+  ui = await SandboxPage.open(browser, stack.sandboxUrl ?? '', person, conversation);
+  page = ui.page;
 }
 
-/** Acts as another person, and reopens the run's thread (switching closes it). */
-async function switchTo(
-  person: keyof typeof PEOPLE,
-  rootTs: string,
-  channel = '#ops',
-): Promise<Locator> {
-  await page.getByTestId('person-switch').selectOption(PEOPLE[person].id);
-  await page.getByTestId('conversation-title').filter({ hasText: channel }).waitFor();
-  return openThread(rootTs);
-}
+const switchTo = (person: Person, rootTs: string, channel?: string): Promise<Locator> =>
+  ui.switchTo(person, rootTs, channel);
+const openThread = (rootTs: string, waitForCard?: boolean): Promise<Locator> =>
+  ui.openThread(rootTs, waitForCard);
+const runAgent = (prompt: string, options?: { cardHere?: boolean; rootText?: string }) =>
+  ui.runAgent(prompt, options);
 
-async function openThread(rootTs: string, waitForCard = true): Promise<Locator> {
-  await page
-    .locator(`[data-testid="message"][data-ts="${rootTs}"]`)
-    .getByTestId('thread-summary')
-    .click();
-  const thread = page.getByTestId('thread-pane');
-  if (waitForCard)
-    await thread.getByRole('button', { name: 'Approve', exact: true }).first().waitFor();
-  return thread;
-}
-
-/** Saves a screenshot for the docs (copied into docs/ by hand when they change). */
+/** Saves a screenshot of what the test saw (the docs' own: scripts/screenshots/). */
 async function shoot(name: string): Promise<void> {
   await page.screenshot({ path: `${ARTIFACTS}/${name}.png` });
-}
-
-/**
- * Types a slash command in #ops, waits for the card in the run's thread and opens it; resolves
- * with the thread root's ts.
- */
-async function runAgent(
-  prompt: string,
-  { cardHere = true, rootText = prompt } = {},
-): Promise<string> {
-  await page.getByTestId('composer-input').fill(`/agent ${prompt}`);
-  await page.getByTestId('composer-input').press('Enter');
-  // Each test's prompt is its own, so the newest root showing it is this run's.
-  const root = page.getByTestId('message').filter({ hasText: rootText }).last();
-  await root.getByTestId('thread-summary').waitFor();
-  const ts = await root.getAttribute('data-ts');
-  if (ts === null) throw new Error('the run has no thread root');
-  await openThread(ts, cardHere);
-  return ts;
 }
 
 describe('the approval loop in the browser', () => {

@@ -441,7 +441,7 @@ describe('the approvals API', () => {
     ).toBe(409);
   });
 
-  it('the same pause posted 20 times at once through two replicas is one pause with one card', async () => {
+  it('the same pause posted 20 times at once through two replicas is one pause with one card, and every answer names it', async () => {
     const second = await startHarness({
       policy: POLICY,
       apiKeys: `keys:\n  - name: runbooks\n    sha256: ${sha(KEY)}\n    apps: [payments]\n    signingSecret: ${SECRET}\n`,
@@ -469,9 +469,10 @@ describe('the approvals API', () => {
       const statuses = answers.map((a) => a.status).sort();
       expect(statuses.filter((s) => s === 201)).toHaveLength(1);
       expect(statuses.filter((s) => s === 200)).toHaveLength(19);
-      const ids = new Set(
-        await Promise.all(answers.map(async (a) => ((await a.json()) as { id: string }).id)),
+      const bodies = await Promise.all(
+        answers.map(async (a) => (await a.json()) as { id: string; card: { ts: string | null } }),
       );
+      const ids = new Set(bodies.map((body) => body.id));
       expect(ids.size).toBe(1);
       const [id] = [...ids];
       // Whichever replica created the pause posts its card, in its own sandbox.
@@ -485,6 +486,8 @@ describe('the approvals API', () => {
         ),
       );
       expect(cardsOfPause()).toHaveLength(1);
+      // Every answer names that card: those that found the pause recorded waited for its card.
+      expect(new Set(bodies.map((body) => body.card.ts))).toEqual(new Set([cardsOfPause()[0]?.ts]));
     } finally {
       await second.stop();
     }

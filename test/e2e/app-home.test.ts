@@ -1,4 +1,4 @@
-import { type SandboxMessage, slackSignature } from '@adk-slack-approvals/slack-sandbox';
+import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS, encodeButtonValue } from '../../src/slack/action-ids.js';
 import {
@@ -160,17 +160,7 @@ async function postHomeClick(
     state: { values: {} },
     actions: [{ type: 'button', block_id: 'forged', action_ts: '1.000001', ...action }],
   };
-  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const timestamp = Math.floor(Date.now() / 1000);
-  const response = await fetch(harness.appEventsUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': String(timestamp),
-      'x-slack-signature': slackSignature(harness.signingSecret, timestamp, body),
-    },
-    body,
-  });
+  const response = await harness.postInteraction(payload);
   await response.body?.cancel();
   return response;
 }

@@ -158,7 +158,11 @@ describe('conditions never stall the service', () => {
     expect(decision.status).toBe(200);
     expect(await decision.json()).toMatchObject({
       gates: [
-        { confirmed: false, reason: 'a run of a only', decidedBy: { policy: { rule: 'only-a' } } },
+        {
+          confirmed: false,
+          reason: 'a run of a only',
+          decidedBy: { kind: 'policy', id: 'only-a' },
+        },
       ],
     });
   });

@@ -1,3 +1,4 @@
+import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pauseIdFor } from '../../src/approvals/records.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
@@ -22,37 +23,43 @@ afterAll(async () => {
   await harness?.stop();
 });
 
+/**
+ * The dead replica: it ran the agent to its pause and recorded it, long enough ago that no live
+ * replica can still be posting the card, and died before saving a card's ts.
+ */
+async function recordedByDeadReplica(amount: number) {
+  const conversation = await startConversation(harness.adk, 'payments', alice.id);
+  const gates = pauseOf(await conversation.send(`transfer ${amount}`));
+  const adk = {
+    appName: conversation.appName,
+    userId: conversation.userId,
+    sessionId: conversation.sessionId,
+  };
+  const root = harness.sandbox.postAsPerson({
+    user: alice.id,
+    channel: OPS,
+    text: `/agent payments transfer ${amount}`,
+  });
+  const pauseId = pauseIdFor('slack', adk, gates);
+  await harness.store.createPause({
+    id: pauseId,
+    adk,
+    requester: alice.id,
+    card: { channelId: OPS, threadTs: root.ts },
+    gates: gates.map((gate) => ({
+      ...gate,
+      policy: { ...policy(), approvers: [{ kind: 'user', id: bob.id }] },
+    })),
+    now: Date.now() - 5 * 60_000,
+  });
+  return { pauseId, root };
+}
+
 describe('a pause recorded by a replica that died before posting its card', () => {
   it('gets its card posted by the sweeper, and can then be approved', {
     timeout: 45_000,
   }, async () => {
-    // The dead replica: it ran the agent to its pause and recorded it, long enough ago that no
-    // live replica can still be posting the card, and died before posting it.
-    const conversation = await startConversation(harness.adk, 'payments', alice.id);
-    const gates = pauseOf(await conversation.send('transfer 93'));
-    const adk = {
-      appName: conversation.appName,
-      userId: conversation.userId,
-      sessionId: conversation.sessionId,
-    };
-    const root = harness.sandbox.postAsPerson({
-      user: alice.id,
-      channel: OPS,
-      text: '/agent payments transfer 93',
-    });
-    const recordedAt = Date.now() - 5 * 60_000;
-    const pauseId = pauseIdFor('slack', adk, gates);
-    await harness.store.createPause({
-      id: pauseId,
-      adk,
-      requester: alice.id,
-      card: { channelId: OPS, threadTs: root.ts },
-      gates: gates.map((gate) => ({
-        ...gate,
-        policy: { ...policy(), approvers: [{ kind: 'user', id: bob.id }] },
-      })),
-      now: recordedAt,
-    });
+    const { pauseId, root } = await recordedByDeadReplica(93);
 
     const card = await harness.card(OPS, root.ts);
     await expect
@@ -68,5 +75,39 @@ describe('a pause recorded by a replica that died before posting its card', () =
     });
     const answer = await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
     expect(answer.text).toContain('"amount":93');
+  });
+
+  it('whose card Slack had posted (the replica died before saving its ts): the sweeper finds that card and posts no second one', {
+    timeout: 45_000,
+  }, async () => {
+    const { pauseId, root } = await recordedByDeadReplica(94);
+    // What the dead replica got Slack to post: the card, with the pause's metadata.
+    const earlier = await new WebClient(harness.sandbox.env().SLACK_BOT_TOKEN, {
+      slackApiUrl: harness.sandbox.apiUrl,
+    }).chat.postMessage({
+      channel: OPS,
+      thread_ts: root.ts,
+      text: 'Approval needed: transfer_money',
+      metadata: {
+        event_type: 'adk_approvals_pause',
+        event_payload: { pause_id: pauseId, message: 'card' },
+      },
+    });
+
+    await expect
+      .poll(async () => (await harness.store.getPause(pauseId))?.pause.card.ts, {
+        timeout: 15_000,
+      })
+      .toBe(earlier.ts);
+    // Refreshed in place; never a second card in the thread.
+    await harness.sandbox.waitFor(() =>
+      JSON.stringify(harness.sandbox.message(OPS, String(earlier.ts))?.blocks).includes(
+        ACTION_IDS.approve,
+      ),
+    );
+    const cards = harness.sandbox
+      .replies(OPS, root.ts)
+      .filter((message) => message.botId !== undefined);
+    expect(cards.map((message) => message.ts)).toEqual([earlier.ts]);
   });
 });

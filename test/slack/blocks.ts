@@ -78,11 +78,22 @@ const OWN_MARKUP = [
   /^> /gm,
 ];
 
-/** Fails when any text holds a `<` or `>` that is not the app's own markup. */
+/**
+ * Characters that hide or reorder text: bidi controls and marks, tag characters (U+E0000–E007F).
+ * The three emoji flags spelled with tags (England, Scotland, Wales) are taken out first.
+ */
+const TAG_FLAG =
+  /\u{1F3F4}(?:\u{E0067}\u{E0062}(?:\u{E0065}\u{E006E}\u{E0067}|\u{E0073}\u{E0063}\u{E0074}|\u{E0077}\u{E006C}\u{E0073}))\u{E007F}/gu;
+const HIDING = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u{E0000}-\u{E007F}]/u;
+
+/** Fails when any text holds a `<` or `>` that is not the app's own markup, or hides text. */
 export function expectInert(blocks: Json, fallback?: string): void {
   for (const text of [...texts(blocks), ...(fallback === undefined ? [] : [fallback])]) {
     const stripped = OWN_MARKUP.reduce((rest, pattern) => rest.replace(pattern, ''), text);
     expect(stripped, `live markup in: ${text.slice(0, 200)}`).not.toMatch(/[<>]/);
+    expect(text.replace(TAG_FLAG, ''), `hiding characters in: ${text.slice(0, 200)}`).not.toMatch(
+      HIDING,
+    );
   }
   if (fallback !== undefined) expect(fallback).not.toMatch(/<[@!#]/);
 }

@@ -7,8 +7,16 @@ import {
   escapeWithin,
   fitEscaped,
   inlineCode,
+  stripHiding,
 } from '../../src/slack/escape.js';
 import { randomText, seeded } from './random.js';
+
+/** `text` in invisible tag characters (U+E0000 + each ASCII code). */
+function tags(text: string): string {
+  return [...text].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+}
+const WALES = `\u{1F3F4}${tags('gbwls')}\u{E007F}`;
+const ENGLAND = `\u{1F3F4}${tags('gbeng')}\u{E007F}`;
 
 describe('escapeMrkdwn', () => {
   it('turns mentions, broadcasts and disguised links into inert text', () => {
@@ -28,6 +36,20 @@ describe('escapeMrkdwn', () => {
     );
   });
 
+  it('shows text spelled in invisible tag characters, escaped, and names the tags that spell nothing', () => {
+    expect(escapeMrkdwn(`pay bob${tags('and alice')}.`)).toBe('pay bob⟨hidden text: and alice⟩.');
+    expect(escapeMrkdwn(`x${tags('<!here> & ')}\u{E0001}${tags('en')}\u{E007F}`)).toBe(
+      'x⟨hidden text: &lt;!here&gt; &amp; ⟩⟨U+E0001⟩⟨hidden text: en⟩⟨U+E007F⟩',
+    );
+  });
+
+  it('keeps the three emoji flags spelled with tags, and reveals any other tag sequence after a flag', () => {
+    expect(escapeMrkdwn(`${WALES} ${ENGLAND}`)).toBe(`${WALES} ${ENGLAND}`);
+    expect(escapeMrkdwn(`\u{1F3F4}${tags('usca')}\u{E007F}`)).toBe(
+      '\u{1F3F4}⟨hidden text: usca⟩⟨U+E007F⟩',
+    );
+  });
+
   it('keeps the joiners that emoji sequences and scripts need', () => {
     expect(escapeMrkdwn('👩\u200D👧 می\u200Cخواهم')).toBe('👩\u200D👧 می\u200Cخواهم');
   });
@@ -37,11 +59,40 @@ describe('escapeMrkdwn', () => {
   });
 });
 
+describe('stripHiding', () => {
+  it('takes out bidi controls, marks and tag characters, and nothing else', () => {
+    expect(stripHiding(`DE00\u202E1234\u202C5678 a\u200Eb\u061Cc\u2067d${tags('hidden')}`)).toBe(
+      'DE0012345678 abcd',
+    );
+    expect(stripHiding(`${WALES} 👩\u200D👧 a\u200Bb ⟨U+202E⟩`)).toBe(
+      `${WALES} 👩\u200D👧 a\u200Bb ⟨U+202E⟩`,
+    );
+  });
+});
+
 describe('fitEscaped', () => {
   it('counts a revealed character at its shown width, and never cuts inside it', () => {
     const fitted = fitEscaped('ab\u202Ecd', 6);
     expect(fitted).toMatchObject({ text: 'ab', cut: true, consumed: 2 });
     expect(fitEscaped('ab\u202Ecd', 12).text).toBe('ab⟨U+202E⟩cd');
+  });
+
+  it('counts hidden text at its shown width, and never cuts inside a tag flag', () => {
+    const raw = `ab${tags('cd')}`;
+    const whole = escapeMrkdwn(raw);
+    expect(fitEscaped(raw, whole.length)).toMatchObject({ text: whole, cut: false });
+    expect(fitEscaped(raw, whole.length - 1)).toMatchObject({ cut: true });
+    expect(fitEscaped(raw, whole.length - 1).text.length).toBeLessThan(whole.length);
+    expect(fitEscaped(`a${WALES}`, WALES.length).text).toBe('a');
+    expect(fitEscaped(`a${WALES}`, WALES.length + 1).text).toBe(`a${WALES}`);
+  });
+
+  it('cuts a long run of tags between tags, still showing what it spells', () => {
+    const raw = `a${tags('x'.repeat(200))}`;
+    const fitted = fitEscaped(raw, 60);
+    expect(fitted.text.length).toBeLessThanOrEqual(60);
+    expect(fitted.text).toMatch(/^a⟨hidden text: x+⟩$|^$/);
+    expect(fitted.text).toBe(escapeMrkdwn(raw.slice(0, fitted.consumed)));
   });
 
   it('never cuts inside an entity', () => {
@@ -113,6 +164,7 @@ describe('codeBlock, inlineCode and escapeLine', () => {
 
   it('shows a name as one line of inline code that nothing can break out of', () => {
     expect(inlineCode('evil`name\n<!here>', 80)).toBe('`evilˋname &lt;!here&gt;`');
+    expect(inlineCode(`run${tags('`*x*`')}`, 80)).toBe('`run⟨hidden text: ˋ*x*ˋ⟩`');
     expect(inlineCode('n'.repeat(200), 40)).toHaveLength(40);
   });
 

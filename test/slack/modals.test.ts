@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/json.js';
 import { CALLBACK_IDS } from '../../src/slack/action-ids.js';
 import type { Modal } from '../../src/slack/block-kit.js';
+import { fieldBlockId, ROOT_BLOCK_ID } from '../../src/slack/forms/field.js';
 import { parseEditMetadata, parseRejectMetadata } from '../../src/slack/modal-metadata.js';
 import {
   parseEditSubmission,
@@ -10,7 +11,6 @@ import {
   renderEditModal,
   renderRejectModal,
 } from '../../src/slack/modals.js';
-import { fieldBlockId, ROOT_BLOCK_ID } from '../../src/slack/payload-form.js';
 import { gateRecord, vacationGate } from '../support/records.js';
 import { expectInert, expectValidView } from './blocks.js';
 import { pick, randomText, seeded } from './random.js';

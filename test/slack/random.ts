@@ -44,6 +44,10 @@ export const HOSTILE_PIECES = [
   'Z\u0351\u0352\u0353\u0354',
   '\u202e',
   '\u200b',
+  // Tag characters: a hidden "<!here> `x`", the cancel tag, the flag of Wales (spelled in tags).
+  [...'<!here> `x`'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join(''),
+  '\u{E007F}',
+  '\u{1F3F4}\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}',
   'a',
   'plain words ',
   '"quoted"',

@@ -4,6 +4,7 @@ import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SlackHttpClient } from '../../src/slack/slack-http-client.js';
 import { WebApiSlackPort } from '../../src/slack/web-api-port.js';
+import { texts } from './blocks.js';
 
 const ops = CHANNELS.ops.id;
 const payments = CHANNELS.payments.id;
@@ -59,6 +60,18 @@ describe.each(Object.entries(clients))(
       expect(sandbox.calls('chat.postMessage').some((call) => call.status === 429)).toBe(true);
     });
 
+    it('a post given up on while it waits its turn is never sent', async () => {
+      sandbox.reset();
+      sandbox.rateLimit('chat.postMessage', 1, 1);
+      const given = new AbortController();
+      const waiting = port.postMessage({ channel: ops, text: 'stale card', signal: given.signal });
+      await sandbox.waitFor(() => sandbox.calls('chat.postMessage').length === 1);
+      given.abort();
+      await expect(waiting).rejects.toMatchObject({ method: 'chat.postMessage', code: 'aborted' });
+      await port.postMessage({ channel: ops, text: 'next' });
+      expect(sandbox.messages(ops).map((message) => message.text)).toEqual(['next']);
+    });
+
     it('a channel waiting out its limit holds up no other channel', async () => {
       sandbox.reset();
       const busy = Array.from({ length: 8 }, (_, i) =>
@@ -72,3 +85,48 @@ describe.each(Object.entries(clients))(
     });
   },
 );
+
+describe('what the Slack port lets reach a screen', () => {
+  let sandbox: Sandbox;
+  let port: WebApiSlackPort;
+  const tags = (text: string) =>
+    [...text].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+  /** Bidi controls, a tag run spelling words, and the flag of Wales (spelled in tags). */
+  const wales = `\u{1F3F4}${tags('gbwls')}\u{E007F}`;
+  const hiding = `pay \u202Eevil\u202C bob${tags(' and alice')}\u200F ${wales}`;
+  const HIDING = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\uDB40[\uDC00-\uDC7F]/;
+
+  beforeAll(async () => {
+    const botToken = `xoxb-test-${randomBytes(4).toString('hex')}`;
+    sandbox = await startSandbox({ botToken, signingSecret: 'secret' });
+    port = new WebApiSlackPort({ client: clients.SlackHttpClient(botToken, sandbox.apiUrl) });
+  });
+  afterAll(() => sandbox.stop());
+
+  it('no text object and no notification text carries bidi controls or tag characters; values and flags are kept', async () => {
+    const value = JSON.stringify({ note: hiding });
+    await port.postMessage({
+      channel: ops,
+      text: hiding,
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: hiding } },
+        {
+          type: 'actions',
+          elements: [
+            { type: 'button', action_id: 'a', text: { type: 'plain_text', text: hiding }, value },
+          ],
+        },
+      ],
+    });
+    const [message] = sandbox.messages(ops);
+    const [call] = sandbox.calls('chat.postMessage');
+    const sent = JSON.stringify(call?.args);
+    expect(message?.text).toBe(`pay evil bob ${wales}`);
+    expect(JSON.stringify(message?.blocks)).toContain(`pay evil bob ${wales}`);
+    // The button's value is data, not text: it goes as it was.
+    expect(sent).toContain(JSON.stringify(value).slice(1, -1));
+    const shown = [message?.text ?? '', ...texts(message?.blocks)];
+    expect(shown).toHaveLength(3);
+    for (const text of shown) expect(text.replaceAll(wales, '')).not.toMatch(HIDING);
+  });
+});

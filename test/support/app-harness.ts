@@ -7,6 +7,7 @@ import {
   PEOPLE,
   type Sandbox,
   type SandboxMessage,
+  slackSignature,
   startSandbox,
 } from '@adk-slack-approvals/slack-sandbox';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
@@ -91,6 +92,8 @@ export interface Harness {
   logs: string[];
   /** The app's events URL and signing secret: for requests Slack would never send (forgeries). */
   appEventsUrl: string;
+  /** Posts an interaction `payload` to the app, signed as Slack signs it: a forgery. */
+  postInteraction(payload: object): Promise<Response>;
   /** The policy file the app reads (and re-reads when it changes). */
   policyFile: string;
   signingSecret: string;
@@ -208,6 +211,19 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     adk: new AdkClient({ baseUrl: adkBaseUrl }),
     logs,
     appEventsUrl: `http://127.0.0.1:${app.port}/slack/events`,
+    postInteraction(payload) {
+      const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+      const timestamp = Math.floor(Date.now() / 1000);
+      return fetch(`http://127.0.0.1:${app.port}/slack/events`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': String(timestamp),
+          'x-slack-signature': slackSignature(signingSecret, timestamp, body),
+        },
+        body,
+      });
+    },
     policyFile,
     signingSecret,
     loseStoreData: () => deleteWithPrefix(redis, keyPrefix),

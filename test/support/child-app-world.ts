@@ -1,11 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
 import { type Child, compileProcesses, startChild } from '../../bench/support/child-processes.js';
 import { type FakeAdk, startFakeAdk } from '../../bench/support/fake-adk.js';
+import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
 import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './redis.js';
+import { type SlackFaultProxy, startSlackFaultProxy } from './slack-fault-proxy.js';
 
 /**
  * What a test needs to run the app as a replica runs it, in child processes it can kill -9: the
@@ -15,6 +17,10 @@ import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './r
 export interface ChildAppWorld {
   sandbox: Sandbox;
   adk: FakeAdk;
+  /** With `slackFaults`: the proxy between the apps and Slack's Web API, to make it misbehave. */
+  slackProxy: SlackFaultProxy | undefined;
+  /** The apps' records, read as another replica would. */
+  store: RedisConfirmationStore;
   /** The sandbox's signing secret: signed clicks (`postApproveClick`) need it. */
   slackSecret: string;
   /** Starts an app process on this world; stopped by `close` if still running. */
@@ -24,9 +30,22 @@ export interface ChildAppWorld {
   close(): Promise<void>;
 }
 
+/** An API key for `app`, and the API keys file that holds it (one key, `agents`). */
+export function oneApiKey(app: string): { apiKey: string; apiKeys: string } {
+  const apiKey = randomBytes(24).toString('hex');
+  const sha256 = createHash('sha256').update(apiKey).digest('hex');
+  const signingSecret = randomBytes(24).toString('hex');
+  return {
+    apiKey,
+    apiKeys: `keys:\n  - name: agents\n    sha256: ${sha256}\n    apps: [${app}]\n    signingSecret: ${signingSecret}\n`,
+  };
+}
+
 export async function startChildAppWorld(files: {
   policy: string;
   apiKeys: string;
+  /** Put a proxy that hangs chosen calls, or loses Slack's answers to them, before the sandbox. */
+  slackFaults?: boolean;
 }): Promise<ChildAppWorld> {
   const cleanups: Array<() => Promise<unknown>> = [];
   await compileProcesses();
@@ -42,16 +61,19 @@ export async function startChildAppWorld(files: {
     await deleteWithPrefix(redis, keyPrefix);
     await redis.quit();
   });
+  const store = new RedisConfirmationStore({ redis, keyPrefix });
   const slackSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
   const sandbox = await startSandbox({ port: 0, signingSecret: slackSecret, botToken });
   cleanups.push(() => sandbox.stop());
+  const slackProxy = files.slackFaults ? await startSlackFaultProxy(sandbox.apiUrl) : undefined;
+  if (slackProxy !== undefined) cleanups.push(() => slackProxy.stop());
   const adk = await startFakeAdk();
   cleanups.push(() => adk.stop());
   const env = {
     SLACK_BOT_TOKEN: botToken,
     SLACK_SIGNING_SECRET: slackSecret,
-    SLACK_API_URL: sandbox.apiUrl,
+    SLACK_API_URL: slackProxy?.apiUrl ?? sandbox.apiUrl,
     ADK_BASE_URL: adk.baseUrl,
     REDIS_URL,
     REDIS_KEY_PREFIX: keyPrefix,
@@ -63,6 +85,8 @@ export async function startChildAppWorld(files: {
   return {
     sandbox,
     adk,
+    slackProxy,
+    store,
     slackSecret,
     async start(label) {
       const app = await startChild('app', label, env);

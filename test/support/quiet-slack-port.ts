@@ -12,12 +12,16 @@ export function quietSlackPort(overrides: Partial<SlackPort> = {}): SlackPort {
     async updateMessage() {},
     async postEphemeral() {},
     async openView() {},
+    async updateView() {},
     async publishHome() {},
     async getPermalink() {
       return 'https://example.slack.com/p1';
     },
     async openDirectMessage(user) {
       return `D-${user}`;
+    },
+    async findOwnMessage() {
+      return undefined;
     },
     ...overrides,
   };

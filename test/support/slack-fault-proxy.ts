@@ -5,6 +5,11 @@ export interface SlackFaultProxy {
   apiUrl: string;
   /** Calls of `method` in `channel` are held unanswered until the proxy stops. */
   hang(method: string, channel: string): void;
+  /**
+   * Calls of `method` in `channel` reach Slack, which does what they ask, but its answers are held
+   * back until the proxy stops: a caller that dies meanwhile never learns what Slack did.
+   */
+  loseAnswers(method: string, channel: string): void;
   /** Calls of `method` in `channel` are answered 429 with `Retry-After: retryAfterSec`. */
   rateLimit(method: string, channel: string, retryAfterSec: number): void;
   /** Calls of `method`, in any channel, are answered `{ok: false, error}` (a revoked token). */
@@ -24,6 +29,7 @@ export interface SlackFaultProxy {
 export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<SlackFaultProxy> {
   const upstream = new URL(sandboxApiUrl);
   const hangs = new Set<string>();
+  const losing = new Set<string>();
   const limits = new Map<string, number>();
   const failures = new Map<string, string>();
   const held = new Map<string, Set<ServerResponse>>();
@@ -36,11 +42,14 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
       const body = Buffer.concat(chunks);
       const method = (incoming.url ?? '').split('?')[0]?.split('/').pop() ?? '';
       const key = `${method} ${channelOf(body, incoming.headers['content-type'])}`;
-      if (hangs.has(key)) {
+      const hold = () => {
         const set = held.get(key) ?? new Set();
         held.set(key, set);
         set.add(outgoing);
         outgoing.on('close', () => set.delete(outgoing));
+      };
+      if (hangs.has(key)) {
+        hold();
         return;
       }
       const failure = failures.get(method);
@@ -68,6 +77,11 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
           headers: incoming.headers,
         },
         (response) => {
+          if (losing.has(key)) {
+            response.resume();
+            hold();
+            return;
+          }
           outgoing.writeHead(response.statusCode ?? 502, response.headers);
           response.pipe(outgoing);
         },
@@ -85,6 +99,9 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
     hang(method, channel) {
       hangs.add(`${method} ${channel}`);
     },
+    loseAnswers(method, channel) {
+      losing.add(`${method} ${channel}`);
+    },
     rateLimit(method, channel, retryAfterSec) {
       limits.set(`${method} ${channel}`, retryAfterSec);
     },
@@ -93,6 +110,7 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
     },
     clear() {
       hangs.clear();
+      losing.clear();
       limits.clear();
       failures.clear();
     },

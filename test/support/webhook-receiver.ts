@@ -10,6 +10,8 @@ export interface WebhookReceiver {
   url: string;
   /** Delivery ids taken, in order. */
   delivered: string[];
+  /** When each of them arrived (epoch ms), in the same order. */
+  deliveredAt: number[];
   /** How many of the next deliveries to answer 503 (each one counts it down). */
   failNext: number;
   close(): Promise<void>;
@@ -19,6 +21,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const receiver: WebhookReceiver = {
     url: '',
     delivered: [],
+    deliveredAt: [],
     failNext: 0,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -31,6 +34,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         return;
       }
       receiver.delivered.push(String(req.headers['x-approvals-delivery']));
+      receiver.deliveredAt.push(Date.now());
       res.writeHead(204).end();
     });
   });

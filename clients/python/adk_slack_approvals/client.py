@@ -49,7 +49,9 @@ class ApprovalsClient:
         return self._expect(status, body, (200,))
 
     def decision(self, pause_id: str, wait_s: int = 0) -> Optional[dict]:
-        """The decision, waiting up to `wait_s` (0–30) seconds; None while a gate is pending."""
+        """The decision, waiting up to `wait_s` (0–30) seconds; None while a gate is pending, and
+        while the decision is held (`status: "held"`, until `holdUntil`: a rule's undo window, in
+        which the approval may still be taken back). Neither is a decision to act on."""
         query = f"?wait={min(30, int(wait_s))}" if wait_s > 0 else ""
         status, body = self._send("GET", f"/v1/pauses/{_quote(pause_id)}/decision{query}", timeout=wait_s + 15)
         if status == 202:
@@ -69,8 +71,11 @@ class ApprovalsClient:
 
     def claim_run(self, pause_id: str, call_id: str) -> bool:
         """Claims an approved gate's call before running it: True for the first claim across every
-        process, False when another already claimed it. Raises when the service cannot say."""
+        process, False when another already claimed it. Raises when the service cannot say, and
+        while an undo window holds the approval (it may still be taken back)."""
         status, body = self._send("POST", f"/v1/pauses/{_quote(pause_id)}/claim", {"callId": call_id})
+        if status == 409 and isinstance(body, dict) and body.get("error") == "held":
+            raise ApprovalsApiError(status, _problems(body))
         if status == 409:
             return False
         self._expect(status, body, (200,))

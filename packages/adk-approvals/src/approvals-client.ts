@@ -5,7 +5,7 @@ import {
   createdPauseSchema,
   type Decision,
   decisionSchema,
-  pendingSchema,
+  notYetSchema,
   type UnsupportedAnswer,
   unsupportedAnswerSchema,
 } from './decision.js';
@@ -35,7 +35,11 @@ export type PostAnswer =
   | { kind: 'pause'; pause: CreatedPause }
   | { kind: 'unsupported'; answer: UnsupportedAnswer };
 
-export type DecisionPoll = { kind: 'decided'; decision: Decision } | { kind: 'pending' };
+export type DecisionPoll =
+  | { kind: 'decided'; decision: Decision }
+  | { kind: 'pending' }
+  /** Decided, but an undo window holds it until `holdUntil`: not yet a decision to act on. */
+  | { kind: 'held'; holdUntil: Date };
 
 /**
  * What happened after a decision: the call ran (`executed`, `failed`), the plugin refused it
@@ -108,8 +112,10 @@ export class ApprovalsClient {
       method: 'GET',
     });
     if (response.status === 202) {
-      await parse(response, [202], pendingSchema);
-      return { kind: 'pending' };
+      const notYet = await parse(response, [202], notYetSchema);
+      return notYet.status === 'held'
+        ? { kind: 'held', holdUntil: new Date(notYet.holdUntil) }
+        : { kind: 'pending' };
     }
     return { kind: 'decided', decision: await parse(response, [200], decisionSchema) };
   }
@@ -124,7 +130,8 @@ export class ApprovalsClient {
 
   /**
    * Claims an approved gate's call before running it: `true` for the first claim across every
-   * process, `false` when another already claimed it. Throws when the service cannot say.
+   * process, `false` when another already claimed it. Throws when the service cannot say, and
+   * while an undo window holds the approval (`held`: it may still be taken back).
    */
   async claimRun(pauseId: string, callId: string): Promise<boolean> {
     const response = await this.send(`/v1/pauses/${encodeURIComponent(pauseId)}/claim`, {
@@ -132,7 +139,8 @@ export class ApprovalsClient {
       body: JSON.stringify({ callId }),
     });
     if (response.status === 409) {
-      await response.body?.cancel();
+      const problems = await problemsOf(response);
+      if (problems[0] === 'held') throw new ApprovalsApiError(409, problems);
       return false;
     }
     await expectStatus(response, [200]);

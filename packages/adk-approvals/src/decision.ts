@@ -96,6 +96,19 @@ export type UnsupportedAnswer = z.infer<typeof unsupportedAnswerSchema>;
 
 export const pendingSchema = z.object({ id: z.string(), status: z.literal('pending') });
 
+/**
+ * Decided, but held back until `holdUntil` (ISO time): the rule's undo window runs and the
+ * approval may still be taken back. Not a decision: keep waiting.
+ */
+export const heldSchema = z.object({
+  id: z.string(),
+  status: z.literal('held'),
+  holdUntil: z.iso.datetime(),
+});
+
+/** What `…/decision` answers with 202: nothing to act on yet. */
+export const notYetSchema = z.discriminatedUnion('status', [pendingSchema, heldSchema]);
+
 export const apiErrorSchema = z.object({
   error: z.string(),
   problems: z.array(z.string()).optional(),

@@ -168,6 +168,7 @@ async function decisionOf(
   for (;;) {
     options.signal?.throwIfAborted();
     const poll = await plugin.client.decision(pauseId, options.waitSeconds ?? 30);
+    // Pending, or held by an undo window: nothing to resume with yet.
     if (poll.kind === 'decided') return poll.decision;
   }
 }

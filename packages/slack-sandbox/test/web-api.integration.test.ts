@@ -99,6 +99,46 @@ describe('the sandbox Web API, through the real @slack/web-api client', () => {
     expect(thread.messages?.map((m) => m.text)).toEqual(['root', 'first reply', 'second reply']);
   });
 
+  it('history and replies show message metadata only with include_all_metadata, and only messages after oldest', async () => {
+    const client = webClient(sandbox);
+    const metadata = { event_type: 'task_created', event_payload: { id: 'TK-1' } };
+    const before = await client.chat.postMessage({ channel: ops, text: 'before' });
+    const tagged = await client.chat.postMessage({ channel: ops, text: 'tagged', metadata });
+    await client.chat.postMessage({ channel: ops, text: 'reply', thread_ts: before.ts, metadata });
+
+    const plain = await client.conversations.history({ channel: ops });
+    expect(plain.messages?.map((m) => m.text)).toEqual(['tagged', 'before']);
+    expect(plain.messages?.some((m) => m.metadata !== undefined)).toBe(false);
+    const full = await client.conversations.history({
+      channel: ops,
+      oldest: String(before.ts),
+      include_all_metadata: true,
+    });
+    expect(full.messages).toEqual([
+      expect.objectContaining({ ts: tagged.ts, text: 'tagged', metadata }),
+    ]);
+    const inclusive = await client.conversations.history({
+      channel: ops,
+      oldest: String(before.ts),
+      inclusive: true,
+    });
+    expect(inclusive.messages?.map((m) => m.text)).toEqual(['tagged', 'before']);
+
+    const thread = await client.conversations.replies({
+      channel: ops,
+      ts: String(before.ts),
+      oldest: String(tagged.ts),
+      include_all_metadata: true,
+    });
+    expect(thread.messages?.map((m) => [m.text, m.metadata?.event_type])).toEqual([
+      ['before', undefined],
+      ['reply', 'task_created'],
+    ]);
+    expect(
+      (await slackError(client.conversations.history({ channel: ops, oldest: 'yesterday' }))).error,
+    ).toBe('invalid_ts_oldest');
+  });
+
   it('chat.update replaces text and blocks, keeps blocks when none are sent, and refuses what it cannot edit', async () => {
     const client = webClient(sandbox);
     const posted = await client.chat.postMessage({

@@ -160,7 +160,7 @@ function stringProblem(schema: PayloadSchema, value: string): string | undefined
   if (schema.format === 'date-time' && !isDateTime(value)) {
     return 'Enter a date and time such as 2026-11-23T22:00:00Z.';
   }
-  if (schema.format === 'date' && !(DATE.test(value) && !Number.isNaN(Date.parse(value)))) {
+  if (schema.format === 'date' && !isDate(value)) {
     return 'Enter a date such as 2026-11-23.';
   }
   if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) {
@@ -171,6 +171,10 @@ function stringProblem(schema: PayloadSchema, value: string): string | undefined
 
 export function isDateTime(value: string): boolean {
   return DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+export function isDate(value: string): boolean {
+  return DATE.test(value) && !Number.isNaN(Date.parse(value));
 }
 
 function listProblem(schema: PayloadSchema, value: JsonValue[]): string | undefined {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { GRANT_ACTOR_PREFIX } from '../grant-actors.js';
 import { POLICY_ACTOR_PREFIX } from '../records.js';
 import { UNSEALED_FIELD } from './scripts/fields.js';
 
@@ -31,7 +32,6 @@ export const AUDIT_GENESIS = '0'.repeat(64);
  */
 export type AuditInitiator = 'person' | 'policy' | 'grant' | 'agent' | 'system';
 
-export const GRANT_ACTOR_PREFIX = 'grant:';
 /** An API key's actor (deciders.ts's `apiActor`); spelt here too, as the Lua twin needs it. */
 const AGENT_ACTOR_PREFIX = 'api:';
 const PERSON = /^[UW][A-Z0-9]+$/;

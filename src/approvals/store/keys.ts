@@ -23,9 +23,9 @@ import { createHash } from 'node:crypto';
  * <prefix>audit                        stream every transition of every pause, its chain line
  *                                              included; trimmed by age (AUDIT_RETENTION)
  * <prefix>idempotency:<sha256 of key>  string the request an API idempotency key was first used for
- * <prefix>marker                       string when the first replica started; gone = data lost
+ * <prefix>marker                       string when it was placed (and a loss found); gone = data lost
  * <prefix>cardless                     zset   pauseId of a pause recorded without a card ts, by createdAt
- * <prefix>{<pauseId>}:card-claim       string the replica re-posting a missing card (expires)
+ * <prefix>{<pauseId>}:card-claim       string who is posting the pause's card (expires; renewed)
  * <prefix>{run:<runId>}:intent         hash   an accepted /agent run: who, where, progress, owner, lease
  * <prefix>runs                         zset   runId of each run intent, by when its lease lapses
  * <prefix>nudges                       zset   [pauseId, callId, kind] by when to remind or escalate

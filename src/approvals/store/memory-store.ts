@@ -1,3 +1,4 @@
+import { MemoryCardClaims } from '../card-claims.js';
 import { type PauseNotes, type PauseView, viewVersion } from '../records.js';
 import type {
   AdvanceRunInput,
@@ -34,6 +35,7 @@ import type {
   ReopenResult,
   ResumeFailedInput,
   RunIntent,
+  StoreMarker,
   UndoInput,
   UndoResult,
   VoteAllInput,
@@ -257,8 +259,8 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     return expired;
   }
 
-  /** Who re-posts which missing card, until when (the twin of the card-claim keys). */
-  private readonly cardClaims = new Map<string, { owner: string; until: number }>();
+  /** Who posts which card, until when (the twin of the card-claim keys). */
+  readonly cardClaims = new MemoryCardClaims();
 
   /** Reminders and escalations by due time (the twin of the `nudges` sorted set). */
   private readonly nudges = new MemoryNudges();
@@ -284,10 +286,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       if (claimed.length >= limit) break;
       const { pause } = entry;
       if (pause.card.ts !== undefined || pause.createdAt > now - graceMs) continue;
-      const claim = this.cardClaims.get(pauseId);
-      if (claim !== undefined && claim.until > now) continue;
-      this.cardClaims.set(pauseId, { owner, until: now + leaseMs });
-      claimed.push(pauseId);
+      if (await this.cardClaims.claim({ pauseId, owner, leaseMs, now })) claimed.push(pauseId);
     }
     return claimed;
   }
@@ -459,14 +458,20 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   /** Memory loses its data only with the process, and the marker with it. */
-  private marked = false;
+  private marker: StoreMarker = { kind: 'missing' };
 
-  async placeMarker(_now: number): Promise<void> {
-    this.marked = true;
+  async placeMarker(input: { now: number; lossFoundAt?: number }): Promise<void> {
+    if (this.marker.kind === 'present') return;
+    const { now, lossFoundAt } = input;
+    this.marker = {
+      kind: 'present',
+      placedAt: now,
+      ...(lossFoundAt === undefined ? {} : { lossFoundAt }),
+    };
   }
 
-  async checkMarker(): Promise<'present' | 'missing'> {
-    return this.marked ? 'present' : 'missing';
+  async readMarker(): Promise<StoreMarker> {
+    return { ...this.marker };
   }
 
   async close(): Promise<void> {}

@@ -38,6 +38,7 @@ import {
   type ResumeFailedInput,
   type RunIntent,
   StoreError,
+  type StoreMarker,
   type UndoInput,
   type UndoResult,
   type VoteAllInput,
@@ -50,8 +51,10 @@ import {
 import { assertNoHashTag, type StoreKeys, storeKeys } from './keys.js';
 import { parseRecentDecisions, readAuditStream, readPauseTrail } from './redis-audit.js';
 import { AuditSealer } from './redis-audit-seal.js';
+import { RedisCardClaims } from './redis-card-claims.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { type ExpiryDone, type IndexEntry, RedisIndexes } from './redis-indexes.js';
+import { placeRedisMarker, readRedisMarker } from './redis-marker.js';
 import { RedisPauseNotes } from './redis-notes.js';
 import { RedisNudges } from './redis-nudges.js';
 import { decodeCallIds, decodeView, encodeGate, encodePause } from './redis-records.js';
@@ -198,6 +201,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   private readonly notes: RedisPauseNotes;
   private readonly runIntents: RedisRunIntents;
   private readonly sealer: AuditSealer;
+  readonly cardClaims: RedisCardClaims;
 
   constructor(options: RedisStoreOptions) {
     if (options.redis.options.keyPrefix) {
@@ -218,6 +222,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
       options.log,
     );
     this.runIntents = new RedisRunIntents(this.redis, this.keys);
+    this.cardClaims = new RedisCardClaims(this.redis, this.keys);
     this.nudges = new RedisNudges(this.redis, this.keys);
     this.indexes = new RedisIndexes(this.redis, this.keys, {
       retentionMs: this.retentionMs,
@@ -260,17 +265,12 @@ export class RedisConfirmationStore implements ConfirmationStore {
     return { kind: created ? 'created' : 'existed', view };
   }
 
-  async placeMarker(now: number): Promise<void> {
-    await redisCall('place the store marker', () =>
-      this.redis.set(this.keys.marker, String(now), 'NX'),
-    );
+  placeMarker(input: { now: number; lossFoundAt?: number }): Promise<void> {
+    return placeRedisMarker(this.redis, this.keys.marker, input);
   }
 
-  async checkMarker(): Promise<'present' | 'missing'> {
-    const exists = await redisCall('check the store marker', () =>
-      this.redis.exists(this.keys.marker),
-    );
-    return exists === 1 ? 'present' : 'missing';
+  readMarker(): Promise<StoreMarker> {
+    return readRedisMarker(this.redis, this.keys.marker);
   }
 
   async getPause(pauseId: string): Promise<PauseView | undefined> {

@@ -52,11 +52,23 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
 
     describe('the marker of a store that holds its data', () => {
       it('is missing until placed, then present for every replica; placing it again keeps it', async () => {
-        expect(await store.checkMarker()).toBe('missing');
-        await store.placeMarker(1);
-        await store.placeMarker(2);
-        expect(await store.checkMarker()).toBe('present');
-        expect(await (await harness.replica()).checkMarker()).toBe('present');
+        expect(await store.readMarker()).toEqual({ kind: 'missing' });
+        await store.placeMarker({ now: 1 });
+        await store.placeMarker({ now: 2, lossFoundAt: 2 });
+        expect(await store.readMarker()).toEqual({ kind: 'present', placedAt: 1 });
+        expect(await (await harness.replica()).readMarker()).toEqual({
+          kind: 'present',
+          placedAt: 1,
+        });
+      });
+
+      it('placed again after a loss, tells every replica when the loss was found', async () => {
+        await store.placeMarker({ now: 5, lossFoundAt: 5 });
+        expect(await (await harness.replica()).readMarker()).toEqual({
+          kind: 'present',
+          placedAt: 5,
+          lossFoundAt: 5,
+        });
       });
     });
 
@@ -76,6 +88,39 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         const carded = newPause();
         await store.createPause({ ...carded, card: { ...carded.card, ts: '2.000200' } });
         expect(await store.claimCardless({ ...claim, owner: 'r1', now: T0 + 20_000 })).toEqual([]);
+      });
+
+      it('are not claimed while a poster holds the card claim, which only its owner renews or releases', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const other = await harness.replica();
+        const card = { pauseId: input.id, leaseMs: 5_000, now: T0 };
+        expect(await store.cardClaims.claim({ ...card, owner: 'post-1' })).toBe(true);
+        expect(await other.cardClaims.claim({ ...card, owner: 'post-2' })).toBe(false);
+        const sweep = { graceMs: 1_000, leaseMs: 5_000, owner: 'r2', now: T0 + 2_000 };
+        expect(await other.claimCardless(sweep)).toEqual([]);
+        expect(await other.cardClaims.renew({ ...card, owner: 'post-2', now: T0 + 1 })).toBe(false);
+        expect(await store.cardClaims.renew({ ...card, owner: 'post-1', now: T0 + 1 })).toBe(true);
+        await other.cardClaims.release({ pauseId: input.id, owner: 'post-2' });
+        expect(await other.claimCardless(sweep)).toEqual([]);
+        await store.cardClaims.release({ pauseId: input.id, owner: 'post-1' });
+        expect(await other.claimCardless(sweep)).toEqual([input.id]);
+        expect(await store.cardClaims.claim({ ...card, owner: 'post-1', now: T0 + 2_001 })).toBe(
+          false,
+        );
+        expect(await other.cardClaims.renew({ ...card, owner: 'r2', now: T0 + 2_001 })).toBe(true);
+      });
+
+      it('lapse when their holder stops renewing them: another poster takes over', async () => {
+        const input = newPause();
+        await store.createPause(input);
+        const other = await harness.replica();
+        const claim = { pauseId: input.id, leaseMs: 40 };
+        expect(await store.cardClaims.claim({ ...claim, owner: 'dead', now: T0 })).toBe(true);
+        expect(await other.cardClaims.claim({ ...claim, owner: 'next', now: T0 + 10 })).toBe(false);
+        // Redis counts the lease on its own clock; the memory twin on the one it is given.
+        await new Promise((resolve) => setTimeout(resolve, 80));
+        expect(await other.cardClaims.claim({ ...claim, owner: 'next', now: T0 + 80 })).toBe(true);
       });
     });
 

@@ -86,6 +86,11 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     expect(Number(await redis.zscore(resume, input.id))).toBe(T0 + 11 + recheckMs);
   });
 
+  it('reads a marker placed by an earlier version (its start time alone) as present', async () => {
+    await redis.set(storeKeys(keyPrefix).marker, String(T0));
+    expect(await store.readMarker()).toEqual({ kind: 'present', placedAt: T0 });
+  });
+
   it('keeps pauses across a restart: a new store instance on a new connection carries on', async () => {
     const input = newPause({ policies: [policy({ quorum: 2 })] });
     await store.createPause(input);

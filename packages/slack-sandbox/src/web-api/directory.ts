@@ -1,4 +1,4 @@
-import { toSlackMessage } from '../conversations.js';
+import { type SandboxMessage, toSlackMessage } from '../conversations.js';
 import type { JsonObject } from '../json.js';
 import {
   allPeople,
@@ -136,7 +136,13 @@ export function conversationsOpen(args: Arguments): MethodResult {
 export function conversationsHistory(args: Arguments, { state }: WebApiContext): MethodResult {
   const conversation = findConversation(stringArg(args, 'channel') ?? '');
   if (!conversation) return failure('channel_not_found');
-  const messages = state.conversations.roots(conversation.id).reverse().map(toSlackMessage);
+  const inTimeline = timeline(args);
+  if ('error' in inTimeline) return failure(inTimeline.error);
+  const messages = state.conversations
+    .roots(conversation.id)
+    .filter(inTimeline)
+    .reverse()
+    .map(asListed(args));
   return { ok: true, messages, has_more: false, response_metadata: { next_cursor: '' } };
 }
 
@@ -147,12 +153,49 @@ export function conversationsReplies(args: Arguments, { state }: WebApiContext):
   if (!parent) return failure('thread_not_found');
   const rootTs = parent.threadTs ?? parent.ts;
   const root = state.conversations.find(conversation.id, rootTs) ?? parent;
-  const replies = state.conversations.replies(conversation.id, rootTs);
+  const inTimeline = timeline(args);
+  if ('error' in inTimeline) return failure(inTimeline.error);
+  // The parent first, whatever `oldest` and `latest` leave of its replies.
+  const replies = state.conversations.replies(conversation.id, rootTs).filter(inTimeline);
   return {
     ok: true,
-    messages: [root, ...replies].map(toSlackMessage),
+    messages: [root, ...replies].map(asListed(args)),
     has_more: false,
     response_metadata: { next_cursor: '' },
+  };
+}
+
+/**
+ * Slack's timeline arguments: messages after `oldest` and before `latest` (Slack timestamps),
+ * each bound included only with `inclusive`.
+ */
+function timeline(
+  args: Arguments,
+): ((message: { ts: string }) => boolean) | { error: 'invalid_ts_oldest' | 'invalid_ts_latest' } {
+  const oldest = timestampArg(args, 'oldest', Number.NEGATIVE_INFINITY);
+  if (Number.isNaN(oldest)) return { error: 'invalid_ts_oldest' };
+  const latest = timestampArg(args, 'latest', Number.POSITIVE_INFINITY);
+  if (Number.isNaN(latest)) return { error: 'invalid_ts_latest' };
+  const inclusive = booleanArg(args, 'inclusive');
+  return ({ ts }) => {
+    const at = Number(ts);
+    return inclusive ? at >= oldest && at <= latest : at > oldest && at < latest;
+  };
+}
+
+function timestampArg(args: Arguments, name: string, absent: number): number {
+  const value = stringArg(args, name);
+  if (value === undefined) return absent;
+  return /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+}
+
+/** A message as a listing shows it: its metadata only when asked for (`include_all_metadata`). */
+function asListed(args: Arguments): (message: SandboxMessage) => JsonObject {
+  const withMetadata = booleanArg(args, 'include_all_metadata');
+  return (message) => {
+    const json = toSlackMessage(message);
+    if (!withMetadata) delete json.metadata;
+    return json;
   };
 }
 

@@ -1,6 +1,7 @@
 import { LIMITS } from '@adk-slack-approvals/block-kit';
-import type { JsonValue } from '../json.js';
-import { fitEscaped } from './escape.js';
+import type { JsonValue } from '../../json.js';
+import { fitEscaped } from '../escape.js';
+import { type Choice, indexedChoices } from './field.js';
 
 /** What a select shows for a choice: escaped, or nothing when it is blank or too long to show whole. */
 export function optionLabel(choice: string | number): string | undefined {
@@ -27,4 +28,17 @@ export function listChoices(
       optionLabel(choice as string | number) !== undefined,
   );
   return [...items, ...extra].slice(0, LIMITS.selectOptions);
+}
+
+/** Values a select can show, by position: strings or numbers within Slack's option limit. */
+export function selectable(values: readonly JsonValue[] | undefined): Choice[] | undefined {
+  if (values === undefined || values.length === 0 || values.length > LIMITS.selectOptions) {
+    return undefined;
+  }
+  const choices = values.flatMap((value) =>
+    typeof value === 'string' || typeof value === 'number' ? [value] : [],
+  );
+  if (choices.length !== values.length) return undefined;
+  if (choices.some((choice) => optionLabel(choice) === undefined)) return undefined;
+  return indexedChoices(choices);
 }

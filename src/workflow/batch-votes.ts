@@ -1,0 +1,147 @@
+import { gateKind } from '../adk/gate.js';
+import type { BatchPick, Refusal } from '../approvals/outcomes.js';
+import type { GateRecord, PauseView } from '../approvals/records.js';
+import type { ConfirmationStore } from '../approvals/store.js';
+import type { SlackMessage } from '../slack/block-kit.js';
+import {
+  type AppliedVote,
+  type Decider,
+  type DecisionReply,
+  reasonRefusal,
+  type VoteRequest,
+} from './decider.js';
+import type { VoteToVerify } from './vote-verifier.js';
+
+export type BatchRequest = Omit<VoteRequest, 'callId' | 'payload'>;
+export type BatchRef = readonly [pauseId: string, callId: string];
+/** A later private word to the voter, when the store's answer was lost. */
+type Tell = (message: SlackMessage) => Promise<void>;
+
+export interface BatchVotesDeps {
+  store: Pick<ConfirmationStore, 'getPause'>;
+  decider: Pick<Decider, 'check' | 'voteSelected'>;
+  /** The workflow's way to run a decision on a pause: in its order, tracked, failures worded. */
+  decide: (
+    pauseId: string,
+    task: () => Promise<DecisionReply>,
+    options: { clickedAt: number; unknown: { check: VoteToVerify; tell: Tell | undefined } },
+  ) => Promise<DecisionReply>;
+}
+
+const DONE: DecisionReply = { kind: 'done' };
+
+/**
+ * A batch from the App Home. Each picked call is checked on its own against the policy in force,
+ * as a click on its card would be (the voter may decide it, it still waits), and then as a batch:
+ * its rule does not say `batch: false`, it is not a question, and a rejection carries a reason
+ * where its rule asks for one. The calls that pass are voted on, each pause's in one atomic
+ * store step; those that do not are left as they are. The answer says what became of every pick
+ * (approved, rejected, counted towards a quorum, or refused and why): nothing picked goes unsaid.
+ */
+export class BatchVotes {
+  constructor(private readonly deps: BatchVotesDeps) {}
+
+  async vote(request: BatchRequest, refs: readonly BatchRef[], tell?: Tell): Promise<BatchPick[]> {
+    const byPause = new Map<string, string[]>();
+    for (const [pauseId, callId] of refs) {
+      byPause.set(pauseId, [...(byPause.get(pauseId) ?? []), callId]);
+    }
+    const picks: BatchPick[] = [];
+    for (const [pauseId, callIds] of byPause) {
+      const found: BatchPick[] = [];
+      const answer = await this.deps.decide(
+        pauseId,
+        async () => {
+          await this.votePause(request, pauseId, callIds, refs.length, found);
+          return DONE;
+        },
+        {
+          clickedAt: performance.now(),
+          unknown: { check: { pauseId, voter: request.voter, callIds }, tell },
+        },
+      );
+      // The step failed (the store out of reach): the calls it did not get to say why.
+      const refusal: Refusal =
+        answer.kind === 'refused' ? answer.refusal : { kind: 'decision_failed' };
+      for (const callId of callIds) {
+        const pick = found.find((one) => one.callId === callId);
+        picks.push(pick ?? { pauseId, callId, outcome: { kind: 'refused', refusal } });
+      }
+    }
+    return picks;
+  }
+
+  /** Checks each call of one pause, then votes on those that passed in one step. */
+  private async votePause(
+    request: BatchRequest,
+    pauseId: string,
+    callIds: readonly string[],
+    batch: number,
+    found: BatchPick[],
+  ): Promise<void> {
+    const view = await this.deps.store.getPause(pauseId);
+    const pickOf = (callId: string, outcome: BatchPick['outcome']): BatchPick => {
+      const gate = view?.gates.find((g) => g.confirmationCallId === callId);
+      const call = view === undefined || gate === undefined ? undefined : callOf(view, gate);
+      return { pauseId, callId, ...(call === undefined ? {} : { call }), outcome };
+    };
+    const allowed: string[] = [];
+    for (const callId of callIds) {
+      const refusal = await this.refusalOf(request, pauseId, callId);
+      if (refusal === undefined) allowed.push(callId);
+      else found.push(pickOf(callId, { kind: 'refused', refusal }));
+    }
+    if (allowed.length === 0) return;
+    const applied = await this.deps.decider.voteSelected({
+      ...request,
+      pauseId,
+      callIds: allowed,
+      batch,
+    });
+    for (const callId of allowed) {
+      const vote = applied?.find((one) => one.callId === callId);
+      found.push(pickOf(callId, outcomeOf(vote)));
+    }
+  }
+
+  /** Why this call may not be decided in this batch now; undefined when it may. */
+  private async refusalOf(
+    request: BatchRequest,
+    pauseId: string,
+    callId: string,
+  ): Promise<Refusal | undefined> {
+    const check = await this.deps.decider.check(pauseId, [callId], request.voter);
+    if (check.kind === 'refused') return check.refusal;
+    const [gate] = check.gates;
+    const [policy] = check.policies;
+    if (gate === undefined || policy === undefined) return { kind: 'not_found' };
+    if (gateKind(gate) === 'input') return { kind: 'answer_required' };
+    if (policy.batch === false) return { kind: 'not_batchable', rule: policy.rule };
+    return reasonRefusal(request, [policy]);
+  }
+}
+
+function callOf(view: PauseView, gate: GateRecord): NonNullable<BatchPick['call']> {
+  return {
+    tool: gate.originalCall.name,
+    args: gate.originalCall.args,
+    requester: view.pause.requester,
+    app: view.pause.adk.appName,
+    channelId: view.pause.card.channelId,
+  };
+}
+
+function outcomeOf(vote: AppliedVote | undefined): BatchPick['outcome'] {
+  if (vote === undefined) return { kind: 'refused', refusal: { kind: 'pause_gone' } };
+  const { result, reply } = vote;
+  if (result.kind === 'counted') {
+    return { kind: 'counted', approvals: result.approvals, quorum: result.quorum };
+  }
+  if (result.kind === 'decided' && (result.state === 'approved' || result.state === 'rejected')) {
+    return { kind: result.state };
+  }
+  return {
+    kind: 'refused',
+    refusal: reply.kind === 'refused' ? reply.refusal : { kind: 'not_found' },
+  };
+}
