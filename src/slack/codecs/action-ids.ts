@@ -1,7 +1,7 @@
 import { LIMITS } from '@adk-slack-approvals/block-kit';
 import { z } from 'zod';
-import type { GrantScope } from '../approvals/grants.js';
-import { parseJsonText } from '../json.js';
+import type { GrantScope } from '../../approvals/grants.js';
+import { parseJsonText } from '../../json.js';
 
 /**
  * Every id the app puts on interactive elements, and the encodings it reads back. Buttons and

@@ -1,7 +1,7 @@
-import type { GateOutcome, GateRecord } from '../approvals/records.js';
-import { escapeWithin } from './escape.js';
+import type { GateOutcome, GateRecord } from '../../approvals/records.js';
+import { escapeWithin } from '../codecs/escape.js';
+import { slackDate } from '../codecs/mentions.js';
 import type { GateContext } from './gate-context.js';
-import { slackDate } from './mentions.js';
 
 /**
  * A gate the agent answered itself: it reported an outcome (the approvals API's `…/outcome`) for

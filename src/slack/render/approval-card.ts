@@ -1,22 +1,21 @@
 import { blocksTextLength, LIMITS } from '@adk-slack-approvals/block-kit';
-import { gateKind } from '../adk/gate.js';
-import { isDirectMessage } from '../approvals/policy.js';
+import { gateKind } from '../../adk/gate.js';
+import { isDirectMessage } from '../../approvals/policy.js';
 import type {
   GateOutcome,
   GatePolicy,
   GateRecord,
   PauseNotes,
   PauseView,
-} from '../approvals/records.js';
-import type { ToolOutcome } from '../approvals/tool-outcomes.js';
+} from '../../approvals/records.js';
+import type { ToolOutcome } from '../../approvals/tool-outcomes.js';
 import {
   ACTION_IDS,
   encodeButtonValue,
   fitsGateChoice,
   type GateDecisionChoice,
-} from './action-ids.js';
-import { notResumedLine } from './agent-answers.js';
-import { withBlockId } from './block-ids.js';
+} from '../codecs/action-ids.js';
+import { withBlockId } from '../codecs/block-ids.js';
 import {
   type ActionsBlock,
   type Button,
@@ -25,7 +24,10 @@ import {
   plain,
   type SectionBlock,
   type StaticSelect,
-} from './block-kit.js';
+} from '../codecs/block-kit.js';
+import { codeBlock, escapeLine, fitEscaped, inlineCode } from '../codecs/escape.js';
+import { channelMention, permalinkTo, slackDate, userMention } from '../codecs/mentions.js';
+import { notResumedLine } from './agent-answers.js';
 import {
   BUTTON_LABELS,
   compactGateRow,
@@ -35,10 +37,8 @@ import {
   hasGateButtons,
 } from './card-gate.js';
 import { approveAllConfirm, withdrawConfirm } from './confirm-dialogs.js';
-import { codeBlock, escapeLine, fitEscaped, inlineCode } from './escape.js';
 import type { GateContext } from './gate-context.js';
 import { approversText, expiryText, listWithin, toolName } from './gate-lines.js';
-import { channelMention, permalinkTo, slackDate, userMention } from './mentions.js';
 import { gateOutcome, OUTCOME_WORD } from './outcome-words.js';
 import {
   allDecided,

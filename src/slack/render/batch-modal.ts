@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import { LIMITS } from '@adk-slack-approvals/block-kit';
 import { z } from 'zod';
-import type { GatePolicy, Vote } from '../approvals/records.js';
-import type { JsonValue } from '../json.js';
-import { CALLBACK_IDS, parseJsonWith } from './action-ids.js';
-import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
-import { escapeLine, inlineCode } from './escape.js';
+import type { GatePolicy, Vote } from '../../approvals/records.js';
+import type { JsonValue } from '../../json.js';
+import { CALLBACK_IDS, parseJsonWith } from '../codecs/action-ids.js';
+import { type KnownBlock, type Modal, mrkdwn, plain } from '../codecs/block-kit.js';
+import { escapeLine, inlineCode } from '../codecs/escape.js';
+import { userMention } from '../codecs/mentions.js';
+import { INPUT_ACTION_ID, viewStateValuesSchema } from '../codecs/view-state.js';
 import { approvalsOf, argumentSummary, argumentText, listWithin } from './gate-lines.js';
 import { type HomeGate, isBatchable } from './home-view.js';
-import { userMention } from './mentions.js';
 import { REASON_BLOCK_ID, REASON_MAX } from './modals.js';
-import { INPUT_ACTION_ID, viewStateValuesSchema } from './view-state.js';
 
 type VoteChoice = Vote['choice'];
 

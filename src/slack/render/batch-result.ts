@@ -1,7 +1,7 @@
-import type { BatchPick } from '../approvals/outcomes.js';
-import { CALLBACK_IDS } from './action-ids.js';
+import type { BatchPick } from '../../approvals/outcomes.js';
+import { CALLBACK_IDS } from '../codecs/action-ids.js';
+import { type KnownBlock, type Modal, mrkdwn, plain } from '../codecs/block-kit.js';
 import { batchCallLine } from './batch-modal.js';
-import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
 import { refusalLine } from './notices.js';
 
 /**

@@ -1,7 +1,7 @@
-import { offerLabel, scopeOfOffer } from '../approvals/grants.js';
-import type { GateRecord } from '../approvals/records.js';
-import type { ToolOutcome } from '../approvals/tool-outcomes.js';
-import type { JsonValue } from '../json.js';
+import { offerLabel, scopeOfOffer } from '../../approvals/grants.js';
+import type { GateRecord } from '../../approvals/records.js';
+import type { ToolOutcome } from '../../approvals/tool-outcomes.js';
+import type { JsonValue } from '../../json.js';
 import {
   ACTION_IDS,
   encodeButtonValue,
@@ -9,9 +9,8 @@ import {
   fitsButtonValue,
   type GateDecisionChoice,
   GRANT_ACTION_IDS,
-} from './action-ids.js';
-import { agentAnsweredBadge, agentAnsweredText } from './agent-answers.js';
-import { withBlockId } from './block-ids.js';
+} from '../codecs/action-ids.js';
+import { withBlockId } from '../codecs/block-ids.js';
 import {
   type ActionsBlock,
   type Button,
@@ -22,9 +21,10 @@ import {
   type PlainTextOption,
   plain,
   type SectionBlock,
-} from './block-kit.js';
+} from '../codecs/block-kit.js';
+import { codeBlock, escapeLine, escapeWithin, inlineCode } from '../codecs/escape.js';
+import { agentAnsweredBadge, agentAnsweredText } from './agent-answers.js';
 import { approveConfirm, grantConfirm, menuConfirm } from './confirm-dialogs.js';
-import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';
 import type { GateContext } from './gate-context.js';
 import {
   approversText,

@@ -1,6 +1,6 @@
-import { type GrantOffer, offerLabel } from '../approvals/grants.js';
-import { type Button, plain } from './block-kit.js';
-import { escapeLine } from './escape.js';
+import { type GrantOffer, offerLabel } from '../../approvals/grants.js';
+import { type Button, plain } from '../codecs/block-kit.js';
+import { escapeLine } from '../codecs/escape.js';
 import { andList, listWithin } from './gate-lines.js';
 
 /**

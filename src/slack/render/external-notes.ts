@@ -1,8 +1,8 @@
 import { blocksTextLength, LIMITS } from '@adk-slack-approvals/block-kit';
-import type { PauseNotes, PauseView } from '../approvals/records.js';
-import type { ContextBlock, KnownBlock } from './block-kit.js';
-import { escapeLine } from './escape.js';
-import { userMention } from './mentions.js';
+import type { PauseNotes, PauseView } from '../../approvals/records.js';
+import type { ContextBlock, KnownBlock } from '../codecs/block-kit.js';
+import { escapeLine } from '../codecs/escape.js';
+import { userMention } from '../codecs/mentions.js';
 
 /** Each line of the notes; Slack allows 10 elements in a context block. */
 const LINE_MAX = 280;

@@ -1,5 +1,5 @@
-import type { GateOutcome, GateRecord } from '../approvals/records.js';
-import type { ToolOutcome } from '../approvals/tool-outcomes.js';
+import type { GateOutcome, GateRecord } from '../../approvals/records.js';
+import type { ToolOutcome } from '../../approvals/tool-outcomes.js';
 
 /** What a gate's blocks are rendered from, on the detailed card and in compact rows. */
 export interface GateContext {

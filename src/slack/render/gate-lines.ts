@@ -1,10 +1,16 @@
-import { gateKind } from '../adk/gate.js';
-import { deciderOf } from '../approvals/deciders.js';
-import { formatDuration, isEscalated } from '../approvals/policy.js';
-import type { Approver, GateDecision, GatePolicy, GateRecord, Vote } from '../approvals/records.js';
-import type { JsonValue } from '../json.js';
-import { escapeLine, escapeWithin, inlineCode } from './escape.js';
-import { slackDate, usergroupMention, userMention } from './mentions.js';
+import { gateKind } from '../../adk/gate.js';
+import { deciderOf } from '../../approvals/deciders.js';
+import { formatDuration, isEscalated } from '../../approvals/policy.js';
+import type {
+  Approver,
+  GateDecision,
+  GatePolicy,
+  GateRecord,
+  Vote,
+} from '../../approvals/records.js';
+import type { JsonValue } from '../../json.js';
+import { escapeLine, escapeWithin, inlineCode } from '../codecs/escape.js';
+import { slackDate, usergroupMention, userMention } from '../codecs/mentions.js';
 import { gateOutcome, OUTCOME_EMOJI, outcomeOf } from './outcome-words.js';
 import { type Asking, mayVerb } from './request-words.js';
 

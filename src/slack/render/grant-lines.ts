@@ -1,8 +1,8 @@
-import { type Grant, scopeWords } from '../approvals/grants.js';
-import type { SlackMessage } from './block-kit.js';
-import { mrkdwn } from './block-kit.js';
-import { inlineCode } from './escape.js';
-import { slackDate, userMention } from './mentions.js';
+import { type Grant, scopeWords } from '../../approvals/grants.js';
+import type { SlackMessage } from '../codecs/block-kit.js';
+import { mrkdwn } from '../codecs/block-kit.js';
+import { inlineCode } from '../codecs/escape.js';
+import { slackDate, userMention } from '../codecs/mentions.js';
 
 /**
  * The thread lines of scoped grants (grants.ts): one when a person gives a grant, one when it is

@@ -1,12 +1,13 @@
 import type { HomeView } from '@slack/types';
-import { gateKind } from '../adk/gate.js';
-import { deciderOf } from '../approvals/deciders.js';
-import { type Grant, scopeWords } from '../approvals/grants.js';
-import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
-import { ACTION_IDS, encodeButtonValue, fitsButtonValue } from './action-ids.js';
-import { type Button, type KnownBlock, mrkdwn, plain } from './block-kit.js';
+import { gateKind } from '../../adk/gate.js';
+import { deciderOf } from '../../approvals/deciders.js';
+import { type Grant, scopeWords } from '../../approvals/grants.js';
+import type { GatePolicy, GateRecord, PauseView } from '../../approvals/records.js';
+import { ACTION_IDS, encodeButtonValue, fitsButtonValue } from '../codecs/action-ids.js';
+import { type Button, type KnownBlock, mrkdwn, plain } from '../codecs/block-kit.js';
+import { escapeLine, inlineCode } from '../codecs/escape.js';
+import { permalinkTo, slackDate, userMention } from '../codecs/mentions.js';
 import { approveConfirm, revokeConfirm } from './confirm-dialogs.js';
-import { escapeLine, inlineCode } from './escape.js';
 import {
   actor,
   andList,
@@ -15,7 +16,6 @@ import {
   expiryText,
   toolName,
 } from './gate-lines.js';
-import { permalinkTo, slackDate, userMention } from './mentions.js';
 import { OUTCOME_EMOJI, OUTCOME_WORD, outcomeOf } from './outcome-words.js';
 
 /** A gate as the Home lists it: the pause it belongs to, and a link to its card when Slack gave one. */

@@ -1,7 +1,7 @@
-import type { GateRecord } from '../approvals/records.js';
-import type { JsonValue } from '../json.js';
-import { ACTION_IDS, encodeButtonValue } from './action-ids.js';
-import { withBlockId } from './block-ids.js';
+import type { GateRecord } from '../../approvals/records.js';
+import type { JsonValue } from '../../json.js';
+import { ACTION_IDS, encodeButtonValue } from '../codecs/action-ids.js';
+import { withBlockId } from '../codecs/block-ids.js';
 import {
   type ActionsBlock,
   type Button,
@@ -10,8 +10,8 @@ import {
   mrkdwn,
   plain,
   type SectionBlock,
-} from './block-kit.js';
-import { codeBlock, escapeWithin, inlineCode } from './escape.js';
+} from '../codecs/block-kit.js';
+import { codeBlock, escapeWithin, inlineCode } from '../codecs/escape.js';
 import type { GateContext } from './gate-context.js';
 import { approversText, decisionText, expiryText, stateBadge } from './gate-lines.js';
 

@@ -1,12 +1,12 @@
-import type { GateRecord } from '../approvals/records.js';
-import { CALLBACK_IDS } from './action-ids.js';
-import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
-import { escapeWithin } from './escape.js';
+import type { GateRecord } from '../../approvals/records.js';
+import { CALLBACK_IDS } from '../codecs/action-ids.js';
+import { type KnownBlock, type Modal, mrkdwn, plain } from '../codecs/block-kit.js';
+import { escapeWithin } from '../codecs/escape.js';
+import { encodeEditMetadata } from '../codecs/modal-metadata.js';
 import { inputForm, readInputForm } from './forms/input-form.js';
 import type { FormReading } from './forms/read-form.js';
 import { formBlocks } from './forms/render-field.js';
 import { askerName } from './input-card.js';
-import { encodeEditMetadata } from './modal-metadata.js';
 
 /**
  * The answer modal of an input request: the question, then the form generated from its schema.

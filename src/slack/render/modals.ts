@@ -1,15 +1,15 @@
-import type { PayloadSchema } from '../approvals/policy/payload-schema.js';
-import type { GateRecord } from '../approvals/records.js';
-import type { JsonValue } from '../json.js';
-import { CALLBACK_IDS } from './action-ids.js';
-import { type KnownBlock, type Modal, mrkdwn, plain } from './block-kit.js';
-import { codeBlock, escapeLine, escapeWithin, inlineCode } from './escape.js';
+import type { PayloadSchema } from '../../approvals/policy/payload-schema.js';
+import type { GateRecord } from '../../approvals/records.js';
+import type { JsonValue } from '../../json.js';
+import { CALLBACK_IDS } from '../codecs/action-ids.js';
+import { type KnownBlock, type Modal, mrkdwn, plain } from '../codecs/block-kit.js';
+import { codeBlock, escapeLine, escapeWithin, inlineCode } from '../codecs/escape.js';
+import { encodeEditMetadata, encodeRejectMetadata } from '../codecs/modal-metadata.js';
+import { INPUT_ACTION_ID, viewStateValuesSchema } from '../codecs/view-state.js';
 import { type PayloadReading, payloadForm, readPayloadForm } from './forms/payload-form.js';
 import { formBlocks } from './forms/render-field.js';
 import { argumentSummary } from './gate-lines.js';
 import { displayHint } from './hint.js';
-import { encodeEditMetadata, encodeRejectMetadata } from './modal-metadata.js';
-import { INPUT_ACTION_ID, viewStateValuesSchema } from './view-state.js';
 
 /**
  * The two modals: edit the payload and approve, and reject (with a reason when the policy wants

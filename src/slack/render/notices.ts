@@ -1,9 +1,9 @@
-import type { Refusal, VoteCheck } from '../approvals/outcomes.js';
-import type { GateDecision, GateState } from '../approvals/records.js';
-import type { SlackMessage } from './block-kit.js';
-import { inlineCode } from './escape.js';
+import type { Refusal, VoteCheck } from '../../approvals/outcomes.js';
+import type { GateDecision, GateState } from '../../approvals/records.js';
+import type { SlackMessage } from '../codecs/block-kit.js';
+import { inlineCode } from '../codecs/escape.js';
+import { slackDate, userMention } from '../codecs/mentions.js';
 import { actor, approverName, expiryOutcome, listWithin } from './gate-lines.js';
-import { slackDate, userMention } from './mentions.js';
 import { outcomeOf } from './outcome-words.js';
 
 /**

@@ -1,6 +1,6 @@
-import { gateKind } from '../adk/gate.js';
-import { deciderOf } from '../approvals/deciders.js';
-import type { GateRecord, GateState } from '../approvals/records.js';
+import { gateKind } from '../../adk/gate.js';
+import { deciderOf } from '../../approvals/deciders.js';
+import type { GateRecord, GateState } from '../../approvals/records.js';
 
 /**
  * One word for each way a gate leaves `pending`, the same on the card, in the thread, on the App

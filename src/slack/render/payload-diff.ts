@@ -1,5 +1,5 @@
-import type { JsonValue } from '../json.js';
-import { escapeLine } from './escape.js';
+import type { JsonValue } from '../../json.js';
+import { escapeLine } from '../codecs/escape.js';
 
 /**
  * What an approver changed in the payload a tool proposed, as lines a person reads at a glance:

@@ -1,8 +1,8 @@
-import { type Grant, scopeWords } from '../approvals/grants.js';
-import type { SlackMessage } from './block-kit.js';
-import { mrkdwn } from './block-kit.js';
-import { escapeWithin, inlineCode } from './escape.js';
-import { slackDate, userMention } from './mentions.js';
+import { type Grant, scopeWords } from '../../approvals/grants.js';
+import type { SlackMessage } from '../codecs/block-kit.js';
+import { mrkdwn } from '../codecs/block-kit.js';
+import { escapeWithin, inlineCode } from '../codecs/escape.js';
+import { slackDate, userMention } from '../codecs/mentions.js';
 
 /**
  * The run's thread line for calls the policy decided without a person (`decision: allow` or

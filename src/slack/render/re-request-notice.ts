@@ -1,5 +1,5 @@
-import type { SlackMessage } from './block-kit.js';
-import { inlineCode } from './escape.js';
+import type { SlackMessage } from '../codecs/block-kit.js';
+import { inlineCode } from '../codecs/escape.js';
 
 /**
  * The thread notice of a run stopped because the agent asked again for calls it had just been

@@ -1,9 +1,9 @@
-import type { NudgeKind } from '../approvals/store.js';
-import type { JsonValue } from '../json.js';
-import { mrkdwn, type SlackMessage } from './block-kit.js';
-import { inlineCode } from './escape.js';
+import type { NudgeKind } from '../../approvals/store.js';
+import type { JsonValue } from '../../json.js';
+import { mrkdwn, type SlackMessage } from '../codecs/block-kit.js';
+import { inlineCode } from '../codecs/escape.js';
+import { permalinkTo, slackDate, userMention } from '../codecs/mentions.js';
 import { argumentSummary } from './gate-lines.js';
-import { permalinkTo, slackDate, userMention } from './mentions.js';
 
 /** What a reminder or an escalation tells one approver (in a DM) or a channel (in the card's thread). */
 export interface ReminderFacts {

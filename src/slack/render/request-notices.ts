@@ -1,5 +1,5 @@
-import type { SlackMessage } from './block-kit.js';
-import { escapeWithin, inlineCode } from './escape.js';
+import type { SlackMessage } from '../codecs/block-kit.js';
+import { escapeWithin, inlineCode } from '../codecs/escape.js';
 
 /**
  * Thread notices for what an agent asks of people that this app does not turn into a card:

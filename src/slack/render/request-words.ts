@@ -1,4 +1,4 @@
-import { type Gate, gateKind } from '../adk/gate.js';
+import { type Gate, gateKind } from '../../adk/gate.js';
 
 /**
  * The words a card and its thread lines use for what waits on people: tool calls to approve,

@@ -1,6 +1,6 @@
-import { formatDuration } from '../approvals/policy.js';
-import type { PauseNotes, PauseView } from '../approvals/records.js';
-import { slackDate } from './mentions.js';
+import { formatDuration } from '../../approvals/policy.js';
+import type { PauseNotes, PauseView } from '../../approvals/records.js';
+import { slackDate } from '../codecs/mentions.js';
 import { allDecided, askingOf } from './request-words.js';
 
 /**

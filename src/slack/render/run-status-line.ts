@@ -1,6 +1,6 @@
-import type { RunStatus } from '../approvals/run-status.js';
-import { type KnownBlock, mrkdwn } from './block-kit.js';
-import { permalinkTo } from './mentions.js';
+import type { RunStatus } from '../../approvals/run-status.js';
+import { type KnownBlock, mrkdwn } from '../codecs/block-kit.js';
+import { permalinkTo } from '../codecs/mentions.js';
 
 /** The status line under a run's root message; `cardLink`: a permalink to the waiting card. */
 export function runStatusBlock(status: RunStatus, cardLink?: string): KnownBlock {

@@ -1,5 +1,5 @@
-import type { SlackMessage } from './block-kit.js';
-import { permalinkTo, userMention } from './mentions.js';
+import type { SlackMessage } from '../codecs/block-kit.js';
+import { permalinkTo, userMention } from '../codecs/mentions.js';
 
 /** What the app says back to a reply in a run's thread that it will not pass to the agent. */
 

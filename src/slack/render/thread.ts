@@ -1,7 +1,7 @@
 import { LIMITS } from '@adk-slack-approvals/block-kit';
-import type { RunError } from '../approvals/outcomes.js';
-import type { PauseView } from '../approvals/records.js';
-import { type KnownBlock, mrkdwn, type SlackMessage } from './block-kit.js';
+import type { RunError } from '../../approvals/outcomes.js';
+import type { PauseView } from '../../approvals/records.js';
+import { type KnownBlock, mrkdwn, type SlackMessage } from '../codecs/block-kit.js';
 import {
   codeBlock,
   codePoints,
@@ -11,9 +11,9 @@ import {
   escapeWithin,
   fitEscaped,
   inlineCode,
-} from './escape.js';
+} from '../codecs/escape.js';
+import { channelMention, permalinkTo, userMention } from '../codecs/mentions.js';
 import { actor, decisionText, listWithin, stateBadge, toolName } from './gate-lines.js';
-import { channelMention, permalinkTo, userMention } from './mentions.js';
 import { referenceOf } from './notices.js';
 import { type Asking, askingEmoji, mayVerb, neededHeading } from './request-words.js';
 

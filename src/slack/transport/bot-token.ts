@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { errorMessage } from '../error-message.js';
-import type { LineLogger } from '../log.js';
+import { errorMessage } from '../../error-message.js';
+import type { LineLogger } from '../../log.js';
 import { type SlackApiCaller, SlackPlatformError } from './slack-http-client.js';
 
 /**

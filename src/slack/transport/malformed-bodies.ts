@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTPModuleFunctions, type HTTPReceiver } from '@slack/bolt';
-import { errorMessage } from '../error-message.js';
-import type { LineLogger } from '../log.js';
+import { errorMessage } from '../../error-message.js';
+import type { LineLogger } from '../../log.js';
 
 /**
  * Answers 400 to a signed request at `endpoint` whose body is not a JSON object (`payload=null`,

@@ -1,6 +1,6 @@
 import type { HomeView, View } from '@slack/types';
-import type { SlackMessage } from './block-kit.js';
-import type { MessageMetadata } from './pause-metadata.js';
+import type { SlackMessage } from '../codecs/block-kit.js';
+import type { MessageMetadata } from '../codecs/pause-metadata.js';
 
 /**
  * The handful of Slack Web API calls the workflow makes. Only the app's wiring builds the

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { parseJsonText } from '../json.js';
+import { parseJsonText } from '../../json.js';
 
 /** The one method of a Web API client the Slack port calls (`WebClient` has it too). */
 export interface SlackApiCaller {

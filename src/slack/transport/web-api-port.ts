@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { errorMessage } from '../error-message.js';
-import { type Metrics, noMetrics, secondsSince } from '../metrics.js';
-import type { SlackMessage } from './block-kit.js';
-import { stripHiding } from './escape.js';
+import { errorMessage } from '../../error-message.js';
+import { type Metrics, noMetrics, secondsSince } from '../../metrics.js';
+import type { SlackMessage } from '../codecs/block-kit.js';
+import { stripHiding } from '../codecs/escape.js';
+import type { MessageMetadata } from '../codecs/pause-metadata.js';
+import { visibleOnly } from '../codecs/visible-text.js';
 import { type BotIdentity, parseBotIdentity, searchOwnMessage } from './own-message-search.js';
-import type { MessageMetadata } from './pause-metadata.js';
 import { type OwnMessageQuery, SlackCallError, type SlackPort } from './port.js';
 import { RateLimitLanes, RateLimitWindows } from './rate-limit-windows.js';
 import type { SlackApiCaller } from './slack-http-client.js';
-import { visibleOnly } from './visible-text.js';
 
 const postedSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
 const openedSchema = z.object({ channel: z.object({ id: z.string().min(1) }) });

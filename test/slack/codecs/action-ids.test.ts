@@ -5,8 +5,11 @@ import {
   fitsGateChoice,
   parseButtonValue,
   parseGateChoice,
-} from '../../src/slack/action-ids.js';
-import { parseEditMetadata, parseRejectMetadata } from '../../src/slack/modal-metadata.js';
+} from '../../../src/slack/codecs/action-ids.js';
+import {
+  parseEditMetadata,
+  parseRejectMetadata,
+} from '../../../src/slack/codecs/modal-metadata.js';
 
 describe('values on buttons and menus', () => {
   it('round-trips a button value and nothing but the ids', () => {

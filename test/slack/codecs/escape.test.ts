@@ -8,8 +8,8 @@ import {
   fitEscaped,
   inlineCode,
   stripHiding,
-} from '../../src/slack/escape.js';
-import { randomText, seeded } from './random.js';
+} from '../../../src/slack/codecs/escape.js';
+import { randomText, seeded } from '../random.js';
 
 /** `text` in invisible tag characters (U+E0000 + each ASCII code). */
 function tags(text: string): string {

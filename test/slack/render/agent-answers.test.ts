@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { GateRecord } from '../../src/approvals/records.js';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
-import { answeredByAgentReason } from '../../src/slack/agent-answers.js';
-import { renderApprovalCard } from '../../src/slack/approval-card.js';
-import { gateRecord, NOW, pauseView } from '../support/records.js';
-import { allText, expectInert, expectValidMessage } from './blocks.js';
+import type { GateRecord } from '../../../src/approvals/records.js';
+import { ACTION_IDS } from '../../../src/slack/codecs/action-ids.js';
+import { answeredByAgentReason } from '../../../src/slack/render/agent-answers.js';
+import { renderApprovalCard } from '../../../src/slack/render/approval-card.js';
+import { gateRecord, NOW, pauseView } from '../../support/records.js';
+import { allText, expectInert, expectValidMessage } from '../blocks.js';
 
 /**
  * Cards that tell what happened to a call the app did not decide, or did not run after the

@@ -1,8 +1,17 @@
 import { blocksTextLength } from '@adk-slack-approvals/block-kit';
 import { describe, expect, it } from 'vitest';
-import type { GateRecord, GateState, PauseNotes, PauseView } from '../../src/approvals/records.js';
-import { ACTION_IDS, parseButtonValue, parseGateChoice } from '../../src/slack/action-ids.js';
-import { renderApprovalCard } from '../../src/slack/approval-card.js';
+import type {
+  GateRecord,
+  GateState,
+  PauseNotes,
+  PauseView,
+} from '../../../src/approvals/records.js';
+import {
+  ACTION_IDS,
+  parseButtonValue,
+  parseGateChoice,
+} from '../../../src/slack/codecs/action-ids.js';
+import { renderApprovalCard } from '../../../src/slack/render/approval-card.js';
 import {
   gateRecord,
   inputGate,
@@ -11,7 +20,7 @@ import {
   POLICY,
   pauseView,
   vacationGate,
-} from '../support/records.js';
+} from '../../support/records.js';
 import {
   allText,
   buttons,
@@ -19,8 +28,8 @@ import {
   expectInert,
   expectValidMessage,
   menuValues,
-} from './blocks.js';
-import { pick, randomText, seeded } from './random.js';
+} from '../blocks.js';
+import { pick, randomText, seeded } from '../random.js';
 
 const HOSTILE = '<!channel> <@U123> <https://evil.example|https://bank.example> &amp; `x`';
 

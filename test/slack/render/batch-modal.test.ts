@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { BatchPick } from '../../src/approvals/outcomes.js';
+import type { BatchPick } from '../../../src/approvals/outcomes.js';
 import {
   BATCH_MAX,
   pickProblems,
   renderBatchConfirmModal,
   renderBatchSelectModal,
-} from '../../src/slack/batch-modal.js';
-import { batchSummary, renderBatchResultModal } from '../../src/slack/batch-result.js';
-import type { HomeGate } from '../../src/slack/home-view.js';
-import { gateRecord, POLICY, pauseView } from '../support/records.js';
-import { allText, expectInert, expectValidView } from './blocks.js';
-import { HOSTILE_PIECES } from './random.js';
+} from '../../../src/slack/render/batch-modal.js';
+import { batchSummary, renderBatchResultModal } from '../../../src/slack/render/batch-result.js';
+import type { HomeGate } from '../../../src/slack/render/home-view.js';
+import { gateRecord, POLICY, pauseView } from '../../support/records.js';
+import { allText, expectInert, expectValidView } from '../blocks.js';
+import { HOSTILE_PIECES } from '../random.js';
 
 function waiting(index: number, overrides: Partial<HomeGate> = {}): HomeGate {
   const view = pauseView([gateRecord({ index })]);

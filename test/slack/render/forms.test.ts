@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { PayloadSchema } from '../../src/approvals/policy/payload-schema.js';
-import type { JsonValue } from '../../src/json.js';
-import type { InputBlock, Modal } from '../../src/slack/block-kit.js';
-import { parseInputSubmission, renderInputModal } from '../../src/slack/input-modal.js';
-import { parseEditSubmission, renderEditModal } from '../../src/slack/modals.js';
-import { inputGate, vacationGate } from '../support/records.js';
-import { expectValidView } from './blocks.js';
+import type { PayloadSchema } from '../../../src/approvals/policy/payload-schema.js';
+import type { JsonValue } from '../../../src/json.js';
+import type { InputBlock, Modal } from '../../../src/slack/codecs/block-kit.js';
+import { parseInputSubmission, renderInputModal } from '../../../src/slack/render/input-modal.js';
+import { parseEditSubmission, renderEditModal } from '../../../src/slack/render/modals.js';
+import { inputGate, vacationGate } from '../../support/records.js';
+import { expectValidView } from '../blocks.js';
 
 /**
  * The Edit & approve form (from a payload template and the rule's `payloadSchema`) and the answer

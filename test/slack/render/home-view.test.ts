@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { Grant } from '../../src/approvals/grants.js';
-import type { GateRecord, PauseView } from '../../src/approvals/records.js';
-import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
+import type { Grant } from '../../../src/approvals/grants.js';
+import type { GateRecord, PauseView } from '../../../src/approvals/records.js';
+import { ACTION_IDS, parseButtonValue } from '../../../src/slack/codecs/action-ids.js';
 import {
   type HomeDecision,
   type HomeGate,
   type HomeInput,
   renderHomeView,
-} from '../../src/slack/home-view.js';
-import { gateRecord, NOW, POLICY, pauseView } from '../support/records.js';
-import { allText, buttons, expectInert, expectValidView } from './blocks.js';
+} from '../../../src/slack/render/home-view.js';
+import { gateRecord, NOW, POLICY, pauseView } from '../../support/records.js';
+import { allText, buttons, expectInert, expectValidView } from '../blocks.js';
 
 const HOSTILE = '<!channel> <@U123> <https://evil.example|https://bank.example> &amp; `x`';
 const PERMALINK = 'https://sandbox.slack.com/archives/C0APPROVALS/p1795326457000100';

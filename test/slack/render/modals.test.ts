@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../../src/json.js';
-import { CALLBACK_IDS } from '../../src/slack/action-ids.js';
-import type { Modal } from '../../src/slack/block-kit.js';
-import { fieldBlockId, ROOT_BLOCK_ID } from '../../src/slack/forms/field.js';
-import { parseEditMetadata, parseRejectMetadata } from '../../src/slack/modal-metadata.js';
+import type { JsonValue } from '../../../src/json.js';
+import { CALLBACK_IDS } from '../../../src/slack/codecs/action-ids.js';
+import type { Modal } from '../../../src/slack/codecs/block-kit.js';
+import {
+  parseEditMetadata,
+  parseRejectMetadata,
+} from '../../../src/slack/codecs/modal-metadata.js';
+import { fieldBlockId, ROOT_BLOCK_ID } from '../../../src/slack/render/forms/field.js';
 import {
   parseEditSubmission,
   parseRejectSubmission,
   REASON_BLOCK_ID,
   renderEditModal,
   renderRejectModal,
-} from '../../src/slack/modals.js';
-import { gateRecord, vacationGate } from '../support/records.js';
-import { expectInert, expectValidView } from './blocks.js';
-import { pick, randomText, seeded } from './random.js';
+} from '../../../src/slack/render/modals.js';
+import { gateRecord, vacationGate } from '../../support/records.js';
+import { expectInert, expectValidView } from '../blocks.js';
+import { pick, randomText, seeded } from '../random.js';
 
 type StateValues = Record<string, Record<string, Record<string, unknown>>>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Refusal } from '../../src/approvals/outcomes.js';
-import { renderRefusal } from '../../src/slack/notices.js';
-import { expectInert, expectValidMessage } from './blocks.js';
+import type { Refusal } from '../../../src/approvals/outcomes.js';
+import { renderRefusal } from '../../../src/slack/render/notices.js';
+import { expectInert, expectValidMessage } from '../blocks.js';
 
 const AT = Date.UTC(2026, 10, 22, 5, 47, 37);
 const DATE = `<!date^${AT / 1000}^{date_short_pretty} at {time}|2026-11-22T05:47:37Z>`;

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { endedStatus } from '../../src/approvals/run-status.js';
-import { runStatusText } from '../../src/slack/run-status-line.js';
-import { renderDecisionsElsewhere } from '../../src/slack/thread.js';
-import { gateRecord, NOW, pauseView } from '../support/records.js';
+import { endedStatus } from '../../../src/approvals/run-status.js';
+import { runStatusText } from '../../../src/slack/render/run-status-line.js';
+import { renderDecisionsElsewhere } from '../../../src/slack/render/thread.js';
+import { gateRecord, NOW, pauseView } from '../../support/records.js';
 
 /**
  * One word for one fact across the run's root line and thread (issue 34): a policy's denial is

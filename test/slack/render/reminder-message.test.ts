@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { escalationText } from '../../src/slack/gate-lines.js';
-import { renderReminder } from '../../src/slack/reminder-message.js';
-import { gateRecord, NOW } from '../support/records.js';
+import { escalationText } from '../../../src/slack/render/gate-lines.js';
+import { renderReminder } from '../../../src/slack/render/reminder-message.js';
+import { gateRecord, NOW } from '../../support/records.js';
 
 describe('renderReminder', () => {
   it('names the tool, its arguments, who asked, links the card and says when it expires', () => {

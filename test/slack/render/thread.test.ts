@@ -1,6 +1,6 @@
 import { blocksTextLength } from '@adk-slack-approvals/block-kit';
 import { describe, expect, it } from 'vitest';
-import type { SlackMessage } from '../../src/slack/block-kit.js';
+import type { SlackMessage } from '../../../src/slack/codecs/block-kit.js';
 import {
   markdownToMrkdwn,
   renderAgentReply,
@@ -10,9 +10,9 @@ import {
   renderStreamWarning,
   renderThreadRoot,
   renderToolSummary,
-} from '../../src/slack/thread.js';
-import { allText, expectInert, expectValidMessage } from './blocks.js';
-import { randomText, seeded } from './random.js';
+} from '../../../src/slack/render/thread.js';
+import { allText, expectInert, expectValidMessage } from '../blocks.js';
+import { randomText, seeded } from '../random.js';
 
 const HOSTILE = '<!channel> <@U123> <https://evil.example|https://bank.example> &amp;';
 

@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:net';
 import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLog } from '../../src/log.js';
-import { createSlackApp, type SlackApp } from '../../src/slack/bolt-app.js';
+import { createLog } from '../../../src/log.js';
+import { createSlackApp, type SlackApp } from '../../../src/slack/transport/bolt-app.js';
 
 let sandbox: Sandbox;
 let slackApp: SlackApp;

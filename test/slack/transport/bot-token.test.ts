@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createLog } from '../../src/log.js';
-import { BotToken } from '../../src/slack/bot-token.js';
-import { SlackPlatformError, SlackRequestError } from '../../src/slack/slack-http-client.js';
+import { createLog } from '../../../src/log.js';
+import { BotToken } from '../../../src/slack/transport/bot-token.js';
+import {
+  SlackPlatformError,
+  SlackRequestError,
+} from '../../../src/slack/transport/slack-http-client.js';
 
 /** Slack's `auth.test`, answering what the test sets: a bot, a refusal or no connection. */
 function slack() {

@@ -3,7 +3,7 @@ import {
   type HistoryMethod,
   parseBotIdentity,
   searchOwnMessage,
-} from '../../src/slack/own-message-search.js';
+} from '../../../src/slack/transport/own-message-search.js';
 
 const me = { userId: 'U0BOT', botId: 'B0BOT' };
 const query = {

@@ -3,7 +3,7 @@ import {
   displayNameWithin,
   SlackPersonNames,
   type UsersInfoClient,
-} from '../../src/slack/person-names.js';
+} from '../../../src/slack/transport/person-names.js';
 
 /** A `users.info` stand-in that answers from a table and counts its calls. */
 function usersInfo(answers: Record<string, unknown>): UsersInfoClient & { calls: string[] } {

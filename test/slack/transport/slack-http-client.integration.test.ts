@@ -9,7 +9,7 @@ import {
   SlackPlatformError,
   SlackRateLimitedError,
   SlackRequestError,
-} from '../../src/slack/slack-http-client.js';
+} from '../../../src/slack/transport/slack-http-client.js';
 
 const ops = CHANNELS.ops.id;
 const clients: SlackHttpClient[] = [];

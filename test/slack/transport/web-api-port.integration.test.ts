@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { CHANNELS, type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SlackHttpClient } from '../../src/slack/slack-http-client.js';
-import { WebApiSlackPort } from '../../src/slack/web-api-port.js';
-import { texts } from './blocks.js';
+import { SlackHttpClient } from '../../../src/slack/transport/slack-http-client.js';
+import { WebApiSlackPort } from '../../../src/slack/transport/web-api-port.js';
+import { texts } from '../blocks.js';
 
 const ops = CHANNELS.ops.id;
 const payments = CHANNELS.payments.id;

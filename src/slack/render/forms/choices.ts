@@ -1,6 +1,6 @@
 import { LIMITS } from '@adk-slack-approvals/block-kit';
-import type { JsonValue } from '../../json.js';
-import { fitEscaped } from '../escape.js';
+import type { JsonValue } from '../../../json.js';
+import { fitEscaped } from '../../codecs/escape.js';
 import { type Choice, indexedChoices } from './field.js';
 
 /** What a select shows for a choice: escaped, or nothing when it is blank or too long to show whole. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JsonValue } from '../../json.js';
+import type { JsonValue } from '../../../json.js';
 
 /**
  * The field model of the app's generated forms: the Edit & approve form (payload-form.ts, from a

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonValue } from '../../json.js';
+import type { JsonValue } from '../../../json.js';
 import type { ValueCheck } from './read-form.js';
 import type { PropertySchema } from './response-schema.js';
 

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../json.js';
+import type { JsonValue } from '../../../json.js';
 import { selectable } from './choices.js';
 import { blankKeyLabel, type Field, fieldsByKey, hintOf, type Widget } from './field.js';
 import { answerCheck, propertyCheck } from './input-checks.js';

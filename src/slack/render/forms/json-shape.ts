@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../json.js';
+import type { JsonValue } from '../../../json.js';
 
 /**
  * Whether an edited JSON value keeps the shape of the payload template the tool sent: the same

@@ -5,8 +5,8 @@ import {
   objectProblems,
   type PayloadSchema,
   payloadProblem,
-} from '../../approvals/policy/payload-schema.js';
-import type { JsonValue } from '../../json.js';
+} from '../../../approvals/policy/payload-schema.js';
+import type { JsonValue } from '../../../json.js';
 import { listChoices, optionLabel, selectable } from './choices.js';
 import {
   blankKeyLabel,

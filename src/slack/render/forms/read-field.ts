@@ -1,5 +1,5 @@
-import { type JsonValue, jsonValueSchema, parseJsonText } from '../../json.js';
-import type { StateValue } from '../view-state.js';
+import { type JsonValue, jsonValueSchema, parseJsonText } from '../../../json.js';
+import type { StateValue } from '../../codecs/view-state.js';
 import { type Choice, DECIMAL, type Field } from './field.js';
 import { shapeMismatch } from './json-shape.js';
 

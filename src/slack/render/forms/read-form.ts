@@ -1,6 +1,10 @@
-import type { JsonValue } from '../../json.js';
-import { escapeLine } from '../escape.js';
-import { INPUT_ACTION_ID, type ViewStateValues, viewStateValuesSchema } from '../view-state.js';
+import type { JsonValue } from '../../../json.js';
+import { escapeLine } from '../../codecs/escape.js';
+import {
+  INPUT_ACTION_ID,
+  type ViewStateValues,
+  viewStateValuesSchema,
+} from '../../codecs/view-state.js';
 import type { Field } from './field.js';
 import { readField } from './read-field.js';
 

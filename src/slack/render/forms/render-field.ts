@@ -5,9 +5,9 @@ import {
   mrkdwn,
   type PlainTextOption,
   plain,
-} from '../block-kit.js';
-import { escapeLine } from '../escape.js';
-import { INPUT_ACTION_ID } from '../view-state.js';
+} from '../../codecs/block-kit.js';
+import { escapeLine } from '../../codecs/escape.js';
+import { INPUT_ACTION_ID } from '../../codecs/view-state.js';
 import { optionLabel } from './choices.js';
 import { type Choice, type Field, hintOf, isPlainDecimal, type Widget } from './field.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonValueSchema } from '../../json.js';
+import { jsonValueSchema } from '../../../json.js';
 
 /**
  * What the answer form reads of an input request's JSON Schema (`response_schema`): an object's
