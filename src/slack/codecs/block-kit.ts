@@ -1,8 +1,9 @@
-import type { types } from '@slack/bolt';
+import type * as types from '@slack/types';
 
 /**
- * Block Kit types (from `@slack/types`, reached through Bolt, which depends on it) and the two
- * text objects every builder uses.
+ * Block Kit types (from `@slack/types`, the package Bolt's own `types` re-exports: imported
+ * directly, so that the codecs need nothing of the transport) and the two text objects every
+ * builder uses.
  */
 export type KnownBlock = types.KnownBlock;
 export type SectionBlock = types.SectionBlock;
