@@ -55,6 +55,8 @@ const TALKS_TO_SLACK = [
   '^(node:)?(http|https|http2|net|tls|dgram)$',
 ].join('|');
 const SLACK_PARTS = [SLACK_RENDER, SLACK_CODECS, SLACK_TRANSPORT].join('|');
+const SLACK_UNPLACED =
+  'A module of slack/ outside render/, codecs/ and transport/ escapes their rules: put it in one.';
 
 /** Layer i may not import layer j > i (nor the wiring). */
 const upward = LAYERS.map(([name, path], index) => ({
@@ -123,16 +125,14 @@ module.exports = {
     },
     {
       name: 'every-slack-module-placed',
-      comment:
-        'A module of slack/ outside render/, codecs/ and transport/ escapes their rules: put it in one.',
+      comment: SLACK_UNPLACED,
       severity: 'error',
       from: { path: '^src/slack/', pathNot: SLACK_PARTS },
       to: {},
     },
     {
       name: 'every-slack-import-placed',
-      comment:
-        'A module of slack/ outside render/, codecs/ and transport/ escapes their rules: put it in one.',
+      comment: SLACK_UNPLACED,
       severity: 'error',
       from: {},
       to: { path: '^src/slack/', pathNot: SLACK_PARTS },
