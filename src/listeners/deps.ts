@@ -1,6 +1,6 @@
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { SlackPort } from '../slack/port.js';
+import type { SlackPort } from '../slack/transport/port.js';
 import type { ApprovalWorkflow } from '../workflow/approval-workflow.js';
 
 /** What every listener is given. */

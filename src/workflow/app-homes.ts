@@ -12,8 +12,8 @@ import {
   type HomeGate,
   type RecentEvent,
   renderHomeView,
-} from '../slack/home-view.js';
-import type { SlackPort } from '../slack/port.js';
+} from '../slack/render/home-view.js';
+import type { SlackPort } from '../slack/transport/port.js';
 import { approverPeople } from './approver-people.js';
 import type { VoterCheck } from './decider.js';
 import { KeyedWorkQueue } from './work-queue.js';

@@ -2,7 +2,7 @@ import { gateKind } from '../adk/gate.js';
 import type { BatchPick, Refusal } from '../approvals/outcomes.js';
 import type { GateRecord, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
-import type { SlackMessage } from '../slack/block-kit.js';
+import type { SlackMessage } from '../slack/codecs/block-kit.js';
 import {
   type AppliedVote,
   type Decider,

@@ -16,7 +16,7 @@ import { initiatorOf } from '../approvals/store/audit-chain.js';
 import type { ConfirmationStore, VoteAllInput, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { displayNameWithin, type PersonNames } from '../slack/person-names.js';
+import { displayNameWithin, type PersonNames } from '../slack/transport/person-names.js';
 import { closedGate } from './closed-gates.js';
 
 /** A vote as a person casts it; the store adds the time. */

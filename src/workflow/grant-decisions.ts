@@ -17,8 +17,8 @@ import { originOfPause, type PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, GrantEventInput } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { SlackMessage } from '../slack/block-kit.js';
-import { renderGrantGiven, renderGrantRevoked } from '../slack/grant-lines.js';
+import type { SlackMessage } from '../slack/codecs/block-kit.js';
+import { renderGrantGiven, renderGrantRevoked } from '../slack/render/grant-lines.js';
 import type { Decider, DecisionReply } from './decider.js';
 import type { RunThreads, ThreadRef } from './run-thread.js';
 

@@ -17,7 +17,7 @@ import {
   renderResumeRefused,
   renderRunError,
   renderSentBack,
-} from '../slack/thread.js';
+} from '../slack/render/thread.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { SentBack } from './decider.js';
 import { startLeaseHeartbeat } from './lease-heartbeat.js';

@@ -6,16 +6,19 @@ import type { PauseView } from '../approvals/records.js';
 import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { SlackMessage } from '../slack/block-kit.js';
-import { foldMessages } from '../slack/folded-messages.js';
-import { renderReRequest } from '../slack/re-request-notice.js';
-import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
+import type { SlackMessage } from '../slack/codecs/block-kit.js';
+import { foldMessages } from '../slack/render/folded-messages.js';
+import { renderReRequest } from '../slack/render/re-request-notice.js';
+import {
+  renderCredentialRequest,
+  renderUnraisedConfirmation,
+} from '../slack/render/request-notices.js';
 import {
   renderAgentReply,
   renderStreamWarning,
   renderToolSummary,
   type ToolRun,
-} from '../slack/thread.js';
+} from '../slack/render/thread.js';
 import { type ReRequest, splitReRequests } from './re-requests.js';
 import type { RunThreads, ThreadRef } from './run-thread.js';
 import { StreamRequests } from './stream-requests.js';

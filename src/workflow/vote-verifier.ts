@@ -4,8 +4,8 @@ import type { PauseView } from '../approvals/records.js';
 import { type ConfirmationStore, StoreError } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { SlackMessage } from '../slack/block-kit.js';
-import { renderVoteCheck } from '../slack/notices.js';
+import type { SlackMessage } from '../slack/codecs/block-kit.js';
+import { renderVoteCheck } from '../slack/render/notices.js';
 
 /** Waits between reads of a store that has not answered yet; about a minute in all. */
 const DEFAULT_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
