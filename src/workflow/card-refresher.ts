@@ -2,6 +2,7 @@ import type { PauseView } from '../approvals/records.js';
 import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import type { Log } from '../log.js';
 import type { ApprovalCards } from './cards.js';
+import type { CriticalPath } from './critical-path.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
 export interface CardRefresherOptions {
@@ -36,18 +37,19 @@ export class CardRefresher {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly retryDelaysMs: readonly number[];
 
-  /** `quiet`: awaited before each refresh (`CriticalPath.quiet`); default none. */
+  /** `criticalPath`: each refresh waits for its quiet; default none. */
   constructor(
     private readonly deps: {
       cards: ApprovalCards;
       log: Log;
       options?: CardRefresherOptions;
-      quiet?: () => Promise<void>;
+      criticalPath?: Pick<CriticalPath, 'quiet'>;
     },
   ) {
+    const { criticalPath } = deps;
     this.queue = new KeyedWorkQueue(deps.log, {
       concurrency: deps.options?.concurrency ?? 16,
-      ...(deps.quiet === undefined ? {} : { admit: deps.quiet }),
+      ...(criticalPath === undefined ? {} : { admit: () => criticalPath.quiet() }),
     });
     this.retryDelaysMs = deps.options?.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   }
