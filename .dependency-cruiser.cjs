@@ -11,6 +11,16 @@
  *   the workflow and the API and reads only the domain's records.
  * - foundation: the few root modules every layer may use (config, log, json, error-message,
  *   process-lifecycle, metrics, correlation); they import no layer.
+ * - inside `slack/`, three parts, each file in one of them:
+ *
+ *     render/  →  codecs/  ←  transport/
+ *
+ *   `render/` is pure (data in, Block Kit out; `forms/` also reads submissions back): it imports
+ *   no transport, neither the folder nor what talks to Slack or the network (Bolt, the Web API
+ *   client, sockets). `codecs/` (ids and values in and out of Slack: action and block ids,
+ *   metadata, view state, escaping, Block Kit types) imports neither part. `transport/` (the
+ *   Bolt app, the Web API port and HTTP client, the token, rate limits) sends what it is given:
+ *   it imports no renderer. The layers above use all three.
  * Type-only imports count: a type pulled from above is still an arrow upward. The workspace
  * packages never import the app, and only the dev entry (`src/dev/`) may use the development
  * packages (the Slack sandbox, the demo), so the production graph stays small.
@@ -34,6 +44,19 @@ const PLACED = [...LAYERS.map(([, path]) => path), FOUNDATION, WIRING].join('|')
  */
 const DEV_ONLY =
   '^packages/(slack-sandbox|demo)/|node_modules/@adk-slack-approvals/(slack-sandbox|demo)/|node_modules/@google/adk(-devtools)?/';
+
+const SLACK_RENDER = '^src/slack/render/';
+const SLACK_CODECS = '^src/slack/codecs/';
+const SLACK_TRANSPORT = '^src/slack/transport/';
+/** What talks to Slack or the network: the transport folder, Bolt, Slack's clients, sockets. */
+const TALKS_TO_SLACK = [
+  SLACK_TRANSPORT,
+  'node_modules/@slack/(bolt|web-api|socket-mode|oauth)/',
+  '^(node:)?(http|https|http2|net|tls|dgram)$',
+].join('|');
+const SLACK_PARTS = [SLACK_RENDER, SLACK_CODECS, SLACK_TRANSPORT].join('|');
+const SLACK_UNPLACED =
+  'A module of slack/ outside render/, codecs/ and transport/ escapes their rules: put it in one.';
 
 /** Layer i may not import layer j > i (nor the wiring). */
 const upward = LAYERS.map(([name, path], index) => ({
@@ -75,6 +98,44 @@ module.exports = {
       severity: 'error',
       from: {},
       to: { path: '^src/', pathNot: PLACED },
+    },
+    {
+      name: 'slack-renderers-import-no-transport',
+      comment:
+        "slack/render/ is pure: data in, Block Kit out. Sending is the transport's job (slack/transport/, Bolt, the Web API client, sockets).",
+      severity: 'error',
+      from: { path: SLACK_RENDER },
+      to: { path: TALKS_TO_SLACK },
+    },
+    {
+      name: 'slack-codecs-import-no-renderer-nor-transport',
+      comment:
+        'slack/codecs/ (ids and values in and out of Slack) sits under the renderers and the transport: it imports neither.',
+      severity: 'error',
+      from: { path: SLACK_CODECS },
+      to: { path: [SLACK_RENDER, TALKS_TO_SLACK].join('|') },
+    },
+    {
+      name: 'slack-transport-imports-no-renderer',
+      comment:
+        'slack/transport/ sends what the workflow gives it: it composes no message (slack/render/).',
+      severity: 'error',
+      from: { path: SLACK_TRANSPORT },
+      to: { path: SLACK_RENDER },
+    },
+    {
+      name: 'every-slack-module-placed',
+      comment: SLACK_UNPLACED,
+      severity: 'error',
+      from: { path: '^src/slack/', pathNot: SLACK_PARTS },
+      to: {},
+    },
+    {
+      name: 'every-slack-import-placed',
+      comment: SLACK_UNPLACED,
+      severity: 'error',
+      from: {},
+      to: { path: '^src/slack/', pathNot: SLACK_PARTS },
     },
     {
       name: 'packages-import-no-app',

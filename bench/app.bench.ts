@@ -15,7 +15,7 @@ import {
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { connectRedis } from '../src/approvals/store/redis-connection.js';
-import { ACTION_IDS } from '../src/slack/action-ids.js';
+import { ACTION_IDS } from '../src/slack/codecs/action-ids.js';
 import { deleteWithPrefix, REDIS_URL, randomPrefix } from '../test/support/redis.js';
 import { epochMs } from './processes/epoch.js';
 import { type ClickOutcome, firedSchema, type UnsignedRequest } from './processes/messages.js';

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { CHANNELS, SLACK_CHANNEL_RATES } from '@adk-slack-approvals/slack-sandbox';
 import { findElement } from '@adk-slack-approvals/slack-sandbox/payloads';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { ACTION_IDS, parseButtonValue } from '../src/slack/action-ids.js';
+import { ACTION_IDS, parseButtonValue } from '../src/slack/codecs/action-ids.js';
 import { type ApiApp, startApiApp } from './support/api-app.js';
 import { type BudgetRow, budgetTable } from './support/budget.js';
 

@@ -1,7 +1,7 @@
 import { CHANNELS, PEOPLE, type Sandbox } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Child } from '../bench/support/child-processes.js';
-import { ACTION_IDS } from '../src/slack/action-ids.js';
+import { ACTION_IDS } from '../src/slack/codecs/action-ids.js';
 import { type FaultStack, RUN_LEASE_MS, startFaultStack } from './support/fault-stack.js';
 
 /**

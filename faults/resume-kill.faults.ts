@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Child } from '../bench/support/child-processes.js';
 import { AdkClient } from '../src/adk/client.js';
 import { toolResults } from '../src/adk/wire.js';
-import { ACTION_IDS, parseButtonValue } from '../src/slack/action-ids.js';
+import { ACTION_IDS, parseButtonValue } from '../src/slack/codecs/action-ids.js';
 import { buttons } from '../test/support/app-harness.js';
 import { type FaultStack, startFaultStack } from './support/fault-stack.js';
 

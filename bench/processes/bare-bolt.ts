@@ -1,6 +1,6 @@
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { z } from 'zod';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { answerCpuQueries } from './cpu-usage.js';
 import { tellParent } from './messages.js';
 import { stopOnSignal } from './stop-on-signal.js';

@@ -8,7 +8,7 @@ import {
   payloadForm,
   toSlackMessage,
 } from '@adk-slack-approvals/slack-sandbox/payloads';
-import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
+import { ACTION_IDS, parseButtonValue } from '../../src/slack/codecs/action-ids.js';
 
 /** An Approve click on one card, as the form body Slack would POST for it. */
 export interface ApproveClick {

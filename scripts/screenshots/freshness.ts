@@ -7,9 +7,9 @@ import { z } from 'zod';
 /**
  * When is a screenshot in docs/ older than the UI it shows? Each is taken by
  * `npm run docs:screenshots`, which records in docs/screenshots.json the SHA-256 of each PNG
- * and of every source file that decides what they show: the app's Block Kit
- * renderers (src/slack/), the sandbox page that draws them, the demo agents and policy whose words
- * are on it, and the scene that drives the page. A screenshot is stale as soon as one of those
+ * and of every source file that decides what they show: the app's Slack code (src/slack/:
+ * renderers, codecs, transport), the sandbox page that draws them, the demo agents and policy
+ * whose words are on it, and the scene that drives the page. A screenshot is stale as soon as one of those
  * files differs from what was recorded, or is added or removed; the docs test
  * (test/docs/screenshots.test.ts) says which. Source hashes, not pixels: a rendering changes with
  * the clock (times on the cards), the sources do not.

@@ -12,7 +12,7 @@ import { type RunningApp, startApp } from '../app.js';
 import type { Config } from '../config.js';
 import { isAddressInUse, PortInUseError } from '../error-message.js';
 import type { LineLogger } from '../log.js';
-import type { SlackTransport } from '../slack/bolt-app.js';
+import type { SlackTransport } from '../slack/transport/bolt-app.js';
 
 export interface RunningStack {
   app: RunningApp;

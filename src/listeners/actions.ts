@@ -11,12 +11,12 @@ import {
   GRANT_ACTION_IDS,
   parseButtonValue,
   parseGateChoice,
-} from '../slack/action-ids.js';
-import { batchable, renderBatchSelectModal } from '../slack/batch-modal.js';
-import type { SlackMessage } from '../slack/block-kit.js';
-import { renderInputModal } from '../slack/input-modal.js';
-import { renderEditModal, renderRejectModal } from '../slack/modals.js';
-import { renderRefusal } from '../slack/notices.js';
+} from '../slack/codecs/action-ids.js';
+import type { SlackMessage } from '../slack/codecs/block-kit.js';
+import { batchable, renderBatchSelectModal } from '../slack/render/batch-modal.js';
+import { renderInputModal } from '../slack/render/input-modal.js';
+import { renderEditModal, renderRejectModal } from '../slack/render/modals.js';
+import { renderRefusal } from '../slack/render/notices.js';
 import type { DecisionReply } from '../workflow/decider.js';
 import type { ListenerDeps } from './deps.js';
 import { exactlyOneOf } from './one-of.js';

@@ -2,7 +2,8 @@ import type { App, ViewResponseAction } from '@slack/bolt';
 import type { BatchPick } from '../approvals/outcomes.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
-import { CALLBACK_IDS } from '../slack/action-ids.js';
+import { CALLBACK_IDS } from '../slack/codecs/action-ids.js';
+import type { Modal } from '../slack/codecs/block-kit.js';
 import {
   BATCH_MAX,
   batchKey,
@@ -11,15 +12,14 @@ import {
   parseBatchSelect,
   pickProblems,
   renderBatchConfirmModal,
-} from '../slack/batch-modal.js';
+} from '../slack/render/batch-modal.js';
 import {
   batchSummary,
   renderBatchProgressModal,
   renderBatchRefusedModal,
   renderBatchResultModal,
-} from '../slack/batch-result.js';
-import type { Modal } from '../slack/block-kit.js';
-import { REASON_BLOCK_ID } from '../slack/modals.js';
+} from '../slack/render/batch-result.js';
+import { REASON_BLOCK_ID } from '../slack/render/modals.js';
 import type { ListenerDeps } from './deps.js';
 import { viewSubmissionSchema } from './payloads.js';
 

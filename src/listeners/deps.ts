@@ -1,6 +1,6 @@
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { SlackPort } from '../slack/port.js';
+import type { SlackPort } from '../slack/transport/port.js';
 import type { AppHomes } from '../workflow/app-homes.js';
 import type { ApprovalWorkflow } from '../workflow/approval-workflow.js';
 import type { GrantDecisions } from '../workflow/grant-decisions.js';

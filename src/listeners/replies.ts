@@ -1,7 +1,7 @@
 import type { RespondFn } from '@slack/bolt';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { SlackMessage } from '../slack/block-kit.js';
+import type { SlackMessage } from '../slack/codecs/block-kit.js';
 
 /**
  * Answers only the person who acted, through the interaction's `response_url` (which works even

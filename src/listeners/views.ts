@@ -1,11 +1,11 @@
 import type { App, ViewResponseAction } from '@slack/bolt';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
-import { CALLBACK_IDS } from '../slack/action-ids.js';
-import { parseInputSubmission } from '../slack/input-modal.js';
-import { parseEditMetadata, parseRejectMetadata } from '../slack/modal-metadata.js';
-import { parseEditSubmission, parseRejectSubmission } from '../slack/modals.js';
-import { renderRefusal } from '../slack/notices.js';
+import { CALLBACK_IDS } from '../slack/codecs/action-ids.js';
+import { parseEditMetadata, parseRejectMetadata } from '../slack/codecs/modal-metadata.js';
+import { parseInputSubmission } from '../slack/render/input-modal.js';
+import { parseEditSubmission, parseRejectSubmission } from '../slack/render/modals.js';
+import { renderRefusal } from '../slack/render/notices.js';
 import type { Tell } from '../workflow/approval-workflow.js';
 import type { DecisionReply } from '../workflow/decider.js';
 import type { ListenerDeps } from './deps.js';

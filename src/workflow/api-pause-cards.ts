@@ -6,9 +6,12 @@ import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import { pauseMetadata } from '../slack/pause-metadata.js';
-import type { SlackPort } from '../slack/port.js';
-import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
+import { pauseMetadata } from '../slack/codecs/pause-metadata.js';
+import {
+  renderCredentialRequest,
+  renderUnraisedConfirmation,
+} from '../slack/render/request-notices.js';
+import type { SlackPort } from '../slack/transport/port.js';
 import type { ApprovalChecks } from './approval-checks.js';
 import type { CardClaimHold } from './card-claim-hold.js';
 import type { FoundEarlier } from './card-posting.js';

@@ -12,8 +12,8 @@ import {
   type HomeGate,
   type RecentEvent,
   renderHomeView,
-} from '../slack/home-view.js';
-import type { SlackPort } from '../slack/port.js';
+} from '../slack/render/home-view.js';
+import type { SlackPort } from '../slack/transport/port.js';
 import type { ApprovalChecks } from './approval-checks.js';
 import { approverPeople } from './approver-people.js';
 import type { CriticalPath } from './critical-path.js';

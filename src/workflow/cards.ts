@@ -6,14 +6,14 @@ import type { ConfirmationStore } from '../approvals/store.js';
 import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import { renderApprovalCard } from '../slack/approval-card.js';
-import { renderExternalNotes, withExternalNotes } from '../slack/external-notes.js';
 import {
   PAUSE_METADATA_EVENT,
   type PauseMessageKind,
   pauseMetadata,
-} from '../slack/pause-metadata.js';
-import { SlackCallError, type SlackPort } from '../slack/port.js';
+} from '../slack/codecs/pause-metadata.js';
+import { renderApprovalCard } from '../slack/render/approval-card.js';
+import { renderExternalNotes, withExternalNotes } from '../slack/render/external-notes.js';
+import { SlackCallError, type SlackPort } from '../slack/transport/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { HomeUpdates } from './app-homes.js';
 import { CARD_CLAIM_LEASE_MS, type CardClaimHold, holdCardClaim } from './card-claim-hold.js';

@@ -8,8 +8,8 @@ import { MemoryRunThreadRecords, type RunThreadRecords } from '../approvals/run-
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { type Metrics, noMetrics } from '../metrics.js';
-import type { PersonNames } from '../slack/person-names.js';
-import type { SlackPort } from '../slack/port.js';
+import type { PersonNames } from '../slack/transport/person-names.js';
+import type { SlackPort } from '../slack/transport/port.js';
 import { type ApprovalTracing, noTracing } from '../tracing/approval-tracing.js';
 import { withDecisionSpans } from '../tracing/decision-spans.js';
 import { AgentRuns } from './agent-runs.js';

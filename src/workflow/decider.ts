@@ -5,7 +5,7 @@ import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/
 import type { ConfirmationStore, VoteAllInput, VoteInput, VoteResult } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { displayNameWithin, type PersonNames } from '../slack/person-names.js';
+import { displayNameWithin, type PersonNames } from '../slack/transport/person-names.js';
 import { type ApprovalChecks, questionOf } from './approval-checks.js';
 import type { CardUpdates } from './card-updates.js';
 import { closedGate } from './closed-gates.js';

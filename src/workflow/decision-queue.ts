@@ -2,7 +2,7 @@ import { StoreError } from '../approvals/store.js';
 import { correlationId } from '../correlation.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { SlackMessage } from '../slack/block-kit.js';
+import type { SlackMessage } from '../slack/codecs/block-kit.js';
 import type { CriticalPath } from './critical-path.js';
 import type { DecisionReply } from './decider.js';
 import type { ResumeScheduler } from './resume-scheduler.js';

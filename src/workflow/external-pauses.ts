@@ -15,9 +15,9 @@ import {
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import { answeredByAgentReason } from '../slack/agent-answers.js';
-import type { PersonNames } from '../slack/person-names.js';
-import type { SlackPort } from '../slack/port.js';
+import { answeredByAgentReason } from '../slack/render/agent-answers.js';
+import type { PersonNames } from '../slack/transport/person-names.js';
+import type { SlackPort } from '../slack/transport/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { TraceParent } from '../tracing/traceparent.js';
 import { ApiPauseCards } from './api-pause-cards.js';

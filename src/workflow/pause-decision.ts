@@ -9,7 +9,7 @@ import {
   SYSTEM_ACTOR,
 } from '../approvals/records.js';
 import type { JsonValue } from '../json.js';
-import type { PersonNames } from '../slack/person-names.js';
+import type { PersonNames } from '../slack/transport/person-names.js';
 import { decisionFor, rejectionReason } from './resume-decisions.js';
 
 /** How long an attestation may be used to run the tool after the decision. */

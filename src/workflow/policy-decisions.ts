@@ -3,12 +3,12 @@ import { grantActor } from '../approvals/grant-actors.js';
 import type { Grant } from '../approvals/grants.js';
 import type { PolicyVerdict } from '../approvals/policy.js';
 import { type PauseView, policyActor } from '../approvals/records.js';
-import type { SlackMessage } from '../slack/block-kit.js';
+import type { SlackMessage } from '../slack/codecs/block-kit.js';
 import {
   type GrantDecisionLine,
   type PolicyDecisionLine,
   renderPolicyDecisions,
-} from '../slack/policy-lines.js';
+} from '../slack/render/policy-lines.js';
 import type { PolicyVotes } from './decider.js';
 
 /**

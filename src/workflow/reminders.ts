@@ -9,8 +9,8 @@ import type { GateRecord, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, DueNudge } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { SlackPort } from '../slack/port.js';
-import { type ReminderFacts, renderReminder } from '../slack/reminder-message.js';
+import { type ReminderFacts, renderReminder } from '../slack/render/reminder-message.js';
+import type { SlackPort } from '../slack/transport/port.js';
 import { approverPeople } from './approver-people.js';
 import type { CardUpdates } from './card-updates.js';
 

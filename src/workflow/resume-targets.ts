@@ -1,7 +1,7 @@
 import type { AdkClient } from '../adk/client.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
-import type { PersonNames } from '../slack/person-names.js';
+import type { PersonNames } from '../slack/transport/person-names.js';
 import type { ApprovalCards } from './cards.js';
 import { PollResumes } from './poll-resumes.js';
 import type { ResumeTiming } from './resume-sender.js';

@@ -14,7 +14,7 @@ import {
   renderResumeRefused,
   renderRunError,
   renderSentBack,
-} from '../slack/thread.js';
+} from '../slack/render/thread.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { ApprovalChecks, SentBack } from './approval-checks.js';
 import type { CardUpdates } from './card-updates.js';

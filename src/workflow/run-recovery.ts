@@ -5,8 +5,8 @@ import type { RunIntent } from '../approvals/store.js';
 import type { ThreadSessions } from '../approvals/thread-sessions.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { SlackPort } from '../slack/port.js';
-import { renderRunDied } from '../slack/thread.js';
+import { renderRunDied } from '../slack/render/thread.js';
+import type { SlackPort } from '../slack/transport/port.js';
 import type { RunStreamer } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
 

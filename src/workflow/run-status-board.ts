@@ -1,9 +1,9 @@
 import type { RunRoot, RunStatus, RunStatusStore, RunThreadRef } from '../approvals/run-status.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { SlackPort } from '../slack/port.js';
-import { runStatusBlock } from '../slack/run-status-line.js';
-import { renderThreadRoot } from '../slack/thread.js';
+import { runStatusBlock } from '../slack/render/run-status-line.js';
+import { renderThreadRoot } from '../slack/render/thread.js';
+import type { SlackPort } from '../slack/transport/port.js';
 import type { CriticalPath } from './critical-path.js';
 
 /** A run's thread as the status board names it; undefined for output outside any thread. */

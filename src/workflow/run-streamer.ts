@@ -6,14 +6,17 @@ import type { PauseView } from '../approvals/records.js';
 import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import { renderReRequest } from '../slack/re-request-notice.js';
-import { renderCredentialRequest, renderUnraisedConfirmation } from '../slack/request-notices.js';
+import { renderReRequest } from '../slack/render/re-request-notice.js';
+import {
+  renderCredentialRequest,
+  renderUnraisedConfirmation,
+} from '../slack/render/request-notices.js';
 import {
   renderAgentReply,
   renderStreamWarning,
   renderToolSummary,
   type ToolRun,
-} from '../slack/thread.js';
+} from '../slack/render/thread.js';
 import { type ReRequest, splitReRequests } from './re-requests.js';
 import type { RunThreads, ThreadRef } from './run-thread.js';
 import { StreamRequests } from './stream-requests.js';

@@ -1,7 +1,7 @@
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { SlackMessage } from '../slack/block-kit.js';
-import { SlackCallError, type SlackPort } from '../slack/port.js';
+import type { SlackMessage } from '../slack/codecs/block-kit.js';
+import { SlackCallError, type SlackPort } from '../slack/transport/port.js';
 
 /** Where a run's output goes: a channel, and the thread in it (none: the channel itself). */
 export interface ThreadRef {

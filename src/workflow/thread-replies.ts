@@ -3,13 +3,13 @@ import type { ConfirmationStore } from '../approvals/store.js';
 import { EVENT_ID_TTL_MS, type ThreadSessions } from '../approvals/thread-sessions.js';
 import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
-import { renderRunError } from '../slack/thread.js';
+import { renderRunError } from '../slack/render/thread.js';
 import {
   renderAgentBusy,
   renderAnswerCardFirst,
   renderMentionHelp,
   renderNotYourRun,
-} from '../slack/thread-replies.js';
+} from '../slack/render/thread-replies.js';
 import { unescapeSlackText } from './agent-runs.js';
 import { runErrorOf } from './run-errors.js';
 import type { RunStreamer } from './run-streamer.js';

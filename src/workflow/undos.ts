@@ -3,7 +3,7 @@ import type { Refusal } from '../approvals/outcomes.js';
 import type { Policy } from '../approvals/policy.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
-import { renderUndone } from '../slack/thread.js';
+import { renderUndone } from '../slack/render/thread.js';
 import type { CardUpdates } from './card-updates.js';
 import type { DecisionReply } from './decider.js';
 import type { RunThreads } from './run-thread.js';

@@ -4,8 +4,8 @@ import type { PauseView } from '../approvals/records.js';
 import { type ConfirmationStore, StoreError } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { SlackMessage } from '../slack/block-kit.js';
-import { renderVoteCheck } from '../slack/notices.js';
+import type { SlackMessage } from '../slack/codecs/block-kit.js';
+import { renderVoteCheck } from '../slack/render/notices.js';
 import type { CardUpdates } from './card-updates.js';
 import type { ResumeScheduling } from './resume-scheduler.js';
 

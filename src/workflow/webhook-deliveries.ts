@@ -5,7 +5,7 @@ import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { PersonNames } from '../slack/person-names.js';
+import type { PersonNames } from '../slack/transport/person-names.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { ApprovalChecks } from './approval-checks.js';
 import type { ApprovalCards } from './cards.js';

@@ -1,6 +1,6 @@
 import type { Locator } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { CHANNELS, PEOPLE } from '../support/app-harness.js';
 import { BROWSER_ARTIFACTS as ARTIFACTS, useBrowserWorld } from '../support/browser-world.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPolicyCli } from '../../src/cli/policy-cli.js';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { type FakeGemini, type FunctionCall, startFakeGemini } from '../support/fake-gemini.js';
 import { freePort, PYTHON_ADK, PYTHON_ADK_SKIPPED } from '../support/python-adk.js';
 import { allBlocks, type DocBlock, REPO_ROOT, where } from './doc-blocks.js';

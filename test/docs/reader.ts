@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CHANNELS, PEOPLE } from '@adk-slack-approvals/slack-sandbox';
 import { z } from 'zod';
-import { runStatusText } from '../../src/slack/run-status-line.js';
+import { runStatusText } from '../../src/slack/render/run-status-line.js';
 import { REPO_ROOT } from './doc-blocks.js';
 
 /**

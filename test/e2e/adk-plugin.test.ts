@@ -20,7 +20,7 @@ import {
 } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { undecidedCardsOf, waitForClosedCard, waitForPauseCard } from '../support/pause-card.js';

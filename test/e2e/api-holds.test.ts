@@ -4,7 +4,7 @@ import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { getFunctionResponses, InMemoryRunner } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { buttons, CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';

@@ -4,7 +4,7 @@ import {
   type GateAttestation,
 } from '@adk-slack-approvals/adk-approvals/attestation';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 

@@ -7,7 +7,7 @@ import {
 } from '@adk-slack-approvals/adk-approvals/attestation';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import {
   countToolRuns,
   results,

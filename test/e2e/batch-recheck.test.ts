@@ -1,8 +1,8 @@
 import { rename, writeFile } from 'node:fs/promises';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/action-ids.js';
-import { BATCH_MAX } from '../../src/slack/batch-modal.js';
+import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/codecs/action-ids.js';
+import { BATCH_MAX } from '../../src/slack/render/batch-modal.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeKeys } from '../../src/approvals/store/keys.js';
 import { RedisRunThreadRecords } from '../../src/approvals/store/redis-run-threads.js';
 import type { RunIntent } from '../../src/approvals/store.js';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { keysWithPrefix } from '../support/redis.js';

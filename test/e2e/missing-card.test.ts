@@ -1,7 +1,7 @@
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pauseIdFor } from '../../src/approvals/records.js';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { policy } from '../approvals/store/fixtures.js';
 import { pauseOf, startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';

@@ -19,7 +19,7 @@ import {
 } from '@google/adk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { rootAgent as askInputAgent } from '../agents/ask_input/agent.js';
 import { rootAgent as budgetFlowAgent } from '../agents/budget_flow/agent.js';
 import { rootAgent as calendarAgent } from '../agents/calendar/agent.js';

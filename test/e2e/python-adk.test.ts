@@ -6,7 +6,7 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { AdkClient } from '../../src/adk/client.js';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { undecidedCardsOf, waitForClosedCard, waitForPauseCard } from '../support/pause-card.js';
 import {

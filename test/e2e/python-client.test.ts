@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { waitForPauseCard } from '../support/pause-card.js';

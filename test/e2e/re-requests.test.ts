@@ -3,7 +3,7 @@ import { ApprovalsPlugin } from '@adk-slack-approvals/adk-approvals';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { rootAgent as payFlow } from '../agents/pay_flow/agent.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';

@@ -1,6 +1,6 @@
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 
 /**

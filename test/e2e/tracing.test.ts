@@ -8,7 +8,7 @@ import { context, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, type ReadableSpan, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';

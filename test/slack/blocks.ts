@@ -1,7 +1,11 @@
 import { checkMessage, checkView } from '@adk-slack-approvals/block-kit';
 import { expect } from 'vitest';
 import type { PauseView } from '../../src/approvals/records.js';
-import { ACTION_IDS, parseButtonValue, parseGateChoice } from '../../src/slack/action-ids.js';
+import {
+  ACTION_IDS,
+  parseButtonValue,
+  parseGateChoice,
+} from '../../src/slack/codecs/action-ids.js';
 
 /** Walking rendered Block Kit in tests: its texts, its buttons, its menu options. */
 

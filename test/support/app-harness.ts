@@ -19,7 +19,7 @@ import type { RedisClient } from '../../src/approvals/store/redis-connection.js'
 import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
 import { loadConfig } from '../../src/config.js';
 import { createLog } from '../../src/log.js';
-import { ACTION_IDS, parseButtonValue } from '../../src/slack/action-ids.js';
+import { ACTION_IDS, parseButtonValue } from '../../src/slack/codecs/action-ids.js';
 import {
   APP_REDIS_ENV,
   connectTestRedis,

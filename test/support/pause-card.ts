@@ -1,5 +1,5 @@
 import type { Sandbox, SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
-import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 
 /**
  * The undecided cards of a pause posted through the approvals API, found by the pause id its

@@ -1,4 +1,4 @@
-import type { SlackPort } from '../../src/slack/port.js';
+import type { SlackPort } from '../../src/slack/transport/port.js';
 
 /**
  * A Slack port for workflow unit tests: every call succeeds and does nothing, except those a test

@@ -3,7 +3,7 @@ import type { PauseView } from '../../src/approvals/records.js';
 import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
 import type { ConfirmationStore } from '../../src/approvals/store.js';
 import { createLog } from '../../src/log.js';
-import type { SlackPort } from '../../src/slack/port.js';
+import type { SlackPort } from '../../src/slack/transport/port.js';
 import { noTracing } from '../../src/tracing/approval-tracing.js';
 import { CardRefresher } from '../../src/workflow/card-refresher.js';
 import { ApprovalCards } from '../../src/workflow/cards.js';

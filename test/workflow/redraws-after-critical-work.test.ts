@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PauseView } from '../../src/approvals/records.js';
 import { MemoryRunThreadRecords } from '../../src/approvals/run-threads.js';
 import { createLog } from '../../src/log.js';
-import type { SlackPort } from '../../src/slack/port.js';
+import type { SlackPort } from '../../src/slack/transport/port.js';
 import { CardRefresher } from '../../src/workflow/card-refresher.js';
 import type { ApprovalCards } from '../../src/workflow/cards.js';
 import { CriticalPath } from '../../src/workflow/critical-path.js';

@@ -3,7 +3,7 @@ import type { RunItem } from '../../src/adk/client.js';
 import type { Gate } from '../../src/adk/gate.js';
 import { parseEvent } from '../../src/adk/wire.js';
 import { createLog } from '../../src/log.js';
-import type { SlackMessage } from '../../src/slack/block-kit.js';
+import type { SlackMessage } from '../../src/slack/codecs/block-kit.js';
 import { type RunContext, RunStreamer } from '../../src/workflow/run-streamer.js';
 import { RunThreads } from '../../src/workflow/run-thread.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
