@@ -32,7 +32,7 @@ export interface AppHomesDeps {
   slack: Pick<SlackPort, 'publishHome' | 'getPermalink'>;
   directory: ApproverDirectory;
   policy: () => Policy;
-  /** The decider's own check: the Home lists exactly what a click would be allowed to decide. */
+  /** The check a click gets: the Home lists exactly what a click would be allowed to decide. */
   checks: Pick<ApprovalChecks, 'check'>;
   clock: Clock;
   log: Log;
