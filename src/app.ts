@@ -43,7 +43,7 @@ import { SlackPersonNames } from './slack/transport/person-names.js';
 import { WebApiSlackPort } from './slack/transport/web-api-port.js';
 import { noTracing } from './tracing/approval-tracing.js';
 import { openTracing } from './tracing/otel-tracing.js';
-import { ApprovalWorkflow, type ExternalDeps } from './workflow/approval-workflow.js';
+import { type ComposedWorkflow, composeWorkflow, type ExternalDeps } from './workflow/compose.js';
 import type { WebhookDeliveryOptions } from './workflow/webhook-deliveries.js';
 
 /** What the app needs beyond the configuration: where ADK and Slack actually are. */
@@ -125,7 +125,9 @@ export async function startApp(
     metrics,
   });
 
-  let workflowRef: ApprovalWorkflow | undefined;
+  // The API's routes are given to Bolt, which the workflow's Slack port is built from: they reach
+  // the workflow's entry points once it is composed, below.
+  let composed: ComposedWorkflow | undefined;
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const slackApp = createSlackApp({
     transport: targets.slack,
@@ -146,14 +148,14 @@ export async function startApp(
         : {
             keys: apiKeys,
             pauses: () => {
-              const pauses = workflowRef?.external;
+              const pauses = composed?.external;
               if (pauses === undefined) throw new Error('the workflow is not started yet');
               return pauses;
             },
             store: () => store,
             grants: () => {
-              if (workflowRef === undefined) throw new Error('the workflow is not started yet');
-              return workflowRef.grants;
+              if (composed === undefined) throw new Error('the workflow is not started yet');
+              return composed.grants;
             },
             log: log.child('api'),
           },
@@ -171,7 +173,7 @@ export async function startApp(
   });
   const directory = new SlackApproverDirectory(slackApp.botClient);
 
-  const workflow = new ApprovalWorkflow({
+  composed = composeWorkflow({
     store,
     runThreads,
     grants,
@@ -199,8 +201,15 @@ export async function startApp(
       retryDelaysMs: [1_000, 4_000],
     },
   });
-  workflowRef = workflow;
-  registerListeners(slackApp.app, { workflow, slack, log: log.child('listeners'), metrics });
+  const { workflow, homes, grants: grantDecisions, sweeps } = composed;
+  registerListeners(slackApp.app, {
+    workflow,
+    homes,
+    grants: grantDecisions,
+    slack,
+    log: log.child('listeners'),
+    metrics,
+  });
 
   // Both said at start, by the variable's name: a bot token Slack refuses, an ADK that is down.
   const [port] = await Promise.all([
@@ -219,25 +228,25 @@ export async function startApp(
     intervalMs: config.sweepIntervalMs,
     now: clock,
     // A sweep is work nobody clicked: it gets a correlation id of its own.
-    onExpired: (gates) => withCorrelation(newCorrelationId(), () => workflow.onExpired(gates)),
+    onExpired: (gates) => withCorrelation(newCorrelationId(), () => sweeps.onExpired(gates)),
     onResumeDue: (pauseIds) =>
-      withCorrelation(newCorrelationId(), () => workflow.onResumeDue(pauseIds)),
+      withCorrelation(newCorrelationId(), () => sweeps.onResumeDue(pauseIds)),
     nudges: {
       leaseMs: NUDGE_LEASE_MS,
-      onNudges: (nudges) => withCorrelation(newCorrelationId(), () => workflow.onNudges(nudges)),
+      onNudges: (nudges) => withCorrelation(newCorrelationId(), () => sweeps.onNudges(nudges)),
     },
     cardless: {
       owner,
       graceMs: CARDLESS_GRACE_MS,
       leaseMs: CARDLESS_GRACE_MS,
       onCardless: (pauseIds) =>
-        withCorrelation(newCorrelationId(), () => workflow.onCardless(pauseIds)),
+        withCorrelation(newCorrelationId(), () => sweeps.onCardless(pauseIds)),
     },
     deadRuns: {
       owner,
       leaseMs: config.runLeaseMs,
       onDeadRuns: (intents) =>
-        withCorrelation(newCorrelationId(), () => workflow.onDeadRuns(intents)),
+        withCorrelation(newCorrelationId(), () => sweeps.onDeadRuns(intents)),
     },
     auditRetentionMs: config.auditRetentionMs,
     log: log.child('sweeper'),

@@ -70,7 +70,7 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
       context.reply,
     );
     if (reply.kind === 'refused') await refuse(deps, context, reply.refusal);
-    else workflow.homes.refresh(context.user);
+    else deps.homes.refresh(context.user);
   });
   on(ACTION_IDS.homeReject, async (context) => {
     const target = gateButton(context);
@@ -79,9 +79,9 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
   });
   // Several calls at once, from the Home: pick them, then confirm exactly those (views.ts).
   on(ACTION_IDS.homeBatch, async (context) => {
-    const gates = batchable(await workflow.batchCandidates(context.user));
+    const gates = batchable(await deps.homes.decidableBy(context.user));
     if (gates.length === 0) {
-      workflow.homes.refresh(context.user, 'Nothing waiting for you can be decided in a batch.');
+      deps.homes.refresh(context.user, 'Nothing waiting for you can be decided in a batch.');
       return;
     }
     await deps.slack.openView({
@@ -137,9 +137,9 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
   on(ACTION_IDS.homeRevokeGrant, async (context) => {
     const id = context.action.value;
     if (id === undefined || !GRANT_ID.test(id)) return unreadable(context);
-    const reply = await workflow.grants.revoke(id, context.user);
+    const reply = await deps.grants.revoke(id, context.user);
     if (reply.kind === 'refused') await refuse(deps, context, reply.refusal);
-    else workflow.homes.refresh(context.user, 'Grant revoked: later calls ask a person again.');
+    else deps.homes.refresh(context.user, 'Grant revoked: later calls ask a person again.');
   });
   on(ACTION_IDS.retryResume, async (context) => {
     const target = parseButtonValue(context.action.value);
@@ -244,7 +244,7 @@ function routeActions(
 /** A Home click has no `response_url`: its answer is a notice on the person's Home. */
 function homeReply(deps: ListenerDeps, user: string) {
   return async (message: SlackMessage): Promise<void> => {
-    deps.workflow.homes.refresh(user, message.text);
+    deps.homes.refresh(user, message.text);
   };
 }
 

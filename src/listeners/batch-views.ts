@@ -44,7 +44,7 @@ export function registerBatchViews(app: App, deps: ListenerDeps): void {
       return;
     }
     // Every call still waiting, batchable or not: one whose rule now says `batch: false` is named.
-    const waiting = await workflow.batchCandidates(parsed.data.user.id);
+    const waiting = await deps.homes.decidableBy(parsed.data.user.id);
     const picked = waiting.filter((gate) => selection.keys.includes(batchKey(gate)));
     if (picked.length < selection.keys.length) {
       const gone = selection.keys.length - picked.length;
@@ -122,7 +122,7 @@ export function registerBatchViews(app: App, deps: ListenerDeps): void {
     } catch (error) {
       // The person closed the modal meanwhile: their Home says it instead.
       log.warn('could not show a batch’s result in its modal', { error: errorMessage(error) });
-      workflow.homes.refresh(voter, batchSummary(picks));
+      deps.homes.refresh(voter, batchSummary(picks));
     }
   });
 }

@@ -6,7 +6,7 @@ import { appHomeOpenedSchema } from './payloads.js';
  * `app_home_opened`: the person looks at the app's Home tab; publish what waits for them.
  * (Its buttons are in actions.ts, with the card's.)
  */
-export function registerAppHome(app: App, { workflow, log }: ListenerDeps): void {
+export function registerAppHome(app: App, { homes, log }: ListenerDeps): void {
   app.event('app_home_opened', async ({ event }) => {
     const parsed = appHomeOpenedSchema.safeParse(event);
     if (!parsed.success) {
@@ -14,6 +14,6 @@ export function registerAppHome(app: App, { workflow, log }: ListenerDeps): void
       return;
     }
     if (parsed.data.tab !== undefined && parsed.data.tab !== 'home') return;
-    workflow.homes.opened(parsed.data.user);
+    homes.opened(parsed.data.user);
   });
 }

@@ -195,7 +195,7 @@ function teller(
  * channel (or are logged when the card's channel did not fit the metadata).
  */
 function reporter(
-  { slack, log, workflow }: ListenerDeps,
+  { slack, log, homes }: ListenerDeps,
   user: string,
   channelId: string | undefined,
 ): (reply: DecisionReply) => Promise<void> {
@@ -204,7 +204,7 @@ function reporter(
     const { refusal } = reply;
     if (channelId === undefined) {
       // Opened from the App Home: no channel to answer in, so the Home says why.
-      workflow.homes.refresh(user, renderRefusal(refusal).text);
+      homes.refresh(user, renderRefusal(refusal).text);
       return;
     }
     try {

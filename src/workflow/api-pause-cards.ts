@@ -12,11 +12,12 @@ import {
   renderUnraisedConfirmation,
 } from '../slack/render/request-notices.js';
 import type { SlackPort } from '../slack/transport/port.js';
+import type { ApprovalChecks } from './approval-checks.js';
 import type { CardClaimHold } from './card-claim-hold.js';
 import type { FoundEarlier } from './card-posting.js';
 import type { ApprovalCards } from './cards.js';
-import type { VoteRequest } from './decider.js';
-import { coverByGrants, type GranterMayApprove, granterCheck } from './grant-cover.js';
+import type { PolicyVotes } from './decider.js';
+import { coverByGrants, granterCheck } from './grant-cover.js';
 import {
   applyPolicyVerdicts,
   isAutomatic,
@@ -50,9 +51,9 @@ export class ApiPauseCards {
       threads: RunThreads;
       clock: Clock;
       log: Log;
-      decideByPolicy?: (request: VoteRequest) => Promise<unknown>;
+      votes?: PolicyVotes;
       grants?: GrantStore;
-      granterMayApprove?: GranterMayApprove;
+      checks?: Pick<ApprovalChecks, 'granterMayApprove'>;
       slack?: SlackPort;
     },
   ) {}
@@ -72,7 +73,7 @@ export class ApiPauseCards {
     const { cards, log } = this.deps;
     // Grants apply only where their votes can be (the same condition as the policy's own).
     const entries =
-      this.deps.decideByPolicy === undefined
+      this.deps.votes === undefined
         ? resolved
         : await coverByGrants(this.deps.grants, resolved, {
             origin: `api:${input.keyName}`,
@@ -81,7 +82,7 @@ export class ApiPauseCards {
             adk: view.pause.adk,
             now: this.deps.clock(),
             log,
-            ...granterCheck(this.deps.granterMayApprove, view),
+            ...granterCheck(this.deps.checks, view),
           });
     const byPolicy = entries.filter(isAutomatic);
     if (byPolicy.length > 0 && byPolicy.length === resolved.length) {
@@ -91,8 +92,8 @@ export class ApiPauseCards {
     const found = await earlier('card');
     const posted =
       found === undefined ? await cards.post(view, { hold }) : await cards.adopt(view, found);
-    if (this.deps.decideByPolicy !== undefined) {
-      await applyPolicyVerdicts(this.deps.decideByPolicy, posted, byPolicy);
+    if (this.deps.votes !== undefined) {
+      await applyPolicyVerdicts(this.deps.votes, posted, byPolicy);
     }
     // A card found again: its poster died after it, and its notices, if any, with it (never
     // posted twice).
@@ -136,8 +137,8 @@ export class ApiPauseCards {
         });
       if (line !== undefined) await store.setCardTs(view.pause.id, line.ts, clock());
     }
-    if (this.deps.decideByPolicy !== undefined) {
-      await applyPolicyVerdicts(this.deps.decideByPolicy, view, entries);
+    if (this.deps.votes !== undefined) {
+      await applyPolicyVerdicts(this.deps.votes, view, entries);
     }
     log.info('pause decided by the policy', {
       pauseId: view.pause.id,

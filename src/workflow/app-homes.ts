@@ -1,5 +1,5 @@
 import type { Clock } from '../approvals/clock.js';
-import type { Grant } from '../approvals/grants.js';
+import type { Grant, GrantStore } from '../approvals/grants.js';
 import { type HomeViewers, MemoryHomeViewers } from '../approvals/home-viewers.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { GatePolicy, PauseView } from '../approvals/records.js';
@@ -14,8 +14,9 @@ import {
   renderHomeView,
 } from '../slack/render/home-view.js';
 import type { SlackPort } from '../slack/transport/port.js';
+import type { ApprovalChecks } from './approval-checks.js';
 import { approverPeople } from './approver-people.js';
-import type { VoterCheck } from './decider.js';
+import type { CriticalPath } from './critical-path.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
 /** Candidates read per index before the policy check: bounds one Home's work. */
@@ -31,16 +32,26 @@ export interface AppHomesDeps {
   slack: Pick<SlackPort, 'publishHome' | 'getPermalink'>;
   directory: ApproverDirectory;
   policy: () => Policy;
-  /** The decider's own check: the Home lists exactly what a click would be allowed to decide. */
-  check: (pauseId: string, callIds: readonly string[], voter: string) => Promise<VoterCheck>;
+  /** The check a click gets: the Home lists exactly what a click would be allowed to decide. */
+  checks: Pick<ApprovalChecks, 'check'>;
   clock: Clock;
   log: Log;
   /** Who looked at their Home lately: only their Homes follow changes. Default: this process's memory. */
   viewers?: HomeViewers;
-  /** The grants a person's Home lists (theirs; every one for a policy admin). Absent: none. */
-  grantsFor?: (userId: string) => Promise<Grant[]>;
-  /** Awaited before working out whose Homes a change concerns (`CriticalPath.quiet`). */
-  quiet?: () => Promise<void>;
+  /** The grants a Home lists (the person's; every one for a policy admin). Absent: none. */
+  grants?: Pick<GrantStore, 'list'>;
+  /** Waited for before working out whose Homes a change concerns. Absent: nothing is. */
+  criticalPath?: Pick<CriticalPath, 'quiet'>;
+}
+
+/**
+ * The port through which whatever changes a pause, or a person's grants, has the Homes of the
+ * people it concerns follow. Never waits on Slack.
+ */
+export interface HomeUpdates {
+  /** `view`: the pause as the change returned it, when the caller has it. */
+  pauseChanged(pauseId: string, view?: PauseView): void;
+  peopleChanged(userIds: readonly string[]): void;
 }
 
 /** Whose Homes a pause concerns: its requester and its gates' approvers (groups listed when used). */
@@ -58,7 +69,7 @@ const AUDIENCES_KEPT = 10_000;
  * (a burst of changes is one `views.publish` of the latest state); nothing here is on a
  * decision's or a resume's path, and a Slack failure is logged and left to the next change.
  */
-export class AppHomes {
+export class AppHomes implements HomeUpdates {
   /** Publishes, per person. */
   private readonly queue: KeyedWorkQueue;
   /** Changes, per pause or people: whose Homes they concern, then a publish for each. */
@@ -76,10 +87,11 @@ export class AppHomes {
   private readonly audiences = new Map<string, Audience>();
 
   constructor(private readonly deps: AppHomesDeps) {
+    const { criticalPath } = deps;
     this.queue = new KeyedWorkQueue(deps.log, { concurrency: 4 });
     this.changes = new KeyedWorkQueue(deps.log, {
       concurrency: 4,
-      ...(deps.quiet === undefined ? {} : { admit: deps.quiet }),
+      ...(criticalPath === undefined ? {} : { admit: () => criticalPath.quiet() }),
     });
     this.viewers = deps.viewers ?? new MemoryHomeViewers();
   }
@@ -226,7 +238,9 @@ export class AppHomes {
     const candidates = await this.candidates(indexes);
     const found: HomeGate[] = [];
     for (const ref of candidates) {
-      const check = await this.deps.check(ref.pauseId, [ref.callId], userId);
+      const check = await this.deps.checks.check(ref.pauseId, [ref.callId], userId, {
+        listing: true,
+      });
       if (check.kind !== 'allowed') continue;
       const [gate] = check.gates;
       const [policy] = check.policies;
@@ -249,8 +263,13 @@ export class AppHomes {
 
   /** A Home without its grants is better than none: a failed read is logged and shows none. */
   private async grantsOf(userId: string): Promise<Grant[]> {
+    const { grants } = this.deps;
+    if (grants === undefined) return [];
     try {
-      return (await this.deps.grantsFor?.(userId)) ?? [];
+      // A policy admin's Home lists every grant in force; anyone else's, those they gave or
+      // are covered by.
+      const admin = (this.deps.policy().admins ?? []).includes(userId);
+      return await grants.list(admin ? {} : { person: userId }, this.deps.clock());
     } catch (error) {
       this.deps.log.warn('could not read grants for a Home', { error: errorMessage(error) });
       return [];

@@ -2,7 +2,7 @@ import { gateKind } from '../adk/gate.js';
 import type { BatchPick, Refusal } from '../approvals/outcomes.js';
 import type { GateRecord, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
-import type { SlackMessage } from '../slack/codecs/block-kit.js';
+import type { ApprovalChecks } from './approval-checks.js';
 import {
   type AppliedVote,
   type Decider,
@@ -10,22 +10,17 @@ import {
   reasonRefusal,
   type VoteRequest,
 } from './decider.js';
-import type { VoteToVerify } from './vote-verifier.js';
+import type { DecisionQueue, Tell } from './decision-queue.js';
 
 export type BatchRequest = Omit<VoteRequest, 'callId' | 'payload'>;
 export type BatchRef = readonly [pauseId: string, callId: string];
-/** A later private word to the voter, when the store's answer was lost. */
-type Tell = (message: SlackMessage) => Promise<void>;
 
 export interface BatchVotesDeps {
   store: Pick<ConfirmationStore, 'getPause'>;
-  decider: Pick<Decider, 'check' | 'voteSelected'>;
-  /** The workflow's way to run a decision on a pause: in its order, tracked, failures worded. */
-  decide: (
-    pauseId: string,
-    task: () => Promise<DecisionReply>,
-    options: { clickedAt: number; unknown: { check: VoteToVerify; tell: Tell | undefined } },
-  ) => Promise<DecisionReply>;
+  checks: Pick<ApprovalChecks, 'check'>;
+  decider: Pick<Decider, 'voteSelected'>;
+  /** Each pause's votes run as a click's: in its order, tracked, failures worded. */
+  decisions: Pick<DecisionQueue, 'decide'>;
 }
 
 const DONE: DecisionReply = { kind: 'done' };
@@ -49,7 +44,7 @@ export class BatchVotes {
     const picks: BatchPick[] = [];
     for (const [pauseId, callIds] of byPause) {
       const found: BatchPick[] = [];
-      const answer = await this.deps.decide(
+      const answer = await this.deps.decisions.decide(
         pauseId,
         async () => {
           await this.votePause(request, pauseId, callIds, refs.length, found);
@@ -110,7 +105,7 @@ export class BatchVotes {
     pauseId: string,
     callId: string,
   ): Promise<Refusal | undefined> {
-    const check = await this.deps.decider.check(pauseId, [callId], request.voter);
+    const check = await this.deps.checks.check(pauseId, [callId], request.voter);
     if (check.kind === 'refused') return check.refusal;
     const [gate] = check.gates;
     const [policy] = check.policies;

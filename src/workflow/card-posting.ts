@@ -4,6 +4,7 @@ import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { type CardClaimHold, holdCardClaim } from './card-claim-hold.js';
+import type { ApprovalCards } from './cards.js';
 
 /**
  * A request's card claim without renewal; renewed every third of it while the request posts.
@@ -49,8 +50,8 @@ export class CardPosting {
   constructor(
     private readonly deps: {
       store: ConfirmationStore;
-      /** Looks for a message of the pause posted before a crash (`ApprovalCards.findPosted`). */
-      findPosted: (view: PauseView, kind: 'card' | 'policy_line') => Promise<string | undefined>;
+      /** Looks for a message of the pause posted before a crash. */
+      cards: Pick<ApprovalCards, 'findPosted'>;
       clock: Clock;
       log: Log;
       /** This replica; each posting claims as `<owner>:<random>`, so requests never share one. */
@@ -104,7 +105,7 @@ export class CardPosting {
       if (view === undefined) return { kind: 'gone' };
       if (!needsCard(view)) return { kind: 'done', view };
       const earlier: FoundEarlier = (kind) =>
-        lookEarlier ? this.deps.findPosted(view, kind) : Promise.resolve(undefined);
+        lookEarlier ? this.deps.cards.findPosted(view, kind) : Promise.resolve(undefined);
       await post(view, { earlier, hold });
       const after = await store.getPause(pauseId);
       return after === undefined ? { kind: 'gone' } : { kind: 'done', view: after };

@@ -3,6 +3,7 @@ import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import type { Log } from '../log.js';
 import { CardHolds } from './card-holds.js';
 import type { ApprovalCards } from './cards.js';
+import type { CriticalPath } from './critical-path.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
 export interface CardRefresherOptions {
@@ -46,23 +47,23 @@ export class CardRefresher {
   private readonly retryDelaysMs: readonly number[];
   private readonly holds: CardHolds;
 
-  /** `quiet`: awaited before each refresh (`CriticalPath.quiet`); default none. */
+  /** `criticalPath`: each refresh waits for its quiet; default none. */
   constructor(
     private readonly deps: {
       cards: ApprovalCards;
       log: Log;
       options?: CardRefresherOptions;
-      quiet?: () => Promise<void>;
+      criticalPath?: Pick<CriticalPath, 'quiet'>;
     },
   ) {
     const holds = new CardHolds(deps.options?.resumeHoldMs ?? DEFAULT_RESUME_HOLD_MS);
     this.holds = holds;
-    const quiet = deps.quiet;
+    const { criticalPath } = deps;
     this.queue = new KeyedWorkQueue(deps.log, {
       concurrency: deps.options?.concurrency ?? 16,
       admit: async (pauseId) => {
         await holds.released(pauseId);
-        await quiet?.();
+        await criticalPath?.quiet();
       },
     });
     this.retryDelaysMs = deps.options?.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;

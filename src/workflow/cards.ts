@@ -15,6 +15,7 @@ import { renderApprovalCard } from '../slack/render/approval-card.js';
 import { renderExternalNotes, withExternalNotes } from '../slack/render/external-notes.js';
 import { SlackCallError, type SlackPort } from '../slack/transport/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
+import type { HomeUpdates } from './app-homes.js';
 import { CARD_CLAIM_LEASE_MS, type CardClaimHold, holdCardClaim } from './card-claim-hold.js';
 
 /** A card re-rendered this many times without settling is left to the next change. */
@@ -36,8 +37,8 @@ export class ApprovalCards {
       slack: SlackPort;
       clock: Clock;
       log: Log;
-      /** A card was posted or re-rendered: its people's Homes follow. Never waits. */
-      onChanged?: (pauseId: string) => void;
+      /** A card was posted or re-rendered: its people's Homes follow. Absent: none do. */
+      homes?: Pick<HomeUpdates, 'pauseChanged'>;
       tracing: ApprovalTracing;
     },
   ) {}
@@ -93,7 +94,7 @@ export class ApprovalCards {
         });
       this.deps.tracing.cardPosted(view, startedAt);
       const updated = await store.setCardTs(pauseId, posted.ts, clock());
-      this.deps.onChanged?.(pauseId);
+      this.deps.homes?.pauseChanged(pauseId);
       return updated ?? view;
     } finally {
       if (held === undefined) await hold.release();
@@ -183,7 +184,7 @@ export class ApprovalCards {
       superseded?: () => boolean;
     } = {},
   ): Promise<RefreshOutcome> {
-    this.deps.onChanged?.(pauseId);
+    this.deps.homes?.pauseChanged(pauseId);
     try {
       let view = known ?? (await this.deps.store.getPause(pauseId));
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {

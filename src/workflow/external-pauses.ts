@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import { apiActor } from '../approvals/deciders.js';
@@ -22,10 +21,10 @@ import type { SlackPort } from '../slack/transport/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
 import type { TraceParent } from '../tracing/traceparent.js';
 import { ApiPauseCards } from './api-pause-cards.js';
+import type { ApprovalChecks } from './approval-checks.js';
 import { CardPosting } from './card-posting.js';
 import type { ApprovalCards } from './cards.js';
-import type { VoteRequest } from './decider.js';
-import type { GranterMayApprove } from './grant-cover.js';
+import type { PolicyVotes } from './decider.js';
 import { refuseIfReported } from './hand-overs.js';
 import { type DecisionBody, deciderNames, decisionBody } from './pause-decision.js';
 import type { RunThreads } from './run-thread.js';
@@ -111,12 +110,12 @@ export interface ExternalPausesDeps {
   signingSecretOf: (keyName: string) => string | undefined;
   /** The deciders' names in decisions; absent: their user ids stand in. */
   people?: PersonNames;
-  /** Applies a policy's `allow` or `deny` to a gate (see `Decider.decideByPolicy`). */
-  decideByPolicy?: (request: VoteRequest) => Promise<unknown>;
+  /** Applies a policy's `allow` or `deny` to a gate (`Decider.decideByPolicy`). */
+  votes?: PolicyVotes;
   /** People's scoped grants, which may decide a call a person would be asked about. */
   grants?: GrantStore;
-  /** May a grant's granter still approve this call (see `Decider.granterMayApprove`)? */
-  granterMayApprove?: GranterMayApprove;
+  /** May a grant's granter still approve this call? */
+  checks?: Pick<ApprovalChecks, 'granterMayApprove'>;
   /** Posts the channel line of a pause the policy decided alone (its ts stands in for a card). */
   slack?: SlackPort;
   tracing: ApprovalTracing;
@@ -137,7 +136,7 @@ export class ExternalPauses {
     this.shows = new ApiPauseCards(deps);
     this.cardPosting = new CardPosting({
       store: deps.store,
-      findPosted: (view, kind) => deps.cards.findPosted(view, kind),
+      cards: deps.cards,
       clock: deps.clock,
       log: deps.log,
       owner: deps.owner,
@@ -187,7 +186,7 @@ export class ExternalPauses {
       const byPolicy =
         verdict.decision !== 'ask' &&
         gateKind(gate) === 'confirmation' &&
-        this.deps.decideByPolicy !== undefined;
+        this.deps.votes !== undefined;
       if (byPolicy) verdict.resolved.policy.quorum = 1;
       return { gate, ...verdict.resolved, verdict: byPolicy ? verdict : undefined };
     });
@@ -364,21 +363,6 @@ export class ExternalPauses {
     if (outcome.status === 'refused') await refuseIfReported(store, view, at);
     await this.changed(pauseId);
     return recorded;
-  }
-
-  /**
-   * Poll mode: nothing is sent, the agent reads the decision. The resume is marked `resumed` (so
-   * that the sweeper stops handing it over), unless the agent has said it refused it.
-   */
-  async finishPolled(pauseId: string): Promise<void> {
-    const { store, clock } = this.deps;
-    const owner = `${randomUUID()}:poll`;
-    const now = clock();
-    const claim = await store.claimResume({ pauseId, owner, now, leaseMs: 60_000 });
-    if (claim.kind !== 'claimed') return;
-    await store.markResumed({ pauseId, owner, now });
-    await refuseIfReported(store, claim.view, clock());
-    await this.deps.cards.refresh(pauseId);
   }
 
   /**

@@ -9,6 +9,7 @@ import {
 import type { GatePolicy, PauseView } from '../approvals/records.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import type { ApprovalChecks } from './approval-checks.js';
 import type { PolicyDecidedGate } from './policy-decisions.js';
 
 /** Where a pause's calls come from, as grants match them. */
@@ -82,20 +83,14 @@ function isConfirmation(gate: Gate): boolean {
   return gateKind(gate) === 'confirmation';
 }
 
-/** The cover step's `granterMay` for a recorded pause, from the decider's check (absent: none). */
+/** The cover step's `granterMay` for a recorded pause, from the approval checks (absent: none). */
 export function granterCheck(
-  granterMayApprove: GranterMayApprove | undefined,
+  checks: Pick<ApprovalChecks, 'granterMayApprove'> | undefined,
   view: PauseView,
 ): Pick<GrantCoverContext, 'granterMay'> {
-  if (granterMayApprove === undefined) return {};
+  if (checks === undefined) return {};
   return {
-    granterMay: (gate, grant) => granterMayApprove(view, gate.confirmationCallId, grant.granter),
+    granterMay: (gate, grant) =>
+      checks.granterMayApprove(view, gate.confirmationCallId, grant.granter),
   };
 }
-
-/** See `Decider.granterMayApprove`. */
-export type GranterMayApprove = (
-  view: PauseView,
-  callId: string,
-  granter: string,
-) => Promise<boolean>;

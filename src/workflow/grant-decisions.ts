@@ -19,6 +19,8 @@ import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/codecs/block-kit.js';
 import { renderGrantGiven, renderGrantRevoked } from '../slack/render/grant-lines.js';
+import type { HomeUpdates } from './app-homes.js';
+import type { ApprovalChecks } from './approval-checks.js';
 import type { Decider, DecisionReply } from './decider.js';
 import type { RunThreads, ThreadRef } from './run-thread.js';
 
@@ -41,13 +43,14 @@ export class GrantDecisions {
     private readonly deps: {
       store: ConfirmationStore;
       grants: GrantStore;
-      decider: Pick<Decider, 'check' | 'vote'>;
+      checks: Pick<ApprovalChecks, 'check'>;
+      decider: Pick<Decider, 'vote'>;
       policy: () => Policy;
       threads: RunThreads;
       clock: Clock;
       log: Log;
       /** The App Homes of the people a grant concerns follow it. */
-      refreshHomes: (userIds: readonly string[]) => void;
+      homes: Pick<HomeUpdates, 'peopleChanged'>;
     },
   ) {}
 
@@ -58,7 +61,7 @@ export class GrantDecisions {
   ): Promise<DecisionReply> {
     const { decider, store, log } = this.deps;
     const { pauseId, callId, granter, scope } = request;
-    const check = await decider.check(pauseId, [callId], granter);
+    const check = await this.deps.checks.check(pauseId, [callId], granter);
     if (check.kind === 'refused') return check;
     const [gate] = check.gates;
     const [current] = check.policies;
@@ -204,7 +207,7 @@ export class GrantDecisions {
   private refreshHomes(grant: Grant): void {
     const people = [grant.granter];
     if (!grant.requester.startsWith('api:')) people.push(grant.requester);
-    this.deps.refreshHomes(people);
+    this.deps.homes.peopleChanged(people);
   }
 }
 

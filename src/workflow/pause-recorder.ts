@@ -3,6 +3,7 @@ import type { Clock } from '../approvals/clock.js';
 import type { GrantStore } from '../approvals/grants.js';
 import { cardChannel, evaluatePolicy, type Policy } from '../approvals/policy.js';
 import { type PauseView, pauseIdFor } from '../approvals/records.js';
+import type { RunThreadRecords } from '../approvals/run-threads.js';
 import type { ConfirmationStore, NewGate } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -11,9 +12,10 @@ import { askingOf } from '../slack/render/request-words.js';
 import { renderCardElsewhere } from '../slack/render/thread.js';
 import type { SlackPort } from '../slack/transport/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
+import type { ApprovalChecks } from './approval-checks.js';
 import type { ApprovalCards } from './cards.js';
-import type { VoteRequest } from './decider.js';
-import { coverByGrants, type GranterMayApprove, granterCheck } from './grant-cover.js';
+import type { PolicyVotes } from './decider.js';
+import { coverByGrants, granterCheck } from './grant-cover.js';
 import {
   applyPolicyVerdicts,
   isAutomatic,
@@ -22,15 +24,15 @@ import {
   policyDecisionsMessage,
 } from './policy-decisions.js';
 import { type RunStatusBoard, runThreadOf } from './run-status-board.js';
-import type { RunContext } from './run-streamer.js';
+import type { RunContext, RunPauses } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
 
 /**
  * Step 3 and 4 of the flow: records a pause with the policy that applies to each gate, then posts
  * its card. Recording the same pause twice (a retried stream, a second replica) posts no second
- * card.
+ * card. Gates the policy or a grant decides are voted on at once (`Decider.decideByPolicy`).
  */
-export class PauseRecorder {
+export class PauseRecorder implements RunPauses {
   constructor(
     private readonly deps: {
       store: ConfirmationStore;
@@ -44,18 +46,36 @@ export class PauseRecorder {
       runStatus?: RunStatusBoard;
       /** Posts the thread line of gates the policy decided (its ts stands in for a card). */
       slack: SlackPort;
-      /** Applies a policy's decision to a gate (see `Decider.decideByPolicy`). */
-      decideByPolicy: (request: VoteRequest) => Promise<unknown>;
+      /** Applies a policy's decision to a gate. */
+      votes: PolicyVotes;
       tracing: ApprovalTracing;
       /** People's scoped grants, which may decide a call a person would be asked about. */
       grants?: GrantStore;
-      /** May a grant's granter still approve this call (see `Decider.granterMayApprove`)? */
-      granterMayApprove?: GranterMayApprove;
+      /** May a grant's granter still approve this call? Absent: not asked before the resume. */
+      checks?: Pick<ApprovalChecks, 'granterMayApprove'>;
+      /** Each run thread's record, which learns the pauses of its session. */
+      runThreads: Pick<RunThreadRecords, 'notePause'>;
     },
   ) {}
 
-  /** Each `/agent` pause starts a trace of its own (the run has no trace to join). */
+  /**
+   * A pause a run's stream met: recorded, its card posted, and noted on its run thread's record.
+   * Each `/agent` pause starts a trace of its own (the run has no trace to join).
+   */
   async record(
+    context: RunContext,
+    gates: Gate[],
+    invocationId: string | undefined,
+  ): Promise<{ pauseId: string }> {
+    const recorded = await this.recordInTrace(context, gates, invocationId);
+    const { channelId, threadTs } = context.thread;
+    if (threadTs !== undefined) {
+      await this.deps.runThreads.notePause(channelId, threadTs, recorded.pauseId);
+    }
+    return recorded;
+  }
+
+  private async recordInTrace(
     context: RunContext,
     gates: Gate[],
     invocationId: string | undefined,
@@ -159,7 +179,7 @@ export class PauseRecorder {
             adk,
             now: this.deps.clock(),
             log,
-            ...granterCheck(this.deps.granterMayApprove, view),
+            ...granterCheck(this.deps.checks, view),
           })
         : resolved;
     const byPolicy = entries.filter(isAutomatic);
@@ -171,7 +191,7 @@ export class PauseRecorder {
     if (result.kind === 'existed' && view.pause.card.ts !== undefined) {
       log.info('pause already recorded; its card exists', { pauseId: view.pause.id });
       // A replica that died between the card and the policy's decisions left them to apply.
-      await applyPolicyVerdicts(this.deps.decideByPolicy, view, byPolicy);
+      await applyPolicyVerdicts(this.deps.votes, view, byPolicy);
       return { pauseId: view.pause.id };
     }
     log.info('pause recorded', {
@@ -194,7 +214,7 @@ export class PauseRecorder {
     }
     if (byPolicy.length > 0) {
       await this.deps.threads.post(context.thread, policyDecisionsMessage(byPolicy));
-      await applyPolicyVerdicts(this.deps.decideByPolicy, view, byPolicy);
+      await applyPolicyVerdicts(this.deps.votes, view, byPolicy);
     }
     if (elsewhere && cardTs !== undefined) {
       const permalink = await this.deps.threads.permalink(posted.pause.card.channelId, cardTs);
@@ -237,7 +257,7 @@ export class PauseRecorder {
         });
         return undefined;
       });
-    await applyPolicyVerdicts(this.deps.decideByPolicy, view, pending);
+    await applyPolicyVerdicts(this.deps.votes, view, pending);
     if (posted !== undefined && view.pause.card.ts === undefined) {
       await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     }

@@ -9,7 +9,7 @@ import {
   type PolicyDecisionLine,
   renderPolicyDecisions,
 } from '../slack/render/policy-lines.js';
-import type { VoteRequest } from './decider.js';
+import type { PolicyVotes } from './decider.js';
 
 /**
  * Gates the policy decides (`decision: allow` or `deny`), or a person's scoped grant covers, on
@@ -52,14 +52,14 @@ export function policyDecisionsMessage(entries: readonly PolicyDecidedGate[]): S
 
 /** Gates already decided (a retried stream, another replica) are left as they are. */
 export async function applyPolicyVerdicts(
-  decide: (request: VoteRequest) => Promise<unknown>,
+  votes: PolicyVotes,
   view: PauseView,
   entries: readonly PolicyDecidedGate[],
 ): Promise<void> {
   for (const { gate, verdict, grant } of entries) {
     if (!isPending(view, gate)) continue;
     if (grant !== undefined) {
-      await decide({
+      await votes.decideByPolicy({
         pauseId: view.pause.id,
         callId: gate.confirmationCallId,
         voter: grantActor(grant.id),
@@ -68,7 +68,7 @@ export async function applyPolicyVerdicts(
       continue;
     }
     if (verdict === undefined || verdict.decision === 'ask') continue;
-    await decide({
+    await votes.decideByPolicy({
       pauseId: view.pause.id,
       callId: gate.confirmationCallId,
       voter: policyActor(verdict.rule.name),

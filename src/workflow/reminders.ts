@@ -12,6 +12,7 @@ import type { Log } from '../log.js';
 import { type ReminderFacts, renderReminder } from '../slack/render/reminder-message.js';
 import type { SlackPort } from '../slack/transport/port.js';
 import { approverPeople } from './approver-people.js';
+import type { CardUpdates } from './card-updates.js';
 
 export interface RemindersDeps {
   store: ConfirmationStore;
@@ -19,8 +20,8 @@ export interface RemindersDeps {
   directory: ApproverDirectory;
   clock: Clock;
   log: Log;
-  /** The card shows an escalation once it happened. */
-  refreshCard: (pauseId: string) => void;
+  /** The card shows an escalation once it happened (its Homes follow). */
+  cards: Pick<CardUpdates, 'pauseChanged'>;
 }
 
 /**
@@ -59,7 +60,7 @@ export class Reminders {
       nudge.kind === 'remind'
         ? eligibleApprovers(gate.policy, isEscalated(gate.policy, gate.createdAt, now))
         : (gate.policy.escalateTo ?? []);
-    if (nudge.kind === 'escalate') this.deps.refreshCard(view.pause.id);
+    if (nudge.kind === 'escalate') this.deps.cards.pauseChanged(view.pause.id);
 
     const facts = await this.facts(nudge, view, gate);
     const voted = new Set(gate.votes.map((vote) => vote.voter));

@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { AdkClient } from '../adk/client.js';
-import { AdkError } from '../adk/errors.js';
-import { isResumabilityRefusal } from '../adk/resumability.js';
-import { type AdkEvent, answeredConfirmationIds, buildResume } from '../adk/wire.js';
+import type { AdkError } from '../adk/errors.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import { endedStatus, type RunStatus } from '../approvals/run-status.js';
 import type { ConfirmationStore } from '../approvals/store.js';
-import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
-import { type Metrics, secondsSince } from '../metrics.js';
+import type { Metrics } from '../metrics.js';
 import {
   renderDecisionsElsewhere,
   renderResumeFailed,
@@ -19,36 +16,34 @@ import {
   renderSentBack,
 } from '../slack/render/thread.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
-import type { SentBack } from './decider.js';
+import type { ApprovalChecks, SentBack } from './approval-checks.js';
+import type { CardUpdates } from './card-updates.js';
 import { startLeaseHeartbeat } from './lease-heartbeat.js';
 import { noteReRequests } from './re-requests.js';
-import { decisionsFor, rejectionFollowUp } from './resume-decisions.js';
+import { rejectionFollowUp } from './resume-decisions.js';
+import { type ResumerOptions, ResumeSender, type ResumeTiming } from './resume-sender.js';
 import { runErrorOf } from './run-errors.js';
 import { type RunStatusBoard, runThreadOf } from './run-status-board.js';
-import type { RunContext, RunStreamer, StreamOutcome } from './run-streamer.js';
+import type { RunContext, RunStreamer } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
 
-export interface ResumerOptions {
-  /** This replica's name; each resume attempt adds a suffix of its own for its lease. */
-  owner: string;
-  /** How long a claim holds: long enough for the continuation to stream. */
-  leaseMs: number;
-  /**
-   * Whether to send `invocationId` (needed by Python apps with resumability): `auto` sends it and
-   * learns per app from a refusal; `true` the same, warning that the setting is wrong when
-   * refused; `false` never sends it.
-   */
-  resumable: 'auto' | 'true' | 'false';
-  /** Waits between attempts; one attempt more than there are entries. */
-  retryDelaysMs: readonly number[];
-}
-
-/** A resume's moments others follow. */
-export interface ResumeTiming {
-  /** `performance.now()` of the click that decided the pause: times click → resume. */
-  clickedAt?: number;
-  /** Called as the decisions are first sent to the agent. */
-  sending?: () => void;
+export interface ResumerDeps {
+  store: ConfirmationStore;
+  /** The card is redrawn and its Homes follow; never waits on Slack. */
+  cards: CardUpdates;
+  adk: Pick<AdkClient, 'getSession'>;
+  streamer: RunStreamer;
+  threads: RunThreads;
+  clock: Clock;
+  log: Log;
+  metrics: Metrics;
+  tracing: ApprovalTracing;
+  options: ResumerOptions;
+  sleep?: (ms: number) => Promise<void>;
+  /** Keeps the run's root message saying where the run stands. Absent: it is left alone. */
+  runStatus?: RunStatusBoard;
+  /** The re-check at the moment of use. Absent: approvals are not re-checked. */
+  checks?: Pick<ApprovalChecks, 'recheck'>;
 }
 
 /**
@@ -58,39 +53,11 @@ export interface ResumeTiming {
  * the card with a Retry button; it is never dropped.
  */
 export class Resumer {
-  /** Apps of this ADK target that refused `invocationId`: never sent to them again. */
-  private readonly notResumable = new Set<string>();
+  private readonly sender: ResumeSender;
 
-  constructor(
-    private readonly deps: {
-      store: ConfirmationStore;
-      /** Asks for the card to be re-rendered; never waits on Slack. */
-      refreshCard: (
-        pauseId: string,
-        toolOutcomes?: ReadonlyMap<string, ToolOutcome>,
-        view?: PauseView,
-      ) => void;
-      /**
-       * What the resumed calls did, told before the pause is marked resumed: a card refresh
-       * already under way that sees that mark shows them too, and the refresh asked for after the
-       * mark has nothing new to send.
-       */
-      knowToolOutcomes: (pauseId: string, toolOutcomes: ReadonlyMap<string, ToolOutcome>) => void;
-      adk: Pick<AdkClient, 'getSession'>;
-      streamer: RunStreamer;
-      threads: RunThreads;
-      clock: Clock;
-      log: Log;
-      metrics: Metrics;
-      tracing: ApprovalTracing;
-      options: ResumerOptions;
-      sleep?: (ms: number) => Promise<void>;
-      /** Keeps the run's root message saying where the run stands. Absent: it is left alone. */
-      runStatus?: RunStatusBoard;
-      /** The re-check at the moment of use (`Decider.recheck`). Absent: approvals are not re-checked. */
-      recheck?: (view: PauseView) => Promise<SentBack | undefined>;
-    },
-  ) {}
+  constructor(private readonly deps: ResumerDeps) {
+    this.sender = new ResumeSender(deps);
+  }
 
   /** The gates go back to pending; the card and the thread say why. Nothing reaches the agent. */
   private async sendBack(
@@ -115,7 +82,7 @@ export class Resumer {
       });
       return;
     }
-    this.deps.refreshCard(pauseId);
+    this.deps.cards.pauseChanged(pauseId);
     const tools = result.view.gates
       .filter((gate) => result.callIds.includes(gate.confirmationCallId))
       .map((gate) => gate.originalCall.name);
@@ -168,17 +135,17 @@ export class Resumer {
     owner: string,
     timing: ResumeTiming,
   ): Promise<void> {
-    const { store, refreshCard, log } = this.deps;
+    const { store, cards, log } = this.deps;
     const pauseId = view.pause.id;
     log.info('resuming', { pauseId, attempt, app: view.pause.adk.appName });
     // A first attempt follows the card update of the decision itself, which already says "the
     // agent resumes shortly": showing "resuming" too would cost a chat.update and two store reads
     // per decision (the bench's CPU profile). Retries and takeovers do show it.
-    if (attempt > 1) refreshCard(pauseId);
+    if (attempt > 1) cards.pauseChanged(pauseId);
 
     const context = runContextOf(view);
     if (attempt > 1) {
-      const earlier = await this.earlierAnswer(view);
+      const earlier = await this.sender.earlierAnswer(view);
       if (earlier !== undefined && retried && earlier.length === 0) {
         // The failed attempt reached the agent, which did nothing with the answers (ADK refused
         // them): a Retry never turns that into "resumed".
@@ -195,12 +162,12 @@ export class Resumer {
         const { reRequests } = await this.deps.streamer.replay(context, earlier, view);
         const toolOutcomes = await noteReRequests(this.deps, pauseId, owner, reRequests);
         await store.markResumed({ pauseId, owner, now: this.deps.clock() });
-        refreshCard(pauseId, toolOutcomes);
+        cards.pauseChanged(pauseId, { toolOutcomes });
         return;
       }
     }
     // The moment of use: an approval that no longer holds sends nothing.
-    const sentBack = await this.deps.recheck?.(view);
+    const sentBack = await this.deps.checks?.recheck(view);
     if (sentBack !== undefined) {
       await this.sendBack(view, context, owner, sentBack);
       return;
@@ -211,7 +178,7 @@ export class Resumer {
     // No "running" on the root while the answer streams: it would cost a chat.update per
     // decision; the root goes from waiting to how the run ended (or to the next pause).
     const sentAt = this.deps.clock();
-    const { outcome, tries } = await this.sendWithRetries(view, context, timing);
+    const { outcome, tries } = await this.sender.send(view, context, timing);
     this.deps.tracing.resumeSent(view, {
       how: 'adk',
       startedAt: sentAt,
@@ -226,7 +193,9 @@ export class Resumer {
     // A failure before any answer came back: the agent may still hold the decisions (it stored
     // them, then failed). Retry is offered only when its session does not.
     const received =
-      outcome.kind === 'failed' && !outcome.delivered ? await this.earlierAnswer(view) : undefined;
+      outcome.kind === 'failed' && !outcome.delivered
+        ? await this.sender.earlierAnswer(view)
+        : undefined;
     if (outcome.kind === 'failed' && received !== undefined) {
       if (received.length === 0) {
         await this.markRefused(view, context, owner, outcome.error);
@@ -251,7 +220,7 @@ export class Resumer {
         error: outcome.error.message,
         recorded: finish.kind,
       });
-      refreshCard(pauseId);
+      cards.pauseChanged(pauseId);
       this.setRunStatus(context, { kind: 'failed' });
       // Said once in the thread; a failed Retry only updates the card, which shows the error.
       if (attempt === 1) {
@@ -268,12 +237,15 @@ export class Resumer {
       outcome.kind === 'completed'
         ? await noteReRequests(this.deps, pauseId, owner, outcome.reRequests, outcome.toolOutcomes)
         : undefined;
-    if (toolOutcomes !== undefined) this.deps.knowToolOutcomes(pauseId, toolOutcomes);
+    if (toolOutcomes !== undefined) cards.knowToolOutcomes(pauseId, toolOutcomes);
     const finish = await store.markResumed({ pauseId, owner, now });
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
-    refreshCard(pauseId, toolOutcomes, finish.kind === 'not_found' ? undefined : finish.view);
+    cards.pauseChanged(pauseId, {
+      ...(toolOutcomes === undefined ? {} : { toolOutcomes }),
+      ...(finish.kind === 'not_found' ? {} : { view: finish.view }),
+    });
     if (outcome.kind === 'failed') {
       this.setRunStatus(context, { kind: 'failed' });
       await this.deps.threads.post(
@@ -314,143 +286,12 @@ export class Resumer {
       ...(error === undefined ? {} : { reason: error.reason }),
       recorded: finish.kind,
     });
-    this.deps.refreshCard(pauseId);
+    this.deps.cards.pauseChanged(pauseId);
     this.setRunStatus(context, { kind: 'failed' });
     await this.deps.threads.post(
       context.thread,
       renderResumeRefused(error === undefined ? undefined : runErrorOf(error), correlationId()),
     );
-  }
-
-  /**
-   * A resume taken over from a replica that died, retried after a failure, or whose request
-   * timed out may have reached the agent already. Answering again runs nothing but costs a model
-   * turn, and what the agent said after the answers would never reach the thread; so the session
-   * is read first. The events after the answers when every gate is answered there; undefined when
-   * not, or when the session cannot be read (the answers are then sent: ADK would not run a tool
-   * twice).
-   */
-  private async earlierAnswer(view: PauseView): Promise<AdkEvent[] | undefined> {
-    const { appName, userId, sessionId } = view.pause.adk;
-    try {
-      const session = await this.deps.adk.getSession(appName, userId, sessionId);
-      const answered = answeredConfirmationIds(session.events);
-      if (!view.gates.every((gate) => answered.has(gate.confirmationCallId))) return undefined;
-      const ids = new Set(view.gates.map((gate) => gate.confirmationCallId));
-      const last = session.events.findLastIndex((event) =>
-        [...answeredConfirmationIds([event])].some((id) => ids.has(id)),
-      );
-      return session.events.slice(last + 1);
-    } catch (error) {
-      if (!(error instanceof AdkError)) throw error;
-      this.deps.log.warn('could not read the session to look for earlier answers', {
-        pauseId: view.pause.id,
-        error: error.message,
-      });
-      return undefined;
-    }
-  }
-
-  private async sendWithRetries(
-    view: PauseView,
-    context: RunContext,
-    timing: ResumeTiming,
-  ): Promise<SentResume> {
-    const { appName } = view.pause.adk;
-    const withInvocation = this.sendsInvocationId(view);
-    const first = await this.sendWithRetriesAs(view, context, withInvocation, timing);
-    const { outcome } = first;
-    if (withInvocation && outcome.kind === 'failed' && isResumabilityRefusal(outcome.error)) {
-      // Refused before the message was stored: resending without it answers nothing twice.
-      this.notResumable.add(appName);
-      const fields = { pauseId: view.pause.id, app: appName };
-      if (this.deps.options.resumable === 'true') {
-        this.deps.log.warn(
-          'ADK_RESUMABLE=true, but the ADK app refused invocationId; resending without it',
-          fields,
-        );
-      } else {
-        this.deps.log.info('the ADK app refused invocationId; resending without it', fields);
-      }
-      const again = await this.sendWithRetriesAs(view, context, false, {});
-      return { outcome: again.outcome, tries: first.tries + again.tries };
-    }
-    return first;
-  }
-
-  private sendsInvocationId(view: PauseView): boolean {
-    const { options } = this.deps;
-    if (options.resumable === 'false' || this.notResumable.has(view.pause.adk.appName)) {
-      return false;
-    }
-    const invocations = new Set(view.gates.map((gate) => gate.invocationId));
-    const shared = invocations.size === 1 && !invocations.has(undefined);
-    if (!shared && options.resumable === 'true') {
-      this.deps.log.warn('ADK_RESUMABLE=true, but the gates share no invocation id to send', {
-        pauseId: view.pause.id,
-      });
-    }
-    return shared;
-  }
-
-  private async sendWithRetriesAs(
-    view: PauseView,
-    context: RunContext,
-    resumable: boolean,
-    timing: ResumeTiming,
-  ): Promise<SentResume> {
-    const { options, streamer } = this.deps;
-    const sleep = this.deps.sleep ?? defaultSleep;
-    let message: ReturnType<typeof buildResume>;
-    try {
-      message = buildResume(view.gates, decisionsFor(view), { resumable });
-    } catch (error) {
-      // Nothing was sent: a failure the card shows, never a resume stuck in "resuming".
-      if (!(error instanceof AdkError)) throw error;
-      return { outcome: { kind: 'failed', error, delivered: false }, tries: 0 };
-    }
-    const { newMessage, invocationId } = message;
-    // Not `...view.pause.adk`: that holds the invocation id whether or not it may be sent.
-    const { appName, userId, sessionId } = view.pause.adk;
-    const request = {
-      appName,
-      userId,
-      sessionId,
-      newMessage,
-      ...(invocationId === undefined ? {} : { invocationId }),
-    };
-    timing.sending?.();
-    if (timing.clickedAt !== undefined) {
-      this.deps.metrics.clickToResume(secondsSince(timing.clickedAt));
-    }
-    let outcome = await streamer.stream(context, request, view);
-    let tries = 1;
-    for (let retry = 0; ; retry += 1) {
-      if (outcome.kind !== 'failed' || outcome.delivered) return { outcome, tries };
-      // A timeout or a broken connection says nothing about whether the request arrived.
-      if (mayHaveArrived(outcome.error)) {
-        const earlier = await this.earlierAnswer(view);
-        if (earlier !== undefined) {
-          this.deps.log.info('the request timed out but reached the agent; not sending it again', {
-            pauseId: view.pause.id,
-            reason: outcome.error.reason,
-          });
-          const replayed = await streamer.replay(context, earlier, view);
-          return { outcome: { kind: 'completed', ...replayed, toolOutcomes: new Map() }, tries };
-        }
-      }
-      const delay = options.retryDelaysMs[retry];
-      if (delay === undefined || !isRetryable(outcome.error)) return { outcome, tries };
-      this.deps.log.warn('resume attempt failed; retrying', {
-        pauseId: view.pause.id,
-        reason: outcome.error.reason,
-        inMs: delay,
-      });
-      await sleep(delay);
-      this.deps.metrics.resumeRetried();
-      outcome = await streamer.stream(context, request, view);
-      tries += 1;
-    }
   }
 
   /** ADK drops text sent beside the function responses, so the reasons follow as a message. */
@@ -472,12 +313,6 @@ export class Resumer {
   }
 }
 
-/** A resume's last outcome, and how many times it was sent (retries and a resend included). */
-interface SentResume {
-  outcome: StreamOutcome;
-  tries: number;
-}
-
 /** Where the continuation of a pause is streamed. */
 export function runContextOf(view: PauseView): RunContext {
   const { pause } = view;
@@ -497,23 +332,3 @@ export function runContextOf(view: PauseView): RunContext {
     ...(pause.origin?.prompt === undefined ? {} : { prompt: pause.origin.prompt }),
   };
 }
-
-/** Failures after which the request may or may not have reached the agent. */
-function mayHaveArrived(error: AdkError): boolean {
-  return error.reason === 'network' || error.reason === 'timeout';
-}
-
-/** Failures worth another attempt (after `mayHaveArrived` ones found the session unanswered). */
-function isRetryable(error: AdkError): boolean {
-  switch (error.reason) {
-    case 'network':
-    case 'timeout':
-      return true;
-    case 'http':
-      return error.status === undefined || error.status >= 500 || error.status === 429;
-    default:
-      return false;
-  }
-}
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

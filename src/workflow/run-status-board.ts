@@ -4,6 +4,7 @@ import type { Log } from '../log.js';
 import { runStatusBlock } from '../slack/render/run-status-line.js';
 import { renderThreadRoot } from '../slack/render/thread.js';
 import type { SlackPort } from '../slack/transport/port.js';
+import type { CriticalPath } from './critical-path.js';
 
 /** A run's thread as the status board names it; undefined for output outside any thread. */
 export function runThreadOf(thread: {
@@ -30,8 +31,8 @@ export class RunStatusBoard {
       runs: RunStatusStore;
       slack: Pick<SlackPort, 'updateMessage' | 'getPermalink'>;
       log: Log;
-      /** Awaited before a root is redrawn (`CriticalPath.quiet`); later statuses meanwhile merge. */
-      quiet?: () => Promise<void>;
+      /** A root's redraw waits for its quiet; later statuses meanwhile merge. */
+      criticalPath?: Pick<CriticalPath, 'quiet'>;
     },
   ) {}
 
@@ -71,7 +72,7 @@ export class RunStatusBoard {
     const update = { dirty: false, done: Promise.resolve() };
     update.done = (async () => {
       try {
-        await this.deps.quiet?.();
+        await this.deps.criticalPath?.quiet();
         do {
           update.dirty = false;
           await this.redraw(thread);

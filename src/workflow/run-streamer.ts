@@ -51,11 +51,19 @@ export type StreamOutcome =
   /** `delivered`: the server had started answering, so the request itself reached the agent. */
   | { kind: 'failed'; error: AdkError; delivered: boolean };
 
+/**
+ * Where the pauses a stream meets go: recorded, with their cards posted (`PauseRecorder`).
+ * Declared here, on the stream's side, because recording a pause may decide it (the policy's
+ * `allow`) and so start the next resume, which streams again: the loop of the flow.
+ */
+export interface RunPauses {
+  record(context: RunContext, gates: Gate[], invocationId: string | undefined): Promise<unknown>;
+}
+
 export interface RunStreamerDeps {
   adk: Pick<AdkClient, 'runSse'>;
   threads: RunThreads;
-  /** Records a pause and posts its card. */
-  onPause: (context: RunContext, gates: Gate[], invocationId: string | undefined) => Promise<void>;
+  pauses: RunPauses;
   log: Log;
 }
 
@@ -223,7 +231,7 @@ export class RunStreamer {
     invocationId: string | undefined,
   ): Promise<void> {
     try {
-      await this.deps.onPause(context, gates, invocationId);
+      await this.deps.pauses.record(context, gates, invocationId);
     } catch (error) {
       this.deps.log.error('could not record or post an approval card', {
         app: context.appName,

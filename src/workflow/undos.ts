@@ -4,6 +4,7 @@ import type { Policy } from '../approvals/policy.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { renderUndone } from '../slack/render/thread.js';
+import type { CardUpdates } from './card-updates.js';
 import type { DecisionReply } from './decider.js';
 import type { RunThreads } from './run-thread.js';
 
@@ -21,7 +22,8 @@ export class Undos {
       threads: RunThreads;
       clock: Clock;
       log: Log;
-      refreshCard: (pauseId: string) => void;
+      /** The card is redrawn and its Homes follow; never waits on Slack. */
+      cards: Pick<CardUpdates, 'pauseChanged'>;
     },
   ) {}
 
@@ -42,7 +44,7 @@ export class Undos {
         return refuse({ kind: 'not_decider' });
       case 'undone': {
         this.deps.log.info('approval undone in its undo window', { pauseId, by: user });
-        this.deps.refreshCard(pauseId);
+        this.deps.cards.pauseChanged(pauseId);
         const { pause, gates } = result.view;
         const tools = gates
           .filter((gate) => result.callIds.includes(gate.confirmationCallId))

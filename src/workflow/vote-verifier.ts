@@ -6,6 +6,8 @@ import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/codecs/block-kit.js';
 import { renderVoteCheck } from '../slack/render/notices.js';
+import type { CardUpdates } from './card-updates.js';
+import type { ResumeScheduling } from './resume-scheduler.js';
 
 /** Waits between reads of a store that has not answered yet; about a minute in all. */
 const DEFAULT_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
@@ -29,8 +31,10 @@ export class VoteVerifier {
       store: ConfirmationStore;
       clock: Clock;
       log: Log;
-      onPauseDecided: (pauseId: string) => void;
-      refreshCard: (pauseId: string) => void;
+      /** Told of a pause the verified vote decided. */
+      resumes: ResumeScheduling;
+      /** The card is redrawn and its Homes follow; never waits on Slack. */
+      cards: Pick<CardUpdates, 'pauseChanged'>;
       delaysMs?: readonly number[];
       sleep?: (ms: number) => Promise<void>;
     },
@@ -74,9 +78,9 @@ export class VoteVerifier {
       const mine = gates.filter((gate) => gate.votes.some((v) => v.voter === vote.voter));
       if (mine.length === 0) return { kind: 'not_recorded' };
       if (view.gates.every((gate) => gate.state !== 'pending')) {
-        this.deps.onPauseDecided(vote.pauseId);
+        this.deps.resumes.pauseDecided(vote.pauseId);
       }
-      this.deps.refreshCard(vote.pauseId);
+      this.deps.cards.pauseChanged(vote.pauseId);
       return { kind: 'recorded', states: mine.map((gate) => gate.state) };
     }
     return { kind: 'still_unknown' };

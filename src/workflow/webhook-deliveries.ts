@@ -7,8 +7,8 @@ import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { PersonNames } from '../slack/transport/person-names.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
+import type { ApprovalChecks } from './approval-checks.js';
 import type { ApprovalCards } from './cards.js';
-import type { SentBack } from './decider.js';
 import { refuseIfReported } from './hand-overs.js';
 import { deciderNames, decisionBody } from './pause-decision.js';
 
@@ -54,8 +54,8 @@ export class WebhookDeliveries {
       keyOf: (keyName: string) => WebhookKey | undefined;
       options: WebhookDeliveryOptions;
       fetch?: typeof fetch;
-      /** The re-check at the moment of use (`Decider.recheck`). Absent: approvals are not re-checked. */
-      recheck?: (view: PauseView) => Promise<SentBack | undefined>;
+      /** The re-check at the moment of use. Absent: approvals are not re-checked. */
+      checks?: Pick<ApprovalChecks, 'recheck'>;
     },
   ) {}
 
@@ -93,7 +93,7 @@ export class WebhookDeliveries {
       await cards.refresh(pauseId);
       return;
     }
-    const sentBack = await this.deps.recheck?.(view);
+    const sentBack = await this.deps.checks?.recheck(view);
     if (sentBack !== undefined) {
       // An approval that no longer holds: nothing is delivered; the gate waits for a new decision.
       const reopened = await store.reopen({ pauseId, owner, ...sentBack, now: this.deps.clock() });

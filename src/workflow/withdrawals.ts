@@ -8,8 +8,10 @@ import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { renderWithdrawnNote } from '../slack/render/thread.js';
 import { displayNameWithin, type PersonNames } from '../slack/transport/person-names.js';
+import type { CardUpdates } from './card-updates.js';
 import { closedGate } from './closed-gates.js';
 import type { DecisionReply } from './decider.js';
+import type { ResumeScheduling } from './resume-scheduler.js';
 import type { RunThreads } from './run-thread.js';
 
 export interface WithdrawRequest {
@@ -35,8 +37,10 @@ export class Withdrawals {
       clock: Clock;
       log: Log;
       metrics: Metrics;
-      refreshCard: (pauseId: string) => void;
-      onPauseDecided: (pauseId: string) => void;
+      /** The card is redrawn and its Homes follow; never waits on Slack. */
+      cards: Pick<CardUpdates, 'pauseChanged'>;
+      /** Told of the withdrawn pause: its resume tells the agent. */
+      resumes: ResumeScheduling;
       /** The requester's display name, kept in the decision for the audit. Absent: ids only. */
       people?: PersonNames;
     },
@@ -77,8 +81,8 @@ export class Withdrawals {
           this.deps.metrics.gateClosed(closedGate(result.view, gate, 'withdrawn', now));
         }
         // The resume first: the card and the thread may wait on Slack, the agent must not.
-        this.deps.onPauseDecided(request.pauseId);
-        this.deps.refreshCard(request.pauseId);
+        this.deps.resumes.pauseDecided(request.pauseId);
+        this.deps.cards.pauseChanged(request.pauseId);
         void this.tellThread(result.view, request.user, request.reason);
         return { kind: 'done' };
       }
@@ -102,7 +106,7 @@ export class Withdrawals {
       return refuse(decidedRefusal(result.view) ?? { kind: 'not_found' });
     }
     this.deps.log.info('question withdrawn (cancelled)', { pauseId: request.pauseId });
-    this.deps.refreshCard(request.pauseId);
+    this.deps.cards.pauseChanged(request.pauseId);
     void this.tellThread(result.view, request.user, request.reason, false);
     return { kind: 'done' };
   }

@@ -3,7 +3,7 @@ import { adkEventSchema } from '../../src/adk/wire/events.js';
 import type { Policy } from '../../src/approvals/policy/policy.js';
 import { parsePolicy } from '../../src/approvals/policy/policy-file.js';
 import { createLog } from '../../src/log.js';
-import type { WorkflowDeps } from '../../src/workflow/approval-workflow.js';
+import type { WorkflowDeps } from '../../src/workflow/compose.js';
 
 /** A policy from its YAML text; throws on a policy the parser refuses. */
 export function policyOf(yaml: string): Policy {

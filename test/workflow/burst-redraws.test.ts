@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
-import { ApprovalWorkflow } from '../../src/workflow/approval-workflow.js';
+import { composeWorkflow } from '../../src/workflow/compose.js';
 import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
 import { policyOf, quietAdk, workflowTestDefaults } from '../support/workflow.js';
@@ -37,7 +37,7 @@ describe('card redraws in a burst of decisions', () => {
       answerMembers = resolve;
     });
     const { adk, sessions } = quietAdk();
-    const workflow = new ApprovalWorkflow({
+    const { workflow } = composeWorkflow({
       store,
       adk,
       slack,

@@ -2,8 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AdkClient, RunItem } from '../../src/adk/client.js';
 import { adkEventSchema } from '../../src/adk/wire/events.js';
 import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
-import { ApprovalWorkflow } from '../../src/workflow/approval-workflow.js';
 import { CardHolds } from '../../src/workflow/card-holds.js';
+import { composeWorkflow } from '../../src/workflow/compose.js';
 import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
 import { policyOf, quietAdk, workflowTestDefaults } from '../support/workflow.js';
@@ -51,7 +51,7 @@ async function decideWithHeldAgent(
   await store.setCardTs(pause.id, '1.000100', T0);
   const updates: string[] = [];
   const agent = heldAdk(held);
-  const workflow = new ApprovalWorkflow({
+  const { workflow } = composeWorkflow({
     store,
     adk: agent.adk,
     slack: quietSlackPort({

@@ -9,7 +9,7 @@ import { type Sweeper, startSweeper } from '../../src/approvals/store/sweeper.js
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/codecs/action-ids.js';
 import { SlackHttpClient } from '../../src/slack/transport/slack-http-client.js';
 import { WebApiSlackPort } from '../../src/slack/transport/web-api-port.js';
-import { ApprovalWorkflow } from '../../src/workflow/approval-workflow.js';
+import { type ComposedWorkflow, composeWorkflow } from '../../src/workflow/compose.js';
 import { CAPTURED_GATES } from '../approvals/store/fixtures.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../support/redis.js';
 import { policyOf, quietAdk, workflowTestDefaults } from '../support/workflow.js';
@@ -28,7 +28,7 @@ let redis: RedisClient;
 let keyPrefix: string;
 let store: RedisConfirmationStore;
 let client: SlackHttpClient;
-let workflow: ApprovalWorkflow;
+let composed: ComposedWorkflow;
 let sweeper: Sweeper | undefined;
 
 beforeEach(async () => {
@@ -46,7 +46,7 @@ beforeEach(async () => {
     maxRetryDelayMs: 20,
   });
   const policy = policyOf(`defaults:\n  approvers: [U0APPROVER]\n  channel: ${OPS}\n`);
-  workflow = new ApprovalWorkflow({
+  composed = composeWorkflow({
     ...workflowTestDefaults,
     store,
     adk: quietAdk().adk,
@@ -65,7 +65,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await sweeper?.stop();
-  await workflow.drain(5_000);
+  await composed.workflow.drain(5_000);
   client.close();
   await deleteWithPrefix(redis, keyPrefix);
   await store.close();
@@ -85,7 +85,7 @@ function sweep(owner: string): Sweeper {
       owner,
       graceMs: GRACE_MS,
       leaseMs: GRACE_MS,
-      onCardless: (pauseIds) => workflow.onCardless(pauseIds),
+      onCardless: (pauseIds) => composed.sweeps.onCardless(pauseIds),
     },
     log: workflowTestDefaults.log,
   });
@@ -121,11 +121,11 @@ describe('a card whose post waits out Slack’s rate limit', () => {
     sandbox.rateLimit('chat.postMessage', 3, 1);
     sweeper = sweep('another replica');
     const input = pauseInput();
-    const created = await workflow.external?.create(input);
+    const created = await composed.external?.create(input);
     expect(created).toMatchObject({ kind: 'created' });
     // Longer than the grace and a sweep after the card was posted.
     await new Promise((resolve) => setTimeout(resolve, GRACE_MS * 3));
-    await workflow.drain(5_000);
+    await composed.workflow.drain(5_000);
     const callId = input.gates[0]?.confirmationCallId ?? '';
     expect(cardsOf(callId)).toBe(1);
     const posts = sandbox.calls('chat.postMessage');

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { pauseIdFor } from '../../src/approvals/records.js';
 import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
 import type { NewPause } from '../../src/approvals/store.js';
-import { ApprovalWorkflow } from '../../src/workflow/approval-workflow.js';
+import { composeWorkflow } from '../../src/workflow/compose.js';
 import { newPause, policy, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
 import { policyOf, quietAdk, workflowTestDefaults } from '../support/workflow.js';
@@ -15,7 +15,7 @@ const EXPIRES_IN_MS = 1_000;
  */
 function workflowWith(store: MemoryConfirmationStore, seen: string[]) {
   const policy = policyOf('defaults:\n  approvers: [U0APPROVER]\n');
-  return new ApprovalWorkflow({
+  return composeWorkflow({
     store,
     adk: quietAdk().adk,
     slack: quietSlackPort({
@@ -56,7 +56,7 @@ async function expireAndRedraw(pause: NewPause) {
   await store.createPause(pause);
   await store.setCardTs(pause.id, '1.000100', T0);
   const seen: string[] = [];
-  const workflow = workflowWith(store, seen);
+  const { workflow, sweeps } = workflowWith(store, seen);
   const expired = await store.expireDue(T0 + EXPIRES_IN_MS);
   const read = store.getPause.bind(store);
   vi.spyOn(store, 'getPause').mockImplementation((id) => {
@@ -64,7 +64,7 @@ async function expireAndRedraw(pause: NewPause) {
     return read(id);
   });
   // In reverse: the batch's order says nothing of which expiry came last.
-  await workflow.onExpired(expired.toReversed());
+  await sweeps.onExpired(expired.toReversed());
   expect(await workflow.drain(5_000)).toBe(true);
   return { expired, seen };
 }

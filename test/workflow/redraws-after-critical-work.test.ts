@@ -23,7 +23,7 @@ describe('redraws while decisions are under way', () => {
         return { kind: 'done' as const };
       },
     } as unknown as ApprovalCards;
-    const refresher = new CardRefresher({ cards, log, quiet: () => path.quiet() });
+    const refresher = new CardRefresher({ cards, log, criticalPath: path });
     const endVote = path.begin();
     const decided = pauseView([vacationGate()], { id: 'p-1' });
     const resumed = pauseView([vacationGate()], { id: 'p-1' });
@@ -50,7 +50,7 @@ describe('redraws while decisions are under way', () => {
       },
       getPermalink: async () => 'https://example.slack.com/archives/C0OPS000001/p1',
     } as unknown as Pick<SlackPort, 'updateMessage' | 'getPermalink'>;
-    const board = new RunStatusBoard({ runs, slack, log, quiet: () => path.quiet() });
+    const board = new RunStatusBoard({ runs, slack, log, criticalPath: path });
     const endResume = path.begin();
     board.set(thread, { kind: 'failed' });
     board.set(thread, { kind: 'done' });

@@ -88,8 +88,10 @@ async function stream(events: unknown[]) {
       },
     },
     threads: new RunThreads({ slack, log }),
-    onPause: async (_context, gates) => {
-      pauses.push(gates);
+    pauses: {
+      record: async (_context, gates) => {
+        pauses.push(gates);
+      },
     },
     log,
   });
