@@ -183,6 +183,7 @@ const environmentSchema = z
     ADK_TIMEOUT_MS: wholeNumber('milliseconds', 300_000, { min: 1, max: 86_400_000 }),
     POLICY_FILE: optionalString,
     API_KEYS_FILE: optionalString,
+    RUNBOOKS_FILE: optionalString,
     ADK_TARGETS: optionalString.pipe(adkTargets.optional()),
     SWEEP_INTERVAL_MS: wholeNumber('milliseconds', 1_000, { min: 50, max: 3_600_000 }),
     RUN_LEASE_MS: wholeNumber('milliseconds', 10_000, { min: 300, max: 600_000 }),
@@ -299,6 +300,8 @@ export interface Config {
   policyFile: string | undefined;
   /** Absent: the approvals API is off (its paths answer 404). */
   apiKeysFile: string | undefined;
+  /** Which alerts start which runs (docs/runbooks.md); absent: alerts match nothing. */
+  runbooksFile: string | undefined;
   /** ADK servers API pauses may resume on, by name, beside `default` (ADK_BASE_URL). */
   adkTargets: Record<string, string>;
   sweepIntervalMs: number;
@@ -391,6 +394,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     policyFile: e.POLICY_FILE,
     apiKeysFile: e.API_KEYS_FILE,
+    runbooksFile: e.RUNBOOKS_FILE,
     adkTargets: e.ADK_TARGETS ?? {},
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     runLeaseMs: e.RUN_LEASE_MS,

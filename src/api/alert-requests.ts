@@ -34,7 +34,9 @@ const alertmanagerSchema = z.object({
   alerts: z.array(alertmanagerAlertSchema).max(1000),
 });
 
-export type ParsedNotice = { kind: 'notice'; notice: AlertNotice } | { kind: 'invalid'; problems: string[] };
+export type ParsedNotice =
+  | { kind: 'notice'; notice: AlertNotice }
+  | { kind: 'invalid'; problems: string[] };
 
 /**
  * Each alert on its own: its labels over the group's common ones, its status (never the group's
@@ -59,7 +61,7 @@ export function parseAlertmanagerNotice(body: unknown, now: number): ParsedNotic
     notice: {
       source: 'alertmanager',
       group: payload.groupKey,
-      startedBy: `Alertmanager (receiver ${payload.receiver})`,
+      startedBy: { kind: 'alert', id: `alertmanager/${payload.receiver}`.slice(0, 200) },
       alerts,
     },
   };
@@ -89,7 +91,7 @@ export function parseWebhookNotice(source: string, body: unknown, now: number): 
     notice: {
       source: `webhook:${source}`,
       group: alert.group ?? alert.fingerprint,
-      startedBy: `webhook ${source}`,
+      startedBy: { kind: 'webhook', id: source },
       alerts: [
         {
           status: alert.status,

@@ -33,8 +33,7 @@ export type RecordOutcome =
 
 export type ClaimOutcome =
   /** This caller stands the run down; `resolvedAt` is when its last alert resolved. */
-  | { kind: 'claimed'; resolvedAt: number }
-  | { kind: 'not_due' };
+  { kind: 'claimed'; resolvedAt: number } | { kind: 'not_due' };
 
 export interface AlertTracks {
   /**

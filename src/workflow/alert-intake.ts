@@ -3,7 +3,9 @@ import type { AlertTracks, AlertUpdate, RecordOutcome } from '../approvals/alert
 import type { Clock } from '../approvals/clock.js';
 import type { AlertFacts } from '../approvals/runbooks/prompt-template.js';
 import { type Runbook, type Runbooks, runbookFor } from '../approvals/runbooks/runbooks-file.js';
+import type { StartedBy } from '../approvals/started-runs.js';
 import type { Log } from '../log.js';
+import type { RunStarts } from './api-runs.js';
 
 /**
  * Alerts in, runs out: each alert of a notification is mapped by the runbooks file (first match
@@ -26,25 +28,13 @@ export interface AlertNotice {
   source: string;
   /** The sender's group key (Alertmanager's `groupKey`). */
   group: string;
-  /** Who started a run, as its thread root says. */
-  startedBy: string;
+  /** Who started a run, as its thread root says (its `name`: the firing alert's `alertname`). */
+  startedBy: Omit<StartedBy, 'name'>;
   alerts: readonly ReceivedAlert[];
 }
 
-/** What this needs of the API's runs (`RunStarts`, `api-runs.ts`). */
-export interface AlertRuns {
-  start(input: {
-    app: string;
-    prompt: string;
-    channel: string;
-    startedBy: string;
-    dedupeKey: string;
-    source: 'alert';
-    labels: Record<string, string>;
-    keyId?: string;
-  }): Promise<{ run: { id: string }; joined: boolean }>;
-  note(runId: string, text: string): Promise<void>;
-}
+/** What this needs of the API's runs. */
+export type AlertRuns = Pick<RunStarts, 'start' | 'note'>;
 
 /** One runbook's share of a notification, as the answer reports it. */
 export type RunbookOutcome =
@@ -128,7 +118,12 @@ export class AlertIntake {
     if (firing === undefined) {
       const outcome = await record();
       if (outcome.kind === 'no_run') {
-        return { runbook: runbook.name, alerts: count, run: 'none', why: 'resolved_without_firing' };
+        return {
+          runbook: runbook.name,
+          alerts: count,
+          run: 'none',
+          why: 'resolved_without_firing',
+        };
       }
       await this.tell(outcome, runbook);
       return {
@@ -143,7 +138,10 @@ export class AlertIntake {
       app: runbook.app,
       prompt: runbook.prompt.fill(firing),
       channel: runbook.channel,
-      startedBy: notice.startedBy,
+      startedBy: {
+        ...notice.startedBy,
+        ...(firing.labels.alertname ? { name: firing.labels.alertname.slice(0, 200) } : {}),
+      },
       dedupeKey: group,
       source: 'alert',
       labels: { ...firing.labels },
@@ -151,7 +149,12 @@ export class AlertIntake {
     });
     const outcome = await record(run.id);
     if (joined) await this.tell(outcome, runbook);
-    return { runbook: runbook.name, alerts: count, run: joined ? 'joined' : 'started', runId: run.id };
+    return {
+      runbook: runbook.name,
+      alerts: count,
+      run: joined ? 'joined' : 'started',
+      runId: run.id,
+    };
   }
 
   /** The run's thread hears when its alerts all resolved, and what happens next. */
@@ -179,7 +182,10 @@ function stateOf(outcome: Exclude<RecordOutcome, { kind: 'no_run' }>): TrackStat
  * One run per sender, group and runbook. The group key is hashed: Alertmanager's is its route's
  * matchers and the group's labels, long and full of characters.
  */
-export function dedupeKeyOf(notice: Pick<AlertNotice, 'source' | 'group'>, runbook: Pick<Runbook, 'name'>): string {
+export function dedupeKeyOf(
+  notice: Pick<AlertNotice, 'source' | 'group'>,
+  runbook: Pick<Runbook, 'name'>,
+): string {
   const digest = createHash('sha256').update(notice.group).digest('hex').slice(0, 32);
   return `alert:${notice.source}:${runbook.name}:${digest}`;
 }

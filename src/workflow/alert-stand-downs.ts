@@ -2,11 +2,7 @@ import type { AlertTracks } from '../approvals/alert-tracks.js';
 import type { Clock } from '../approvals/clock.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-
-/** What a stand-down needs of the API's runs (`RunStarts`, `api-runs.ts`). */
-export interface RunStandDowns {
-  standDown(runId: string, reason: { kind: 'alert_resolved'; at: number }): Promise<void>;
-}
+import type { RunStarts } from './api-runs.js';
 
 /** Stand-downs claimed in one sweep, at most. */
 const SWEEP_LIMIT = 100;
@@ -25,7 +21,7 @@ export class AlertStandDowns {
   constructor(
     private readonly deps: {
       tracks: AlertTracks;
-      runs: RunStandDowns;
+      runs: Pick<RunStarts, 'standDown'>;
       clock: Clock;
       log: Log;
       intervalMs: number;

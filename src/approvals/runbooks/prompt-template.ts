@@ -45,7 +45,8 @@ export function compilePromptTemplate(source: string): TemplateResult {
     const label = LABEL.exec(inner);
     const annotation = ANNOTATION.exec(inner);
     if (label?.[1] !== undefined) pieces.push({ kind: 'label', name: label[1] });
-    else if (annotation?.[1] !== undefined) pieces.push({ kind: 'annotation', name: annotation[1] });
+    else if (annotation?.[1] !== undefined)
+      pieces.push({ kind: 'annotation', name: annotation[1] });
     else if (inner === 'status' || inner === 'fingerprint') pieces.push({ kind: inner });
     else return { ok: false, error: `unknown placeholder {{${inner}}}: expected ${PLACEHOLDERS}` };
   }
@@ -57,24 +58,23 @@ export function compilePromptTemplate(source: string): TemplateResult {
     ok: true,
     template: {
       source,
-      // A label or annotation the alert lacks fills in as empty, as in Alertmanager's templates.
-      fill: (alert) =>
-        pieces
-          .map((piece) => {
-            switch (piece.kind) {
-              case 'text':
-                return piece.text;
-              case 'label':
-                return alert.labels[piece.name] ?? '';
-              case 'annotation':
-                return alert.annotations[piece.name] ?? '';
-              case 'status':
-                return alert.status;
-              case 'fingerprint':
-                return alert.fingerprint;
-            }
-          })
-          .join(''),
+      fill: (alert) => pieces.map((piece) => filledPiece(piece, alert)).join(''),
     },
   };
+}
+
+/** A label or annotation the alert lacks fills in as empty, as in Alertmanager's templates. */
+function filledPiece(piece: Piece, alert: AlertFacts): string {
+  switch (piece.kind) {
+    case 'text':
+      return piece.text;
+    case 'label':
+      return alert.labels[piece.name] ?? '';
+    case 'annotation':
+      return alert.annotations[piece.name] ?? '';
+    case 'status':
+      return alert.status;
+    case 'fingerprint':
+      return alert.fingerprint;
+  }
 }

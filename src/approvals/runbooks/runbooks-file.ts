@@ -161,7 +161,10 @@ export function parseRunbooks(text: string, source: string): Runbooks {
 }
 
 /** The first runbook whose every `match` entry the alert's labels meet. */
-export function runbookFor(runbooks: Runbooks, alert: Pick<AlertFacts, 'labels'>): Runbook | undefined {
+export function runbookFor(
+  runbooks: Runbooks,
+  alert: Pick<AlertFacts, 'labels'>,
+): Runbook | undefined {
   return runbooks.runbooks.find((runbook) =>
     [...runbook.match].every(([label, glob]) => {
       const value = alert.labels[label];
