@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { deciderOf } from '../approvals/deciders.js';
 import type { GateRecord, PauseNotes, PauseView } from '../approvals/records.js';
 import { decidedByOf } from '../workflow/pause-decision.js';
 import type { StreamNotices } from '../workflow/stream-requests.js';
@@ -114,9 +115,13 @@ export function pauseBody(
 ): object {
   const pending = view.gates.some((gate) => gate.state === 'pending');
   const cancelled = view.gates.some((gate) => gate.state === 'cancelled');
+  const stoodDown = view.gates.some(
+    (gate) =>
+      gate.state === 'cancelled' && deciderOf(gate.decision?.by ?? '').kind === 'stand_down',
+  );
   return {
     id: view.pause.id,
-    status: pending ? 'pending' : cancelled ? 'cancelled' : 'decided',
+    status: pending ? 'pending' : stoodDown ? 'stood_down' : cancelled ? 'cancelled' : 'decided',
     resume: { state: view.pause.resume.state, attempts: view.pause.resume.attempts },
     gates: view.gates.map((gate) => gateBody(gate, notes, names)),
     card: { channel: view.pause.card.channelId, ts: view.pause.card.ts ?? null },

@@ -12,9 +12,17 @@ import { policyRuleOf, SYSTEM_ACTOR } from './records.js';
  * - `grant`: a person's scoped grant (`grant:<id>`); `id` is the grant's;
  * - `agent`: the agent's own call-off, `POST /v1/pauses/{id}/cancel` (`api:<key>`); `id` is the
  *   key's name;
- * - `expiry`: nobody decided in time (the sweeper, `system`).
+ * - `expiry`: nobody decided in time (the sweeper, `system`);
+ * - `stand_down`: the run's alert resolved (`standdown:<runId>`); `id` is the run's.
  */
-export const DECIDER_KINDS = ['person', 'policy', 'grant', 'agent', 'expiry'] as const;
+export const DECIDER_KINDS = [
+  'person',
+  'policy',
+  'grant',
+  'agent',
+  'expiry',
+  'stand_down',
+] as const;
 export type DeciderKind = (typeof DECIDER_KINDS)[number];
 
 export interface Decider {
@@ -29,8 +37,18 @@ export function apiActor(keyName: string): string {
   return `${API_ACTOR_PREFIX}${keyName}`;
 }
 
+/** The actor a run's stand-down closes its pending approvals under (never a person's reject). */
+export const STAND_DOWN_ACTOR_PREFIX = 'standdown:';
+
+export function standDownActor(runId: string): string {
+  return `${STAND_DOWN_ACTOR_PREFIX}${runId}`;
+}
+
 export function deciderOf(by: string): Decider {
   if (by === SYSTEM_ACTOR) return { kind: 'expiry', id: SYSTEM_ACTOR };
+  if (by.startsWith(STAND_DOWN_ACTOR_PREFIX)) {
+    return { kind: 'stand_down', id: by.slice(STAND_DOWN_ACTOR_PREFIX.length) };
+  }
   const rule = policyRuleOf(by);
   if (rule !== undefined) return { kind: 'policy', id: rule };
   const grant = grantIdOf(by);

@@ -19,6 +19,10 @@ export const runStatusSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('expired') }),
   z.object({ kind: z.literal('withdrawn') }),
   z.object({ kind: z.literal('failed') }),
+  /** A run started over the API, cancelled there (`DELETE /v1/runs/{id}`). */
+  z.object({ kind: z.literal('cancelled') }),
+  /** A run started by an alert that resolved. */
+  z.object({ kind: z.literal('stood_down') }),
 ]);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
@@ -28,6 +32,14 @@ export const runRootSchema = z.object({
   appName: z.string().min(1),
   prompt: z.string(),
   defaulted: z.boolean().optional(),
+  /** A run started over the API or by an alert: what started it (`started-runs.ts`). */
+  startedBy: z
+    .object({
+      kind: z.enum(['alert', 'webhook', 'api']),
+      id: z.string().min(1),
+      name: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 export type RunRoot = z.infer<typeof runRootSchema>;
 

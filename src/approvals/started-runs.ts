@@ -62,22 +62,97 @@ export type StartedRunRecord = z.infer<typeof startedRunSchema>;
 
 export type BeginRunResult =
   | { kind: 'begun'; run: StartedRunRecord }
-  /** An open run already holds the dedupe key: it is joined, never a second one started. */
-  | { kind: 'joined'; run: StartedRunRecord };
+  /**
+   * An earlier run holds the dedupe key: it is joined if it is still open. One that ended without
+   * releasing the key (a crash) is ended by the caller, which then begins again.
+   */
+  | { kind: 'held'; run: StartedRunRecord };
+
+/** What `update` may change: where the run stands and where its thread and session are. */
+export type StartedRunChange = Partial<
+  Pick<StartedRunRecord, 'status' | 'threadTs' | 'sessionId' | 'endedAt' | 'reason'>
+>;
 
 /**
- * The runs' store. `begin` is atomic on the dedupe key: two racing begins with the same key give
- * one `begun` and one `joined`. The key is released when the run ends.
+ * The runs' store. `begin` is atomic on the dedupe key (scoped by the API key and the app, see
+ * `dedupeScopeOf`): of two racing begins with the same key one is `begun`, the other `held`.
+ * The key is released when the run ends (`update` to an ended status) or by `release`.
  */
 export interface StartedRuns {
   begin(run: StartedRunRecord): Promise<BeginRunResult>;
   read(id: string): Promise<StartedRunRecord | undefined>;
-  /** Merges `change` into an open run; an ended run is left as it is. Returns the record after. */
-  update(
-    id: string,
-    change: Partial<Omit<StartedRunRecord, 'id' | 'pauseIds'>>,
-  ): Promise<StartedRunRecord | undefined>;
+  /** Changes an open run; an ended run is left as it is. Returns the record after, if any. */
+  update(id: string, change: StartedRunChange): Promise<StartedRunRecord | undefined>;
   addPause(id: string, pauseId: string): Promise<void>;
-  /** The run a pause belongs to, if it was started here. */
+  /** Lets go of the run's dedupe key if it still names this run. */
+  release(run: StartedRunRecord): Promise<void>;
+  /** The run whose thread this is, if it was started here. */
   findByThread(channelId: string, threadTs: string): Promise<string | undefined>;
+}
+
+/** Runs are kept this long after their last change (and their dedupe key at most that long). */
+export const STARTED_RUN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Whose dedupe keys meet: the same key joins only runs of the same app started with the same API
+ * key (or, started with none, by the same source), so that one client never joins, nor learns
+ * of, another's run.
+ */
+export function dedupeScopeOf(
+  run: Pick<StartedRunRecord, 'app' | 'dedupeKey' | 'keyId' | 'source'>,
+): string | undefined {
+  if (run.dedupeKey === undefined) return undefined;
+  return JSON.stringify([run.keyId ?? `source:${run.source}`, run.app, run.dedupeKey]);
+}
+
+export function runEnded(run: Pick<StartedRunRecord, 'status'>): boolean {
+  return ENDED_RUN_STATUSES.has(run.status);
+}
+
+/** The in-process twin, for a single instance without Redis. */
+export class MemoryStartedRuns implements StartedRuns {
+  private readonly runs = new Map<string, StartedRunRecord>();
+  private readonly dedupe = new Map<string, string>();
+  private readonly threads = new Map<string, string>();
+
+  async begin(run: StartedRunRecord): Promise<BeginRunResult> {
+    const scope = dedupeScopeOf(run);
+    const holder = scope === undefined ? undefined : this.dedupe.get(scope);
+    const held = holder === undefined ? undefined : this.runs.get(holder);
+    if (held !== undefined) return { kind: 'held', run: structuredClone(held) };
+    if (scope !== undefined) this.dedupe.set(scope, run.id);
+    this.runs.set(run.id, structuredClone(run));
+    if (run.threadTs !== undefined) this.threads.set(`${run.channel}:${run.threadTs}`, run.id);
+    return { kind: 'begun', run: structuredClone(run) };
+  }
+
+  async read(id: string): Promise<StartedRunRecord | undefined> {
+    const run = this.runs.get(id);
+    return run && structuredClone(run);
+  }
+
+  async update(id: string, change: StartedRunChange): Promise<StartedRunRecord | undefined> {
+    const run = this.runs.get(id);
+    if (run === undefined) return undefined;
+    if (!runEnded(run)) {
+      Object.assign(run, structuredClone(change));
+      if (change.threadTs !== undefined) this.threads.set(`${run.channel}:${run.threadTs}`, id);
+      if (runEnded(run)) await this.release(run);
+    }
+    return structuredClone(run);
+  }
+
+  async addPause(id: string, pauseId: string): Promise<void> {
+    const run = this.runs.get(id);
+    if (run !== undefined && !run.pauseIds.includes(pauseId)) run.pauseIds.push(pauseId);
+  }
+
+  async release(run: StartedRunRecord): Promise<void> {
+    const scope = dedupeScopeOf(run);
+    if (scope !== undefined && this.dedupe.get(scope) === run.id) this.dedupe.delete(scope);
+  }
+
+  async findByThread(channelId: string, threadTs: string): Promise<string | undefined> {
+    return this.threads.get(`${channelId}:${threadTs}`);
+  }
 }

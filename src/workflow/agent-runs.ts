@@ -2,19 +2,15 @@ import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import type { Clock } from '../approvals/clock.js';
 import { canRouteCards, type Policy } from '../approvals/policy.js';
-import type { ThreadSessions } from '../approvals/thread-sessions.js';
 import { correlationId } from '../correlation.js';
-import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/codecs/block-kit.js';
 import { renderRefusal } from '../slack/render/notices.js';
-import { renderRunError, renderThreadRoot } from '../slack/render/thread.js';
+import { renderRunError } from '../slack/render/thread.js';
 import { agentCommandHelp, parseAgentCommand } from './agent-command.js';
 import { runErrorOf } from './run-errors.js';
 import type { HeldRun } from './run-intents.js';
-import type { RunStatusBoard } from './run-status-board.js';
-import type { RunContext, RunStreamer } from './run-streamer.js';
-import type { RunThreads } from './run-thread.js';
+import type { RunLauncher } from './run-launcher.js';
 
 export interface AgentCommandInput {
   teamId: string | undefined;
@@ -36,18 +32,14 @@ export class AgentRuns {
 
   constructor(
     private readonly deps: {
-      adk: Pick<AdkClient, 'listApps' | 'createSession'>;
-      threads: RunThreads;
-      /** Where the thread's session is kept, so that replies in the thread continue it. */
-      sessions: ThreadSessions;
-      streamer: RunStreamer;
+      adk: Pick<AdkClient, 'listApps'>;
+      /** Posts the run's root, opens its session and streams it (shared with API runs). */
+      launcher: RunLauncher;
       defaultApp: string | undefined;
       /** The policy as it is now: where this run's cards could go. */
       policy: () => Policy;
       clock: Clock;
       log: Log;
-      /** Keeps the run's root message saying where the run stands. Absent: it is left alone. */
-      runStatus?: RunStatusBoard;
     },
   ) {}
 
@@ -73,7 +65,7 @@ export class AgentRuns {
     reply: (message: SlackMessage) => Promise<void>,
     held: HeldRun | undefined,
   ): Promise<void> {
-    const { threads, log } = this.deps;
+    const { log } = this.deps;
     let apps: string[];
     try {
       apps = await this.listApps();
@@ -104,71 +96,25 @@ export class AgentRuns {
       prompt: command.prompt,
       ...(command.defaulted ? { defaulted: true } : {}),
     };
-    const started = await threads.start(input.channelId, renderThreadRoot(root));
+    const { launcher } = this.deps;
+    const started = await launcher.open(input.channelId, root);
     if (started.kind === 'refused') {
       await reply(renderRefusal({ kind: 'cannot_post_here', code: started.code }));
       return;
     }
     const { thread } = started;
-    const board = this.deps.runStatus;
     // One round trip: the intent learns its thread while the thread's record is begun.
-    await Promise.all([held?.progress({ threadTs: thread.threadTs }), board?.begin(thread, root)]);
-
-    let sessionId: string;
-    try {
-      const session = await this.deps.adk.createSession(command.app, input.userId, {
-        state: { slack: { channel: thread.channelId, thread: thread.threadTs } },
-      });
-      sessionId = session.id;
-    } catch (error) {
-      if (!(error instanceof AdkError)) throw error;
-      log.error('could not create an ADK session', { app: command.app, error: error.message });
-      board?.set(thread, { kind: 'failed' });
-      await threads.post(thread, renderRunError(runErrorOf(error), correlationId()));
-      return;
-    }
-
-    log.info('run started', { app: command.app, user: input.userId, sessionId });
-    // The thread's record holds the session: replies continue it, and recovery replays it.
-    try {
-      await this.deps.sessions.save({
-        channelId: thread.channelId,
-        threadTs: thread.threadTs,
-        appName: command.app,
-        userId: input.userId,
-        sessionId,
-        requester: input.userId,
-        ...(input.teamId === undefined ? {} : { teamId: input.teamId }),
-      });
-    } catch (error) {
-      // The run itself does not need it; replies in its thread will go unanswered, and a crash
-      // from here on is told as one before the agent started.
-      log.error('could not remember the run thread; replies in it will be ignored', {
-        sessionId,
-        error: errorMessage(error),
-      });
-    }
-    const context: RunContext = {
-      appName: command.app,
+    await Promise.all([
+      held?.progress({ threadTs: thread.threadTs }),
+      launcher.begin(thread, root),
+    ]);
+    await launcher.run(thread, {
+      app: command.app,
       userId: input.userId,
-      sessionId,
       requester: input.userId,
       teamId: input.teamId,
-      thread,
       prompt: command.prompt,
-    };
-    const outcome = await this.deps.streamer.stream(context, {
-      appName: command.app,
-      userId: input.userId,
-      sessionId,
-      newMessage: { role: 'user', parts: [{ text: command.prompt }] },
     });
-    if (outcome.kind === 'failed') {
-      board?.set(thread, { kind: 'failed' });
-      await threads.post(thread, renderRunError(runErrorOf(outcome.error), correlationId()));
-    } else if (outcome.pauses === 0) {
-      board?.set(thread, { kind: 'done' });
-    }
   }
 
   private async listApps(): Promise<string[]> {

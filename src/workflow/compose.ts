@@ -31,6 +31,7 @@ import { ResumeScheduler } from './resume-scheduler.js';
 import type { ResumerOptions } from './resume-sender.js';
 import { ResumeTargets } from './resume-targets.js';
 import { RunIntents } from './run-intents.js';
+import { RunLauncher } from './run-launcher.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunStatusBoard } from './run-status-board.js';
 import { RunStreamer } from './run-streamer.js';
@@ -219,6 +220,14 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     pauses: recorder,
     log: log.child('stream'),
   });
+  const launcher = new RunLauncher({
+    adk: deps.adk,
+    threads,
+    sessions: runThreads,
+    streamer,
+    log: log.child('runs'),
+    runStatus,
+  });
   resumes.resumeOn(
     new ResumeTargets({
       resumers: {
@@ -309,14 +318,11 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     }),
     agentRuns: new AgentRuns({
       adk: deps.adk,
-      threads,
-      sessions: runThreads,
-      streamer,
+      launcher,
       defaultApp: options.defaultApp,
       policy,
       clock,
       log: log.child('runs'),
-      runStatus,
     }),
     threadReplies: new ThreadReplies({
       sessions: runThreads,

@@ -164,6 +164,8 @@ export function actor(by: string): string {
   switch (decider.kind) {
     case 'expiry':
       return 'the system';
+    case 'stand_down':
+      return 'the stand-down (the alert resolved)';
     case 'policy':
       return `policy rule ${inlineCode(decider.id, 64)}`;
     case 'grant':
@@ -222,6 +224,8 @@ export function stateBadge(gate: GateRecord): string {
       return `${emoji} Withdrawn`;
     case 'cancelled':
       return `${emoji} Cancelled by the agent`;
+    case 'stood_down':
+      return `${emoji} Stood down`;
   }
 }
 
@@ -229,8 +233,11 @@ export function stateBadge(gate: GateRecord): string {
 export function decisionText(gate: GateRecord, maxReason: number): string | undefined {
   const decision = gate.decision;
   if (gate.state === 'pending' || decision === undefined) return undefined;
-  const line = `${decidedWords(gate, decision)} ${slackDate(decision.at)}`;
   const reason = decision.reason?.trim();
+  if (reason && outcomeOf(gate.state, decision.by) === 'stood_down') {
+    return `${decidedWords(gate, decision)}: ${escapeWithin(reason, Math.max(maxReason, 60))}`;
+  }
+  const line = `${decidedWords(gate, decision)} ${slackDate(decision.at)}`;
   if (reason && maxReason > 20) return `${line}\nReason: ${escapeWithin(reason, maxReason - 8)}`;
   return line;
 }
@@ -262,6 +269,9 @@ export function decidedWords(gate: GateRecord, decision: GateDecision): string {
       return `Withdrawn by ${byWhom}`;
     case 'cancelled':
       return `Cancelled by ${byWhom}`;
+    case 'stood_down':
+      // The reason says why ("alert resolved at …"): it follows on the same line.
+      return 'Stood down';
     case 'pending':
       return 'Pending';
   }

@@ -1,7 +1,7 @@
 import type { Refusal, VoteCheck } from '../../approvals/outcomes.js';
 import type { GateDecision, GateState } from '../../approvals/records.js';
 import type { SlackMessage } from '../codecs/block-kit.js';
-import { inlineCode } from '../codecs/escape.js';
+import { escapeWithin, inlineCode } from '../codecs/escape.js';
 import { slackDate, userMention } from '../codecs/mentions.js';
 import { actor, approverName, expiryOutcome, listWithin } from './gate-lines.js';
 import { outcomeOf } from './outcome-words.js';
@@ -32,6 +32,8 @@ function decidedLine(state: GateState, decision: GateDecision, question: boolean
       return `This was withdrawn${by} ${when}.`;
     case 'cancelled':
       return `This was cancelled${by} ${when}.`;
+    case 'stood_down':
+      return `This was stood down ${when}: ${escapeWithin(decision.reason ?? 'its alert resolved', 200)}.`;
     case 'pending':
       return 'This is still pending.';
   }

@@ -5,7 +5,8 @@ import type { GateRecord, GateState } from '../../approvals/records.js';
 /**
  * One word for each way a gate leaves `pending`, the same on the card, in the thread, on the App
  * Home and in the run's status line: denied by the policy is not rejected by a person; withdrawn
- * by the person who asked is not cancelled by the agent; an expiry that cancels is an expiry.
+ * by the person who asked is not cancelled by the agent; an expiry that cancels is an expiry; a
+ * run stood down because its alert resolved is neither.
  * Pure; the emoji are ones Slack and the local sandbox both draw.
  */
 export type Outcome =
@@ -17,7 +18,8 @@ export type Outcome =
   | 'expired'
   | 'expired_cancelled'
   | 'withdrawn'
-  | 'cancelled';
+  | 'cancelled'
+  | 'stood_down';
 
 /**
  * `state` and who decided (`by`, the decision's actor): a policy's reject is a denial; a cancel
@@ -33,6 +35,7 @@ export function outcomeOf(state: GateState, by: string | undefined, input = fals
       return decider === 'policy' ? 'denied' : 'rejected';
     case 'cancelled':
       if (decider === 'expiry') return 'expired_cancelled';
+      if (decider === 'stand_down') return 'stood_down';
       return decider === 'person' ? 'withdrawn' : 'cancelled';
     default:
       return state;
@@ -54,6 +57,7 @@ export const OUTCOME_EMOJI: Record<Outcome, string> = {
   expired_cancelled: ':hourglass:',
   withdrawn: ':leftwards_arrow_with_hook:',
   cancelled: ':no_entry_sign:',
+  stood_down: ':zzz:',
 };
 
 /** The word after the tool's name ("`deploy` denied by policy rule `prod`"), lower case. */
@@ -67,4 +71,5 @@ export const OUTCOME_WORD: Record<Outcome, string> = {
   expired_cancelled: 'expired',
   withdrawn: 'withdrawn',
   cancelled: 'cancelled',
+  stood_down: 'stood down',
 };

@@ -27,5 +27,9 @@ export function runStatusText(status: RunStatus, cardLink?: string): string {
       return ':leftwards_arrow_with_hook: Withdrawn';
     case 'failed':
       return ':warning: Failed';
+    case 'cancelled':
+      return ':no_entry_sign: Cancelled';
+    case 'stood_down':
+      return ':zzz: Stood down';
   }
 }

@@ -46,6 +46,16 @@ export interface ThreadRootInput {
   prompt: string;
   /** No app was named, so the default ran: said, so that a typo in an app name shows. */
   defaulted?: boolean;
+  /** Not a person's `/agent`: the alert, webhook or API client that started it (issue 36). */
+  startedBy?: { kind: 'alert' | 'webhook' | 'api'; id: string; name?: string };
+}
+
+const STARTER_WORD = { alert: 'alert', webhook: 'webhook', api: 'API client' } as const;
+
+/** "Started by alert *HighErrorRate* · *ops*": what started a run no person typed. */
+function starterLine(startedBy: NonNullable<ThreadRootInput['startedBy']>, app: string): string {
+  const who = escapeLine(startedBy.name ?? startedBy.id, 120);
+  return `Started by ${STARTER_WORD[startedBy.kind]} *${who}* · *${app}* app:`;
 }
 
 /**
@@ -53,10 +63,14 @@ export interface ThreadRootInput {
  * the line from `runStatusBlock`).
  */
 export function renderThreadRoot(input: ThreadRootInput, status?: KnownBlock): SlackMessage {
-  const { userId, appName, prompt, defaulted } = input;
+  const { userId, appName, prompt, defaulted, startedBy } = input;
   const app = escapeLine(appName, 80);
   const asked = prompt.trim() === '' ? '_(no prompt)_' : escapeWithin(prompt.trim(), PROMPT_MAX);
-  const blocks = [section(`${userMention(userId)} asked *${app}*:\n${asked}`)];
+  const who =
+    startedBy === undefined
+      ? `${userMention(userId)} asked *${app}*:`
+      : starterLine(startedBy, app);
+  const blocks = [section(`${who}\n${asked}`)];
   if (defaulted) {
     blocks.push(
       context(`Default agent *${app}* (no app named first) · another: \`/agent <app> <prompt>\``),
