@@ -46,6 +46,8 @@ export interface HarnessOptions {
   resumable?: 'auto' | 'true' | 'false';
   /** The approvals API keys file, as YAML; absent: the API is off. */
   apiKeys?: string;
+  /** The runbooks file (`RUNBOOKS_FILE`), as YAML; absent: alerts match nothing. */
+  runbooks?: string;
   /** Reuse this key prefix (a second replica over the same records). */
   keyPrefix?: string;
   webhook?: { timeoutMs?: number; backoffMs?: number; maxBackoffMs?: number };
@@ -135,6 +137,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   await writeFile(policyFile, options.policy);
   const apiKeysFile = join(dir, 'api-keys.yml');
   if (options.apiKeys !== undefined) await writeFile(apiKeysFile, options.apiKeys);
+  const runbooksFile = join(dir, 'runbooks.yml');
+  if (options.runbooks !== undefined) await writeFile(runbooksFile, options.runbooks);
   const keyPrefix = options.keyPrefix ?? randomPrefix();
   const logs: string[] = [];
   const log = createLog('debug', 'app', (line) => logs.push(line), options.logFormat ?? 'text');
@@ -161,6 +165,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     POLICY_FILE: policyFile,
     ADK_BASE_URL: adkProxy?.url ?? adkBaseUrl,
     ...(options.apiKeys === undefined ? {} : { API_KEYS_FILE: apiKeysFile }),
+    ...(options.runbooks === undefined ? {} : { RUNBOOKS_FILE: runbooksFile }),
     PORT: '0',
     SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 100),
     ADK_TIMEOUT_MS: '60000',
