@@ -18,6 +18,7 @@ import {
   SlackApproverDirectory,
 } from './approvals/policy.js';
 import { MemoryRunThreadRecords, type RunThreadRecords } from './approvals/run-threads.js';
+import { MemoryStartedRuns, type StartedRuns } from './approvals/started-runs.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
 import {
   connectRedis,
@@ -28,6 +29,7 @@ import { RedisGrantStore } from './approvals/store/redis-grants.js';
 import { RedisHomeViewers } from './approvals/store/redis-home-viewers.js';
 import { RedisRunThreadRecords } from './approvals/store/redis-run-threads.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
+import { RedisStartedRuns } from './approvals/store/redis-started-runs.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
@@ -110,7 +112,10 @@ export async function startApp(
   const reloadPolicy = () => void policyWatcher?.reload();
   if (policyWatcher !== undefined) process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals, runThreads, grants, homeViewers } = await openStore(config, log);
+  const { store, signals, runThreads, grants, homeViewers, startedRuns } = await openStore(
+    config,
+    log,
+  );
   await store.placeMarker({ now: clock() });
   const storeReadiness = new StoreReadiness({ store, clock, log: log.child('store') });
   metrics.countPendingGatesWith(() => store.countPendingByApp());
@@ -157,6 +162,10 @@ export async function startApp(
               if (composed === undefined) throw new Error('the workflow is not started yet');
               return composed.grants;
             },
+            runs: () => {
+              if (composed === undefined) throw new Error('the workflow is not started yet');
+              return composed.runs;
+            },
             log: log.child('api'),
           },
     ),
@@ -178,6 +187,7 @@ export async function startApp(
     runThreads,
     grants,
     homeViewers,
+    startedRuns,
     adk,
     slack,
     directory,
@@ -288,6 +298,7 @@ async function openStore(
   runThreads: RunThreadRecords;
   grants: GrantStore;
   homeViewers: HomeViewers;
+  startedRuns: StartedRuns;
 }> {
   if (config.redis === undefined) {
     log.warn(
@@ -299,6 +310,7 @@ async function openStore(
       runThreads: new MemoryRunThreadRecords(),
       grants: new MemoryGrantStore(),
       homeViewers: new MemoryHomeViewers(),
+      startedRuns: new MemoryStartedRuns(),
     };
   }
   const redis =
@@ -322,7 +334,8 @@ async function openStore(
   const runThreads = new RedisRunThreadRecords(redis, config.redis.keyPrefix);
   const grants = new RedisGrantStore(redis, config.redis.keyPrefix);
   const homeViewers = new RedisHomeViewers(redis, config.redis.keyPrefix);
-  return { store, signals, runThreads, grants, homeViewers };
+  const startedRuns = new RedisStartedRuns(redis, config.redis.keyPrefix);
+  return { store, signals, runThreads, grants, homeViewers, startedRuns };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {

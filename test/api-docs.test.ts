@@ -27,6 +27,9 @@ describe('docs/openapi.yaml', () => {
       grants: () => {
         throw new Error('not called');
       },
+      runs: () => {
+        throw new Error('not called');
+      },
       log: createLog('error'),
     }).flatMap((route) =>
       [route.method].flat().map((method) => `${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`),

@@ -24,6 +24,8 @@ export interface ApiKey {
   audit: boolean;
   /** May list and revoke the scoped grants of its apps (`GET /v1/grants`, `DELETE /v1/grants/{id}`). */
   grants: boolean;
+  /** May start, read and cancel runs of its apps (`POST /v1/runs`, `GET`/`DELETE /v1/runs/{id}`). */
+  runs: boolean;
 }
 
 export class ApiKeysError extends Error {
@@ -54,6 +56,7 @@ const keySchema = z.strictObject({
   signingSecret: z.string().min(32, 'expected a secret of at least 32 characters'),
   audit: z.boolean({ error: 'expected true or false' }).optional(),
   grants: z.boolean({ error: 'expected true or false' }).optional(),
+  runs: z.boolean({ error: 'expected true or false' }).optional(),
 });
 
 const fileSchema = z.strictObject({ keys: z.array(keySchema) });
@@ -124,6 +127,7 @@ export function parseApiKeys(text: string, source: string): ApiKey[] {
       signingSecret: entry.signingSecret,
       audit: entry.audit ?? false,
       grants: entry.grants ?? false,
+      runs: entry.runs ?? false,
     };
   });
   if (problems.length > 0) throw new ApiKeysError(problems);
