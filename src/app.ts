@@ -22,6 +22,7 @@ import {
 import { MemoryRunThreadRecords, type RunThreadRecords } from './approvals/run-threads.js';
 import { loadRunbooksFile, noRunbooks, type Runbooks } from './approvals/runbooks/runbooks-file.js';
 import { RunbooksWatcher } from './approvals/runbooks/runbooks-watcher.js';
+import { MemoryStartedRuns, type StartedRuns } from './approvals/started-runs.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
 import { RedisAlertTracks } from './approvals/store/redis-alert-tracks.js';
 import {
@@ -33,6 +34,7 @@ import { RedisGrantStore } from './approvals/store/redis-grants.js';
 import { RedisHomeViewers } from './approvals/store/redis-home-viewers.js';
 import { RedisRunThreadRecords } from './approvals/store/redis-run-threads.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
+import { RedisStartedRuns } from './approvals/store/redis-started-runs.js';
 import { RedisConfirmationStore } from './approvals/store/redis-store.js';
 import { startSweeper } from './approvals/store/sweeper.js';
 import type { ConfirmationStore } from './approvals/store.js';
@@ -131,10 +133,8 @@ export async function startApp(
   };
   process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals, runThreads, grants, homeViewers, alertTracks } = await openStore(
-    config,
-    log,
-  );
+  const { store, signals, runThreads, grants, homeViewers, startedRuns, alertTracks } =
+    await openStore(config, log);
   await store.placeMarker({ now: clock() });
   const storeReadiness = new StoreReadiness({ store, clock, log: log.child('store') });
   metrics.countPendingGatesWith(() => store.countPendingByApp());
@@ -185,6 +185,10 @@ export async function startApp(
                 if (composed === undefined) throw new Error('the workflow is not started yet');
                 return composed.grants;
               },
+              runs: () => {
+                if (composed === undefined) throw new Error('the workflow is not started yet');
+                return composed.runs;
+              },
               log: log.child('api'),
             },
       ),
@@ -218,6 +222,7 @@ export async function startApp(
     runThreads,
     grants,
     homeViewers,
+    startedRuns,
     adk,
     slack,
     directory,
@@ -349,6 +354,7 @@ async function openStore(
   grants: GrantStore;
   homeViewers: HomeViewers;
   alertTracks: AlertTracks;
+  startedRuns: StartedRuns;
 }> {
   if (config.redis === undefined) {
     log.warn(
@@ -361,6 +367,7 @@ async function openStore(
       grants: new MemoryGrantStore(),
       homeViewers: new MemoryHomeViewers(),
       alertTracks: new MemoryAlertTracks(),
+      startedRuns: new MemoryStartedRuns(),
     };
   }
   const redis =
@@ -385,7 +392,8 @@ async function openStore(
   const grants = new RedisGrantStore(redis, config.redis.keyPrefix);
   const homeViewers = new RedisHomeViewers(redis, config.redis.keyPrefix);
   const alertTracks = new RedisAlertTracks(redis, config.redis.keyPrefix);
-  return { store, signals, runThreads, grants, homeViewers, alertTracks };
+  const startedRuns = new RedisStartedRuns(redis, config.redis.keyPrefix);
+  return { store, signals, runThreads, grants, homeViewers, alertTracks, startedRuns };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {

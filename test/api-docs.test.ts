@@ -37,6 +37,9 @@ describe('docs/openapi.yaml', () => {
         grants: () => {
           throw new Error('not called');
         },
+        runs: () => {
+          throw new Error('not called');
+        },
         log: createLog('error'),
       }),
       ...alerts,

@@ -8,6 +8,7 @@ import type { ConfirmationStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { parseTraceparent } from '../tracing/traceparent.js';
+import type { ApiRuns } from '../workflow/api-run-control.js';
 import type { ExternalPauses } from '../workflow/external-pauses.js';
 import type { GrantDecisions } from '../workflow/grant-decisions.js';
 import { auditRoute } from './audit-route.js';
@@ -22,6 +23,7 @@ import {
 } from './pause-request.js';
 import { readJsonBody } from './request-body.js';
 import { type ApiAnswer, heldBody, pauseBody, send, unsupportedBody } from './responses.js';
+import { cancelRun, readRun, startRun } from './run-routes.js';
 
 /** The ADK target a pause in `adk` mode resumes on when it names none: ADK_BASE_URL. */
 export const DEFAULT_ADK_TARGET = 'default';
@@ -44,6 +46,8 @@ export function apiRoutes(
         store: () => Pick<ConfirmationStore, 'readAuditPage'>;
         /** People's scoped grants (`/v1/grants`); a function for the same reason as `pauses`. */
         grants: () => GrantDecisions;
+        /** Runs started over the API; a function for the same reason as `pauses`. */
+        runs: () => ApiRuns;
         log: Log;
       }
     | undefined,
@@ -167,6 +171,14 @@ export function apiRoutes(
           return { kind: 'card_pending' };
       }
     }),
+
+    route('/v1/runs', 'POST', async (req, key) => {
+      const body = await readJsonBody(req);
+      if (body.kind !== 'json') return { kind: body.kind };
+      return startRun(key, options.runs(), body.value);
+    }),
+    route('/v1/runs/:id', 'GET', async (req, key) => readRun(key, options.runs(), idOf(req))),
+    route('/v1/runs/:id', 'DELETE', async (req, key) => cancelRun(key, options.runs(), idOf(req))),
 
     route('/v1/grants', 'GET', async (req, key) =>
       listGrants(key, options.grants(), new URL(req.url ?? '/', 'http://localhost').searchParams),

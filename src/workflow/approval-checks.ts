@@ -15,6 +15,7 @@ import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js'
 import { initiatorOf } from '../approvals/store/audit-chain.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
+import type { RunOrigins } from './run-origins.js';
 
 /** An approval the re-check refused: whose, why (no names, no arguments), which gates. */
 export interface SentBack {
@@ -47,6 +48,8 @@ export class ApprovalChecks {
       log: Log;
       /** Scoped grants: a gate a grant decided is re-checked against it. Absent: no grants. */
       grants?: Pick<GrantStore, 'get'>;
+      /** Where a run started over the API or by an alert came from (`source`, `labels`). */
+      origins?: Pick<RunOrigins, 'originOfPause'>;
     },
   ) {}
 
@@ -85,7 +88,7 @@ export class ApprovalChecks {
 
     const policies: GatePolicy[] = [];
     for (const gate of gates) {
-      const policy = this.currentPolicy(view, gate);
+      const policy = await this.currentPolicy(view, gate);
       const refusal = await this.authorizeOne(view, gate, policy, voter, listing);
       if (refusal !== undefined) return refuse(refusal);
       policies.push(policy);
@@ -119,7 +122,7 @@ export class ApprovalChecks {
         continue;
       }
       if (initiatorOf(by) !== 'person') continue;
-      const policy = this.currentPolicy(view, gate);
+      const policy = await this.currentPolicy(view, gate);
       for (const vote of gate.votes) {
         if (vote.choice !== 'approve') continue;
         const earlier = refused.get(vote.voter);
@@ -168,8 +171,8 @@ export class ApprovalChecks {
     return gate !== undefined && (await this.granterRefusal(view, gate, granter)) === undefined;
   }
 
-  private granterRefusal(view: PauseView, gate: GateRecord, granter: string) {
-    return this.authorizeOne(view, gate, this.currentPolicy(view, gate), granter, true);
+  private async granterRefusal(view: PauseView, gate: GateRecord, granter: string) {
+    return this.authorizeOne(view, gate, await this.currentPolicy(view, gate), granter, true);
   }
 
   /** The Retry button: the requester, or anyone who may approve one of the gates. */
@@ -179,7 +182,12 @@ export class ApprovalChecks {
     if (user === view.pause.requester) return { kind: 'done' };
     let refusal: Refusal = { kind: 'not_found' };
     for (const gate of view.gates) {
-      const outcome = await this.authorizeOne(view, gate, this.currentPolicy(view, gate), user);
+      const outcome = await this.authorizeOne(
+        view,
+        gate,
+        await this.currentPolicy(view, gate),
+        user,
+      );
       if (outcome === undefined) return { kind: 'done' };
       refusal = outcome;
     }
@@ -187,7 +195,8 @@ export class ApprovalChecks {
   }
 
   /** Authorization follows the policy as it is now; quorum and expiry stay as recorded. */
-  private currentPolicy(view: PauseView, gate: GateRecord): GatePolicy {
+  private async currentPolicy(view: PauseView, gate: GateRecord): Promise<GatePolicy> {
+    const origin = await this.deps.origins?.originOfPause(view.pause);
     return resolveGatePolicy(this.deps.policy(), {
       app: view.pause.adk.appName,
       tool: gate.originalCall.name,
@@ -196,7 +205,8 @@ export class ApprovalChecks {
       ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
       requester: { id: view.pause.requester },
       channel: view.pause.card.channelId,
-      source: view.pause.external === undefined ? 'slack' : 'api',
+      source: origin?.source ?? (view.pause.external === undefined ? 'slack' : 'api'),
+      ...(origin === undefined ? {} : { labels: origin.labels }),
       now: new Date(this.deps.clock()),
     }).policy;
   }

@@ -5,6 +5,7 @@ import type { HomeViewers } from '../approvals/home-viewers.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import { MemoryRunThreadRecords, type RunThreadRecords } from '../approvals/run-threads.js';
+import { MemoryStartedRuns, type StartedRuns } from '../approvals/started-runs.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { type Metrics, noMetrics } from '../metrics.js';
@@ -13,6 +14,7 @@ import type { SlackPort } from '../slack/transport/port.js';
 import { type ApprovalTracing, noTracing } from '../tracing/approval-tracing.js';
 import { withDecisionSpans } from '../tracing/decision-spans.js';
 import { AgentRuns } from './agent-runs.js';
+import { ApiRuns } from './api-run-control.js';
 import { AppHomes } from './app-homes.js';
 import { ApprovalChecks } from './approval-checks.js';
 import { ApprovalWorkflow } from './approval-workflow.js';
@@ -32,6 +34,7 @@ import type { ResumerOptions } from './resume-sender.js';
 import { ResumeTargets } from './resume-targets.js';
 import { RunIntents } from './run-intents.js';
 import { RunLauncher } from './run-launcher.js';
+import { RunOrigins } from './run-origins.js';
 import { RunRecovery } from './run-recovery.js';
 import { RunStatusBoard } from './run-status-board.js';
 import { RunStreamer } from './run-streamer.js';
@@ -76,6 +79,8 @@ export interface WorkflowDeps {
   runThreads?: RunThreadRecords;
   /** Where people's scoped grants are kept. Default: this process's memory. */
   grants?: GrantStore;
+  /** Runs started over the API or by alerts. Default: this process's memory. */
+  startedRuns?: StartedRuns;
   /** Who looked at their App Home lately (their Homes follow changes). Default: this process's memory. */
   homeViewers?: HomeViewers;
   directory: ApproverDirectory;
@@ -115,6 +120,8 @@ export interface ComposedWorkflow {
   external: ExternalPauses | undefined;
   /** What the sweeper hands this replica. */
   sweeps: SweptWork;
+  /** Runs started over the API (`POST /v1/runs`) or by alerts: start, join, cancel, stand down. */
+  runs: ApiRuns;
 }
 
 /**
@@ -131,6 +138,8 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
   const people = deps.people === undefined ? {} : { people: deps.people };
   const runThreads = deps.runThreads ?? new MemoryRunThreadRecords();
   const grantStore = deps.grants ?? new MemoryGrantStore();
+  const startedRuns = deps.startedRuns ?? new MemoryStartedRuns();
+  const origins = new RunOrigins(startedRuns);
   /** Votes, and resumes until sent: redraws wait for them. */
   const criticalPath = new CriticalPath(REDRAW_MAX_WAIT_MS);
   const runs = new KeyedWorkQueue(log.child('runs'), {
@@ -144,6 +153,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     clock,
     log: log.child('decide'),
     grants: grantStore,
+    origins,
   });
   const homes = new AppHomes({
     store,
@@ -198,6 +208,20 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     metrics,
     ...people,
   });
+  const apiRuns = new ApiRuns({
+    runs: startedRuns,
+    adk: deps.adk,
+    launcher: (): RunLauncher => launcher,
+    threads,
+    runStatus: runThreads,
+    board: runStatus,
+    store,
+    cards,
+    policy,
+    clock,
+    log: log.child('api-runs'),
+    background: (runId, task) => void runs.enqueue(`started-run:${runId}`, 'started run', task),
+  });
   const recorder = new PauseRecorder({
     store,
     cards: approvalCards,
@@ -213,6 +237,8 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     grants: grantStore,
     checks,
     runThreads,
+    origins,
+    startedRuns: apiRuns,
   });
   const streamer = new RunStreamer({
     adk: deps.adk,
@@ -388,5 +414,6 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
             owner: options.owner,
           }),
     sweeps,
+    runs: apiRuns,
   };
 }

@@ -12,6 +12,7 @@ import { askingOf } from '../slack/render/request-words.js';
 import { renderCardElsewhere } from '../slack/render/thread.js';
 import type { SlackPort } from '../slack/transport/port.js';
 import type { ApprovalTracing } from '../tracing/approval-tracing.js';
+import type { ApiRuns } from './api-run-control.js';
 import type { ApprovalChecks } from './approval-checks.js';
 import type { ApprovalCards } from './cards.js';
 import type { PolicyVotes } from './decider.js';
@@ -23,6 +24,7 @@ import {
   type PolicyDecidedGate,
   policyDecisionsMessage,
 } from './policy-decisions.js';
+import type { RunOrigins } from './run-origins.js';
 import { type RunStatusBoard, runThreadOf } from './run-status-board.js';
 import type { RunContext, RunPauses } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
@@ -55,6 +57,13 @@ export class PauseRecorder implements RunPauses {
       checks?: Pick<ApprovalChecks, 'granterMayApprove'>;
       /** Each run thread's record, which learns the pauses of its session. */
       runThreads: Pick<RunThreadRecords, 'notePause'>;
+      /**
+       * Runs started over the API or by an alert: the source and labels their pauses carry into
+       * the policy, and the pauses each run met. Absent: every pause is from Slack.
+       */
+      origins?: Pick<RunOrigins, 'originOf'>;
+      /** Told of each pause recorded, so that a started run knows its pauses. */
+      startedRuns?: Pick<ApiRuns, 'pauseRecorded'>;
     },
   ) {}
 
@@ -72,6 +81,7 @@ export class PauseRecorder implements RunPauses {
     if (threadTs !== undefined) {
       await this.deps.runThreads.notePause(channelId, threadTs, recorded.pauseId);
     }
+    await this.deps.startedRuns?.pauseRecorded(context.thread, recorded.pauseId);
     return recorded;
   }
 
@@ -105,6 +115,7 @@ export class PauseRecorder implements RunPauses {
     const started = performance.now();
     const policy = this.deps.policy();
     const now = new Date(this.deps.clock());
+    const origin = await this.deps.origins?.originOf(context.thread);
     const resolved = gates.map((gate) => {
       const verdict = evaluatePolicy(policy, {
         app: context.appName,
@@ -114,7 +125,8 @@ export class PauseRecorder implements RunPauses {
         ...(gate.payloadTemplate === undefined ? {} : { payload: gate.payloadTemplate }),
         requester: { id: context.requester },
         channel: context.thread.channelId,
-        source: 'slack',
+        source: origin?.source ?? 'slack',
+        ...(origin === undefined ? {} : { labels: origin.labels }),
         now,
       });
       // A question needs its answer from a person: allow and deny apply to tool calls only.

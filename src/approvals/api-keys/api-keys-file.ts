@@ -24,7 +24,7 @@ export interface ApiKey {
   audit: boolean;
   /** May list and revoke the scoped grants of its apps (`GET /v1/grants`, `DELETE /v1/grants/{id}`). */
   grants: boolean;
-  /** May start runs of its apps (`POST /v1/runs`, the alert receivers). */
+  /** May start, read and cancel runs of its apps (`/v1/runs`) and send alerts (`/v1/alerts/…`). */
   runs: boolean;
 }
 

@@ -40,7 +40,7 @@ export interface ConditionInput {
   payload: unknown;
   requester: { id: string; groups: string[] };
   channel: string;
-  source: 'slack' | 'api';
+  source: 'slack' | 'api' | 'alert';
   now: Date;
 }
 

@@ -1,5 +1,6 @@
 import type { GateKind } from '../../adk/gate.js';
 import type { ConditionInput } from './condition.js';
+import type { Glob } from './glob.js';
 import {
   DEFAULTS_LABEL,
   type GateSubject,
@@ -7,7 +8,7 @@ import {
   type PolicyRule,
   type ResolvedGatePolicy,
 } from './policy.js';
-import type { RiskLevel, RuleDecision } from './policy-schema.js';
+import type { PolicySource, RiskLevel, RuleDecision } from './policy-schema.js';
 
 /**
  * Whether a person is needed for a call, and which rule says so: the first rule whose patterns
@@ -25,7 +26,10 @@ export interface PolicyCall {
   /** Who the agent acts for, where known (a Slack user id, or `api:<key>`); groups where looked up. */
   requester?: { id: string; groups?: string[] };
   channel?: string;
-  source: 'slack' | 'api';
+  /** `slack`: `/agent` runs; `api`: API pauses and runs started over the API; `alert`: runs started by alerts. */
+  source: PolicySource;
+  /** The labels of the run the call was met in (an alert's labels); none: `{}`. */
+  labels?: Readonly<Record<string, string>>;
   now: Date;
 }
 
@@ -57,6 +61,8 @@ export function evaluatePolicy(policy: Policy, call: PolicyCall): PolicyVerdict 
     if (match.app !== undefined && !match.app.test(call.app)) continue;
     if (match.tool !== undefined && !match.tool.test(call.tool)) continue;
     if (match.kind !== undefined && match.kind !== kind) continue;
+    if (match.source !== undefined && match.source !== call.source) continue;
+    if (match.labels !== undefined && !labelsMatch(match.labels, call.labels)) continue;
     if (rule.when === undefined) return verdictOf(policy, rule, index, call);
     input ??= conditionInput(call, kind);
     const outcome = rule.when.evaluate(input);
@@ -124,6 +130,18 @@ function conditionInput(call: PolicyCall, kind: string): ConditionInput {
     source: call.source,
     now: call.now,
   };
+}
+
+/** Every label a rule names is on the run, with a value its pattern matches. */
+function labelsMatch(
+  patterns: ReadonlyMap<string, Glob>,
+  labels: Readonly<Record<string, string>> | undefined,
+): boolean {
+  for (const [name, pattern] of patterns) {
+    const value = labels === undefined || !Object.hasOwn(labels, name) ? undefined : labels[name];
+    if (value === undefined || !pattern.test(value)) return false;
+  }
+  return true;
 }
 
 /** `{{args.amount}}` → the argument's value; a path that leads nowhere reads `?`. */

@@ -231,7 +231,13 @@ function partsThatParse(
   return { defaults: defaults.data, rules };
 }
 
-type RuleMatch = { app?: Glob | undefined; tool?: Glob | undefined; kind?: string | undefined };
+type RuleMatch = {
+  app?: Glob | undefined;
+  tool?: Glob | undefined;
+  kind?: string | undefined;
+  source?: string | undefined;
+  labels?: ReadonlyMap<string, Glob> | undefined;
+};
 type NamedRule = { name?: string | undefined; match: RuleMatch };
 
 /**
@@ -252,11 +258,13 @@ function ruleNames(rules: readonly NamedRule[]): string[] {
 }
 
 /** Names never written in a `name:` (those have no spaces or `=`), so the two cannot collide. */
-function matchName({ app, tool, kind }: RuleMatch): string {
+function matchName({ app, tool, kind, source, labels }: RuleMatch): string {
   const parts = [
     app === undefined ? undefined : `app=${app.pattern}`,
     tool === undefined ? undefined : `tool=${tool.pattern}`,
     kind === undefined ? undefined : `kind=${kind}`,
+    source === undefined ? undefined : `source=${source}`,
+    ...[...(labels ?? new Map<string, Glob>())].map(([name, glob]) => `${name}=${glob.pattern}`),
   ].filter((part) => part !== undefined);
   return parts.length === 0 ? 'any call' : parts.join(' ');
 }

@@ -198,9 +198,37 @@ export const settingsSchema = z.strictObject(settingsShape, {
 /** `confirmation` (a gated tool call) or `input` (an agent's `adk_request_input`). */
 const kind = z.enum(GATE_KINDS, { error: expected('confirmation or input') });
 
+/**
+ * Where a call was met: `slack` (an `/agent` run), `api` (an API pause, or a run started with
+ * `POST /v1/runs`), `alert` (a run an alert started).
+ */
+export const POLICY_SOURCES = ['slack', 'api', 'alert'] as const;
+export type PolicySource = (typeof POLICY_SOURCES)[number];
+
+const source = z.enum(POLICY_SOURCES, { error: expected('slack, api or alert') });
+
+/** `labels: {severity: warning, service: "pay*"}`: the run's labels, each value a pattern. */
+const labels = z
+  .record(
+    z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,99}$/, 'expected a label name such as "severity"'),
+    pattern,
+    { error: expected('a mapping of label names to value patterns') },
+  )
+  .transform((entries): ReadonlyMap<string, Glob> => new Map(Object.entries(entries)));
+
 export const matchSchema = z.strictObject(
-  { app: pattern.optional(), tool: pattern.optional(), kind: kind.optional() },
-  { error: expected('a mapping with app and/or tool patterns (use {} to match every tool)') },
+  {
+    app: pattern.optional(),
+    tool: pattern.optional(),
+    kind: kind.optional(),
+    source: source.optional(),
+    labels: labels.optional(),
+  },
+  {
+    error: expected(
+      'a mapping with app, tool, kind, source and/or labels (use {} to match every tool)',
+    ),
+  },
 );
 
 /** Rules only: a schema is about one tool's payload, so `defaults` has none to pass on. */

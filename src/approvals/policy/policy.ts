@@ -2,7 +2,7 @@ import type { GateKind } from '../../adk/gate.js';
 import type { GatePolicy } from '../records.js';
 import type { Condition } from './condition.js';
 import type { Glob } from './glob.js';
-import type { RiskLevel, RuleDecision } from './policy-schema.js';
+import type { PolicySource, RiskLevel, RuleDecision } from './policy-schema.js';
 
 /**
  * A validated approver policy: which rule applies to a tool call, and what it says. Rules already
@@ -28,7 +28,15 @@ export interface Policy {
 }
 
 export interface PolicyRule {
-  readonly match: { readonly app?: Glob; readonly tool?: Glob; readonly kind?: GateKind };
+  readonly match: {
+    readonly app?: Glob;
+    readonly tool?: Glob;
+    readonly kind?: GateKind;
+    /** Only calls met there (`slack`, `api`, `alert`). */
+    readonly source?: PolicySource;
+    /** Only calls met in runs whose labels match each of these. */
+    readonly labels?: ReadonlyMap<string, Glob>;
+  };
   /** `when:`: the rule applies only to calls it is true of. */
   readonly when?: Condition;
   /** `ask` (a person decides), `allow` or `deny` (the policy decides, no card). */
