@@ -107,7 +107,9 @@ export async function startAlertmanager(options: {
         body: JSON.stringify(alerts),
       });
       if (!response.ok) {
-        throw new Error(`Alertmanager refused the alerts: ${response.status} ${await response.text()}`);
+        throw new Error(
+          `Alertmanager refused the alerts: ${response.status} ${await response.text()}`,
+        );
       }
     },
     async stop() {
