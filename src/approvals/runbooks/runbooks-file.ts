@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { parseDuration } from '../policy/duration.js';
 import { compileGlob, type Glob } from '../policy/glob.js';
-import { positionOf } from '../policy/yaml-position.js';
+import { parseYamlFile, readConfigText } from '../yaml-file.js';
 import { type AlertFacts, compilePromptTemplate, type PromptTemplate } from './prompt-template.js';
 
 /**
@@ -78,53 +76,16 @@ export function noRunbooks(): Runbooks {
 }
 
 export async function loadRunbooksFile(path: string): Promise<Runbooks> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = z.object({ code: z.string() }).safeParse(error);
-    throw new RunbooksError(path, [
-      `${path}: cannot read the runbooks file (${code.success ? code.data.code : 'unreadable'})`,
-    ]);
-  }
-  return parseRunbooks(text, path);
+  const read = await readConfigText(path, 'the runbooks file');
+  if (!read.ok) throw new RunbooksError(path, [read.problem]);
+  return parseRunbooks(read.text, path);
 }
 
 /** Throws a `RunbooksError` naming every problem with its line and column. */
 export function parseRunbooks(text: string, source: string): Runbooks {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, {
-    lineCounter,
-    prettyErrors: false,
-    uniqueKeys: true,
-    resolveKnownTags: false,
-  });
-  const at = (path: readonly PropertyKey[], message: string) => {
-    const { line, col } = positionOf(doc, lineCounter, path);
-    const key = path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-    return `${source}:${line}:${col} ${key.replace(/^\./, '')}${key === '' ? '' : ': '}${message}`;
-  };
-  const syntax = [...doc.errors, ...doc.warnings];
-  if (syntax.length > 0) {
-    throw new RunbooksError(
-      source,
-      syntax.map((problem) => {
-        const { line, col } = lineCounter.linePos(problem.pos[0]);
-        return `${source}:${line}:${col} ${problem.message}`;
-      }),
-    );
-  }
-  const parsed = fileSchema.safeParse(doc.toJS({ maxAliasCount: 100 }));
-  if (!parsed.success) {
-    throw new RunbooksError(
-      source,
-      parsed.error.issues.map((issue) =>
-        issue.code === 'unrecognized_keys'
-          ? at(issue.path, `unknown key(s) ${issue.keys.join(', ')}`)
-          : at(issue.path, issue.message),
-      ),
-    );
-  }
+  const parsed = parseYamlFile(text, source, fileSchema);
+  if (!parsed.ok) throw new RunbooksError(source, parsed.problems);
+  const { at } = parsed;
   const problems: string[] = [];
   const names = new Set<string>();
   const runbooks = parsed.data.runbooks.flatMap((entry, index): Runbook[] => {
