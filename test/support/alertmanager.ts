@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './python-adk.js';
+import { freePort, startServerProcess } from './server-process.js';
 
 /** Debian's `prometheus-alertmanager` (`.ci/run` installs it). */
 export const ALERTMANAGER_BIN = process.env.ALERTMANAGER_BIN ?? '/usr/bin/prometheus-alertmanager';
@@ -62,44 +61,23 @@ export async function startAlertmanager(options: {
   );
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    ALERTMANAGER_BIN,
-    [
+  const server = await startServerProcess({
+    label: 'Alertmanager',
+    command: ALERTMANAGER_BIN,
+    args: [
       `--config.file=${config}`,
       `--storage.path=${join(dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
       '--cluster.listen-address=',
       '--log.level=warn',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => {
-    output.push(chunk.toString('utf8'));
-    if (output.length > 200) output.shift();
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      throw new Error(`Alertmanager exited (${child.exitCode}): ${output.join('')}`);
-    }
-    const ready = await fetch(`${url}/-/ready`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`Alertmanager did not start in 20 s: ${output.join('')}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    readyUrl: `${url}/-/ready`,
+    timeoutMs: 20_000,
+    pollMs: 100,
+  });
   return {
     url,
-    output,
+    output: server.output,
     async post(alerts) {
       const response = await fetch(`${url}/api/v2/alerts`, {
         method: 'POST',
@@ -113,8 +91,7 @@ export async function startAlertmanager(options: {
       }
     },
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
+      await server.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
