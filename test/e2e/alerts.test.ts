@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { rename, writeFile } from 'node:fs/promises';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { webhookSignature } from '../../src/workflow/webhook-deliveries.js';
@@ -17,6 +18,15 @@ const KEY = `key-${randomBytes(12).toString('hex')}`;
 const PAGER_SECRET = randomBytes(24).toString('hex');
 /** The runbook's grace: long enough for Alertmanager to carry a flap's re-fire within it. */
 const GRACE_MS = 3_000;
+const RUNBOOKS = `
+runbooks:
+  - name: restart-stuck-consumer
+    match: { alertname: "Consumer*" }
+    app: ops_runbook
+    channel: ${OPS}
+    prompt: "restart {{labels.service}}: {{annotations.summary}}"
+    standDownAfter: ${GRACE_MS / 1000}s
+`;
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 let harness: Harness;
@@ -44,15 +54,7 @@ keys:
     signingSecret: ${PAGER_SECRET}
     runs: true
 `,
-    runbooks: `
-runbooks:
-  - name: restart-stuck-consumer
-    match: { alertname: "Consumer*" }
-    app: ops_runbook
-    channel: ${OPS}
-    prompt: "restart {{labels.service}}: {{annotations.summary}}"
-    standDownAfter: ${GRACE_MS / 1000}s
-`,
+    runbooks: RUNBOOKS,
   });
   base = `http://127.0.0.1:${harness.app.port}`;
   alertmanager = await startAlertmanager({
@@ -107,6 +109,21 @@ function waitForLines(root: SandboxMessage, needle: string, count: number) {
 }
 
 const RESOLVED_NOTE = 'Every alert of this run has resolved';
+
+/** Replaces the runbooks file as a config map does, and waits for the app's log line about it. */
+async function replaceRunbooks(text: string, logged: string): Promise<void> {
+  const mark = harness.logs.length;
+  await writeFile(`${harness.runbooksFile}.next`, text);
+  await rename(`${harness.runbooksFile}.next`, harness.runbooksFile);
+  await vi.waitFor(
+    () => {
+      if (!harness.logs.slice(mark).some((line) => line.includes(logged))) {
+        throw new Error(`the app has not logged "${logged}" yet`);
+      }
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+}
 
 /** Waits until a grace that began before `since` (ms) has passed, and a few sweeps more. */
 async function pastGrace(since: number): Promise<void> {
@@ -216,6 +233,27 @@ describe('the signed generic webhook', () => {
     const { root, card } = await startedRun('pager-consumer');
     expect(cardText(root)).toContain('Started by webhook *ConsumerLag*');
     expect(cardText(card)).toContain('restart_service');
+  });
+
+  it('a runbooks file changed on disk maps the next alert; one that does not load keeps the runbooks in force', async () => {
+    const disk = JSON.stringify({
+      fingerprint: 'pager-incident-44',
+      status: 'firing',
+      labels: { alertname: 'DiskFull', service: 'disk-consumer' },
+    });
+    const unmatched = await post(webhookSignature(PAGER_SECRET, now(), disk), disk);
+    expect(await unmatched.json()).toMatchObject({ status: 'unmatched', unmatched: 1 });
+    await replaceRunbooks(
+      `${RUNBOOKS}  - name: disk\n    match: { alertname: DiskFull }\n    app: ops_runbook\n    channel: ${OPS}\n    prompt: "restart {{labels.service}}: disk full"\n`,
+      'runbooks reloaded',
+    );
+    await replaceRunbooks(
+      'runbooks:\n  - name: [\n',
+      'runbooks: the file changed but does not load',
+    );
+    const matched = await post(webhookSignature(PAGER_SECRET, now(), disk), disk);
+    expect(await matched.json()).toMatchObject({ runbooks: [{ runbook: 'disk', run: 'started' }] });
+    await startedRun('disk-consumer');
   });
 
   it('a resolve with no firing before it starts nothing, and says so', async () => {

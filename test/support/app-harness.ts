@@ -98,6 +98,8 @@ export interface Harness {
   postInteraction(payload: object): Promise<Response>;
   /** The policy file the app reads (and re-reads when it changes). */
   policyFile: string;
+  /** The runbooks file the app reads with `runbooks` (and re-reads when it changes). */
+  runbooksFile: string;
   signingSecret: string;
   /** Runs `/agent <text>` as `user` in `channel`; resolves with the run's thread root. */
   runAgent(user: string, channel: string, text: string): Promise<SandboxMessage>;
@@ -230,6 +232,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       });
     },
     policyFile,
+    runbooksFile,
     signingSecret,
     loseStoreData: () => deleteWithPrefix(redis, keyPrefix),
     async runAgent(user, channel, text) {
