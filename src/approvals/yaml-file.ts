@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
+import { type Document, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { positionOf } from './policy/yaml-position.js';
 
@@ -35,11 +35,8 @@ export async function readConfigText(
   }
 }
 
-export function parseYamlFile<T>(
-  text: string,
-  source: string,
-  schema: z.ZodType<T>,
-): YamlFileResult<T> {
+/** The document and its line counter, parsed strictly: keys given twice are errors. */
+export function parseYamlDocument(text: string): { doc: Document; lineCounter: LineCounter } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, {
     lineCounter,
@@ -48,6 +45,15 @@ export function parseYamlFile<T>(
     // Plain data only: a tag such as !!binary would turn a value into a Buffer or a Date.
     resolveKnownTags: false,
   });
+  return { doc, lineCounter };
+}
+
+export function parseYamlFile<T>(
+  text: string,
+  source: string,
+  schema: z.ZodType<T>,
+): YamlFileResult<T> {
+  const { doc, lineCounter } = parseYamlDocument(text);
   const at = (path: readonly PropertyKey[], message: string) => {
     const { line, col } = positionOf(doc, lineCounter, path);
     const key = path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');

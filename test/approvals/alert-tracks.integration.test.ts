@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type AlertTracks,
   type AlertUpdate,
   MemoryAlertTracks,
 } from '../../src/approvals/alert-tracks.js';
 import { RedisAlertTracks } from '../../src/approvals/store/redis-alert-tracks.js';
-import type { RedisClient } from '../../src/approvals/store/redis-connection.js';
-import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../support/redis.js';
+import { testRedisForFile } from '../support/redis.js';
 
 /**
  * The alert tracking's contract, in this process's memory and on real Redis (the Lua twin): each
@@ -25,19 +24,11 @@ const resolved = (fingerprint: string, resolvedAt: number): AlertUpdate => ({
   resolvedAt,
 });
 
-let redis: RedisClient;
-const prefix = randomPrefix();
-beforeAll(async () => {
-  redis = await connectTestRedis();
-});
-afterAll(async () => {
-  await deleteWithPrefix(redis, prefix);
-  await redis.quit();
-});
+const redis = testRedisForFile();
 
 const stores: [string, () => AlertTracks][] = [
   ['memory', () => new MemoryAlertTracks()],
-  ['Redis', () => new RedisAlertTracks(redis, `${prefix}${randomUUID()}:`)],
+  ['Redis', () => new RedisAlertTracks(redis.client(), `${redis.prefix}${randomUUID()}:`)],
 ];
 
 describe.each(stores)('alert tracking in %s', (_name, open) => {
