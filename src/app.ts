@@ -52,6 +52,7 @@ import { noTracing } from './tracing/approval-tracing.js';
 import { openTracing } from './tracing/otel-tracing.js';
 import { AlertIntake } from './workflow/alert-intake.js';
 import { AlertStandDowns } from './workflow/alert-stand-downs.js';
+import type { RunStarts } from './workflow/api-runs.js';
 import { type ComposedWorkflow, composeWorkflow, type ExternalDeps } from './workflow/compose.js';
 import type { WebhookDeliveryOptions } from './workflow/webhook-deliveries.js';
 
@@ -70,6 +71,8 @@ export interface AppTargets {
 export interface RunningApp {
   /** The HTTP port: `/slack/events` (over HTTP), `/healthz`, `/readyz`, `/metrics`. */
   port: number;
+  /** Runs started over the API or by alerts (what the alert receivers start and stand down). */
+  runs: RunStarts;
   /** Stops taking work, finishes or hands back what is in flight, closes connections. */
   stop(): Promise<void>;
 }
@@ -318,6 +321,7 @@ export async function startApp(
 
   return {
     port,
+    runs: composed.runs,
     async stop() {
       log.info('stopping: no new work; finishing what is in flight');
       policyWatcher?.stop();

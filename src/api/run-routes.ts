@@ -1,5 +1,6 @@
 import { keyCoversApp } from '../approvals/api-keys/api-key-scope.js';
 import type { ApiKey } from '../approvals/api-keys/api-keys-file.js';
+import { runEnded } from '../approvals/started-runs.js';
 import type { ApiRuns } from '../workflow/api-run-control.js';
 import { RunStartRefused } from '../workflow/api-runs.js';
 import type { ApiAnswer } from './responses.js';
@@ -55,6 +56,9 @@ export async function cancelRun(key: ApiKey, runs: ApiRuns, id: string): Promise
   if (!key.runs) return FORBIDDEN;
   const found = await ownRun(key, runs, id);
   if (found === undefined) return { kind: 'not_found' };
+  if (runEnded(found.run)) {
+    return { kind: 'conflict', why: `the run has ended already (${found.run.status})` };
+  }
   await runs.cancel(id, key.name);
   const after = await runs.view(id);
   if (after?.run.status !== 'cancelled') {

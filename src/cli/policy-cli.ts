@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { GATE_KINDS } from '../adk/gate.js';
+import { POLICY_SOURCES } from '../approvals/policy/policy-schema.js';
 import {
   evaluatePolicy,
   loadPolicyFile,
@@ -38,7 +39,9 @@ const callSchema = z.strictObject({
   payload: z.unknown().optional(),
   requester: z.strictObject({ id: z.string(), groups: z.array(z.string()).optional() }).optional(),
   channel: z.string().optional(),
-  source: z.enum(['slack', 'api']).optional(),
+  source: z.enum(POLICY_SOURCES).optional(),
+  /** The run's labels (an alert's), for rules matching `labels`. */
+  labels: z.record(z.string(), z.string()).optional(),
   /** ISO 8601; absent: the time the command runs. */
   now: z.iso.datetime({ offset: true }).optional(),
 });
@@ -201,6 +204,7 @@ function toPolicyCall(call: z.infer<typeof callSchema>): PolicyCall {
         }),
     ...(call.channel === undefined ? {} : { channel: call.channel }),
     source: call.source ?? 'slack',
+    ...(call.labels === undefined ? {} : { labels: call.labels }),
     now: call.now === undefined ? new Date() : new Date(call.now),
   };
 }

@@ -20,6 +20,7 @@ import type { CardUpdates } from './card-updates.js';
 import type { RunLauncher } from './run-launcher.js';
 import type { RunStatusBoard } from './run-status-board.js';
 import type { RunThreads, ThreadRef } from './run-thread.js';
+import type { KeyedWorkQueue } from './work-queue.js';
 
 /** How long a start that joined a run still being started waits for its thread to say so. */
 const THREAD_WAIT_MS = 10_000;
@@ -35,8 +36,6 @@ export class ApiRuns implements RunStarts {
     private readonly deps: {
       runs: StartedRuns;
       adk: Pick<AdkClient, 'listApps'>;
-      /** A function: the launcher streams into the recorder, which asks this class for origins. */
-      launcher: () => RunLauncher;
       threads: RunThreads;
       /** The run threads' statuses, kept by the status board: where an open run stands. */
       runStatus: Pick<RunStatusStore, 'read'>;
@@ -47,9 +46,19 @@ export class ApiRuns implements RunStarts {
       clock: Clock;
       log: Log;
       /** Runs the first stream once the start has been answered (nobody waits for it). */
-      background: (runId: string, task: () => Promise<void>) => void;
+      work: Pick<KeyedWorkQueue, 'enqueue'>;
     },
   ) {}
+
+  private launcher: RunLauncher | undefined;
+
+  /**
+   * The launch path, given once it exists: it streams into the pause recorder, which tells this
+   * class of each pause (the loop the scheduler's `resumeOn` closes the same way).
+   */
+  launchOn(launcher: RunLauncher): void {
+    this.launcher = launcher;
+  }
 
   async start(input: StartRunInput): Promise<{ run: RunRecord; joined: boolean }> {
     const { runs } = this.deps;
@@ -159,7 +168,8 @@ export class ApiRuns implements RunStarts {
   /** Posts the root and hands the first stream to the background. */
   private async open(run: StartedRunRecord, input: StartRunInput): Promise<RunRecord> {
     const { runs, log } = this.deps;
-    const launcher = this.deps.launcher();
+    const launcher = this.launcher;
+    if (launcher === undefined) throw new Error('ApiRuns: launchOn was not called');
     const requester = input.keyId === undefined ? `api:${input.source}` : apiActor(input.keyId);
     const root: RunRoot = {
       userId: requester,
@@ -181,7 +191,7 @@ export class ApiRuns implements RunStarts {
       runs.update(run.id, { threadTs: thread.threadTs, status: 'running' }),
       launcher.begin(thread, root),
     ]);
-    this.deps.background(run.id, async () => {
+    void this.deps.work.enqueue(`started-run:${run.id}`, 'started run', async () => {
       const outcome = await launcher.run(thread, {
         app: input.app,
         userId: requester,

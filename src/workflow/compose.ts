@@ -211,7 +211,6 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
   const apiRuns = new ApiRuns({
     runs: startedRuns,
     adk: deps.adk,
-    launcher: (): RunLauncher => launcher,
     threads,
     runStatus: runThreads,
     board: runStatus,
@@ -220,7 +219,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     policy,
     clock,
     log: log.child('api-runs'),
-    background: (runId, task) => void runs.enqueue(`started-run:${runId}`, 'started run', task),
+    work: runs,
   });
   const recorder = new PauseRecorder({
     store,
@@ -254,6 +253,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     log: log.child('runs'),
     runStatus,
   });
+  apiRuns.launchOn(launcher);
   resumes.resumeOn(
     new ResumeTargets({
       resumers: {

@@ -224,11 +224,7 @@ export const matchSchema = z.strictObject(
     source: source.optional(),
     labels: labels.optional(),
   },
-  {
-    error: expected(
-      'a mapping with app, tool, kind, source and/or labels (use {} to match every tool)',
-    ),
-  },
+  { error: expected('a mapping with app and/or tool patterns (use {} to match every tool)') },
 );
 
 /** Rules only: a schema is about one tool's payload, so `defaults` has none to pass on. */

@@ -57,7 +57,7 @@ export const OUTCOME_EMOJI: Record<Outcome, string> = {
   expired_cancelled: ':hourglass:',
   withdrawn: ':leftwards_arrow_with_hook:',
   cancelled: ':no_entry_sign:',
-  stood_down: ':zzz:',
+  stood_down: ':no_bell:',
 };
 
 /** The word after the tool's name ("`deploy` denied by policy rule `prod`"), lower case. */

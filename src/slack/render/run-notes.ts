@@ -45,7 +45,7 @@ export function renderRunClosedNote(
   }
   const reason = escapeLine(closed.reason, 200);
   return line(
-    `:zzz: Stood down: ${reason}. Pending approvals are closed and nothing will run.`,
+    `:no_bell: Stood down: ${reason}. Pending approvals are closed and nothing will run.`,
     `Stood down: ${reason}`,
   );
 }

@@ -30,6 +30,6 @@ export function runStatusText(status: RunStatus, cardLink?: string): string {
     case 'cancelled':
       return ':no_entry_sign: Cancelled';
     case 'stood_down':
-      return ':zzz: Stood down';
+      return ':no_bell: Stood down';
   }
 }
