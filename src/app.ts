@@ -7,6 +7,7 @@ import { apiRoutes, DEFAULT_ADK_TARGET } from './api/routes.js';
 import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
 import { type ApiKey, loadApiKeysFile } from './approvals/api-keys/api-keys-file.js';
 import { systemClock } from './approvals/clock.js';
+import { type DelegationStore, MemoryDelegationStore } from './approvals/delegations.js';
 import { type GrantStore, MemoryGrantStore } from './approvals/grants.js';
 import { type HomeViewers, MemoryHomeViewers } from './approvals/home-viewers.js';
 import { LocalPauseSignals, type PauseSignals } from './approvals/pause-signals.js';
@@ -24,6 +25,7 @@ import {
   connectRedisCluster,
   redactUrl,
 } from './approvals/store/redis-connection.js';
+import { RedisDelegationStore } from './approvals/store/redis-delegations.js';
 import { RedisGrantStore } from './approvals/store/redis-grants.js';
 import { RedisHomeViewers } from './approvals/store/redis-home-viewers.js';
 import { RedisRunThreadRecords } from './approvals/store/redis-run-threads.js';
@@ -110,7 +112,10 @@ export async function startApp(
   const reloadPolicy = () => void policyWatcher?.reload();
   if (policyWatcher !== undefined) process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals, runThreads, grants, homeViewers } = await openStore(config, log);
+  const { store, signals, runThreads, grants, homeViewers, delegations } = await openStore(
+    config,
+    log,
+  );
   await store.placeMarker({ now: clock() });
   const storeReadiness = new StoreReadiness({ store, clock, log: log.child('store') });
   metrics.countPendingGatesWith(() => store.countPendingByApp());
@@ -178,6 +183,7 @@ export async function startApp(
     runThreads,
     grants,
     homeViewers,
+    delegations,
     adk,
     slack,
     directory,
@@ -197,6 +203,7 @@ export async function startApp(
       // within one lease and one sweep.
       leaseMs: RESUME_LEASE_MS,
       runLeaseMs: config.runLeaseMs,
+      delegationMaxHops: config.delegationMaxHops,
       resumable: config.adk.resumable,
       retryDelaysMs: [1_000, 4_000],
     },
@@ -206,6 +213,7 @@ export async function startApp(
     workflow,
     homes,
     grants: grantDecisions,
+    delegations: composed.delegations,
     slack,
     log: log.child('listeners'),
     metrics,
@@ -249,6 +257,7 @@ export async function startApp(
         withCorrelation(newCorrelationId(), () => sweeps.onDeadRuns(intents)),
     },
     auditRetentionMs: config.auditRetentionMs,
+    onTick: () => composed.delegations.sweep(),
     log: log.child('sweeper'),
   });
   log.info('app started', { port, transport: targets.slack.mode, adk: targets.adkBaseUrl });
@@ -288,6 +297,7 @@ async function openStore(
   runThreads: RunThreadRecords;
   grants: GrantStore;
   homeViewers: HomeViewers;
+  delegations: DelegationStore;
 }> {
   if (config.redis === undefined) {
     log.warn(
@@ -299,6 +309,7 @@ async function openStore(
       runThreads: new MemoryRunThreadRecords(),
       grants: new MemoryGrantStore(),
       homeViewers: new MemoryHomeViewers(),
+      delegations: new MemoryDelegationStore(),
     };
   }
   const redis =
@@ -322,7 +333,8 @@ async function openStore(
   const runThreads = new RedisRunThreadRecords(redis, config.redis.keyPrefix);
   const grants = new RedisGrantStore(redis, config.redis.keyPrefix);
   const homeViewers = new RedisHomeViewers(redis, config.redis.keyPrefix);
-  return { store, signals, runThreads, grants, homeViewers };
+  const delegations = new RedisDelegationStore(redis, config.redis.keyPrefix);
+  return { store, signals, runThreads, grants, homeViewers, delegations };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {
