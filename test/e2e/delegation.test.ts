@@ -10,6 +10,7 @@ import {
   PEOPLE,
   startHarness,
 } from '../support/app-harness.js';
+import { homeOnceItSays as homeOnceItSaysOf, postHomeClick } from '../support/app-home.js';
 
 /**
  * Handing over while away (issue 36) on the real app, the real ADK api_server and real Redis,
@@ -44,15 +45,8 @@ async function startRun(text: string): Promise<{ root: SandboxMessage; card: San
   return { root, card: await harness.card(OPS, root.ts) };
 }
 
-/** The person's Home as last published, once `ready` holds for its JSON text. */
 function homeOnceItSays(user: string, ready: (text: string) => boolean) {
-  return harness.sandbox.waitFor(
-    () => {
-      const home = harness.sandbox.home(user);
-      return home !== undefined && ready(JSON.stringify(home.view)) && home;
-    },
-    { timeoutMs: 15_000 },
-  );
+  return homeOnceItSaysOf(harness, user, ready);
 }
 
 /** `user` opens the hand-over modal from their Home and submits it; the sandbox's result. */
@@ -167,27 +161,10 @@ describe('handing over while away', () => {
     const carolsHome = await homeOnceItSays(carol.id, (text) => text.includes('Handing over'));
     expect(JSON.stringify(carolsHome.view)).not.toContain(grantId);
     // A Revoke she was never shown, signed as Slack signs it.
-    const response = await harness.postInteraction({
-      type: 'block_actions',
-      user: { id: carol.id, username: 'carol', team_id: 'T0SANDBOX01' },
-      api_app_id: 'A0SANDBOX01',
-      token: 'unused',
-      container: { type: 'view', view_id: 'V0FORGED001' },
-      trigger_id: '1.2.forged',
-      team: { id: 'T0SANDBOX01', domain: 'sandbox' },
-      view: { id: 'V0FORGED001', type: 'home', blocks: [], state: { values: {} } },
-      state: { values: {} },
-      actions: [
-        {
-          type: 'button',
-          block_id: 'forged',
-          action_ts: '1.000001',
-          action_id: ACTION_IDS.homeRevokeGrant,
-          value: grantId,
-        },
-      ],
+    const response = await postHomeClick(harness, carol.id, {
+      action_id: ACTION_IDS.homeRevokeGrant,
+      value: grantId,
     });
-    await response.body?.cancel();
     expect(response.status).toBe(200);
     await homeOnceItSays(carol.id, (text) => text.includes('Only the person who gave this grant'));
     const { pause } = await harness.pauseOf(card);
