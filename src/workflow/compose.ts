@@ -368,6 +368,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
       clock,
       log: log.child('reminders'),
       cards,
+      ...handOvers,
     }),
     runRecovery: new RunRecovery({
       adk: deps.adk,
