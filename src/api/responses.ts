@@ -133,6 +133,7 @@ function gateBody(
       slackUserId: vote.voter,
       choice: vote.choice,
       at: vote.at,
+      ...(vote.onBehalfOf === undefined ? {} : { onBehalfOf: vote.onBehalfOf }),
     })),
     ...(gate.decision === undefined
       ? {}

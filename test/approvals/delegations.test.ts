@@ -3,7 +3,6 @@ import {
   actingFor,
   type Delegation,
   delegationProblem,
-  MemoryDelegationStore,
   standInFor,
   standIns,
 } from '../../src/approvals/delegations.js';
@@ -90,22 +89,5 @@ describe('a hand-over is refused with a reason on the field it is about', () => 
 
   it("Bob's own earlier hand-over is replaced, not counted as a loop", () => {
     expect(delegationProblem(form('CAROL'), [handOver('BOB', 'DAVE')], NOW)).toBeUndefined();
-  });
-});
-
-describe('MemoryDelegationStore', () => {
-  it('keeps one hand-over per delegator, leaves ended ones out, and audits set and ended', async () => {
-    const store = new MemoryDelegationStore();
-    await store.set(handOver('BOB', 'CAROL', NOW, NOW + HOUR));
-    await store.set(handOver('BOB', 'DAVE', NOW, NOW + HOUR));
-    expect((await store.list(NOW)).map((d) => d.delegate)).toEqual(['DAVE']);
-    expect(await store.list(NOW + HOUR)).toEqual([]);
-    expect((await store.end('BOB', NOW + 1))?.delegate).toBe('DAVE');
-    expect(await store.get('BOB', NOW + 1)).toBeUndefined();
-    expect((await store.history()).map((e) => [e.event, e.delegate])).toEqual([
-      ['delegation_set', 'CAROL'],
-      ['delegation_set', 'DAVE'],
-      ['delegation_ended', 'DAVE'],
-    ]);
   });
 });
