@@ -24,6 +24,8 @@ export const DELEGATION_BLOCK_IDS = {
 } as const satisfies Record<DelegationField, string>;
 
 const ACTION = 'value';
+/** A person's Slack id, as a `users_select` gives it (`U…`, or `W…` on Enterprise Grid). */
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 /** Hand-overs to the person named one by one; more are counted. */
 const INCOMING_SHOWN = 5;
 
@@ -128,12 +130,17 @@ export function parseDelegationSubmission(submitted: unknown): DelegationForm {
   const startsAt = values[DELEGATION_BLOCK_IDS.startsAt]?.[ACTION]?.selected_date_time;
   const endsAt = values[DELEGATION_BLOCK_IDS.endsAt]?.[ACTION]?.selected_date_time;
   const errors: Record<string, string> = {};
-  if (typeof delegate !== 'string' || delegate === '') {
+  if (typeof delegate !== 'string' || !SLACK_USER_ID.test(delegate)) {
     errors[DELEGATION_BLOCK_IDS.delegate] = 'Pick who decides for you.';
   }
   if (typeof startsAt !== 'number') errors[DELEGATION_BLOCK_IDS.startsAt] = 'Pick a start.';
   if (typeof endsAt !== 'number') errors[DELEGATION_BLOCK_IDS.endsAt] = 'Pick an end.';
-  if (typeof delegate !== 'string' || typeof startsAt !== 'number' || typeof endsAt !== 'number') {
+  if (
+    typeof delegate !== 'string' ||
+    typeof startsAt !== 'number' ||
+    typeof endsAt !== 'number' ||
+    Object.keys(errors).length > 0
+  ) {
     return { ok: false, errors };
   }
   return { ok: true, delegate, startsAt: startsAt * 1000, endsAt: endsAt * 1000 };

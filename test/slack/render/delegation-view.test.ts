@@ -56,6 +56,13 @@ describe('the App Home’s hand-over while away', () => {
       startsAt: 100_000,
       endsAt: 200_000,
     });
+    const notAPerson = parseDelegationSubmission({
+      ...values,
+      [DELEGATION_BLOCK_IDS.delegate]: {
+        value: { type: 'users_select', selected_user: '<!here>' },
+      },
+    });
+    expect(notAPerson.ok).toBe(false);
     const missing = parseDelegationSubmission({ ...values, [DELEGATION_BLOCK_IDS.delegate]: {} });
     expect(missing).toEqual({
       ok: false,
