@@ -20,6 +20,7 @@ import {
 import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
 import { initiatorOf } from '../approvals/store/audit-chain.js';
 import type { ConfirmationStore } from '../approvals/store.js';
+import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 
 /** An approval the re-check refused: whose, why (no names, no arguments), which gates. */
@@ -188,7 +189,7 @@ export class ApprovalChecks {
       return await delegations.list(this.deps.clock());
     } catch (error) {
       this.deps.log.warn('could not read hand-overs; deciding without them', {
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
       return [];
     }
