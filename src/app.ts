@@ -9,6 +9,7 @@ import { type AlertTracks, MemoryAlertTracks } from './approvals/alert-tracks.js
 import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
 import { type ApiKey, loadApiKeysFile } from './approvals/api-keys/api-keys-file.js';
 import { systemClock } from './approvals/clock.js';
+import { type DelegationStore, MemoryDelegationStore } from './approvals/delegations.js';
 import { type GrantStore, MemoryGrantStore } from './approvals/grants.js';
 import { type HomeViewers, MemoryHomeViewers } from './approvals/home-viewers.js';
 import { LocalPauseSignals, type PauseSignals } from './approvals/pause-signals.js';
@@ -30,6 +31,7 @@ import {
   connectRedisCluster,
   redactUrl,
 } from './approvals/store/redis-connection.js';
+import { RedisDelegationStore } from './approvals/store/redis-delegations.js';
 import { RedisGrantStore } from './approvals/store/redis-grants.js';
 import { RedisHomeViewers } from './approvals/store/redis-home-viewers.js';
 import { RedisRunThreadRecords } from './approvals/store/redis-run-threads.js';
@@ -136,7 +138,7 @@ export async function startApp(
   };
   process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals, runThreads, grants, homeViewers, startedRuns, alertTracks } =
+  const { store, signals, runThreads, grants, homeViewers, startedRuns, alertTracks, delegations } =
     await openStore(config, log);
   await store.placeMarker({ now: clock() });
   const storeReadiness = new StoreReadiness({ store, clock, log: log.child('store') });
@@ -226,6 +228,7 @@ export async function startApp(
     grants,
     homeViewers,
     startedRuns,
+    delegations,
     adk,
     slack,
     directory,
@@ -245,6 +248,7 @@ export async function startApp(
       // within one lease and one sweep.
       leaseMs: RESUME_LEASE_MS,
       runLeaseMs: config.runLeaseMs,
+      delegationMaxHops: config.delegationMaxHops,
       resumable: config.adk.resumable,
       retryDelaysMs: [1_000, 4_000],
     },
@@ -270,6 +274,7 @@ export async function startApp(
     workflow,
     homes,
     grants: grantDecisions,
+    delegations: composed.delegations,
     slack,
     log: log.child('listeners'),
     metrics,
@@ -313,6 +318,7 @@ export async function startApp(
         withCorrelation(newCorrelationId(), () => sweeps.onDeadRuns(intents)),
     },
     auditRetentionMs: config.auditRetentionMs,
+    onTick: () => composed.delegations.sweep(),
     log: log.child('sweeper'),
   });
   // Stand-downs due while no replica ran are found by the first sweep.
@@ -359,6 +365,7 @@ async function openStore(
   homeViewers: HomeViewers;
   alertTracks: AlertTracks;
   startedRuns: StartedRuns;
+  delegations: DelegationStore;
 }> {
   if (config.redis === undefined) {
     log.warn(
@@ -372,6 +379,7 @@ async function openStore(
       homeViewers: new MemoryHomeViewers(),
       alertTracks: new MemoryAlertTracks(),
       startedRuns: new MemoryStartedRuns(),
+      delegations: new MemoryDelegationStore(),
     };
   }
   const redis =
@@ -397,7 +405,8 @@ async function openStore(
   const homeViewers = new RedisHomeViewers(redis, config.redis.keyPrefix);
   const alertTracks = new RedisAlertTracks(redis, config.redis.keyPrefix);
   const startedRuns = new RedisStartedRuns(redis, config.redis.keyPrefix);
-  return { store, signals, runThreads, grants, homeViewers, alertTracks, startedRuns };
+  const delegations = new RedisDelegationStore(redis, config.redis.keyPrefix);
+  return { store, signals, runThreads, grants, homeViewers, alertTracks, startedRuns, delegations };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {

@@ -187,6 +187,7 @@ const environmentSchema = z
     ADK_TARGETS: optionalString.pipe(adkTargets.optional()),
     SWEEP_INTERVAL_MS: wholeNumber('milliseconds', 1_000, { min: 50, max: 3_600_000 }),
     RUN_LEASE_MS: wholeNumber('milliseconds', 10_000, { min: 300, max: 600_000 }),
+    DELEGATION_MAX_HOPS: wholeNumber('a number of hops', 1, { min: 1, max: 5 }),
     AUDIT_RETENTION: optionalString.pipe(
       z
         .string()
@@ -307,6 +308,8 @@ export interface Config {
   sweepIntervalMs: number;
   /** The lease of an `/agent` run's intent: a run whose replica died is told after it lapses. */
   runLeaseMs: number;
+  /** How far a hand-over reaches: 1 (the default) is one hop, Bob's approvals to Carol. */
+  delegationMaxHops: number;
   /** How long the store-wide audit keeps an entry (AUDIT_RETENTION, default 400 days). */
   auditRetentionMs: number;
   logLevel: LogLevel;
@@ -398,6 +401,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     adkTargets: e.ADK_TARGETS ?? {},
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     runLeaseMs: e.RUN_LEASE_MS,
+    delegationMaxHops: e.DELEGATION_MAX_HOPS,
     auditRetentionMs: e.AUDIT_RETENTION * 86_400_000,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

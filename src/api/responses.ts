@@ -143,6 +143,7 @@ function gateBody(
       slackUserId: vote.voter,
       choice: vote.choice,
       at: vote.at,
+      ...(vote.onBehalfOf === undefined ? {} : { onBehalfOf: vote.onBehalfOf }),
     })),
     ...(gate.decision === undefined
       ? {}

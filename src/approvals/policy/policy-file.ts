@@ -328,6 +328,8 @@ function resolveEntry(
   if (confirm) policy.confirm = true;
   const batch = own.batch ?? inherited.batch;
   if (batch === false) policy.batch = false;
+  const delegation = own.delegation ?? inherited.delegation;
+  if (delegation === false) policy.delegation = false;
   const undoWindow = own.undoWindow ?? inherited.undoWindow;
   if (undoWindow !== undefined) policy.undoWindowMs = undoWindow;
   const remindAfter = own.remindAfter ?? inherited.remindAfter;
