@@ -63,7 +63,12 @@ beforeAll(async () => {
   // What the docs install with npm in a folder of the reader's (@google/adk, tsx…) is found
   // there through the home's node_modules: this checkout's.
   await symlink(join(REPO_ROOT, 'node_modules'), join(home, 'node_modules'));
-  ports = { app: await freePort(), sandbox: await freePort(), adk: await freePort() };
+  ports = {
+    app: await freePort(),
+    sandbox: await freePort(),
+    adk: await freePort(),
+    alertmanager: await freePort(),
+  };
   gemini = await startFakeGemini(MODEL_TURNS);
   env = {
     PATH: [PYTHON_ADK ? `${PYTHON_ADK}/bin` : undefined, process.env.PATH]

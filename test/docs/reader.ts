@@ -9,9 +9,9 @@ import { REPO_ROOT } from './doc-blocks.js';
 /**
  * A reader of the docs, on this machine: a terminal at the repository's root, a home folder of
  * its own, and the Slack sandbox in a browser. What differs from a reader's machine, and why:
- * - ports: the docs' 3000 (the app), 3001 (the sandbox) and 8000 (an adk api_server) are mapped
- *   to free ones, in the blocks' text and through `PORT` and `SANDBOX_PORT`, so that the test
- *   runs beside a developer's own `npm start`;
+ * - ports: the docs' 3000 (the app), 3001 (the sandbox), 8000 (an adk api_server) and 9093
+ *   (Alertmanager) are mapped to free ones, in the blocks' text and through `PORT` and
+ *   `SANDBOX_PORT`, so that the test runs beside a developer's own `npm start`;
  * - Gemini: `GEMINI_API_KEY` is a stand-in's and `GOOGLE_GEMINI_BASE_URL` points at
  *   test/support/fake-gemini.ts (no network here);
  * - installs: what the docs install with npm or pip is already there (`node_modules` of this
@@ -22,6 +22,7 @@ export interface Ports {
   app: number;
   sandbox: number;
   adk: number;
+  alertmanager: number;
 }
 
 export function mapPorts(text: string, ports: Ports): string {
@@ -29,10 +30,11 @@ export function mapPorts(text: string, ports: Ports): string {
     '3000': ports.app,
     '3001': ports.sandbox,
     '8000': ports.adk,
+    '9093': ports.alertmanager,
   };
   return text
     .replace(
-      /\b(127\.0\.0\.1|localhost):(3000|3001|8000)\b/g,
+      /\b(127\.0\.0\.1|localhost):(3000|3001|8000|9093)\b/g,
       (_, host, port) => `${host}:${to[port]}`,
     )
     .replace(/--port (3000|3001|8000)\b/g, (_, port) => `--port ${to[port]}`);
