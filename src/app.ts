@@ -3,10 +3,13 @@ import { hostname } from 'node:os';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { AdkClient } from './adk/client.js';
 import { checkAdkAtStart } from './adk/start-check.js';
+import { alertRoutes } from './api/alert-routes.js';
 import { apiRoutes, DEFAULT_ADK_TARGET } from './api/routes.js';
+import { type AlertTracks, MemoryAlertTracks } from './approvals/alert-tracks.js';
 import { webhookAllowed } from './approvals/api-keys/api-key-scope.js';
 import { type ApiKey, loadApiKeysFile } from './approvals/api-keys/api-keys-file.js';
 import { systemClock } from './approvals/clock.js';
+import { type DelegationStore, MemoryDelegationStore } from './approvals/delegations.js';
 import { type GrantStore, MemoryGrantStore } from './approvals/grants.js';
 import { type HomeViewers, MemoryHomeViewers } from './approvals/home-viewers.js';
 import { LocalPauseSignals, type PauseSignals } from './approvals/pause-signals.js';
@@ -18,13 +21,17 @@ import {
   SlackApproverDirectory,
 } from './approvals/policy.js';
 import { MemoryRunThreadRecords, type RunThreadRecords } from './approvals/run-threads.js';
+import { loadRunbooksFile, noRunbooks, type Runbooks } from './approvals/runbooks/runbooks-file.js';
+import { RunbooksWatcher } from './approvals/runbooks/runbooks-watcher.js';
 import { MemoryStartedRuns, type StartedRuns } from './approvals/started-runs.js';
 import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
+import { RedisAlertTracks } from './approvals/store/redis-alert-tracks.js';
 import {
   connectRedis,
   connectRedisCluster,
   redactUrl,
 } from './approvals/store/redis-connection.js';
+import { RedisDelegationStore } from './approvals/store/redis-delegations.js';
 import { RedisGrantStore } from './approvals/store/redis-grants.js';
 import { RedisHomeViewers } from './approvals/store/redis-home-viewers.js';
 import { RedisRunThreadRecords } from './approvals/store/redis-run-threads.js';
@@ -45,6 +52,8 @@ import { SlackPersonNames } from './slack/transport/person-names.js';
 import { WebApiSlackPort } from './slack/transport/web-api-port.js';
 import { noTracing } from './tracing/approval-tracing.js';
 import { openTracing } from './tracing/otel-tracing.js';
+import { AlertIntake } from './workflow/alert-intake.js';
+import { AlertStandDowns } from './workflow/alert-stand-downs.js';
 import type { RunStarts } from './workflow/api-runs.js';
 import { type ComposedWorkflow, composeWorkflow, type ExternalDeps } from './workflow/compose.js';
 import type { WebhookDeliveryOptions } from './workflow/webhook-deliveries.js';
@@ -112,13 +121,25 @@ export async function startApp(
       ? undefined
       : new PolicyWatcher({ path: config.policyFile, initial: policy, log: log.child('policy') });
   policyWatcher?.start();
-  const reloadPolicy = () => void policyWatcher?.reload();
-  if (policyWatcher !== undefined) process.on('SIGHUP', reloadPolicy);
+  // The runbooks next, for the same reason.
+  const runbooks = await loadRunbooks(config, log);
+  const runbooksWatcher =
+    config.runbooksFile === undefined
+      ? undefined
+      : new RunbooksWatcher({
+          path: config.runbooksFile,
+          initial: runbooks,
+          log: log.child('runbooks'),
+        });
+  runbooksWatcher?.start();
+  const reloadPolicy = () => {
+    void policyWatcher?.reload();
+    void runbooksWatcher?.reload();
+  };
+  process.on('SIGHUP', reloadPolicy);
   const apiKeys = await loadApiKeys(config, log);
-  const { store, signals, runThreads, grants, homeViewers, startedRuns } = await openStore(
-    config,
-    log,
-  );
+  const { store, signals, runThreads, grants, homeViewers, startedRuns, alertTracks, delegations } =
+    await openStore(config, log);
   await store.placeMarker({ now: clock() });
   const storeReadiness = new StoreReadiness({ store, clock, log: log.child('store') });
   metrics.countPendingGatesWith(() => store.countPendingByApp());
@@ -136,6 +157,7 @@ export async function startApp(
   // The API's routes are given to Bolt, which the workflow's Slack port is built from: they reach
   // the workflow's entry points once it is composed, below.
   let composed: ComposedWorkflow | undefined;
+  let alerts: { intake: AlertIntake; standDowns: AlertStandDowns } | undefined;
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const slackApp = createSlackApp({
     transport: targets.slack,
@@ -144,34 +166,49 @@ export async function startApp(
     readiness: { store: storeReadiness.check, adk: () => adk.listApps().then(() => {}) },
     warnings: (): Record<string, string> => {
       const broken = policyWatcher?.brokenFile();
+      const brokenRunbooks = runbooksWatcher?.brokenFile();
       const lost = storeReadiness.warning();
       return {
         ...(broken === undefined ? {} : { policy: broken }),
+        ...(brokenRunbooks === undefined ? {} : { runbooks: brokenRunbooks }),
         ...(lost === undefined ? {} : { store: lost }),
       };
     },
-    routes: apiRoutes(
-      apiKeys === undefined
-        ? undefined
-        : {
+    routes: [
+      ...apiRoutes(
+        apiKeys === undefined
+          ? undefined
+          : {
+              keys: apiKeys,
+              pauses: () => {
+                const pauses = composed?.external;
+                if (pauses === undefined) throw new Error('the workflow is not started yet');
+                return pauses;
+              },
+              store: () => store,
+              grants: () => {
+                if (composed === undefined) throw new Error('the workflow is not started yet');
+                return composed.grants;
+              },
+              runs: () => {
+                if (composed === undefined) throw new Error('the workflow is not started yet');
+                return composed.runs;
+              },
+              log: log.child('api'),
+            },
+      ),
+      ...(apiKeys === undefined
+        ? []
+        : alertRoutes({
             keys: apiKeys,
-            pauses: () => {
-              const pauses = composed?.external;
-              if (pauses === undefined) throw new Error('the workflow is not started yet');
-              return pauses;
+            intake: () => {
+              if (alerts === undefined) throw new Error('the workflow is not started yet');
+              return alerts.intake;
             },
-            store: () => store,
-            grants: () => {
-              if (composed === undefined) throw new Error('the workflow is not started yet');
-              return composed.grants;
-            },
-            runs: () => {
-              if (composed === undefined) throw new Error('the workflow is not started yet');
-              return composed.runs;
-            },
-            log: log.child('api'),
-          },
-    ),
+            clock,
+            log: log.child('alerts'),
+          })),
+    ],
     metrics: () => metrics.exposition(),
     ...(targets.botTokenRecheckMs === undefined
       ? {}
@@ -191,6 +228,7 @@ export async function startApp(
     grants,
     homeViewers,
     startedRuns,
+    delegations,
     adk,
     slack,
     directory,
@@ -210,15 +248,33 @@ export async function startApp(
       // within one lease and one sweep.
       leaseMs: RESUME_LEASE_MS,
       runLeaseMs: config.runLeaseMs,
+      delegationMaxHops: config.delegationMaxHops,
       resumable: config.adk.resumable,
       retryDelaysMs: [1_000, 4_000],
     },
   });
   const { workflow, homes, grants: grantDecisions, sweeps } = composed;
+  alerts = {
+    intake: new AlertIntake({
+      runbooks: () => runbooksWatcher?.current() ?? runbooks,
+      runs: composed.runs,
+      tracks: alertTracks,
+      clock,
+      log: log.child('alerts'),
+    }),
+    standDowns: new AlertStandDowns({
+      tracks: alertTracks,
+      runs: composed.runs,
+      clock,
+      log: log.child('alerts'),
+      intervalMs: config.sweepIntervalMs,
+    }),
+  };
   registerListeners(slackApp.app, {
     workflow,
     homes,
     grants: grantDecisions,
+    delegations: composed.delegations,
     slack,
     log: log.child('listeners'),
     metrics,
@@ -262,8 +318,11 @@ export async function startApp(
         withCorrelation(newCorrelationId(), () => sweeps.onDeadRuns(intents)),
     },
     auditRetentionMs: config.auditRetentionMs,
+    onTick: () => composed.delegations.sweep(),
     log: log.child('sweeper'),
   });
+  // Stand-downs due while no replica ran are found by the first sweep.
+  alerts.standDowns.start();
   log.info('app started', { port, transport: targets.slack.mode, adk: targets.adkBaseUrl });
 
   return {
@@ -272,9 +331,11 @@ export async function startApp(
     async stop() {
       log.info('stopping: no new work; finishing what is in flight');
       policyWatcher?.stop();
+      runbooksWatcher?.stop();
       process.off('SIGHUP', reloadPolicy);
       await slackApp.stop();
       await sweeper.stop();
+      await alerts?.standDowns.stop();
       const drained = await workflow.drain(DRAIN_TIMEOUT_MS);
       if (!drained) {
         log.warn(
@@ -302,7 +363,9 @@ async function openStore(
   runThreads: RunThreadRecords;
   grants: GrantStore;
   homeViewers: HomeViewers;
+  alertTracks: AlertTracks;
   startedRuns: StartedRuns;
+  delegations: DelegationStore;
 }> {
   if (config.redis === undefined) {
     log.warn(
@@ -314,7 +377,9 @@ async function openStore(
       runThreads: new MemoryRunThreadRecords(),
       grants: new MemoryGrantStore(),
       homeViewers: new MemoryHomeViewers(),
+      alertTracks: new MemoryAlertTracks(),
       startedRuns: new MemoryStartedRuns(),
+      delegations: new MemoryDelegationStore(),
     };
   }
   const redis =
@@ -338,8 +403,10 @@ async function openStore(
   const runThreads = new RedisRunThreadRecords(redis, config.redis.keyPrefix);
   const grants = new RedisGrantStore(redis, config.redis.keyPrefix);
   const homeViewers = new RedisHomeViewers(redis, config.redis.keyPrefix);
+  const alertTracks = new RedisAlertTracks(redis, config.redis.keyPrefix);
   const startedRuns = new RedisStartedRuns(redis, config.redis.keyPrefix);
-  return { store, signals, runThreads, grants, homeViewers, startedRuns };
+  const delegations = new RedisDelegationStore(redis, config.redis.keyPrefix);
+  return { store, signals, runThreads, grants, homeViewers, alertTracks, startedRuns, delegations };
 }
 
 async function loadApiKeys(config: Config, log: LineLogger): Promise<ApiKey[] | undefined> {
@@ -387,6 +454,17 @@ function externalDeps(
     },
     ...(targets.webhook === undefined ? {} : { webhook: targets.webhook }),
   };
+}
+
+async function loadRunbooks(config: Config, log: LineLogger): Promise<Runbooks> {
+  if (config.runbooksFile === undefined) return noRunbooks();
+  const runbooks = await loadRunbooksFile(config.runbooksFile);
+  log.info('runbooks loaded', {
+    source: runbooks.source,
+    runbooks: runbooks.runbooks.length,
+    version: runbooks.version.slice(0, 12),
+  });
+  return runbooks;
 }
 
 async function loadPolicy(config: Config, log: LineLogger): Promise<Policy> {

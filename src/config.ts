@@ -183,9 +183,11 @@ const environmentSchema = z
     ADK_TIMEOUT_MS: wholeNumber('milliseconds', 300_000, { min: 1, max: 86_400_000 }),
     POLICY_FILE: optionalString,
     API_KEYS_FILE: optionalString,
+    RUNBOOKS_FILE: optionalString,
     ADK_TARGETS: optionalString.pipe(adkTargets.optional()),
     SWEEP_INTERVAL_MS: wholeNumber('milliseconds', 1_000, { min: 50, max: 3_600_000 }),
     RUN_LEASE_MS: wholeNumber('milliseconds', 10_000, { min: 300, max: 600_000 }),
+    DELEGATION_MAX_HOPS: wholeNumber('a number of hops', 1, { min: 1, max: 5 }),
     AUDIT_RETENTION: optionalString.pipe(
       z
         .string()
@@ -299,11 +301,15 @@ export interface Config {
   policyFile: string | undefined;
   /** Absent: the approvals API is off (its paths answer 404). */
   apiKeysFile: string | undefined;
+  /** Which alerts start which runs (docs/runbooks.md); absent: alerts match nothing. */
+  runbooksFile: string | undefined;
   /** ADK servers API pauses may resume on, by name, beside `default` (ADK_BASE_URL). */
   adkTargets: Record<string, string>;
   sweepIntervalMs: number;
   /** The lease of an `/agent` run's intent: a run whose replica died is told after it lapses. */
   runLeaseMs: number;
+  /** How far a hand-over reaches: 1 (the default) is one hop, Bob's approvals to Carol. */
+  delegationMaxHops: number;
   /** How long the store-wide audit keeps an entry (AUDIT_RETENTION, default 400 days). */
   auditRetentionMs: number;
   logLevel: LogLevel;
@@ -391,9 +397,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     policyFile: e.POLICY_FILE,
     apiKeysFile: e.API_KEYS_FILE,
+    runbooksFile: e.RUNBOOKS_FILE,
     adkTargets: e.ADK_TARGETS ?? {},
     sweepIntervalMs: e.SWEEP_INTERVAL_MS,
     runLeaseMs: e.RUN_LEASE_MS,
+    delegationMaxHops: e.DELEGATION_MAX_HOPS,
     auditRetentionMs: e.AUDIT_RETENTION * 86_400_000,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { alertRoutes } from '../src/api/alert-routes.js';
 import { apiRoutes } from '../src/api/routes.js';
 import { createLog } from '../src/log.js';
 
@@ -16,22 +17,33 @@ const document = openapi.parse(
 
 describe('docs/openapi.yaml', () => {
   it('lists every path and method the app routes, and nothing else', () => {
-    const routes = apiRoutes({
+    const alerts = alertRoutes({
       keys: [],
-      pauses: () => {
+      intake: () => {
         throw new Error('not called');
       },
-      store: () => {
-        throw new Error('not called');
-      },
-      grants: () => {
-        throw new Error('not called');
-      },
-      runs: () => {
-        throw new Error('not called');
-      },
+      clock: () => 0,
       log: createLog('error'),
-    }).flatMap((route) =>
+    });
+    const routes = [
+      ...apiRoutes({
+        keys: [],
+        pauses: () => {
+          throw new Error('not called');
+        },
+        store: () => {
+          throw new Error('not called');
+        },
+        grants: () => {
+          throw new Error('not called');
+        },
+        runs: () => {
+          throw new Error('not called');
+        },
+        log: createLog('error'),
+      }),
+      ...alerts,
+    ].flatMap((route) =>
       [route.method].flat().map((method) => `${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`),
     );
     const documented = Object.entries(document.paths).flatMap(([path, item]) =>

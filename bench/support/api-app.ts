@@ -30,6 +30,8 @@ export interface ApiApp {
   base: string;
   keyPrefix: string;
   signingSecret: string;
+  /** The API key (`bench`, with `runs: true`): its bearer token. */
+  apiKey: string;
   /** Posts one pause of one gate to `channel`; resolves with the HTTP status and its call id. */
   createPause(channel: string): Promise<{ status: number; id?: string; callId: string }>;
   stop(): Promise<void>;
@@ -38,7 +40,12 @@ export interface ApiApp {
 const createdSchema = z.object({ id: z.string() });
 
 export async function startApiApp(
-  options: { sandbox?: Partial<SandboxOptions>; keyPrefix?: string } = {},
+  options: {
+    sandbox?: Partial<SandboxOptions>;
+    keyPrefix?: string;
+    /** `RUNBOOKS_FILE`, as YAML: alerts start runs. */
+    runbooks?: string;
+  } = {},
 ): Promise<ApiApp> {
   const cleanups: Array<() => Promise<unknown>> = [];
   const stop = async () => {
@@ -56,8 +63,10 @@ export async function startApiApp(
     const keysFile = join(dir, 'api-keys.yml');
     await writeFile(
       keysFile,
-      `keys:\n  - name: bench\n    sha256: ${createHash('sha256').update(apiKey).digest('hex')}\n    apps: [${FAKE_APP}]\n    signingSecret: ${randomBytes(24).toString('hex')}\n`,
+      `keys:\n  - name: bench\n    sha256: ${createHash('sha256').update(apiKey).digest('hex')}\n    apps: [${FAKE_APP}]\n    signingSecret: ${randomBytes(24).toString('hex')}\n    runs: true\n`,
     );
+    const runbooksFile = join(dir, 'runbooks.yml');
+    if (options.runbooks !== undefined) await writeFile(runbooksFile, options.runbooks);
     const redis = await connectRedis(REDIS_URL);
     cleanups.push(() => redis.quit());
     const keyPrefix = options.keyPrefix ?? randomPrefix();
@@ -75,11 +84,14 @@ export async function startApiApp(
       REDIS_KEY_PREFIX: keyPrefix,
       POLICY_FILE: policyFile,
       API_KEYS_FILE: keysFile,
+      ...(options.runbooks === undefined ? {} : { RUNBOOKS_FILE: runbooksFile }),
       PORT: '0',
       LOG_LEVEL: 'error',
     });
     cleanups.push(() => app.stop());
     const base = `http://127.0.0.1:${app.port}`;
+    // Slash commands and clicks in the sandbox reach this app.
+    sandbox.setAppEventsUrl(`${base}/slack/events`);
     let sessions = 0;
     const createPause = async (channel: string) => {
       sessions += 1;
@@ -104,7 +116,7 @@ export async function startApiApp(
         ...(created.success ? { id: created.data.id } : {}),
       };
     };
-    return { sandbox, adk, redis, app, base, keyPrefix, signingSecret, createPause, stop };
+    return { sandbox, adk, redis, app, base, keyPrefix, signingSecret, apiKey, createPause, stop };
   } catch (error) {
     await stop();
     throw error;

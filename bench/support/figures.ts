@@ -3,6 +3,7 @@
 export interface Spread {
   count: number;
   p50: number;
+  p95: number;
   p99: number;
   max: number;
 }
@@ -11,7 +12,13 @@ export interface Spread {
 export function spread(samples: readonly number[]): Spread {
   const sorted = [...samples].sort((a, b) => a - b);
   const rank = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-  return { count: sorted.length, p50: rank(50), p99: rank(99), max: sorted.at(-1) ?? NaN };
+  return {
+    count: sorted.length,
+    p50: rank(50),
+    p95: rank(95),
+    p99: rank(99),
+    max: sorted.at(-1) ?? NaN,
+  };
 }
 
 export function ms(value: number): string {

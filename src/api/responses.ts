@@ -15,6 +15,8 @@ export type ApiAnswer =
   | { kind: 'invalid'; problems: string[] }
   | { kind: 'not_json' }
   | { kind: 'unauthenticated' }
+  /** A signed request whose signature is missing, wrong or stale: `why` says which. */
+  | { kind: 'bad_signature'; why: string }
   | { kind: 'forbidden'; why: string }
   | { kind: 'not_found' }
   | { kind: 'api_off' }
@@ -32,6 +34,7 @@ const STATUS: Record<ApiAnswer['kind'], number> = {
   invalid: 422,
   not_json: 400,
   unauthenticated: 401,
+  bad_signature: 401,
   forbidden: 403,
   not_found: 404,
   api_off: 404,
@@ -69,6 +72,8 @@ function bodyOf(answer: ApiAnswer): object {
         error: 'unauthenticated',
         problems: ['Authorization: expected "Bearer <API key>" with a configured key'],
       };
+    case 'bad_signature':
+      return { error: 'unauthenticated', problems: [answer.why] };
     case 'forbidden':
       return { error: 'forbidden', problems: [answer.why] };
     case 'not_found':
@@ -138,6 +143,7 @@ function gateBody(
       slackUserId: vote.voter,
       choice: vote.choice,
       at: vote.at,
+      ...(vote.onBehalfOf === undefined ? {} : { onBehalfOf: vote.onBehalfOf }),
     })),
     ...(gate.decision === undefined
       ? {}

@@ -24,6 +24,11 @@ export type Refusal =
   | { kind: 'too_late' }
   /** The rule in force does not offer that grant scope (any more) for this call. */
   | { kind: 'grant_not_offered' }
+  /**
+   * The clicker decides this for someone who handed over to them: a grant covers later calls in
+   * a person's own name, so it is the delegator's to give (or anyone's with their own standing).
+   */
+  | { kind: 'grant_on_behalf'; onBehalfOf: string }
   /** The grant expired or was revoked already. */
   | { kind: 'grant_gone' }
   /** Only a grant's granter, its requester or a policy admin may revoke it. */

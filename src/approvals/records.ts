@@ -41,6 +41,11 @@ export const gatePolicySchema = z.object({
   reasonRequired: z.boolean(),
   /** `false`: the gate is never decided in a batch from the App Home. Absent: it may be. */
   batch: z.boolean().optional(),
+  /**
+   * `false`: nobody decides the gate for an approver who handed over while away (the approver's
+   * own standing only). Absent: a hand-over applies.
+   */
+  delegation: z.boolean().optional(),
   /** The resume waits this long after an approval, during which its decider may undo it. */
   undoWindowMs: z.number().int().positive().optional(),
   /** Scoped grants the card offers beside Approve (grants.ts). Absent: none. */
@@ -103,6 +108,8 @@ export const voteSchema = z.object({
   payload: jsonValueSchema.optional(),
   /** Why the voter rejected. */
   reason: z.string().optional(),
+  /** The approver the voter decided for, under a hand-over while away. */
+  onBehalfOf: z.string().optional(),
 });
 export type Vote = z.infer<typeof voteSchema>;
 
@@ -117,6 +124,8 @@ export const gateDecisionSchema = z.object({
   at: z.number(),
   payload: jsonValueSchema.optional(),
   reason: z.string().optional(),
+  /** The approver the decider decided for, under a hand-over while away (see `Vote`). */
+  onBehalfOf: z.string().optional(),
 });
 export type GateDecision = z.infer<typeof gateDecisionSchema>;
 

@@ -275,6 +275,8 @@ export interface VoteInput {
   voter: string;
   /** The voter's display name, kept in the decision for the audit. */
   voterName?: string;
+  /** The approver the voter decides for, under a hand-over while away (kept in the vote, its decision and the audit). */
+  onBehalfOf?: string;
   choice: 'approve' | 'reject';
   payload?: JsonValue;
   reason?: string;

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, withEnvFile } from '../config.js';
 import { AuditStoreError, runAuditCli } from './audit-cli.js';
 import { npmBannerAbove } from './npm-banner.js';
 import { type CliOutput, runPolicyCli } from './policy-cli.js';
+import { runRunbooksCli } from './runbooks-cli.js';
 
 /**
  * The command-line tools on this process's streams: stdout carries their output and nothing
@@ -17,6 +18,11 @@ const processOutput: CliOutput = {
 /** `policy check|explain|test …`; resolves with the exit code. */
 export function runPolicyCommand(argv: readonly string[]): Promise<number> {
   return runPolicyCli(argv, processOutput);
+}
+
+/** `runbooks check <file>`; resolves with the exit code. */
+export function runRunbooksCommand(argv: readonly string[]): Promise<number> {
+  return runRunbooksCli(argv, processOutput);
 }
 
 /**

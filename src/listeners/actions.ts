@@ -134,6 +134,13 @@ export function registerApprovalActions(app: App, deps: ListenerDeps): void {
       await answer(context, await workflow.grant(request, context.reply));
     });
   }
+  // Handing over while away (delegation-views.ts has the modal's submission).
+  on(ACTION_IDS.homeHandOver, async (context) => {
+    await deps.slack.openView({ triggerId: context.triggerId, view: deps.delegations.modal() });
+  });
+  on(ACTION_IDS.homeEndHandOver, async (context) => {
+    await deps.delegations.end(context.user);
+  });
   on(ACTION_IDS.homeRevokeGrant, async (context) => {
     const id = context.action.value;
     if (id === undefined || !GRANT_ID.test(id)) return unreadable(context);

@@ -1,4 +1,9 @@
 import type { Clock } from '../approvals/clock.js';
+import {
+  actingFor,
+  DEFAULT_DELEGATION_MAX_HOPS,
+  type DelegationStore,
+} from '../approvals/delegations.js';
 import type { Grant, GrantStore } from '../approvals/grants.js';
 import { type HomeViewers, MemoryHomeViewers } from '../approvals/home-viewers.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
@@ -6,6 +11,7 @@ import type { GatePolicy, PauseView } from '../approvals/records.js';
 import type { ConfirmationStore, GateRef, PendingIndex } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
+import type { HomeDelegations } from '../slack/render/delegation-view.js';
 import {
   HOME_LIMITS,
   type HomeDecision,
@@ -42,6 +48,13 @@ export interface AppHomesDeps {
   grants?: Pick<GrantStore, 'list'>;
   /** Waited for before working out whose Homes a change concerns. Absent: nothing is. */
   criticalPath?: Pick<CriticalPath, 'quiet'>;
+  /**
+   * Hand-overs while away: the Home offers one, shows the person's and those made to them, and
+   * lists what waits for the people they stand in for. Absent: the Home offers none.
+   */
+  delegations?: Pick<DelegationStore, 'get' | 'list'>;
+  /** How far a hand-over reaches (`DELEGATION_MAX_HOPS`). Default 1. */
+  delegationMaxHops?: number;
 }
 
 /**
@@ -193,11 +206,12 @@ export class AppHomes implements HomeUpdates {
   }
 
   private async publish(userId: string, notice: string | undefined): Promise<void> {
-    const [waiting, requests, recent, grants] = await Promise.all([
+    const [waiting, requests, recent, grants, delegations] = await Promise.all([
       this.waitingFor(userId),
       this.requestsOf(userId),
       this.recentFor(userId),
       this.grantsOf(userId),
+      this.delegationsOf(userId),
     ]);
     const view = renderHomeView({
       waiting: waiting.slice(0, HOME_LIMITS.waiting),
@@ -206,6 +220,7 @@ export class AppHomes implements HomeUpdates {
       requestsMore: Math.max(0, requests.length - HOME_LIMITS.requests),
       recent,
       grants,
+      ...(delegations === undefined ? {} : { delegations }),
       ...(notice === undefined ? {} : { notice }),
       now: this.deps.clock(),
     });
@@ -235,6 +250,10 @@ export class AppHomes implements HomeUpdates {
         });
       }
     }
+    // What waits for those who handed over to this person: their user index (the check decides).
+    for (const delegator of await this.standingInFor(userId)) {
+      indexes.push({ kind: 'user', id: delegator });
+    }
     const candidates = await this.candidates(indexes);
     const found: HomeGate[] = [];
     for (const ref of candidates) {
@@ -246,7 +265,11 @@ export class AppHomes implements HomeUpdates {
       const [policy] = check.policies;
       if (gate === undefined) continue;
       const item = await this.homeGate(check.view, gate.confirmationCallId);
-      found.push(policy === undefined ? item : { ...item, policy });
+      found.push({
+        ...item,
+        ...(policy === undefined ? {} : { policy }),
+        ...(check.onBehalfOf === undefined ? {} : { onBehalfOf: check.onBehalfOf }),
+      });
     }
     return found;
   }
@@ -259,6 +282,33 @@ export class AppHomes implements HomeUpdates {
       if (view !== undefined) found.push(await this.homeGate(view, ref.callId));
     }
     return found;
+  }
+
+  /** The person's hand-over and those made to them; a failed read is logged and shows none. */
+  private async delegationsOf(userId: string): Promise<HomeDelegations | undefined> {
+    const { delegations } = this.deps;
+    if (delegations === undefined) return undefined;
+    try {
+      const now = this.deps.clock();
+      const [outgoing, all] = await Promise.all([
+        delegations.get(userId, now),
+        delegations.list(now),
+      ]);
+      const incoming = all.filter((d) => d.delegate === userId);
+      return { ...(outgoing === undefined ? {} : { outgoing }), incoming };
+    } catch (error) {
+      this.deps.log.warn('could not read hand-overs for a Home', { error: errorMessage(error) });
+      return { incoming: [] };
+    }
+  }
+
+  /** Whom this person decides for now, under hand-overs; none when they cannot be read. */
+  private async standingInFor(userId: string): Promise<string[]> {
+    const { delegations } = this.deps;
+    if (delegations === undefined) return [];
+    const now = this.deps.clock();
+    const all = await delegations.list(now).catch(() => []);
+    return actingFor(userId, all, now, this.deps.delegationMaxHops ?? DEFAULT_DELEGATION_MAX_HOPS);
   }
 
   /** A Home without its grants is better than none: a failed read is logged and shows none. */

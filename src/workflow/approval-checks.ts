@@ -1,5 +1,11 @@
 import { gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
+import {
+  actingFor,
+  DEFAULT_DELEGATION_MAX_HOPS,
+  type Delegation,
+  type DelegationStore,
+} from '../approvals/delegations.js';
 import { grantIdOf } from '../approvals/grant-actors.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { Refusal } from '../approvals/outcomes.js';
@@ -14,6 +20,7 @@ import {
 import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
 import { initiatorOf } from '../approvals/store/audit-chain.js';
 import type { ConfirmationStore } from '../approvals/store.js';
+import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { RunOrigins } from './run-origins.js';
 
@@ -25,7 +32,17 @@ export interface SentBack {
 }
 
 export type VoterCheck =
-  | { kind: 'allowed'; view: PauseView; gates: GateRecord[]; policies: GatePolicy[] }
+  | {
+      kind: 'allowed';
+      view: PauseView;
+      gates: GateRecord[];
+      policies: GatePolicy[];
+      /**
+       * Whom the voter decides for, under a hand-over while away: a gate the voter may not decide
+       * in their own name, but the delegator may. Absent: their own standing throughout.
+       */
+      onBehalfOf?: string;
+    }
   | { kind: 'refused'; refusal: Refusal };
 
 /** The Retry button's check: nothing, or a private message saying why not. */
@@ -50,6 +67,10 @@ export class ApprovalChecks {
       grants?: Pick<GrantStore, 'get'>;
       /** Where a run started over the API or by an alert came from (`source`, `labels`). */
       origins?: Pick<RunOrigins, 'originOfPause'>;
+      /** Hand-overs while away (see `delegations.ts`). Absent: nobody decides for another. */
+      delegations?: Pick<DelegationStore, 'list'>;
+      /** How far a hand-over reaches (`DELEGATION_MAX_HOPS`). Default 1. */
+      delegationMaxHops?: number;
     },
   ) {}
 
@@ -87,13 +108,103 @@ export class ApprovalChecks {
     }
 
     const policies: GatePolicy[] = [];
+    const delegators = await this.delegatorsOf(voter);
+    let onBehalfOf: string | undefined;
     for (const gate of gates) {
       const policy = await this.currentPolicy(view, gate);
-      const refusal = await this.authorizeOne(view, gate, policy, voter, listing);
-      if (refusal !== undefined) return refuse(refusal);
+      // Their own standing first; a hand-over only where it is not enough.
+      const standing = await this.standing(view, gate, policy, voter, delegators, onBehalfOf);
+      if (standing.kind === 'refused') {
+        if (!listing) this.logRefused(view, gate, voter, standing.refusal);
+        return standing;
+      }
+      onBehalfOf ??= standing.onBehalfOf;
       policies.push(policy);
     }
-    return { kind: 'allowed', view, gates, policies };
+    return {
+      kind: 'allowed',
+      view,
+      gates,
+      policies,
+      ...(onBehalfOf === undefined ? {} : { onBehalfOf }),
+    };
+  }
+
+  /**
+   * May `voter` decide `gate`: in their own name, or else for one of `delegators` (who handed
+   * over to them, nearest first; `preferred` first), under the rule in force? A hand-over gives
+   * the delegate the delegator's standing for the rule, and nothing more: never on a rule with
+   * `delegation: false`, never for the delegate's own request (the requester check comes first,
+   * in the delegate's name), never for a delegator who is the requester, and never a second
+   * vote for a delegator whose vote (their own, or someone's for them) is already in.
+   */
+  private async standing(
+    view: PauseView,
+    gate: GateRecord,
+    policy: GatePolicy,
+    voter: string,
+    delegators: readonly string[],
+    preferred?: string,
+  ): Promise<{ kind: 'allowed'; onBehalfOf?: string } | { kind: 'refused'; refusal: Refusal }> {
+    const own = await this.authorizeOne(view, gate, policy, voter, true);
+    if (own === undefined) {
+      // Someone already voted in this person's name while they were away: not twice.
+      if (gate.votes.some((vote) => vote.onBehalfOf === voter)) {
+        return refuse({ kind: 'already_voted' });
+      }
+      return { kind: 'allowed' };
+    }
+    if (own.kind !== 'not_approver' || policy.delegation === false || delegators.length === 0) {
+      return refuse(own);
+    }
+    const ordered =
+      preferred === undefined
+        ? delegators
+        : [preferred, ...delegators.filter((d) => d !== preferred)];
+    let refusal: Refusal = own;
+    for (const delegator of ordered) {
+      if (gate.votes.some((v) => v.voter === delegator || v.onBehalfOf === delegator)) {
+        refusal = { kind: 'already_voted' };
+        continue;
+      }
+      const theirs = await this.authorizeOne(view, gate, policy, delegator, true);
+      if (theirs === undefined) return { kind: 'allowed', onBehalfOf: delegator };
+    }
+    return refuse(refusal);
+  }
+
+  /** Whose approvals `voter` may give now under hand-overs; none when they cannot be read. */
+  private async delegatorsOf(voter: string): Promise<string[]> {
+    const list = await this.delegationsNow();
+    return actingFor(
+      voter,
+      list,
+      this.deps.clock(),
+      this.deps.delegationMaxHops ?? DEFAULT_DELEGATION_MAX_HOPS,
+    );
+  }
+
+  /** The hand-overs in force; a failed read is logged and counts as none (fail closed). */
+  private async delegationsNow(): Promise<Delegation[]> {
+    const { delegations } = this.deps;
+    if (delegations === undefined) return [];
+    try {
+      return await delegations.list(this.deps.clock());
+    } catch (error) {
+      this.deps.log.warn('could not read hand-overs; deciding without them', {
+        error: errorMessage(error),
+      });
+      return [];
+    }
+  }
+
+  private logRefused(view: PauseView, gate: GateRecord, voter: string, refusal: Refusal): void {
+    this.deps.log.info('vote refused', {
+      pauseId: view.pause.id,
+      callId: gate.confirmationCallId,
+      voter,
+      reason: refusal.kind,
+    });
   }
 
   /**
@@ -130,7 +241,7 @@ export class ApprovalChecks {
           earlier.callIds.push(gate.confirmationCallId);
           continue;
         }
-        const refusal = await this.authorizeOne(view, gate, policy, vote.voter, true);
+        const refusal = await this.recheckVote(view, gate, policy, vote.voter, vote.onBehalfOf);
         if (refusal !== undefined) {
           refused.set(vote.voter, { refusal, callIds: [gate.confirmationCallId] });
         }
@@ -146,6 +257,25 @@ export class ApprovalChecks {
       reason: refusal.kind,
     });
     return { voter, why, callIds };
+  }
+
+  /**
+   * A vote given for a delegator holds while the voter may still decide the gate: in their own
+   * name, or for that delegator under a hand-over still in force (one that ended sends it back).
+   */
+  private async recheckVote(
+    view: PauseView,
+    gate: GateRecord,
+    policy: GatePolicy,
+    voter: string,
+    onBehalfOf: string | undefined,
+  ): Promise<Refusal | undefined> {
+    if (onBehalfOf === undefined) return this.authorizeOne(view, gate, policy, voter, true);
+    const delegators = (await this.delegatorsOf(voter)).filter((d) => d === onBehalfOf);
+    // Their own vote (now in the gate's votes) is not a second one for the delegator.
+    const others = { ...gate, votes: gate.votes.filter((v) => v.voter !== voter) };
+    const standing = await this.standing(view, others, policy, voter, delegators);
+    return standing.kind === 'refused' ? standing.refusal : undefined;
   }
 
   /**

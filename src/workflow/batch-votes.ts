@@ -80,39 +80,51 @@ export class BatchVotes {
       const call = view === undefined || gate === undefined ? undefined : callOf(view, gate);
       return { pauseId, callId, ...(call === undefined ? {} : { call }), outcome };
     };
-    const allowed: string[] = [];
+    // By whom they are decided for: the voter's own standing (''), or a hand-over's delegator.
+    const allowed = new Map<string, string[]>();
     for (const callId of callIds) {
-      const refusal = await this.refusalOf(request, pauseId, callId);
-      if (refusal === undefined) allowed.push(callId);
-      else found.push(pickOf(callId, { kind: 'refused', refusal }));
+      const verdict = await this.refusalOf(request, pauseId, callId);
+      if (verdict.kind === 'refused') {
+        found.push(pickOf(callId, verdict));
+        continue;
+      }
+      const key = verdict.onBehalfOf ?? '';
+      allowed.set(key, [...(allowed.get(key) ?? []), callId]);
     }
-    if (allowed.length === 0) return;
-    const applied = await this.deps.decider.voteSelected({
-      ...request,
-      pauseId,
-      callIds: allowed,
-      batch,
-    });
-    for (const callId of allowed) {
-      const vote = applied?.find((one) => one.callId === callId);
-      found.push(pickOf(callId, outcomeOf(vote)));
+    for (const [onBehalfOf, ids] of allowed) {
+      const applied = await this.deps.decider.voteSelected({
+        ...request,
+        ...(onBehalfOf === '' ? {} : { onBehalfOf }),
+        pauseId,
+        callIds: ids,
+        batch,
+      });
+      for (const callId of ids) {
+        const vote = applied?.find((one) => one.callId === callId);
+        found.push(pickOf(callId, outcomeOf(vote)));
+      }
     }
   }
 
-  /** Why this call may not be decided in this batch now; undefined when it may. */
+  /** Why this call may not be decided in this batch now, or for whom it may be. */
   private async refusalOf(
     request: BatchRequest,
     pauseId: string,
     callId: string,
-  ): Promise<Refusal | undefined> {
+  ): Promise<{ kind: 'refused'; refusal: Refusal } | { kind: 'allowed'; onBehalfOf?: string }> {
     const check = await this.deps.checks.check(pauseId, [callId], request.voter);
-    if (check.kind === 'refused') return check.refusal;
+    if (check.kind === 'refused') return check;
     const [gate] = check.gates;
     const [policy] = check.policies;
-    if (gate === undefined || policy === undefined) return { kind: 'not_found' };
-    if (gateKind(gate) === 'input') return { kind: 'answer_required' };
-    if (policy.batch === false) return { kind: 'not_batchable', rule: policy.rule };
-    return reasonRefusal(request, [policy]);
+    const refused = (refusal: Refusal) => ({ kind: 'refused', refusal }) as const;
+    if (gate === undefined || policy === undefined) return refused({ kind: 'not_found' });
+    if (gateKind(gate) === 'input') return refused({ kind: 'answer_required' });
+    if (policy.batch === false) return refused({ kind: 'not_batchable', rule: policy.rule });
+    const noReason = reasonRefusal(request, [policy]);
+    if (noReason !== undefined) return refused(noReason);
+    return check.onBehalfOf === undefined
+      ? { kind: 'allowed' }
+      : { kind: 'allowed', onBehalfOf: check.onBehalfOf };
   }
 }
 

@@ -1,6 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
 import { deciderOf } from '../approvals/deciders.js';
+import {
+  DEFAULT_DELEGATION_MAX_HOPS,
+  type DelegationStore,
+  standIns,
+} from '../approvals/delegations.js';
 import type { PauseView } from '../approvals/records.js';
 import type { ConfirmationStore } from '../approvals/store.js';
 import type { ToolOutcome } from '../approvals/tool-outcomes.js';
@@ -40,6 +45,10 @@ export class ApprovalCards {
       /** A card was posted or re-rendered: its people's Homes follow. Absent: none do. */
       homes?: Pick<HomeUpdates, 'pauseChanged'>;
       tracing: ApprovalTracing;
+      /** Hand-overs while away: the card names the stand-in of an approver away. Absent: none. */
+      delegations?: Pick<DelegationStore, 'list'>;
+      /** How far a hand-over reaches (`DELEGATION_MAX_HOPS`). Default 1. */
+      delegationMaxHops?: number;
     },
   ) {}
 
@@ -152,7 +161,11 @@ export class ApprovalCards {
    */
   private async render(view: PauseView, toolOutcomes?: ReadonlyMap<string, ToolOutcome>) {
     const now = this.deps.clock();
-    const known = toolOutcomes === undefined ? {} : { toolOutcomes };
+    const standIns = await this.standIns(view, now);
+    const known = {
+      ...(toolOutcomes === undefined ? {} : { toolOutcomes }),
+      ...(standIns.size === 0 ? {} : { standIns }),
+    };
     if (view.pause.external === undefined) return renderApprovalCard(view, { now, ...known });
     const notes = await this.deps.store.readNotes(view.pause.id);
     const agentOutcomes = new Map(
@@ -160,6 +173,24 @@ export class ApprovalCards {
     );
     const card = renderApprovalCard(view, { now, ...known, notes, agentOutcomes });
     return withExternalNotes(card, renderExternalNotes(view, notes));
+  }
+
+  /**
+   * Who stands in for the card's approvers now; none while nothing is pending, or when the
+   * hand-overs cannot be read (the card then names the approvers themselves, logged).
+   */
+  private async standIns(view: PauseView, now: number): Promise<Map<string, string>> {
+    const { delegations } = this.deps;
+    if (delegations === undefined || !view.gates.some((g) => g.state === 'pending')) {
+      return new Map();
+    }
+    try {
+      const all = await delegations.list(now);
+      return standIns(all, now, this.deps.delegationMaxHops ?? DEFAULT_DELEGATION_MAX_HOPS);
+    } catch (error) {
+      this.deps.log.warn('could not read hand-overs for a card', { error: errorMessage(error) });
+      return new Map();
+    }
   }
 
   /**

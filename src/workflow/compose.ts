@@ -1,5 +1,6 @@
 import type { AdkClient } from '../adk/client.js';
 import type { Clock } from '../approvals/clock.js';
+import { type DelegationStore, MemoryDelegationStore } from '../approvals/delegations.js';
 import { type GrantStore, MemoryGrantStore } from '../approvals/grants.js';
 import type { HomeViewers } from '../approvals/home-viewers.js';
 import type { PauseSignals } from '../approvals/pause-signals.js';
@@ -25,6 +26,7 @@ import { ApprovalCards } from './cards.js';
 import { CriticalPath } from './critical-path.js';
 import { Decider } from './decider.js';
 import { DecisionQueue } from './decision-queue.js';
+import { Delegations } from './delegations.js';
 import { ExternalPauses } from './external-pauses.js';
 import { GrantDecisions } from './grant-decisions.js';
 import { PauseRecorder } from './pause-recorder.js';
@@ -83,6 +85,8 @@ export interface WorkflowDeps {
   startedRuns?: StartedRuns;
   /** Who looked at their App Home lately (their Homes follow changes). Default: this process's memory. */
   homeViewers?: HomeViewers;
+  /** Hand-overs while away, by delegator. Default: this process's memory. */
+  delegations?: DelegationStore;
   directory: ApproverDirectory;
   /** The policy as it is now; read on every decision. */
   policy: () => Policy;
@@ -105,6 +109,8 @@ export interface WorkflowDeps {
      * replica died is told to its requester one lease (and a sweep) later. Default `leaseMs`.
      */
     runLeaseMs?: number;
+    /** How far a hand-over while away reaches (`DELEGATION_MAX_HOPS`). Default 1. */
+    delegationMaxHops?: number;
   };
 }
 
@@ -116,6 +122,8 @@ export interface ComposedWorkflow {
   homes: AppHomes;
   /** Scoped grants: revoked from the App Home and the API, listed by the API. */
   grants: GrantDecisions;
+  /** Hand-overs while away, set and ended from the App Home; swept for starts and ends. */
+  delegations: Delegations;
   /** The approvals API's pauses; absent without it. */
   external: ExternalPauses | undefined;
   /** What the sweeper hands this replica. */
@@ -140,6 +148,13 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
   const grantStore = deps.grants ?? new MemoryGrantStore();
   const startedRuns = deps.startedRuns ?? new MemoryStartedRuns();
   const origins = new RunOrigins(startedRuns);
+  const delegationStore = deps.delegations ?? new MemoryDelegationStore();
+  const handOvers = {
+    delegations: delegationStore,
+    ...(options.delegationMaxHops === undefined
+      ? {}
+      : { delegationMaxHops: options.delegationMaxHops }),
+  };
   /** Votes, and resumes until sent: redraws wait for them. */
   const criticalPath = new CriticalPath(REDRAW_MAX_WAIT_MS);
   const runs = new KeyedWorkQueue(log.child('runs'), {
@@ -154,6 +169,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     log: log.child('decide'),
     grants: grantStore,
     origins,
+    ...handOvers,
   });
   const homes = new AppHomes({
     store,
@@ -166,6 +182,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     ...(deps.homeViewers === undefined ? {} : { viewers: deps.homeViewers }),
     grants: grantStore,
     criticalPath,
+    ...handOvers,
   });
   const approvalCards = new ApprovalCards({
     store,
@@ -174,6 +191,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     log: log.child('cards'),
     homes,
     tracing,
+    ...handOvers,
   });
   const refresher = new CardRefresher({
     cards: approvalCards,
@@ -181,6 +199,14 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     criticalPath,
   });
   const cards = new QueuedCardUpdates({ refresher, homes });
+  const delegations = new Delegations({
+    store: delegationStore,
+    pending: store,
+    cards,
+    homes,
+    clock,
+    log: log.child('hand-overs'),
+  });
   const threads = new RunThreads({ slack, log: log.child('thread') });
   const runStatus = new RunStatusBoard({
     runs: runThreads,
@@ -374,6 +400,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
       clock,
       log: log.child('reminders'),
       cards,
+      ...handOvers,
     }),
     runRecovery: new RunRecovery({
       adk: deps.adk,
@@ -392,6 +419,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     workflow,
     homes,
     grants,
+    delegations,
     external:
       external === undefined
         ? undefined

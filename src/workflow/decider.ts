@@ -60,7 +60,7 @@ export class Decider {
     if (check.gates.some((gate) => gateKind(gate) === 'input') && !isAnswer(request)) {
       return refuse({ kind: 'answer_required' });
     }
-    return this.apply(withVoterName(request, await name));
+    return this.apply(withVoterName(onBehalf(request, check.onBehalfOf), await name));
   }
 
   /**
@@ -77,7 +77,8 @@ export class Decider {
     const confirmations = check.gates.filter((gate) => gateKind(gate) === 'confirmation');
     if (confirmations.length === 0) return refuse({ kind: 'answer_required' });
     const callIds = confirmations.map((gate) => gate.confirmationCallId);
-    return this.applyAll({ ...withVoterName(request, await name), callIds });
+    const named = withVoterName(onBehalf(request, check.onBehalfOf), await name);
+    return this.applyAll({ ...named, callIds });
   }
 
   /**
@@ -228,6 +229,15 @@ function approvalProgress(gate: GateRecord): { approvals: number; quorum: number
     gate.votes.filter((vote) => vote.choice === 'approve').map((vote) => vote.voter),
   ).size;
   return { approvals, quorum: gate.policy.quorum };
+}
+
+/** The vote carries whom it decides for as the check found it, never as the caller said. */
+function onBehalf<T extends { onBehalfOf?: string }>(
+  request: T,
+  onBehalfOf: string | undefined,
+): Omit<T, 'onBehalfOf'> & { onBehalfOf?: string } {
+  const { onBehalfOf: _said, ...rest } = request;
+  return onBehalfOf === undefined ? rest : { ...rest, onBehalfOf };
 }
 
 function withVoterName<T extends { voterName?: string }>(request: T, name: string | undefined): T {

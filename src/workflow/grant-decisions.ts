@@ -63,6 +63,11 @@ export class GrantDecisions {
     const { pauseId, callId, granter, scope } = request;
     const check = await this.deps.checks.check(pauseId, [callId], granter);
     if (check.kind === 'refused') return check;
+    // A grant is given in a person's own name: a hand-over lets Carol decide Bob's calls, not
+    // give grants that would outlive it.
+    if (check.onBehalfOf !== undefined) {
+      return refuse({ kind: 'grant_on_behalf', onBehalfOf: check.onBehalfOf });
+    }
     const [gate] = check.gates;
     const [current] = check.policies;
     const offer = current?.grants?.find((known) => scopeOfOffer(known) === scope);

@@ -38,6 +38,8 @@ export interface DecidedBy {
   id: string;
   name?: string;
   policyVersion?: string;
+  /** A person who decided under a hand-over while away: the approver they decided for (user id). */
+  onBehalfOf?: string;
 }
 
 /** What an agent elsewhere receives once every gate of its pause is decided (long-poll, webhook). */
@@ -112,8 +114,14 @@ function gateBody(gate: GateRecord, names: ReadonlyMap<string, string>): GateDec
 export function decidedByOf(gate: GateRecord, names: ReadonlyMap<string, string>): DecidedBy {
   const decider = deciderOf(gate.decision?.by ?? SYSTEM_ACTOR);
   switch (decider.kind) {
-    case 'person':
-      return { ...decider, name: names.get(decider.id) ?? decider.id };
+    case 'person': {
+      const onBehalfOf = gate.decision?.onBehalfOf;
+      return {
+        ...decider,
+        name: names.get(decider.id) ?? decider.id,
+        ...(onBehalfOf === undefined ? {} : { onBehalfOf }),
+      };
+    }
     case 'policy':
       return { ...decider, policyVersion: gate.policy.policyVersion ?? '' };
     default:

@@ -1,5 +1,10 @@
 import type { Clock } from '../approvals/clock.js';
 import {
+  DEFAULT_DELEGATION_MAX_HOPS,
+  type DelegationStore,
+  standIns,
+} from '../approvals/delegations.js';
+import {
   type ApproverDirectory,
   eligibleApprovers,
   formatDuration,
@@ -15,13 +20,17 @@ import { approverPeople } from './approver-people.js';
 import type { CardUpdates } from './card-updates.js';
 
 export interface RemindersDeps {
-  store: ConfirmationStore;
-  slack: SlackPort;
+  store: Pick<ConfirmationStore, 'getPause' | 'finishNudge'>;
+  slack: Pick<SlackPort, 'openDirectMessage' | 'postMessage' | 'getPermalink'>;
   directory: ApproverDirectory;
   clock: Clock;
   log: Log;
   /** The card shows an escalation once it happened (its Homes follow). */
   cards: Pick<CardUpdates, 'pauseChanged'>;
+  /** Hand-overs while away: the stand-in of an approver away is reminded too. Absent: none. */
+  delegations?: Pick<DelegationStore, 'list'>;
+  /** How far a hand-over reaches (`DELEGATION_MAX_HOPS`). Default 1. */
+  delegationMaxHops?: number;
 }
 
 /**
@@ -63,8 +72,17 @@ export class Reminders {
     if (nudge.kind === 'escalate') this.deps.cards.pauseChanged(view.pause.id);
 
     const facts = await this.facts(nudge, view, gate);
-    const voted = new Set(gate.votes.map((vote) => vote.voter));
+    // A vote given for someone under a hand-over is theirs too: neither is reminded.
+    const voted = new Set(
+      gate.votes.flatMap((vote) =>
+        vote.onBehalfOf === undefined ? [vote.voter] : [vote.voter, vote.onBehalfOf],
+      ),
+    );
     const people = await approverPeople(approvers, this.deps, 'to remind');
+    if (gate.policy.delegation !== false) {
+      const away = [...people].filter((person) => !voted.has(person));
+      for (const standIn of await this.standInsOf(away, now)) people.add(standIn);
+    }
     const excluded = (user: string) =>
       voted.has(user) || (user === view.pause.requester && !gate.policy.selfApproval);
     const recipients = [...people].filter((user) => !excluded(user));
@@ -77,6 +95,21 @@ export class Reminders {
       pauseId: nudge.pauseId,
       callId: nudge.callId,
       people: recipients.length,
+    });
+  }
+
+  /** Who stands in for these people now (hand-overs); none when they cannot be read. */
+  private async standInsOf(people: readonly string[], now: number): Promise<string[]> {
+    const { delegations } = this.deps;
+    if (delegations === undefined) return [];
+    const all = await delegations.list(now).catch((error: unknown) => {
+      this.deps.log.warn('could not read hand-overs to remind', { error: errorMessage(error) });
+      return [];
+    });
+    const found = standIns(all, now, this.deps.delegationMaxHops ?? DEFAULT_DELEGATION_MAX_HOPS);
+    return people.flatMap((person) => {
+      const standIn = found.get(person);
+      return standIn === undefined ? [] : [standIn];
     });
   }
 

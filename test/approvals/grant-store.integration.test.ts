@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type Grant,
   type GrantableCall,
   type GrantStore,
   MemoryGrantStore,
 } from '../../src/approvals/grants.js';
-import type { RedisClient } from '../../src/approvals/store/redis-connection.js';
 import { RedisGrantStore } from '../../src/approvals/store/redis-grants.js';
-import {
-  connectTestRedis,
-  deleteWithPrefix,
-  keysWithPrefix,
-  randomPrefix,
-} from '../support/redis.js';
+import { keysWithPrefix, testRedisForFile } from '../support/redis.js';
 
 /**
  * The grant stores' contract, on this process's memory and on real Redis (a Redis Cluster under
@@ -55,19 +49,11 @@ const call = (overrides: Partial<GrantableCall> = {}): GrantableCall => ({
   ...overrides,
 });
 
-let redis: RedisClient;
-const prefix = randomPrefix();
-beforeAll(async () => {
-  redis = await connectTestRedis();
-});
-afterAll(async () => {
-  await deleteWithPrefix(redis, prefix);
-  await redis.quit();
-});
+const redis = testRedisForFile();
 
 const stores: [string, () => GrantStore][] = [
   ['memory', () => new MemoryGrantStore()],
-  ['Redis', () => new RedisGrantStore(redis, `${prefix}${randomUUID()}:`)],
+  ['Redis', () => new RedisGrantStore(redis.client(), `${redis.prefix}${randomUUID()}:`)],
 ];
 
 describe.each(stores)('the %s grant store', (_name, open) => {
@@ -179,8 +165,11 @@ describe.each(stores)('the %s grant store', (_name, open) => {
 
 describe('the Redis grant store', () => {
   it('counts every use exactly once across replicas using one grant at once', async () => {
-    const shared = `${prefix}race:`;
-    const replicas = [new RedisGrantStore(redis, shared), new RedisGrantStore(redis, shared)];
+    const shared = `${redis.prefix}race:`;
+    const replicas = [
+      new RedisGrantStore(redis.client(), shared),
+      new RedisGrantStore(redis.client(), shared),
+    ];
     const given = grant();
     await replicas[0]?.create(given);
     const used = await Promise.all(
@@ -191,14 +180,14 @@ describe('the Redis grant store', () => {
   });
 
   it('keeps every grant key in one hash slot, and a grant key expires with its grant', async () => {
-    const own = `${prefix}slot:`;
-    const store = new RedisGrantStore(redis, own);
+    const own = `${redis.prefix}slot:`;
+    const store = new RedisGrantStore(redis.client(), own);
     const given = grant({ expiresAt: Date.now() + 60_000 });
     await store.create(given);
-    const keys = await keysWithPrefix(redis, own);
+    const keys = await keysWithPrefix(redis.client(), own);
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.every((key) => key.startsWith(`${own}{grants}:`))).toBe(true);
-    const ttl = await redis.pttl(`${own}{grants}:grant:${given.id}`);
+    const ttl = await redis.client().pttl(`${own}{grants}:grant:${given.id}`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60_000);
   });

@@ -9,6 +9,7 @@ import {
   PEOPLE,
   startHarness,
 } from '../support/app-harness.js';
+import { homeOnceItSays as homeOnceItSaysOf, postHomeClick } from '../support/app-home.js';
 
 const { alice, bob, dave } = PEOPLE;
 const OPS = CHANNELS.ops.id;
@@ -35,15 +36,8 @@ async function startRun(text: string): Promise<{ root: SandboxMessage; card: San
   return { root, card };
 }
 
-/** The person's Home as last published, as JSON text, once `ready` holds for it. */
 function homeOnceItSays(user: string, ready: (text: string) => boolean) {
-  return harness.sandbox.waitFor(
-    () => {
-      const home = harness.sandbox.home(user);
-      return home !== undefined && ready(JSON.stringify(home.view)) && home;
-    },
-    { timeoutMs: 15_000 },
-  );
+  return homeOnceItSaysOf(harness, user, ready);
 }
 
 /** Home Approve buttons naming this card's pause. */
@@ -123,7 +117,7 @@ describe('the App Home', () => {
     const { pause } = await harness.pauseOf(card);
     const callId = pause.callIds[0] ?? '';
 
-    const response = await postHomeClick(dave.id, {
+    const response = await postHomeClick(harness, dave.id, {
       action_id: ACTION_IDS.homeApprove,
       value: encodeButtonValue({ pauseId: pause.id, callId }),
     });
@@ -142,25 +136,3 @@ describe('the App Home', () => {
     expect(await harness.toolRuns(card, 'transfer_money', 'transferred')).toBe(0);
   });
 });
-
-/** A block_actions from a Home tab, signed as Slack signs it, for a button the person never saw. */
-async function postHomeClick(
-  user: string,
-  action: { action_id: string; value: string },
-): Promise<Response> {
-  const payload = {
-    type: 'block_actions',
-    user: { id: user, username: 'forger', team_id: 'T0SANDBOX01' },
-    api_app_id: 'A0SANDBOX01',
-    token: 'unused',
-    container: { type: 'view', view_id: 'V0FORGED001' },
-    trigger_id: '1.2.forged',
-    team: { id: 'T0SANDBOX01', domain: 'sandbox' },
-    view: { id: 'V0FORGED001', type: 'home', blocks: [], state: { values: {} } },
-    state: { values: {} },
-    actions: [{ type: 'button', block_id: 'forged', action_ts: '1.000001', ...action }],
-  };
-  const response = await harness.postInteraction(payload);
-  await response.body?.cancel();
-  return response;
-}

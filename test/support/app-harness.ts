@@ -46,6 +46,8 @@ export interface HarnessOptions {
   resumable?: 'auto' | 'true' | 'false';
   /** The approvals API keys file, as YAML; absent: the API is off. */
   apiKeys?: string;
+  /** The runbooks file (`RUNBOOKS_FILE`), as YAML; absent: alerts match nothing. */
+  runbooks?: string;
   /** Reuse this key prefix (a second replica over the same records). */
   keyPrefix?: string;
   webhook?: { timeoutMs?: number; backoffMs?: number; maxBackoffMs?: number };
@@ -96,6 +98,8 @@ export interface Harness {
   postInteraction(payload: object): Promise<Response>;
   /** The policy file the app reads (and re-reads when it changes). */
   policyFile: string;
+  /** The runbooks file the app reads with `runbooks` (and re-reads when it changes). */
+  runbooksFile: string;
   signingSecret: string;
   /** Runs `/agent <text>` as `user` in `channel`; resolves with the run's thread root. */
   runAgent(user: string, channel: string, text: string): Promise<SandboxMessage>;
@@ -135,6 +139,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   await writeFile(policyFile, options.policy);
   const apiKeysFile = join(dir, 'api-keys.yml');
   if (options.apiKeys !== undefined) await writeFile(apiKeysFile, options.apiKeys);
+  const runbooksFile = join(dir, 'runbooks.yml');
+  if (options.runbooks !== undefined) await writeFile(runbooksFile, options.runbooks);
   const keyPrefix = options.keyPrefix ?? randomPrefix();
   const logs: string[] = [];
   const log = createLog('debug', 'app', (line) => logs.push(line), options.logFormat ?? 'text');
@@ -161,6 +167,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     POLICY_FILE: policyFile,
     ADK_BASE_URL: adkProxy?.url ?? adkBaseUrl,
     ...(options.apiKeys === undefined ? {} : { API_KEYS_FILE: apiKeysFile }),
+    ...(options.runbooks === undefined ? {} : { RUNBOOKS_FILE: runbooksFile }),
     PORT: '0',
     SWEEP_INTERVAL_MS: String(options.sweepIntervalMs ?? 100),
     ADK_TIMEOUT_MS: '60000',
@@ -225,6 +232,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       });
     },
     policyFile,
+    runbooksFile,
     signingSecret,
     loseStoreData: () => deleteWithPrefix(redis, keyPrefix),
     async runAgent(user, channel, text) {

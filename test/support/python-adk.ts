@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort, startServerProcess } from './server-process.js';
+
+export { freePort };
 
 /**
  * The Python environment with a real google-adk that scripts/python-adk-env.sh builds:
@@ -47,55 +48,16 @@ export async function startPythonAdkServer({
   const port = chosen ?? (await freePort());
   const args = ['-m', 'google.adk.cli', 'api_server', PYTHON_AGENTS_DIR, '--port', String(port)];
   for (const plugin of extraPlugins) args.push('--extra_plugins', plugin);
-  const child = spawn(`${PYTHON_ADK}/bin/python`, args, {
-    env: { ...process.env, ...env, PYTHONPATH: CLIENT_DIR, PYTHONWARNINGS: 'ignore' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => {
-    output.push(chunk.toString('utf8'));
-    if (output.length > 200) output.shift();
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      throw new Error(`the Python api_server exited (${child.exitCode}): ${output.join('')}`);
-    }
-    const ready = await fetch(`${url}/list-apps`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the Python api_server did not start in 60 s: ${output.join('')}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return {
-    url,
-    output,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+  const server = await startServerProcess({
+    label: 'the Python api_server',
+    command: `${PYTHON_ADK}/bin/python`,
+    args,
+    env: { ...process.env, ...env, PYTHONPATH: CLIENT_DIR, PYTHONWARNINGS: 'ignore' },
+    readyUrl: `${url}/list-apps`,
+    timeoutMs: 60_000,
   });
+  return { url, ...server };
 }
 
 /** How many times `transfer_money` ran in a py_payments session: one `ran:<call id>` key each. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster, type Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import {
   type ConnectOptions,
   connectRedis,
@@ -55,4 +56,28 @@ export async function keysWithPrefix(client: RedisClient, prefix: string): Promi
 export async function deleteWithPrefix(client: RedisClient, prefix: string): Promise<void> {
   const keys = await keysWithPrefix(client, prefix);
   await Promise.all(keys.map((key) => client.unlink(key)));
+}
+
+/**
+ * One connection for a test file, opened before its tests and closed after them, and a key
+ * prefix whose keys are deleted then.
+ */
+export function testRedisForFile(): { client(): RedisClient; prefix: string } {
+  let client: RedisClient | undefined;
+  const prefix = randomPrefix();
+  beforeAll(async () => {
+    client = await connectTestRedis();
+  });
+  afterAll(async () => {
+    if (client === undefined) return;
+    await deleteWithPrefix(client, prefix);
+    await client.quit();
+  });
+  return {
+    prefix,
+    client: () => {
+      if (client === undefined) throw new Error('the test Redis is not connected yet');
+      return client;
+    },
+  };
 }

@@ -54,6 +54,8 @@ export const decidedBySchema = z.object({
   name: z.string().optional(),
   /** The SHA-256 of the policy file whose rule decided. */
   policyVersion: z.string().optional(),
+  /** A person who decided under a hand-over while away: the Slack user id they decided for. */
+  onBehalfOf: z.string().optional(),
 });
 export type DecidedBy = z.infer<typeof decidedBySchema>;
 

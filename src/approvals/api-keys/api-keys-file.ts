@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { compileGlob, type Glob } from '../policy/glob.js';
-import { positionOf } from '../policy/yaml-position.js';
+import { parseYamlFile, readConfigText } from '../yaml-file.js';
 
 /**
  * The API keys file (`API_KEYS_FILE`, YAML or JSON): who may post pauses for which apps, where
@@ -24,7 +22,7 @@ export interface ApiKey {
   audit: boolean;
   /** May list and revoke the scoped grants of its apps (`GET /v1/grants`, `DELETE /v1/grants/{id}`). */
   grants: boolean;
-  /** May start, read and cancel runs of its apps (`POST /v1/runs`, `GET`/`DELETE /v1/runs/{id}`). */
+  /** May start, read and cancel runs of its apps (`/v1/runs`) and send alerts (`/v1/alerts/…`). */
   runs: boolean;
 }
 
@@ -62,51 +60,16 @@ const keySchema = z.strictObject({
 const fileSchema = z.strictObject({ keys: z.array(keySchema) });
 
 export async function loadApiKeysFile(path: string): Promise<ApiKey[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = z.object({ code: z.string() }).safeParse(error);
-    throw new ApiKeysError([
-      `${path}: cannot read the API keys file (${code.success ? code.data.code : 'unreadable'})`,
-    ]);
-  }
-  return parseApiKeys(text, path);
+  const read = await readConfigText(path, 'the API keys file');
+  if (!read.ok) throw new ApiKeysError([read.problem]);
+  return parseApiKeys(read.text, path);
 }
 
 /** Throws an `ApiKeysError` naming every problem with its line and column. */
 export function parseApiKeys(text: string, source: string): ApiKey[] {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, {
-    lineCounter,
-    prettyErrors: false,
-    uniqueKeys: true,
-    resolveKnownTags: false,
-  });
-  const at = (path: readonly PropertyKey[], message: string) => {
-    const { line, col } = positionOf(doc, lineCounter, path);
-    const key = path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-    return `${source}:${line}:${col} ${key.replace(/^\./, '')}${key === '' ? '' : ': '}${message}`;
-  };
-  const syntax = [...doc.errors, ...doc.warnings];
-  if (syntax.length > 0) {
-    throw new ApiKeysError(
-      syntax.map((problem) => {
-        const { line, col } = lineCounter.linePos(problem.pos[0]);
-        return `${source}:${line}:${col} ${problem.message}`;
-      }),
-    );
-  }
-  const parsed = fileSchema.safeParse(doc.toJS({ maxAliasCount: 100 }));
-  if (!parsed.success) {
-    throw new ApiKeysError(
-      parsed.error.issues.map((issue) =>
-        issue.code === 'unrecognized_keys'
-          ? at(issue.path, `unknown key(s) ${issue.keys.join(', ')}`)
-          : at(issue.path, issue.message),
-      ),
-    );
-  }
+  const parsed = parseYamlFile(text, source, fileSchema);
+  if (!parsed.ok) throw new ApiKeysError(parsed.problems);
+  const { at } = parsed;
   const problems: string[] = [];
   const names = new Set<string>();
   const keys = parsed.data.keys.map((entry, index): ApiKey => {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { GatePolicy } from '../records.js';
+import { parseYamlDocument } from '../yaml-file.js';
 import type { Glob } from './glob.js';
 import { DEFAULTS_LABEL, type Policy, type PolicyRule, type ResolvedGatePolicy } from './policy.js';
 import { type CheckedEntry, checkEntries, type Finding } from './policy-checks.js';
@@ -56,14 +56,7 @@ export async function loadPolicyFile(path: string): Promise<Policy> {
 
 /** `source` names the file in every message. */
 export function parsePolicy(text: string, source: string): ParsePolicyResult {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, {
-    lineCounter,
-    prettyErrors: false,
-    uniqueKeys: true,
-    // Plain data only: a tag such as !!binary would turn a value into a Buffer or a Date.
-    resolveKnownTags: false,
-  });
+  const { doc, lineCounter } = parseYamlDocument(text);
   const located = (
     path: readonly PropertyKey[],
     message: string,
@@ -335,6 +328,8 @@ function resolveEntry(
   if (confirm) policy.confirm = true;
   const batch = own.batch ?? inherited.batch;
   if (batch === false) policy.batch = false;
+  const delegation = own.delegation ?? inherited.delegation;
+  if (delegation === false) policy.delegation = false;
   const undoWindow = own.undoWindow ?? inherited.undoWindow;
   if (undoWindow !== undefined) policy.undoWindowMs = undoWindow;
   const remindAfter = own.remindAfter ?? inherited.remindAfter;

@@ -184,6 +184,7 @@ const settingsShape = {
   reasonRequired: flag.optional(),
   confirm: flag.optional(),
   batch: flag.optional(),
+  delegation: flag.optional(),
   undoWindow: delay
     .refine((ms) => ms <= MAX_UNDO_WINDOW_MS, {
       message: 'expected at most 10m: the agent waits for it',

@@ -186,7 +186,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     const result = vote(run, gate, {
       vote: newVote(input),
       payload,
-      decision: personDecision(voter, now, reason, voterName),
+      decision: personDecision(voter, now, reason, voterName, input.onBehalfOf),
       expiry: systemDecision(now),
       retentionMs: this.retentionMs,
       detail: voteDetail(input),
@@ -204,7 +204,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     if (found.length < gates.length) return { kind: 'not_found' };
     const results = voteAll(run, found, {
       vote: newVote({ ...input, callId: '' }),
-      decision: personDecision(voter, now, reason, voterName),
+      decision: personDecision(voter, now, reason, voterName, input.onBehalfOf),
       expiry: systemDecision(now),
       retentionMs: this.retentionMs,
       detail: voteDetail(input),

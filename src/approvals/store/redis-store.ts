@@ -300,7 +300,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   async vote(input: VoteInput): Promise<VoteResult> {
     const { pauseId, callId, voter, voterName, choice, payload, reason, now } = input;
-    const decision = personDecision(voter, now, reason, voterName);
+    const decision = personDecision(voter, now, reason, voterName, input.onBehalfOf);
     const marking = this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(
       SCRIPTS.vote,
@@ -337,7 +337,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
     const { pauseId, voter, voterName, choice, reason, now } = input;
-    const decision = personDecision(voter, now, reason, voterName);
+    const decision = personDecision(voter, now, reason, voterName, input.onBehalfOf);
     const marking = this.indexes.beforeVote(pauseId, now);
     const outcome = await this.onPause(SCRIPTS.voteAll, pauseId, (callIds) => {
       const indexes = input.callIds.map((callId) => callIds.indexOf(callId) + 1);

@@ -155,13 +155,14 @@ export function newGateNudges(
 
 /** The vote as the gate records it: no clock but the caller's, no empty fields. */
 export function newVote(input: VoteInput): Vote {
-  const { voter, choice, payload, reason, now } = input;
+  const { voter, choice, payload, reason, now, onBehalfOf } = input;
   return {
     voter,
     choice,
     at: now,
     ...(payload === undefined ? {} : { payload }),
     ...(reason === undefined ? {} : { reason }),
+    ...(onBehalfOf === undefined ? {} : { onBehalfOf }),
   };
 }
 
@@ -171,12 +172,14 @@ export function personDecision(
   at: number,
   reason: string | undefined,
   byName?: string,
+  onBehalfOf?: string,
 ): GateDecision {
   return {
     by,
     ...(byName === undefined ? {} : { byName }),
     at,
     ...(reason === undefined ? {} : { reason }),
+    ...(onBehalfOf === undefined ? {} : { onBehalfOf }),
   };
 }
 
@@ -241,6 +244,7 @@ export const AUDIT_FACTS = [
   'scope',
   'uses',
   'expires_at',
+  'on_behalf_of',
 ] as const;
 export type AuditFact = (typeof AUDIT_FACTS)[number];
 export const FACT_JOIN = '=';
@@ -270,12 +274,14 @@ export function voteDetail(vote: {
   payload?: JsonValue;
   reason?: string;
   batch?: number;
+  onBehalfOf?: string;
 }): string {
   return auditDetail([
     ['choice', vote.choice],
     ['payload', vote.payload === undefined ? undefined : 'yes'],
     ['reason_length', vote.reason?.length],
     ['batch', vote.batch],
+    ['on_behalf_of', vote.onBehalfOf],
   ]);
 }
 

@@ -42,6 +42,8 @@ export interface SweeperOptions {
     leaseMs: number;
     onNudges: (nudges: DueNudge[]) => Promise<void>;
   };
+  /** The workflow's own work on every tick (hand-overs that started or ended). Absent: none. */
+  onTick?: () => Promise<void>;
   /** The store-wide audit drops entries older than this, checked once a minute. Absent: kept. */
   auditRetentionMs?: number;
   log: Pick<Log, 'error' | 'debug'>;
@@ -140,6 +142,9 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     if (!stopped) await report('posting missing cards', postMissingCards);
     if (!stopped) await report('telling of runs that died', tellOfDeadRuns);
     if (!stopped) await report('trimming the audit to its retention', trimAudit);
+    const onTick = options.onTick;
+    if (!stopped && onTick !== undefined)
+      await report('redrawing hand-overs started or ended', onTick);
   };
 
   const schedule = (delayMs: number) => {

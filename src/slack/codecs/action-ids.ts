@@ -54,6 +54,10 @@ export const ACTION_IDS = {
   grantExactArgs: 'approvals.grant_exact_args',
   /** Button on a grant in the App Home's "Grants". Value: the grant id. */
   homeRevokeGrant: 'approvals.home_revoke_grant',
+  /** Button on the App Home: opens the hand-over modal. No value. */
+  homeHandOver: 'approvals.home_hand_over',
+  /** Button on the App Home: ends (or calls off) the clicker's own hand-over. No value. */
+  homeEndHandOver: 'approvals.home_end_hand_over',
 } as const;
 export type ActionId = (typeof ACTION_IDS)[keyof typeof ACTION_IDS];
 
@@ -70,6 +74,8 @@ export const CALLBACK_IDS = {
   batchConfirm: 'approvals.batch_confirm',
   /** The batch, step 3: what became of each call (no submit: nothing comes back). */
   batchResult: 'approvals.batch_result',
+  /** The App Home's hand-over while away: who, from, until (no metadata: the clicker's own). */
+  handOverModal: 'approvals.hand_over_modal',
 } as const;
 
 /** Reads JSON text with a schema; anything else (not JSON, wrong shape) is `undefined`. */

@@ -16,6 +16,8 @@ export const viewStateValueSchema = z.looseObject({
   selected_date: z.string().nullish(),
   /** A `datetimepicker`'s instant, in Unix seconds. */
   selected_date_time: z.number().int().nullish(),
+  /** A `users_select`'s user id. */
+  selected_user: z.string().nullish(),
 });
 export type StateValue = z.infer<typeof viewStateValueSchema>;
 

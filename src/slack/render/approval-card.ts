@@ -8,7 +8,7 @@ import { escapeLine } from '../codecs/escape.js';
 import { compactGateRow, detailedGateBlocks, hasGateButtons } from './card-gate.js';
 import { CardParts, tally } from './card-parts.js';
 import type { GateContext } from './gate-context.js';
-import { listWithin, toolName } from './gate-lines.js';
+import { listWithin, type StandIns, toolName } from './gate-lines.js';
 import { askingOf, neededHeading, requestHeading } from './request-words.js';
 import { handoverSummary } from './resume-lines.js';
 
@@ -43,6 +43,8 @@ export interface ApprovalCardOptions {
   toolOutcomes?: ReadonlyMap<string, ToolOutcome>;
   /** A pause posted through the API: what its agent did with the decision (claims, outcomes). */
   notes?: PauseNotes;
+  /** Approvers away and who stands in for them (hand-overs in force): "Carol (for Bob)". */
+  standIns?: StandIns;
   /** What the agent reported for each gate through the approvals API, by confirmation call id. */
   agentOutcomes?: ReadonlyMap<string, GateOutcome['status']>;
 }
@@ -55,7 +57,7 @@ export interface ApprovalCard {
 
 export function renderApprovalCard(
   view: PauseView,
-  { now, toolOutcomes, notes, agentOutcomes }: ApprovalCardOptions,
+  { now, toolOutcomes, notes, agentOutcomes, standIns }: ApprovalCardOptions,
 ): ApprovalCard {
   const card = new CardParts(
     view,
@@ -63,6 +65,7 @@ export function renderApprovalCard(
     toolOutcomes ?? new Map(),
     notes,
     agentOutcomes ?? new Map(),
+    standIns,
   );
   const blocks = detailedLayout(card) ?? compactLayout(card) ?? rowlessLayout(card);
   return { text: fallbackText(view, notes), blocks };

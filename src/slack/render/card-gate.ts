@@ -205,7 +205,9 @@ export function detailedGateBlocks(context: GateContext, codeMax: number): Known
     gate.state === 'pending'
       ? [
           reopenedText(gate, REASON_MAX),
-          context.sharedFacts ? undefined : approversText(gate.policy, APPROVERS_MAX),
+          context.sharedFacts
+            ? undefined
+            : approversText(gate.policy, APPROVERS_MAX, 'approval', context.standIns),
           whyText(gate.policy),
           escalationText(gate, now),
           progressText(gate, PROGRESS_MAX),
@@ -283,7 +285,9 @@ export function compactGateRow(
     if (gate.policy.approvers.length === 0) text += ` · ${nobodyMayApprove(gate.policy, asking)}`;
     const reopened = reopenedText(gate, 250);
     if (reopened) facts.push(reopened);
-    else if (!sharedApprovers) facts.push(approversText(gate.policy, 150, asking));
+    else if (!sharedApprovers) {
+      facts.push(approversText(gate.policy, 150, asking, context.standIns));
+    }
     const why = whyText(gate.policy, 200);
     if (why) facts.push(why);
     const escalation = escalationText(gate, now);

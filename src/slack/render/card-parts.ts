@@ -31,7 +31,14 @@ import { notResumedLine } from './agent-answers.js';
 import { BUTTON_LABELS, gateDecisions, gateOption } from './card-gate.js';
 import { approveAllConfirm, withdrawConfirm } from './confirm-dialogs.js';
 import type { GateContext } from './gate-context.js';
-import { approversText, expiryText, listWithin, toolName } from './gate-lines.js';
+import {
+  approversText,
+  expiryText,
+  listWithin,
+  NO_STAND_INS,
+  type StandIns,
+  toolName,
+} from './gate-lines.js';
 import { gateOutcome, OUTCOME_WORD } from './outcome-words.js';
 import {
   allDecided,
@@ -69,6 +76,7 @@ export class CardParts {
     readonly toolOutcomes: ReadonlyMap<string, ToolOutcome>,
     readonly notes: PauseNotes | undefined,
     agentOutcomes: ReadonlyMap<string, GateOutcome['status']>,
+    readonly standIns: StandIns = NO_STAND_INS,
   ) {
     const { pause, gates } = view;
     const count = gates.length;
@@ -95,6 +103,7 @@ export class CardParts {
         ...(toolOutcome === undefined ? {} : { toolOutcome }),
         ...(agentOutcome === undefined ? {} : { agentOutcome }),
         ...(this.factsShared ? { sharedFacts: true } : {}),
+        ...(standIns.size === 0 ? {} : { standIns }),
       };
     });
     this.pending = this.contexts.filter(({ gate }) => gate.state === 'pending');
@@ -106,7 +115,7 @@ export class CardParts {
     if (!this.factsShared || first === undefined) return undefined;
     const asking = askingOf(this.pending.map(({ gate }) => gate));
     const lines = [
-      approversText(first.gate.policy, 1_500, asking),
+      approversText(first.gate.policy, 1_500, asking, this.standIns),
       expiryText(first.gate, this.now),
     ];
     return withBlockId(`facts.v${this.view.pause.version}`, {
@@ -156,7 +165,14 @@ export class CardParts {
     return withBlockId(`who.v${this.view.pause.version}`, {
       type: 'context',
       elements: [
-        mrkdwn(approversText(policy, 1_500, askingOf(this.pending.map(({ gate }) => gate)))),
+        mrkdwn(
+          approversText(
+            policy,
+            1_500,
+            askingOf(this.pending.map(({ gate }) => gate)),
+            this.standIns,
+          ),
+        ),
       ],
     });
   }

@@ -1,5 +1,6 @@
 import type { GateOutcome, GateRecord } from '../../approvals/records.js';
 import type { ToolOutcome } from '../../approvals/tool-outcomes.js';
+import type { StandIns } from './gate-lines.js';
 
 /** What a gate's blocks are rendered from, on the detailed card and in compact rows. */
 export interface GateContext {
@@ -21,4 +22,6 @@ export interface GateContext {
   agentOutcome?: GateOutcome['status'];
   /** The card states who may approve and the expiry once, for every gate: leave them out here. */
   sharedFacts?: boolean;
+  /** Approvers who handed over while away, and who stands in for them. */
+  standIns?: StandIns;
 }

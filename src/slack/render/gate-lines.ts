@@ -60,6 +60,10 @@ export function nobodyMayApprove(policy: GatePolicy, asking: Asking = 'approval'
   return `:no_entry: Nobody may ${verb} this under the current policy (rule ${inlineCode(policy.rule, 60)}): ${outcome}.`;
 }
 
+/** Who stands in for whom under hand-overs while away: delegator id → the delegate's. */
+export type StandIns = ReadonlyMap<string, string>;
+export const NO_STAND_INS: StandIns = new Map();
+
 /**
  * "Who may approve: <@U1>, <!subteam^S1> · 2 approvals needed · not the requester"; for a
  * question, "Who may answer: …".
@@ -68,6 +72,7 @@ export function approversText(
   policy: GatePolicy,
   max: number,
   asking: Asking = 'approval',
+  standIns: StandIns = NO_STAND_INS,
 ): string {
   if (policy.approvers.length === 0) return nobodyMayApprove(policy, asking);
   const needed = asking === 'input' ? 'answers' : 'approvals';
@@ -77,7 +82,14 @@ export function approversText(
   ].filter((fact) => fact !== '');
   const suffix = facts.map((fact) => ` · ${fact}`).join('');
   const prefix = `Who may ${mayVerb(asking)}: `;
-  const names = policy.approvers.map((approver) => approverName(approver));
+  const names = policy.approvers.map((approver) => {
+    const standIn = approver.kind === 'user' ? standIns.get(approver.id) : undefined;
+    // A rule that says `delegation: false` is decided by its approvers themselves.
+    if (standIn === undefined || approver.kind !== 'user' || policy.delegation === false) {
+      return approverName(approver);
+    }
+    return `${userMention(standIn)} (for ${userMention(approver.id)})`;
+  });
   return `${prefix}${listWithin(names, max - prefix.length - suffix.length)}${suffix}`;
 }
 
@@ -92,7 +104,7 @@ export function progressText(gate: GateRecord, max: number): string | undefined 
   if (quorum <= 1 && approvals.length === 0) return undefined;
   const head = `${approvals.length} of ${quorum} approval${quorum === 1 ? '' : 's'}`;
   if (approvals.length === 0) return head;
-  const voters = approvals.map((vote) => actor(vote.voter));
+  const voters = approvals.map(voterWords);
   return `${head}: ${listWithin(voters, max - head.length - 2)}`;
 }
 
@@ -177,6 +189,17 @@ export function actor(by: string): string {
   }
 }
 
+/** "<@CAROL> for <@BOB>" when Carol voted under Bob's hand-over; else the voter. */
+export function voterWords(vote: Pick<Vote, 'voter' | 'onBehalfOf'>): string {
+  const who = actor(vote.voter);
+  return vote.onBehalfOf === undefined ? who : `${who} for ${userMention(vote.onBehalfOf)}`;
+}
+
+/** Who decided, as `voterWords` says a vote's author. */
+export function deciderWords(decision: Pick<GateDecision, 'by' | 'onBehalfOf'>): string {
+  return voterWords({ voter: decision.by, onBehalfOf: decision.onBehalfOf });
+}
+
 /**
  * Why a person is asked: the rule (by name) and its condition as written, the rule's risk, and,
  * when the condition could not be evaluated, that it was asked for that reason. Nothing for the
@@ -248,12 +271,12 @@ export function decisionText(gate: GateRecord, maxReason: number): string | unde
  */
 export function decidedWords(gate: GateRecord, decision: GateDecision): string {
   const outcome = outcomeOf(gate.state, decision.by, gateKind(gate) === 'input');
-  const byWhom = actor(decision.by);
+  const byWhom = deciderWords(decision);
   switch (outcome) {
     case 'approved':
     case 'answered': {
       // With a quorum every approver is named, not only the one whose vote completed it.
-      const voters = approvalsOf(gate).map((vote) => actor(vote.voter));
+      const voters = approvalsOf(gate).map(voterWords);
       const names = voters.length > 1 ? andList(voters) : byWhom;
       return `${outcome === 'answered' ? 'Answered' : 'Approved'} by ${names}`;
     }

@@ -8,13 +8,16 @@ import { type Button, type KnownBlock, mrkdwn, plain } from '../codecs/block-kit
 import { escapeLine, inlineCode } from '../codecs/escape.js';
 import { permalinkTo, slackDate, userMention } from '../codecs/mentions.js';
 import { approveConfirm, revokeConfirm } from './confirm-dialogs.js';
+import { delegationBlocks, type HomeDelegations } from './delegation-view.js';
 import {
   actor,
   andList,
   approvalsOf,
   argumentSummary,
+  deciderWords,
   expiryText,
   toolName,
+  voterWords,
 } from './gate-lines.js';
 import { OUTCOME_EMOJI, OUTCOME_WORD, outcomeOf } from './outcome-words.js';
 
@@ -25,6 +28,8 @@ export interface HomeGate {
   cardPermalink: string | undefined;
   /** The policy in force for it, as the check of this person found it (absent: as recorded). */
   policy?: GatePolicy;
+  /** Whom this person would decide it for, under a hand-over while away. */
+  onBehalfOf?: string;
 }
 
 /** What a person's recent list records of a gate: how it was decided, or a vote toward a quorum. */
@@ -57,6 +62,8 @@ export interface HomeInput {
   grants?: readonly Grant[];
   /** A word to the person at the top, e.g. why a click from the Home was refused. */
   notice?: string;
+  /** Their hand-over while away and those made to them. Absent: the Home offers none. */
+  delegations?: HomeDelegations;
   now: number;
 }
 
@@ -110,6 +117,10 @@ export function renderHomeView(input: HomeInput): HomeView {
   const requestsMore = input.requestsMore + (input.requests.length - requests.length);
   if (requestsMore > 0) blocks.push(context(`…and ${requestsMore} more.`));
 
+  if (input.delegations !== undefined) {
+    blocks.push(...delegationBlocks(input.delegations, input.now));
+  }
+
   const grants = input.grants ?? [];
   if (grants.length > 0) {
     blocks.push({ type: 'divider' });
@@ -128,9 +139,13 @@ export function renderHomeView(input: HomeInput): HomeView {
   return { type: 'home', blocks };
 }
 
-function waitingBlocks({ view, gate, cardPermalink }: HomeGate, now: number): KnownBlock[] {
+function waitingBlocks(
+  { view, gate, cardPermalink, onBehalfOf }: HomeGate,
+  now: number,
+): KnownBlock[] {
   const args = argumentSummary(gate.originalCall.args, ARGS_MAX);
-  const asked = `${userMention(view.pause.requester)} asks to run ${toolName(gate)}`;
+  const forWhom = onBehalfOf === undefined ? '' : ` (for ${userMention(onBehalfOf)})`;
+  const asked = `${userMention(view.pause.requester)} asks to run ${toolName(gate)}${forWhom}`;
   const facts = [
     `app ${escapeLine(view.pause.adk.appName, 80)}`,
     expiryText(gate, now),
@@ -211,8 +226,10 @@ function decidedWords({ event, by, at, gate }: HomeDecision): string {
 
 /** Everyone whose approval counted while the gate stands approved (a quorum); else `by`. */
 function approversOf(gate: GateRecord, by: string): string {
-  const voters = gate.state === 'approved' ? approvalsOf(gate).map((vote) => vote.voter) : [];
-  return voters.length > 1 ? andList(voters.map(actor)) : actor(by);
+  const votes = gate.state === 'approved' ? approvalsOf(gate) : [];
+  if (votes.length > 1) return andList(votes.map(voterWords));
+  const decision = gate.decision;
+  return decision !== undefined && decision.by === by ? deciderWords(decision) : actor(by);
 }
 
 /** A vote toward a quorum, and where its gate stands now. */

@@ -73,7 +73,10 @@ export function inputGateBlocks(
 
   const facts =
     gate.state === 'pending'
-      ? [approversText(gate.policy, APPROVERS_MAX, 'input'), expiryText(gate, now)]
+      ? [
+          approversText(gate.policy, APPROVERS_MAX, 'input', context.standIns),
+          expiryText(gate, now),
+        ]
       : [decisionText(gate, REASON_MAX) ?? stateBadge(gate)];
   const factsBlock: ContextBlock = {
     type: 'context',

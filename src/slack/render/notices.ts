@@ -3,7 +3,7 @@ import type { GateDecision, GateState } from '../../approvals/records.js';
 import type { SlackMessage } from '../codecs/block-kit.js';
 import { escapeWithin, inlineCode } from '../codecs/escape.js';
 import { slackDate, userMention } from '../codecs/mentions.js';
-import { actor, approverName, expiryOutcome, listWithin } from './gate-lines.js';
+import { approverName, deciderWords, expiryOutcome, listWithin } from './gate-lines.js';
 import { outcomeOf } from './outcome-words.js';
 
 /**
@@ -14,7 +14,7 @@ import { outcomeOf } from './outcome-words.js';
 
 function decidedLine(state: GateState, decision: GateDecision, question: boolean): string {
   const when = slackDate(decision.at);
-  const by = ` by ${actor(decision.by)}`;
+  const by = ` by ${deciderWords(decision)}`;
   switch (outcomeOf(state, decision.by, question)) {
     case 'approved':
       return `This was already approved${by} ${when}.`;
@@ -65,6 +65,8 @@ export function refusalLine(refusal: Refusal): string {
       return 'Too late to undo: the agent has been given the decision.';
     case 'grant_not_offered':
       return 'The policy in force does not offer that grant for this call: nothing was approved. Approve it alone, or ask a policy admin.';
+    case 'grant_on_behalf':
+      return `You decide this for ${userMention(refusal.onBehalfOf)} while they are away: a grant for later calls is theirs to give. Nothing was approved; approve it alone.`;
     case 'grant_gone':
       return 'That grant has expired or was revoked already.';
     case 'not_grant_party':

@@ -269,7 +269,7 @@ describe('parsePolicy: errors name the file, line, column and key', () => {
       'policy.yml:4:14 rules[0].match.tools: unknown key (did you mean tool?)',
       'policy.yml:5:5 rules[0].approver: unknown key (did you mean approvers?)',
       'policy.yml:6:5 rules[0].self_approval: unknown key (did you mean selfApproval?)',
-      'policy.yml:8:5 rules[1].color: unknown key (expected one of name, match, when, decision, reason, risk, redact, payloadSchema, grants, channel, approvers, quorum, selfApproval, expiresIn, onExpiry, remindAfter, escalateAfter, escalateTo, reasonRequired, confirm, batch, undoWindow)',
+      'policy.yml:8:5 rules[1].color: unknown key (expected one of name, match, when, decision, reason, risk, redact, payloadSchema, grants, channel, approvers, quorum, selfApproval, expiresIn, onExpiry, remindAfter, escalateAfter, escalateTo, reasonRequired, confirm, batch, delegation, undoWindow)',
     ]);
   });
 

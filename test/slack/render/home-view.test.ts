@@ -114,6 +114,22 @@ describe('the App Home view', () => {
       ),
       waiting: views.map((view) => item(view)),
       waitingMore: 0,
+      delegations: {
+        outgoing: {
+          delegator: 'UBOB',
+          delegate: 'UCAROL',
+          startsAt: NOW,
+          endsAt: NOW + 1,
+          setAt: NOW,
+        },
+        incoming: Array.from({ length: 20 }, (_, index) => ({
+          delegator: `UDELEGATOR${index}`,
+          delegate: 'UBOB',
+          startsAt: NOW,
+          endsAt: NOW + 1,
+          setAt: NOW,
+        })),
+      },
       requests: views.slice(0, 40).map((view) => item(view)),
       requestsMore: 7,
       recent: views.slice(0, 30).map((view) => ({

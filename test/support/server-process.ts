@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface ServerProcess {
+  /** What the server printed (its last 200 chunks), for a failing test's message. */
+  output: string[];
+  /** SIGTERM, then resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A server the tests start as a child process (the Python api_server, Alertmanager), resolved
+ * once `readyUrl` answers 2xx; killed and refused with its output when it exits or is not ready
+ * within `timeoutMs`.
+ */
+export async function startServerProcess(options: {
+  label: string;
+  command: string;
+  args: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  readyUrl: string;
+  timeoutMs: number;
+  pollMs?: number;
+}): Promise<ServerProcess> {
+  const child = spawn(options.command, options.args, {
+    ...(options.env === undefined ? {} : { env: options.env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString('utf8'));
+    if (output.length > 200) output.shift();
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`${options.label} exited (${child.exitCode}): ${output.join('')}`);
+    }
+    const ready = await fetch(options.readyUrl).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(
+        `${options.label} did not start in ${options.timeoutMs / 1000} s: ${output.join('')}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 200));
+  }
+  return {
+    output,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
