@@ -17,6 +17,7 @@ import { renderJoinedNote, renderRunClosedNote, renderRunNote } from '../slack/r
 import type { RunRecord, RunStarts, StandDownReason, StartRunInput } from './api-runs.js';
 import { RunStartRefused } from './api-runs.js';
 import type { CardUpdates } from './card-updates.js';
+import type { HeldRun, RunIntents } from './run-intents.js';
 import type { RunLauncher } from './run-launcher.js';
 import type { RunStatusBoard } from './run-status-board.js';
 import type { RunThreads, ThreadRef } from './run-thread.js';
@@ -47,6 +48,12 @@ export class ApiRuns implements RunStarts {
       log: Log;
       /** Runs the first stream once the start has been answered (nobody waits for it). */
       work: Pick<KeyedWorkQueue, 'enqueue'>;
+      /**
+       * Run intents, as `/agent` holds them: a replica that dies mid-run stops renewing its
+       * intent, and another replica's sweep tells the thread and ends the run
+       * (`RunRecovery`, then `recovered` here). Absent: a dead replica's run stays open.
+       */
+      intents?: Pick<RunIntents, 'accept'>;
     },
   ) {}
 
@@ -187,27 +194,69 @@ export class ApiRuns implements RunStarts {
       );
     }
     const { thread } = started;
-    const [opened] = await Promise.all([
+    const [opened, held] = await Promise.all([
       runs.update(run.id, { threadTs: thread.threadTs, status: 'running' }),
+      this.holdIntent(thread, requester, input),
       launcher.begin(thread, root),
     ]);
     void this.deps.work.enqueue(`started-run:${run.id}`, 'started run', async () => {
-      const outcome = await launcher.run(thread, {
-        app: input.app,
-        userId: requester,
-        requester,
-        teamId: undefined,
-        prompt: input.prompt,
-        onSession: async (sessionId) => {
-          await runs.update(run.id, { sessionId });
-        },
-      });
-      if (outcome !== 'waiting') {
-        await runs.update(run.id, { status: outcome, endedAt: this.deps.clock() });
+      try {
+        const outcome = await launcher.run(thread, {
+          app: input.app,
+          userId: requester,
+          requester,
+          teamId: undefined,
+          prompt: input.prompt,
+          onSession: async (sessionId) => {
+            await Promise.all([
+              runs.update(run.id, { sessionId }),
+              held?.progress({ appName: input.app, sessionId }),
+            ]);
+          },
+        });
+        if (outcome !== 'waiting') {
+          await runs.update(run.id, { status: outcome, endedAt: this.deps.clock() });
+        }
+        log.info('run stream ended', { runId: run.id, outcome });
+      } finally {
+        await held?.finish();
       }
-      log.info('run stream ended', { runId: run.id, outcome });
     });
     return opened ?? run;
+  }
+
+  /** The run's intent, held while its first stream goes on, its thread known from the start. */
+  private async holdIntent(
+    thread: ThreadRef & { threadTs: string },
+    requester: string,
+    input: StartRunInput,
+  ): Promise<HeldRun | undefined> {
+    const held = await this.deps.intents?.accept({
+      userId: requester,
+      teamId: undefined,
+      channelId: thread.channelId,
+      text: input.prompt,
+    });
+    await held?.progress({ threadTs: thread.threadTs, appName: input.app });
+    return held;
+  }
+
+  /**
+   * A run whose replica died was told of in its thread (`RunRecovery`): with cards posted it
+   * waits for them as any run does; without, it has ended, and its dedupe key is let go, so
+   * that the next alert or start begins a run instead of joining a dead one.
+   */
+  async recovered(thread: ThreadRef & { threadTs: string }, pauses: number): Promise<void> {
+    const { runs } = this.deps;
+    const runId = await runs.findByThread(thread.channelId, thread.threadTs);
+    if (runId === undefined) return;
+    if (pauses > 0) {
+      await runs.update(runId, { status: 'waiting' });
+      return;
+    }
+    const reason = 'the replica running it stopped before the agent finished';
+    const run = await runs.update(runId, { status: 'failed', endedAt: this.deps.clock(), reason });
+    if (run?.status === 'failed') this.deps.board?.set(thread, { kind: 'failed' });
   }
 
   /** "Joined: …" in the run's thread, once the thread exists. */

@@ -37,11 +37,19 @@ export interface RunStarts {
    * run cannot start (no channel for cards, Slack refused the root, unknown app).
    */
   start(input: StartRunInput): Promise<{ run: RunRecord; joined: boolean }>;
-  /** A line in the run's thread; `text` is plain text, escaped here. */
+  /** A line in the run's thread; `text` is plain text, escaped here. Nothing before its thread exists. */
   note(runId: string, text: string): Promise<void>;
-  /** Closes the run's pending approvals as stood down; nothing resumes after it. */
+  /**
+   * Closes the run's pending approvals as stood down ("Stood down: alert resolved at <time>" on
+   * the cards and in the thread; the audit's actor `standdown:<runId>`); nothing resumes after
+   * it. Nothing for a run that has ended.
+   */
   standDown(runId: string, reason: StandDownReason): Promise<void>;
-  /** Closes the run's pending approvals as cancelled (`by`: who, in words); nothing resumes. */
+  /**
+   * Closes the run's pending approvals as cancelled; nothing resumes. `by`: the API key's name
+   * (the cards say "Cancelled by the agent (API key `by`)", the audit's actor is `api:<by>`).
+   * Nothing for a run that has ended.
+   */
   cancel(runId: string, by: string): Promise<void>;
   get(runId: string): Promise<RunRecord | undefined>;
 }

@@ -234,6 +234,13 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     metrics,
     ...people,
   });
+  const runIntents = new RunIntents({
+    store,
+    clock,
+    log: log.child('run-intents'),
+    owner: options.owner,
+    leaseMs: options.runLeaseMs ?? options.leaseMs,
+  });
   const apiRuns = new ApiRuns({
     runs: startedRuns,
     adk: deps.adk,
@@ -246,6 +253,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
     clock,
     log: log.child('api-runs'),
     work: runs,
+    intents: runIntents,
   });
   const recorder = new PauseRecorder({
     store,
@@ -361,13 +369,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
       ...people,
     }),
     undos: new Undos({ store, policy, threads, clock, log: log.child('undo'), cards }),
-    runIntents: new RunIntents({
-      store,
-      clock,
-      log: log.child('run-intents'),
-      owner: options.owner,
-      leaseMs: options.runLeaseMs ?? options.leaseMs,
-    }),
+    runIntents,
     agentRuns: new AgentRuns({
       adk: deps.adk,
       launcher,
@@ -408,6 +410,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
       threads,
       streamer,
       sessions: runThreads,
+      startedRuns: apiRuns,
       log: log.child('run-recovery'),
     }),
     clock,

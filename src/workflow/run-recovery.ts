@@ -1,12 +1,14 @@
 import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import { type AdkEvent, USER_AUTHOR } from '../adk/wire.js';
+import { API_ACTOR_PREFIX } from '../approvals/deciders.js';
 import type { RunIntent } from '../approvals/store.js';
 import type { ThreadSessions } from '../approvals/thread-sessions.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { renderRunDied } from '../slack/render/thread.js';
 import type { SlackPort } from '../slack/transport/port.js';
+import type { ApiRuns } from './api-run-control.js';
 import type { RunStreamer } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
 
@@ -26,6 +28,8 @@ export class RunRecovery {
       streamer: RunStreamer;
       /** The run threads' records: where a run's ADK session is once it exists. */
       sessions: Pick<ThreadSessions, 'find'>;
+      /** Runs started over the API or by alerts: told that their thread was recovered. */
+      startedRuns?: Pick<ApiRuns, 'recovered'>;
       log: Log;
     },
   ) {}
@@ -44,6 +48,9 @@ export class RunRecovery {
             : 'while_agent',
     });
     if (intent.threadTs === undefined) {
+      // A run started over the API has nobody to tell privately: its start was never answered
+      // (the answer waits for the thread), so its sender retries.
+      if (intent.requester.startsWith(API_ACTOR_PREFIX)) return;
       await this.deps.slack.postEphemeral({
         channel: intent.channelId,
         user: intent.requester,
@@ -54,6 +61,7 @@ export class RunRecovery {
     const thread = { channelId: intent.channelId, threadTs: intent.threadTs };
     if (intent.sessionId === undefined || intent.appName === undefined) {
       await threads.post(thread, renderRunDied({ stage: 'before_agent' }));
+      await this.deps.startedRuns?.recovered(thread, 0);
       return;
     }
     const events = await this.agentEvents(intent.appName, intent.requester, intent.sessionId);
@@ -69,6 +77,7 @@ export class RunRecovery {
       events,
     );
     await threads.post(thread, renderRunDied({ stage: 'while_agent', pauses }));
+    await this.deps.startedRuns?.recovered(thread, pauses);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStartedRuns } from '../../src/approvals/store/redis-started-runs.js';
 import {
   buttons,
   CHANNELS,
@@ -213,5 +214,54 @@ describe('POST /v1/runs', () => {
     await runReaching(created.id, 'done');
     expect(harness.openCards(OPS, root(created))).toEqual([]);
     expect(await transferRuns(created)).toBe(1);
+  });
+});
+
+describe('a run whose replica died', () => {
+  it('before the agent started: its thread says so and the run ends, so its dedupe key starts a new run', async () => {
+    const dedupeKey = `dead-${randomBytes(4).toString('hex')}`;
+    const thread = harness.sandbox.postAsPerson({ user: bob.id, channel: OPS, text: 'incident' });
+    // What a replica that died just after posting the run's root leaves behind: the run, its
+    // dedupe key, and an intent whose lease lapsed a minute ago.
+    const lapsed = Date.now() - 60_000;
+    const runs = new RedisStartedRuns(harness.redis, harness.keyPrefix);
+    const begun = await runs.begin({
+      id: `dead-run-${dedupeKey}`,
+      app: 'payments',
+      channel: OPS,
+      status: 'running',
+      startedBy: { kind: 'api', id: 'a-runbook' },
+      source: 'api',
+      dedupeKey,
+      keyId: 'runbooks',
+      pauseIds: [],
+      createdAt: lapsed,
+    });
+    expect(begun.kind).toBe('begun');
+    await runs.update(begun.run.id, { threadTs: thread.ts });
+    await harness.store.recordRun({
+      intent: {
+        id: `dead-intent-${dedupeKey}`,
+        requester: 'api:runbooks',
+        channelId: OPS,
+        text: 'transfer 5',
+        acceptedAt: lapsed,
+        threadTs: thread.ts,
+        appName: 'payments',
+      },
+      owner: 'a-replica-that-died',
+      now: lapsed,
+      leaseMs: 1_000,
+    });
+
+    await harness.reply(OPS, thread.ts, 'The app restarted before the agent started');
+    await expect
+      .poll(async () => (await getRun(begun.run.id)).status, { timeout: 10_000 })
+      .toBe('failed');
+    const again = await api('/v1/runs', { body: runRequest({ dedupeKey }) });
+    expect(again.status).toBe(201);
+    const started = (await again.json()) as RunBody;
+    expect(started.joined).toBe(false);
+    expect(started.id).not.toBe(begun.run.id);
   });
 });
