@@ -28,8 +28,11 @@ export type RecordOutcome =
   | { kind: 'stood_down'; runId: string }
   /** Some alert still fires: no stand-down is due. */
   | { kind: 'firing'; runId: string; firing: number }
-  /** Every alert resolved: the run is stood down at `standDownAt` unless one fires again. */
-  | { kind: 'quiet'; runId: string; standDownAt: number };
+  /**
+   * Every alert resolved: the run is stood down at `standDownAt` unless one fires again.
+   * `changed`: the run just went quiet, or its time moved (not a repeated resolve).
+   */
+  | { kind: 'quiet'; runId: string; standDownAt: number; changed: boolean };
 
 export type ClaimOutcome =
   /** This caller stands the run down; `resolvedAt` is when its last alert resolved. */
@@ -120,8 +123,10 @@ export class MemoryAlertTracks implements AlertTracks {
       run.dueAt = undefined;
       return { kind: 'firing', runId, firing: state.firing };
     }
-    run.dueAt = state.resolvedAt + run.standDownAfterMs;
-    return { kind: 'quiet', runId, standDownAt: run.dueAt };
+    const due = state.resolvedAt + run.standDownAfterMs;
+    const changed = run.dueAt !== due;
+    run.dueAt = due;
+    return { kind: 'quiet', runId, standDownAt: due, changed };
   }
 
   async due(now: number, limit: number): Promise<string[]> {

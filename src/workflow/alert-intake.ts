@@ -157,9 +157,12 @@ export class AlertIntake {
     };
   }
 
-  /** The run's thread hears when its alerts all resolved, and what happens next. */
+  /**
+   * The run's thread hears when its alerts all resolved, and what happens next: once, not again
+   * for a resolve the sender repeats.
+   */
   private async tell(outcome: RecordOutcome, runbook: Runbook): Promise<void> {
-    if (outcome.kind !== 'quiet') return;
+    if (outcome.kind !== 'quiet' || !outcome.changed) return;
     await this.deps.runs.note(
       outcome.runId,
       `Every alert of this run has resolved; it stands down at ${new Date(outcome.standDownAt).toISOString()} (runbook ${runbook.name}: ${runbook.standDownAfterMs / 1000} s quiet) unless one fires again.`,

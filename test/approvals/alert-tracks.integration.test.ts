@@ -68,6 +68,7 @@ describe.each(stores)('alert tracking in %s', (_name, open) => {
       kind: 'quiet',
       runId: 'run-1',
       standDownAt: NOW + 20 + GRACE,
+      changed: true,
     });
     expect(await tracks.due(NOW + 19 + GRACE, 10)).toEqual([]);
     expect(await tracks.claimStandDown('run-1', NOW + 19 + GRACE)).toEqual({ kind: 'not_due' });
@@ -95,16 +96,20 @@ describe.each(stores)('alert tracking in %s', (_name, open) => {
     // Its next resolve starts the quiet again.
     expect(await record(tracks, [resolved('a', NOW + 30)], NOW + 30, false)).toMatchObject({
       standDownAt: NOW + 30 + GRACE,
+      changed: true,
     });
   });
 
-  it('a repeated resolve keeps the first one’s time, and a resolve of an alert never seen firing is ignored', async () => {
+  it('a repeated resolve keeps the first one’s time, says nothing changed, and a resolve of an alert never seen firing is ignored', async () => {
     const tracks = open();
     await record(tracks, [firing('a')], NOW);
-    await record(tracks, [resolved('a', NOW + 10)], NOW + 10, false);
+    expect(await record(tracks, [resolved('a', NOW + 10)], NOW + 10, false)).toMatchObject({
+      kind: 'quiet',
+      changed: true,
+    });
     expect(
       await record(tracks, [resolved('a', NOW + 500), resolved('z', NOW + 900)], NOW + 900, false),
-    ).toMatchObject({ kind: 'quiet', standDownAt: NOW + 10 + GRACE });
+    ).toMatchObject({ kind: 'quiet', standDownAt: NOW + 10 + GRACE, changed: false });
   });
 
   it('a stand-down that could not be carried out is due again when re-armed', async () => {

@@ -50,7 +50,8 @@ end
  * KEYS: [1] run hash, [2] due zset, [3] group key
  * ARGV: [1] runId, [2] grace ms, [3] ttl ms, [4] '1' to tie the group to the run,
  *       [5..] fingerprint, then "firing" or the resolve time (ms), per alert
- * Returns {-1} (stood down already) | {0, firing count} | {1, stand-down due at}
+ * Returns {-1} (stood down already) | {0, firing count}
+ *   | {1, stand-down due at, 1 when the run just went quiet or its due time moved, else 0}
  */
 const RECORD_LUA = `
 ${LUA_STATE}
@@ -71,8 +72,10 @@ if firing > 0 or count == 0 then
   return {0, firing}
 end
 local due = latest + tonumber(ARGV[2])
+local before = redis.call('ZSCORE', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[2], due, ARGV[1])
-return {1, due}
+if before and tonumber(before) == due then return {1, due, 0} end
+return {1, due, 1}
 `;
 
 /**
@@ -127,7 +130,7 @@ export class RedisAlertTracks implements AlertTracks {
       alert.fingerprint,
       alert.status === 'firing' ? 'firing' : alert.resolvedAt,
     ]);
-    const [code, value] = this.parse(
+    const [code, value, changed] = this.parse(
       'record alerts',
       await redisCall(`record the alerts of ${this.runKey(runId)}`, () =>
         recordScript.run(
@@ -145,7 +148,7 @@ export class RedisAlertTracks implements AlertTracks {
     );
     if (code === -1) return { kind: 'stood_down', runId };
     if (code === 0) return { kind: 'firing', runId, firing: value ?? 0 };
-    return { kind: 'quiet', runId, standDownAt: value ?? input.now };
+    return { kind: 'quiet', runId, standDownAt: value ?? input.now, changed: changed !== 0 };
   }
 
   async due(now: number, limit: number): Promise<string[]> {
@@ -173,11 +176,15 @@ export class RedisAlertTracks implements AlertTracks {
     await redisCall(`re-arm ${this.runKey(runId)}`, () => multi.exec());
   }
 
-  private parse(doing: string, raw: unknown): [number, number | undefined] {
+  private parse(doing: string, raw: unknown): [number, number | undefined, number | undefined] {
     const reply = replySchema.safeParse(raw);
     const code = reply.success ? reply.data[0] : undefined;
     if (code === undefined) throw new StoreError('corrupt_record', `${doing}: unexpected reply`);
-    return [code, reply.success ? reply.data[1] : undefined];
+    return [
+      code,
+      reply.success ? reply.data[1] : undefined,
+      reply.success ? reply.data[2] : undefined,
+    ];
   }
 
   private runKey(runId: string): string {
