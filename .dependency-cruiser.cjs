@@ -35,7 +35,7 @@ const LAYERS = [
 ];
 const FOUNDATION =
   '^src/(config|log|json|error-message|process-lifecycle|metrics|correlation)\\.ts$';
-const WIRING = '^src/(main|app|process-guard|prometheus-metrics)\\.ts$|^src/(dev|cli)/';
+const WIRING = '^src/(main|app|open-stores|process-guard|prometheus-metrics)\\.ts$|^src/(dev|cli)/';
 /** Where every module of `src/` belongs: a module elsewhere is under no rule, so it is refused. */
 const PLACED = [...LAYERS.map(([, path]) => path), FOUNDATION, WIRING].join('|');
 /**
