@@ -1,4 +1,6 @@
+import { API_ACTOR_PREFIX } from '../../approvals/deciders.js';
 import type { SlackMessage } from '../codecs/block-kit.js';
+import { inlineCode } from '../codecs/escape.js';
 import { permalinkTo, userMention } from '../codecs/mentions.js';
 
 /** What the app says back to a reply in a run's thread that it will not pass to the agent. */
@@ -20,6 +22,12 @@ export function renderAgentBusy(): SlackMessage {
 
 /** Only the person who started a run speaks for it: the agent acts as them. */
 export function renderNotYourRun(requester: string): SlackMessage {
+  if (requester.startsWith(API_ACTOR_PREFIX)) {
+    // A run started over the API or by an alert acts as its key: nobody speaks for it here.
+    return {
+      text: `This run was started over the approvals API (key ${inlineCode(requester.slice(API_ACTOR_PREFIX.length), 64)}), not by a person, so replies here do not reach its agent. Start a run of your own with \`/agent\`.`,
+    };
+  }
   return {
     text: `Only ${userMention(requester)}, who started this run, can continue it here. Start a run of your own with \`/agent\`.`,
   };
