@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
+import { apiCall } from '../support/api-calls.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { undecidedCardsOf, waitForClosedCard, waitForPauseCard } from '../support/pause-card.js';
 
@@ -72,11 +73,7 @@ afterAll(async () => {
 });
 
 function api(path: string, body?: unknown) {
-  return fetch(`${base}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  return apiCall(base, KEY, path, { body });
 }
 
 type Message = Parameters<Runner['runAsync']>[0]['newMessage'];

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
+import { apiCall } from '../support/api-calls.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -49,11 +50,7 @@ afterAll(async () => {
 });
 
 function api(key: keyof typeof KEYS, path: string, method = 'GET', body?: unknown) {
-  return fetch(`http://127.0.0.1:${harness.app.port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEYS[key]}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  return apiCall(`http://127.0.0.1:${harness.app.port}`, KEYS[key], path, { method, body });
 }
 
 /** A real paused session on the api_server, posted for Alice as a plugin would (poll mode). */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { rootAgent as paymentsAgent } from '../agents/payments/agent.js';
 import { startConversation } from '../support/adk-conversation.js';
+import { apiCall } from '../support/api-calls.js';
 import { buttons, CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { waitForPauseCard } from '../support/pause-card.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -56,11 +57,7 @@ afterAll(async () => {
 });
 
 function api(path: string, body?: unknown) {
-  return fetch(`${base}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  return apiCall(base, KEY, path, { body });
 }
 
 const heldSchema = z.strictObject({

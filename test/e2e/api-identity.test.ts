@@ -3,6 +3,7 @@ import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
+import { apiCall } from '../support/api-calls.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 
 /**
@@ -44,15 +45,7 @@ function api(
   body?: unknown,
   headers: Record<string, string> = {},
 ) {
-  return fetch(`http://127.0.0.1:${harness.app.port}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: {
-      authorization: `Bearer ${KEYS[key]}`,
-      'content-type': 'application/json',
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  return apiCall(`http://127.0.0.1:${harness.app.port}`, KEYS[key], path, { body, headers });
 }
 
 /** A real paused transfer on the api_server, as the body a plugin posts. */

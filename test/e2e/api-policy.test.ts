@@ -6,6 +6,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
+import { apiCall } from '../support/api-calls.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 
 /**
@@ -56,11 +57,7 @@ afterAll(async () => {
 });
 
 function api(path: string, body?: unknown) {
-  return fetch(`http://127.0.0.1:${harness.app.port}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  return apiCall(`http://127.0.0.1:${harness.app.port}`, KEY, path, { body });
 }
 
 interface Decision {

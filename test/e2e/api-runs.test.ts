@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStartedRuns } from '../../src/approvals/store/redis-started-runs.js';
+import { apiCall } from '../support/api-calls.js';
 import {
   buttons,
   CHANNELS,
@@ -70,11 +71,7 @@ interface RunBody {
 }
 
 function api(path: string, init: { method?: string; body?: unknown; key?: string } = {}) {
-  return fetch(`${base}${path}`, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: { authorization: `Bearer ${init.key ?? KEY}`, 'content-type': 'application/json' },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
+  return apiCall(base, init.key ?? KEY, path, init);
 }
 
 function runRequest(overrides: Record<string, unknown> = {}) {

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { rootAgent as timeOffAgent } from '../agents/time_off/agent.js';
 import { startConversation } from '../support/adk-conversation.js';
+import { apiCall } from '../support/api-calls.js';
 import { CHANNELS, cardText, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
 import { waitForPauseCard } from '../support/pause-card.js';
 import {
@@ -66,11 +67,7 @@ afterAll(async () => {
 });
 
 function api(path: string, body?: unknown) {
-  return fetch(`${base}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  return apiCall(base, KEY, path, { body });
 }
 
 /** A time_off runner of its own with the plugin (resuming by `resume`). */
