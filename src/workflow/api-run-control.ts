@@ -247,13 +247,11 @@ export class ApiRuns implements RunStarts {
    * that the next alert or start begins a run instead of joining a dead one.
    */
   async recovered(thread: ThreadRef & { threadTs: string }, pauses: number): Promise<void> {
+    // With cards, its status follows its thread's as any open run's does (`refresh`).
+    if (pauses > 0) return;
     const { runs } = this.deps;
     const runId = await runs.findByThread(thread.channelId, thread.threadTs);
     if (runId === undefined) return;
-    if (pauses > 0) {
-      await runs.update(runId, { status: 'waiting' });
-      return;
-    }
     const reason = 'the replica running it stopped before the agent finished';
     const run = await runs.update(runId, { status: 'failed', endedAt: this.deps.clock(), reason });
     if (run?.status === 'failed') this.deps.board?.set(thread, { kind: 'failed' });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluatePolicy, type PolicyCall, parsePolicy } from '../../../src/approvals/policy.js';
+import { policyOf } from '../../support/workflow.js';
 
 /** Issue 36: rules that match where a call was met (`source`) and the run's labels. */
 const FILE = `
@@ -18,9 +19,7 @@ rules:
 `;
 
 function policy() {
-  const parsed = parsePolicy(FILE, 'policy.yml');
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  return parsed.policy;
+  return policyOf(FILE);
 }
 
 function call(overrides: Partial<PolicyCall>): PolicyCall {

@@ -6,6 +6,7 @@ import {
   type PolicyCall,
   parsePolicy,
 } from '../../../src/approvals/policy.js';
+import { policyOf } from '../../support/workflow.js';
 
 const FILE = `
 defaults:
@@ -32,9 +33,7 @@ rules:
 `;
 
 function policy() {
-  const parsed = parsePolicy(FILE, 'policy.yml');
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  return parsed.policy;
+  return policyOf(FILE);
 }
 
 function call(overrides: Partial<PolicyCall>): PolicyCall {
