@@ -91,6 +91,7 @@ import {
   voteDetail,
   withdrawDetail,
 } from './rules.js';
+import { voteResultOf } from './vote-result.js';
 
 /**
  * The confirmation store in this process's memory: the same contract as the Redis store (one
@@ -179,11 +180,15 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   }
 
   async vote(input: VoteInput): Promise<VoteResult> {
-    const { pauseId, callId, voter, voterName, payload, reason, now } = input;
+    const { pauseId, callId, voter, voterName, choice, payload, reason, now } = input;
     const run = this.load(pauseId, now);
     const gate = run?.gate(callId);
     if (!run || !gate) return { kind: 'not_found' };
-    const result = vote(run, gate, {
+    const reply = vote(run, gate, {
+      now,
+      gateIndex: run.entry.pause.callIds.indexOf(callId) + 1,
+      voter,
+      choice,
       vote: newVote(input),
       payload,
       decision: personDecision(voter, now, reason, voterName, input.onBehalfOf),
@@ -192,25 +197,37 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       detail: voteDetail(input),
     });
     this.mirror(run);
-    return result;
+    return voteResultOf(reply, run.view(), callId);
   }
 
   async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
-    const { pauseId, voter, voterName, reason, now } = input;
+    const { pauseId, voter, voterName, choice, reason, now } = input;
     const run = this.load(pauseId, now);
     const gates = input.callIds.map((callId) => run?.gate(callId));
     if (!run || gates.length === 0) return { kind: 'not_found' };
     const found = gates.filter((gate) => gate !== undefined);
     if (found.length < gates.length) return { kind: 'not_found' };
-    const results = voteAll(run, found, {
+    const callIds = run.entry.pause.callIds;
+    const replies = voteAll(run, found, {
+      now,
+      voter,
+      choice,
       vote: newVote({ ...input, callId: '' }),
       decision: personDecision(voter, now, reason, voterName, input.onBehalfOf),
       expiry: systemDecision(now),
       retentionMs: this.retentionMs,
       detail: voteDetail(input),
+      gateIndexes: input.callIds.map((callId) => callIds.indexOf(callId) + 1),
     });
     this.mirror(run);
-    return { kind: 'applied', view: run.view(), results };
+    // Every outcome carries the pause as the whole step left it, as the script's reply does.
+    const view = run.view();
+    const results = input.callIds.map((callId, i) => {
+      const reply = replies[i];
+      if (reply === undefined) throw new Error(`vote_all twin answered no gate ${callId}`);
+      return { callId, result: voteResultOf(reply, view, callId) };
+    });
+    return { kind: 'applied', view, results };
   }
 
   async cancel(input: CancelInput): Promise<CancelResult> {
@@ -251,10 +268,18 @@ export class MemoryConfirmationStore implements ConfirmationStore {
       const run = this.load(pauseId, now);
       const gate = run?.gate(callId);
       if (!run || !gate) continue;
-      // An earlier gate's `cancel` outcome may have cancelled this one already: then undefined.
-      const gone = expireGate(run, gate, systemDecision(now), this.retentionMs);
+      // An earlier gate's `cancel` outcome may have cancelled this one already: NOT_PENDING.
+      const reply = expireGate(run, gate, {
+        now,
+        gateIndex: run.entry.pause.callIds.indexOf(callId) + 1,
+        decision: systemDecision(now),
+        retentionMs: this.retentionMs,
+      });
       this.mirror(run);
-      if (gone) expired.push(gone);
+      if (reply.code === 'EXPIRED') {
+        const { state, pauseDecided } = reply;
+        expired.push({ view: run.view(), callId, state, pauseDecided });
+      }
     }
     return expired;
   }

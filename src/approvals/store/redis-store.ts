@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
 import type { Log } from '../../log.js';
-import { gateStateSchema, type PauseNotes, type PauseView, viewVersion } from '../records.js';
+import type { PauseNotes, PauseView } from '../records.js';
+import { viewVersion } from '../records.js';
 import {
   type AdvanceRunInput,
   type AuditEntry,
@@ -83,9 +84,10 @@ import { CANCEL_LUA } from './scripts/cancel.lua.js';
 import { CLAIM_RESUME_LUA } from './scripts/claim-resume.lua.js';
 import { type ScriptCodeName, scriptCodeName } from './scripts/codes.js';
 import { CREATE_PAUSE_LUA } from './scripts/create-pause.lua.js';
-import { EXPIRE_GATE_LUA } from './scripts/expire-gate.lua.js';
+import { EXPIRE_GATE } from './scripts/expire-gate.lua.js';
 import { FINISH_RESUME_LUA } from './scripts/finish-resume.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
+import type { ArgSpec, ArgsOf, PauseScript } from './scripts/pause-script.js';
 import { PAUSE_VERSION_LUA } from './scripts/pause-version.lua.js';
 import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
 import { RENEW_LEASE_LUA } from './scripts/renew-lease.lua.js';
@@ -97,8 +99,9 @@ import {
 } from './scripts/reply.js';
 import { SET_CARD_TS_LUA } from './scripts/set-card-ts.lua.js';
 import { UNDO_LUA } from './scripts/undo.lua.js';
-import { VOTE_ALL_LUA, VOTE_LUA } from './scripts/vote.lua.js';
+import { decodeVoteGate, VOTE, VOTE_ALL } from './scripts/vote.lua.js';
 import { WITHDRAW_LUA } from './scripts/withdraw.lua.js';
+import { voteResultOf } from './vote-result.js';
 
 /**
  * The confirmation store on Redis, standalone or Cluster.
@@ -159,9 +162,6 @@ const SCRIPTS = {
   readPause: new LuaScript('read_pause', READ_PAUSE_LUA),
   pauseVersion: new LuaScript('pause_version', PAUSE_VERSION_LUA),
   setCardTs: new LuaScript('set_card_ts', SET_CARD_TS_LUA),
-  vote: new LuaScript('vote', VOTE_LUA),
-  voteAll: new LuaScript('vote_all', VOTE_ALL_LUA),
-  expireGate: new LuaScript('expire_gate', EXPIRE_GATE_LUA),
   cancel: new LuaScript('cancel', CANCEL_LUA),
   withdraw: new LuaScript('withdraw', WITHDRAW_LUA),
   claimResume: new LuaScript('claim_resume', CLAIM_RESUME_LUA),
@@ -302,30 +302,30 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const { pauseId, callId, voter, voterName, choice, payload, reason, now } = input;
     const decision = personDecision(voter, now, reason, voterName, input.onBehalfOf);
     const marking = this.indexes.beforeVote(pauseId, now);
-    const outcome = await this.onPause(
-      SCRIPTS.vote,
+    const outcome = await this.onTypedPause(
+      VOTE,
       pauseId,
       (callIds) => {
         const index = callIds.indexOf(callId);
         if (index < 0) return undefined;
-        return [
+        return {
           now,
-          index + 1,
+          gateIndex: index + 1,
           voter,
           choice,
-          JSON.stringify(newVote(input)),
-          payload === undefined ? '' : JSON.stringify(payload),
-          JSON.stringify(decision),
-          JSON.stringify(systemDecision(now)),
-          this.retentionMs,
-          voteDetail(input),
-        ];
+          vote: newVote(input),
+          payload,
+          decision,
+          expiry: systemDecision(now),
+          retentionMs: this.retentionMs,
+          detail: voteDetail(input),
+        };
       },
       callId,
     );
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
-    const result = this.voteResult(outcome.code, outcome.info, view, callId);
+    const result = voteResultOf(VOTE.decode(outcome), view, callId);
     const decided = result.kind === 'decided' || result.kind === 'expired';
     const marked = await marking;
     const updates = decided
@@ -339,29 +339,30 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const { pauseId, voter, voterName, choice, reason, now } = input;
     const decision = personDecision(voter, now, reason, voterName, input.onBehalfOf);
     const marking = this.indexes.beforeVote(pauseId, now);
-    const outcome = await this.onPause(SCRIPTS.voteAll, pauseId, (callIds) => {
-      const indexes = input.callIds.map((callId) => callIds.indexOf(callId) + 1);
-      if (indexes.length === 0 || indexes.includes(0)) return undefined;
-      return [
+    const outcome = await this.onTypedPause(VOTE_ALL, pauseId, (callIds) => {
+      const gateIndexes = input.callIds.map((callId) => callIds.indexOf(callId) + 1);
+      if (gateIndexes.length === 0 || gateIndexes.includes(0)) return undefined;
+      return {
         now,
         voter,
         choice,
-        JSON.stringify(newVote({ ...input, callId: '' })),
-        JSON.stringify(decision),
-        JSON.stringify(systemDecision(now)),
-        this.retentionMs,
-        voteDetail(input),
-        ...indexes,
-      ];
+        vote: newVote({ ...input, callId: '' }),
+        decision,
+        expiry: systemDecision(now),
+        retentionMs: this.retentionMs,
+        detail: voteDetail(input),
+        gateIndexes,
+      };
     });
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
-    if (outcome.code !== 'OK') throw unexpected(SCRIPTS.voteAll, outcome.code);
+    const info = VOTE_ALL.decode(outcome);
     const results = input.callIds.map((callId, i) => {
-      const [code = '', first = '', second = ''] = outcome.info.slice(i * 3, i * 3 + 3);
+      const [code = '', first = '', second = ''] = info.slice(i * 3, i * 3 + 3);
       const name = scriptCodeName(Number(code));
-      if (name === undefined) throw unexpected(SCRIPTS.voteAll, 'CORRUPT');
-      return { callId, result: this.voteResult(name, [first, second], view, callId) };
+      if (name === undefined) throw unexpected(VOTE_ALL.lua, 'CORRUPT');
+      const reply = decodeVoteGate(VOTE_ALL.name, { code: name, info: [first, second] });
+      return { callId, result: voteResultOf(reply, view, callId) };
     });
     const changed = results.flatMap(({ callId, result }) =>
       result.kind === 'decided' || result.kind === 'expired' ? [callId] : [],
@@ -374,40 +375,6 @@ export class RedisConfirmationStore implements ConfirmationStore {
         : this.indexes.afterDecision(view, now, changed, pauseDecided, marked);
     await this.indexes.apply(view, outcome.audit, now, updates);
     return { kind: 'applied', view, results };
-  }
-
-  /** One gate's vote outcome, from the code and info the vote rule answered. */
-  private voteResult(
-    code: ScriptCodeName,
-    info: readonly string[],
-    view: PauseView,
-    callId: string,
-  ): VoteResult {
-    const [first = '', second = ''] = info;
-    switch (code) {
-      case 'COUNTED':
-        return { kind: 'counted', view, approvals: Number(first), quorum: Number(second) };
-      case 'DECIDED':
-      case 'EXPIRED': {
-        const pauseDecided = second === '1';
-        const state = gateStateSchema.parse(first);
-        return code === 'DECIDED'
-          ? { kind: 'decided', view, state, pauseDecided }
-          : { kind: 'expired', view, state, pauseDecided };
-      }
-      case 'ALREADY_VOTED':
-        return { kind: 'already_voted', view };
-      case 'ALREADY_DECIDED': {
-        const gate = view.gates.find((g) => g.confirmationCallId === callId);
-        if (gate?.decision === undefined) {
-          const key = this.keys.gate(view.pause.id, callId);
-          throw new StoreError('corrupt_record', `${key} is decided without a decision`);
-        }
-        return { kind: 'already_decided', view, state: gate.state, decision: gate.decision };
-      }
-      default:
-        throw unexpected(SCRIPTS.vote, code);
-    }
   }
 
   async cancel(input: CancelInput): Promise<CancelResult> {
@@ -757,29 +724,30 @@ export class RedisConfirmationStore implements ConfirmationStore {
     now: number,
   ): Promise<{ gate: ExpiredGate; audit: ScriptAuditEntry[] } | 'stale' | 'kept'> {
     const { pauseId, callId } = entry;
-    const outcome = await this.onPause(
-      SCRIPTS.expireGate,
+    const outcome = await this.onTypedPause(
+      EXPIRE_GATE,
       pauseId,
       (callIds) => {
         const index = callIds.indexOf(callId);
         if (index < 0) return undefined;
-        return [now, index + 1, JSON.stringify(systemDecision(now)), this.retentionMs];
+        const decision = systemDecision(now);
+        return { now, gateIndex: index + 1, decision, retentionMs: this.retentionMs };
       },
       callId,
     );
-    const { code, info, view } = outcome;
+    const { code, view } = outcome;
     if (code === 'NOT_FOUND') {
       // An entry without a pause may belong to a pause being created right now.
       return this.indexes.isOrphanExpiry(entry, now) ? 'stale' : 'kept';
     }
-    if (code === 'NOT_PENDING') return 'stale';
-    if (code === 'NOT_DUE') {
-      await this.indexes.rescheduleExpiry(entry, Number(info[0]));
+    const reply = EXPIRE_GATE.decode(outcome);
+    if (reply.code === 'NOT_PENDING') return 'stale';
+    if (reply.code === 'NOT_DUE') {
+      await this.indexes.rescheduleExpiry(entry, reply.expiresAt);
       return 'kept';
     }
-    if (code !== 'EXPIRED' || view === undefined) throw unexpected(SCRIPTS.expireGate, code);
-    const pauseDecided = info[1] === '1';
-    const state = gateStateSchema.parse(info[0]);
+    if (view === undefined) throw unexpected(EXPIRE_GATE.lua, code);
+    const { state, pauseDecided } = reply;
     return { gate: { view, callId, state, pauseDecided }, audit: outcome.audit };
   }
 
@@ -817,6 +785,24 @@ export class RedisConfirmationStore implements ConfirmationStore {
    * reading and parsing the pause record first (a round trip); wrong, the script answers
    * KEYS_MISMATCH having written nothing, and the real call ids are read.
    */
+  /** `onPause` for a script defined with typed arguments (scripts/pause-script.ts). */
+  private onTypedPause<S extends ArgSpec>(
+    script: PauseScript<S, unknown>,
+    pauseId: string,
+    args: (callIds: readonly string[]) => ArgsOf<S> | undefined,
+    guess?: string,
+  ): Promise<PauseOutcome> {
+    return this.onPause(
+      script.lua,
+      pauseId,
+      (callIds) => {
+        const values = args(callIds);
+        return values && script.encode(values);
+      },
+      guess,
+    );
+  }
+
   private async onPause(
     script: LuaScript,
     pauseId: string,

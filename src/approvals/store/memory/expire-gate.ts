@@ -1,22 +1,16 @@
-import type { GateDecision } from '../../records.js';
-import type { ExpiredGate } from '../../store.js';
 import { isDue } from '../rules.js';
+import type { ExpireGateArgs, ExpireGateReply } from '../scripts/expire-gate.lua.js';
 import type { MemoryGate, PauseRun } from './prelude.js';
 
 /**
  * Twin of scripts/expire-gate.lua.ts: applies a gate's expiry outcome if it is still pending
- * and due; otherwise nothing (NOT_PENDING, NOT_DUE).
+ * and due. Takes the script's own arguments (the clock and the gate index come in as `run` and
+ * `gate`).
  */
-export function expireGate(
-  run: PauseRun,
-  gate: MemoryGate,
-  decision: GateDecision,
-  retentionMs: number,
-): ExpiredGate | undefined {
+export function expireGate(run: PauseRun, gate: MemoryGate, args: ExpireGateArgs): ExpireGateReply {
   const record = gate.record;
-  if (record.state !== 'pending' || record.expiresAt === undefined) return undefined;
-  if (!isDue(record.expiresAt, run.now)) return undefined;
-  const state = run.expire(gate, decision, retentionMs);
-  const callId = record.confirmationCallId;
-  return { view: run.view(), callId, state, pauseDecided: run.pauseDecided() };
+  if (record.state !== 'pending' || record.expiresAt === undefined) return { code: 'NOT_PENDING' };
+  if (!isDue(record.expiresAt, run.now)) return { code: 'NOT_DUE', expiresAt: record.expiresAt };
+  const state = run.expire(gate, args.decision, args.retentionMs);
+  return { code: 'EXPIRED', state, pauseDecided: run.pauseDecided() };
 }

@@ -1,4 +1,7 @@
-import { PAUSE_PRELUDE } from './prelude.lua.js';
+import type { JsonValue } from '../../../json.js';
+import { type GateDecision, type GateState, gateStateSchema, type Vote } from '../../records.js';
+import { StoreError } from '../../store.js';
+import { type ArgsOf, arg, type CodeAndInfo, PauseScript } from './pause-script.js';
 
 /**
  * One voter's approve or reject on one pending gate: the rule shared by vote and vote_all.
@@ -38,46 +41,117 @@ local function vote_gate(pause, gates, gate, voter, choice, vote_json, payload, 
 end
 `;
 
+/** What one gate's vote came to, as vote and vote_all reply it and the memory twin returns it. */
+export type VoteGateReply =
+  | { code: 'COUNTED'; approvals: number; quorum: number }
+  | { code: 'DECIDED' | 'EXPIRED'; state: GateState; pauseDecided: boolean }
+  | { code: 'ALREADY_VOTED' }
+  | { code: 'ALREADY_DECIDED' };
+
+/** One gate's vote reply from its code and its two info values. */
+export function decodeVoteGate(script: string, { code, info }: CodeAndInfo): VoteGateReply {
+  const [first = '', second = ''] = info;
+  switch (code) {
+    case 'COUNTED':
+      return { code, approvals: Number(first), quorum: Number(second) };
+    case 'DECIDED':
+    case 'EXPIRED':
+      return { code, state: gateStateSchema.parse(first), pauseDecided: second === '1' };
+    case 'ALREADY_VOTED':
+    case 'ALREADY_DECIDED':
+      return { code };
+    default:
+      throw new StoreError('script', `script ${script} answered ${code}, which it never should`);
+  }
+}
+
+const VOTE_ARGS = {
+  now: arg.number,
+  /** 1-based, in callIds order. */
+  gateIndex: arg.number,
+  voter: arg.text(),
+  choice: arg.text<Vote['choice']>(),
+  vote: arg.json<Vote>(),
+  payload: arg.optionalJson<JsonValue>(),
+  /** The decision this vote makes if it decides. */
+  decision: arg.json<GateDecision>(),
+  /** The decision of an expiry, if the gate turns out to be due. */
+  expiry: arg.json<GateDecision>(),
+  /** Applies if the expiry abandons the pause. */
+  retentionMs: arg.number,
+  /** The audit detail of the vote. */
+  detail: arg.text(),
+};
+export type VoteArgs = ArgsOf<typeof VOTE_ARGS>;
+
 /**
  * vote: one voter's approve or reject on one gate, compare-and-set on the gate's state.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: [1] now, [2] gate index (1-based, in callIds order), [3] voter, [4] 'approve' | 'reject',
- *       [5] the vote as JSON, [6] its payload as JSON or '', [7] the decision this vote makes if
- *       it decides, as JSON {by, at, reason?}, [8] the expiry decision as JSON, [9] retention ms
- *       (applies if expiry abandons the pause), [10] audit detail of the vote
+ * ARGV: VOTE_ARGS, in that order
  * Returns COUNTED {approvals, quorum} | DECIDED {state, pauseDecided '1'|'0'} | ALREADY_VOTED |
  *   ALREADY_DECIDED {state} | EXPIRED {state, pauseDecided} | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
-export const VOTE_LUA = `${PAUSE_PRELUDE}
-${VOTE_GATE}
+export const VOTE = new PauseScript(
+  'vote',
+  VOTE_ARGS,
+  {
+    functions: VOTE_GATE,
+    body: `
 local pause, gates = load()
 if not pause then return gates end
-local code, info = vote_gate(pause, gates, gates[tonumber(ARGV[2])], ARGV[3], ARGV[4], ARGV[5],
-  ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+local code, info = vote_gate(pause, gates, gates[args.gateIndex], args.voter, args.choice,
+  args.vote, args.payload, args.decision, args.expiry, args.retentionMs, args.detail)
 return reply(code, info)
-`;
+`,
+  },
+  (reply) => decodeVoteGate('vote', reply),
+);
+
+const VOTE_ALL_ARGS = {
+  now: arg.number,
+  voter: arg.text(),
+  choice: arg.text<Vote['choice']>(),
+  vote: arg.json<Vote>(),
+  decision: arg.json<GateDecision>(),
+  expiry: arg.json<GateDecision>(),
+  retentionMs: arg.number,
+  detail: arg.text(),
+  /** 1-based, in callIds order: the gates to vote on. */
+  gateIndexes: arg.numbers,
+};
+export type VoteAllArgs = ArgsOf<typeof VOTE_ALL_ARGS>;
 
 /**
  * vote_all: one voter's approve or reject on several gates of a pause in one step (Approve all,
  * Reject all), so that a crash never leaves part of the decision applied.
  * KEYS: as vote
- * ARGV: [1] now, [2] voter, [3] 'approve' | 'reject', [4] the vote as JSON, [5] the decision as
- *       JSON, [6] the expiry decision as JSON, [7] retention ms, [8] audit detail of the vote,
- *       [9..] the gate indexes (1-based, in callIds order) to vote on
+ * ARGV: VOTE_ALL_ARGS, in that order (the gate indexes last, as many as there are)
  * Returns OK with info = three entries per gate, in ARGV order: the gate's vote code and its two
  *   info values ('' when none) | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
-export const VOTE_ALL_LUA = `${PAUSE_PRELUDE}
-${VOTE_GATE}
+export const VOTE_ALL = new PauseScript(
+  'vote_all',
+  VOTE_ALL_ARGS,
+  {
+    functions: VOTE_GATE,
+    body: `
 local pause, gates = load()
 if not pause then return gates end
 local out = {}
-for i = 9, #ARGV do
-  local code, info = vote_gate(pause, gates, gates[tonumber(ARGV[i])], ARGV[2], ARGV[3], ARGV[4],
-    '', ARGV[5], ARGV[6], ARGV[7], ARGV[8])
+for _, index in ipairs(args.gateIndexes) do
+  local code, info = vote_gate(pause, gates, gates[index], args.voter, args.choice, args.vote,
+    '', args.decision, args.expiry, args.retentionMs, args.detail)
   out[#out + 1] = code
   out[#out + 1] = info[1] or ''
   out[#out + 1] = info[2] or ''
 end
 return reply(CODE.OK, out)
-`;
+`,
+  },
+  ({ code, info }) => {
+    if (code !== 'OK') {
+      throw new StoreError('script', `script vote_all answered ${code}, which it never should`);
+    }
+    return info;
+  },
+);
