@@ -174,7 +174,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
   async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
     const run = this.load(pauseId, now);
     if (!run) return undefined;
-    setCardTs(run, ts);
+    setCardTs(run, { now, ts });
     this.mirror(run);
     return run.view();
   }
@@ -235,7 +235,13 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     const run = this.load(pauseId, now);
     if (!run) return { kind: 'not_found' };
     const decision = personDecision(by, now, reason);
-    const result = cancel(run, by, decision, this.retentionMs, cancelDetail(reason));
+    const result = cancel(run, {
+      now,
+      by,
+      decision,
+      retentionMs: this.retentionMs,
+      detail: cancelDetail(reason),
+    });
     this.mirror(run);
     return result;
   }
@@ -245,7 +251,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     const run = this.load(pauseId, now);
     if (!run) return { kind: 'not_found' };
     const decision = personDecision(by, now, reason, byName);
-    const result = withdraw(run, by, decision, withdrawDetail(reason));
+    const result = withdraw(run, { now, by, decision, detail: withdrawDetail(reason) });
     this.mirror(run);
     return result;
   }
@@ -339,7 +345,8 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     const run = this.load(pauseId, now);
     if (!run) return { kind: 'not_found' };
     const retryFailed = input.retryFailed ?? false;
-    const result = claimResume(run, { owner, leaseUntil: now + leaseMs, leaseMs, retryFailed });
+    const leaseUntil = now + leaseMs;
+    const result = claimResume(run, { now, owner, leaseUntil, leaseMs, retryFailed });
     this.mirror(run);
     return result;
   }
@@ -348,7 +355,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     const { pauseId, owner, now, leaseMs } = input;
     const run = this.load(pauseId, now);
     if (!run) return { kind: 'not_found' };
-    const result = renewLease(run, owner, now + leaseMs);
+    const result = renewLease(run, { now, owner, leaseUntil: now + leaseMs });
     this.mirror(run);
     return result;
   }
@@ -389,7 +396,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     const run = this.load(pauseId, now);
     if (!run) return { kind: 'not_found' };
     const reopened = { at: now, voter: by, why: UNDONE_WHY, kind: 'undo' as const };
-    const result = undo(run, { by, any: admin, reopened, detail: UNDONE_WHY });
+    const result = undo(run, { now, by, any: admin, reopened, detail: UNDONE_WHY });
     this.mirror(run);
     if (result.kind === 'undone') this.afterCreate(result.view, false);
     return result;
@@ -400,7 +407,11 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     const run = this.load(pauseId, now);
     if (!run) return { kind: 'not_found' };
     const detail = reopenedDetail(voter, why);
-    const result = reopen(run, { owner, callIds, reopened: { at: now, voter, why }, detail });
+    const gateIndexes = callIds
+      .map((callId) => run.entry.pause.callIds.indexOf(callId) + 1)
+      .filter((i) => i > 0);
+    const reopened = { at: now, voter, why };
+    const result = reopen(run, { now, owner, reopened, detail, gateIndexes });
     this.mirror(run);
     if (result.kind === 'reopened') this.afterCreate(result.view, false);
     return result;
@@ -511,7 +522,7 @@ export class MemoryConfirmationStore implements ConfirmationStore {
     const run = this.load(pauseId, now);
     if (!run) return { kind: 'not_found' };
     const retentionMs = this.retentionMs;
-    const result = finishResume(run, { owner, outcome, retentionMs, error, detail });
+    const result = finishResume(run, { now, owner, outcome, retentionMs, error, detail });
     this.mirror(run);
     return result;
   }

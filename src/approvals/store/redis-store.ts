@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
 import type { Log } from '../../log.js';
-import type { PauseNotes, PauseView } from '../records.js';
+import type { PauseNotes, PauseView, Reopened } from '../records.js';
 import { viewVersion } from '../records.js';
 import {
   type AdvanceRunInput,
@@ -80,27 +80,27 @@ import {
   voteDetail,
   withdrawDetail,
 } from './rules.js';
-import { CANCEL_LUA } from './scripts/cancel.lua.js';
-import { CLAIM_RESUME_LUA } from './scripts/claim-resume.lua.js';
+import { CANCEL } from './scripts/cancel.lua.js';
+import { CLAIM_RESUME } from './scripts/claim-resume.lua.js';
 import { type ScriptCodeName, scriptCodeName } from './scripts/codes.js';
 import { CREATE_PAUSE_LUA } from './scripts/create-pause.lua.js';
 import { EXPIRE_GATE } from './scripts/expire-gate.lua.js';
-import { FINISH_RESUME_LUA } from './scripts/finish-resume.lua.js';
+import { FINISH_RESUME } from './scripts/finish-resume.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import type { ArgSpec, ArgsOf, PauseScript } from './scripts/pause-script.js';
 import { PAUSE_VERSION_LUA } from './scripts/pause-version.lua.js';
 import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
-import { RENEW_LEASE_LUA } from './scripts/renew-lease.lua.js';
-import { REOPEN_LUA } from './scripts/reopen.lua.js';
+import { RENEW_LEASE } from './scripts/renew-lease.lua.js';
+import { REOPEN } from './scripts/reopen.lua.js';
 import {
   type PauseScriptReply,
   parsePauseScriptReply,
   type ScriptAuditEntry,
 } from './scripts/reply.js';
-import { SET_CARD_TS_LUA } from './scripts/set-card-ts.lua.js';
-import { UNDO_LUA } from './scripts/undo.lua.js';
+import { SET_CARD_TS } from './scripts/set-card-ts.lua.js';
+import { UNDO } from './scripts/undo.lua.js';
 import { decodeVoteGate, VOTE, VOTE_ALL } from './scripts/vote.lua.js';
-import { WITHDRAW_LUA } from './scripts/withdraw.lua.js';
+import { WITHDRAW } from './scripts/withdraw.lua.js';
 import { voteResultOf } from './vote-result.js';
 
 /**
@@ -161,14 +161,6 @@ const SCRIPTS = {
   createPause: new LuaScript('create_pause', CREATE_PAUSE_LUA),
   readPause: new LuaScript('read_pause', READ_PAUSE_LUA),
   pauseVersion: new LuaScript('pause_version', PAUSE_VERSION_LUA),
-  setCardTs: new LuaScript('set_card_ts', SET_CARD_TS_LUA),
-  cancel: new LuaScript('cancel', CANCEL_LUA),
-  withdraw: new LuaScript('withdraw', WITHDRAW_LUA),
-  claimResume: new LuaScript('claim_resume', CLAIM_RESUME_LUA),
-  renewLease: new LuaScript('renew_lease', RENEW_LEASE_LUA),
-  finishResume: new LuaScript('finish_resume', FINISH_RESUME_LUA),
-  reopen: new LuaScript('reopen', REOPEN_LUA),
-  undo: new LuaScript('undo', UNDO_LUA),
 };
 
 /** What a per-pause script answered, with the pause as the script left it. */
@@ -292,7 +284,7 @@ export class RedisConfirmationStore implements ConfirmationStore {
   }
 
   async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
-    const outcome = await this.onPause(SCRIPTS.setCardTs, pauseId, () => [now, ts]);
+    const outcome = await this.onTypedPause(SET_CARD_TS, pauseId, () => ({ now, ts }));
     const updates = outcome.view === undefined ? [] : this.indexes.afterCardPosted(pauseId);
     await this.indexes.apply(outcome.view, outcome.audit, now, updates);
     return outcome.view;
@@ -380,17 +372,17 @@ export class RedisConfirmationStore implements ConfirmationStore {
   async cancel(input: CancelInput): Promise<CancelResult> {
     const { pauseId, by, reason, now } = input;
     const decision = personDecision(by, now, reason);
-    const outcome = await this.onPause(SCRIPTS.cancel, pauseId, () => [
+    const outcome = await this.onTypedPause(CANCEL, pauseId, () => ({
       now,
       by,
-      JSON.stringify(decision),
-      this.retentionMs,
-      cancelDetail(reason),
-    ]);
+      decision,
+      retentionMs: this.retentionMs,
+      detail: cancelDetail(reason),
+    }));
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
     if (outcome.code === 'NOTHING_PENDING') return { kind: 'nothing_pending', view };
-    if (outcome.code !== 'CANCELLED') throw unexpected(SCRIPTS.cancel, outcome.code);
+    if (outcome.code !== 'CANCELLED') throw unexpected(CANCEL.lua, outcome.code);
     const updates = this.indexes.afterDecision(view, now, outcome.info, false);
     await this.indexes.apply(view, outcome.audit, now, updates);
     return { kind: 'cancelled', view, callIds: outcome.info };
@@ -400,16 +392,16 @@ export class RedisConfirmationStore implements ConfirmationStore {
     const { pauseId, by, byName, reason, now } = input;
     // As a vote does: the resume is marked due first, so a crash after the script is swept up.
     await this.indexes.beforeVote(pauseId, now);
-    const outcome = await this.onPause(SCRIPTS.withdraw, pauseId, () => [
+    const outcome = await this.onTypedPause(WITHDRAW, pauseId, () => ({
       now,
       by,
-      JSON.stringify(personDecision(by, now, reason, byName)),
-      withdrawDetail(reason),
-    ]);
+      decision: personDecision(by, now, reason, byName),
+      detail: withdrawDetail(reason),
+    }));
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
     if (outcome.code === 'NOTHING_PENDING') return { kind: 'nothing_pending', view };
-    if (outcome.code !== 'WITHDRAWN') throw unexpected(SCRIPTS.withdraw, outcome.code);
+    if (outcome.code !== 'WITHDRAWN') throw unexpected(WITHDRAW.lua, outcome.code);
     const updates = this.indexes.afterDecision(view, now, outcome.info, true);
     await this.indexes.apply(view, outcome.audit, now, updates);
     return { kind: 'withdrawn', view, callIds: outcome.info };
@@ -474,13 +466,13 @@ export class RedisConfirmationStore implements ConfirmationStore {
   async claimResume(input: ClaimResumeInput): Promise<ClaimResult> {
     const { pauseId, owner, now, leaseMs } = input;
     const leaseUntil = now + leaseMs;
-    const outcome = await this.onPause(SCRIPTS.claimResume, pauseId, () => [
+    const outcome = await this.onTypedPause(CLAIM_RESUME, pauseId, () => ({
       now,
       owner,
       leaseUntil,
       leaseMs,
-      input.retryFailed ? '1' : '0',
-    ]);
+      retryFailed: input.retryFailed ?? false,
+    }));
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
     switch (outcome.code) {
@@ -509,18 +501,22 @@ export class RedisConfirmationStore implements ConfirmationStore {
         return { kind: 'held', view, until };
       }
       default:
-        throw unexpected(SCRIPTS.claimResume, outcome.code);
+        throw unexpected(CLAIM_RESUME.lua, outcome.code);
     }
   }
 
   async renewLease(input: RenewLeaseInput): Promise<RenewLeaseResult> {
     const { pauseId, owner, now, leaseMs } = input;
     const leaseUntil = now + leaseMs;
-    const outcome = await this.onPause(SCRIPTS.renewLease, pauseId, () => [now, owner, leaseUntil]);
+    const outcome = await this.onTypedPause(RENEW_LEASE, pauseId, () => ({
+      now,
+      owner,
+      leaseUntil,
+    }));
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
     if (outcome.code === 'LOST_LEASE') return { kind: 'lost_lease' };
-    if (outcome.code !== 'OK') throw unexpected(SCRIPTS.renewLease, outcome.code);
+    if (outcome.code !== 'OK') throw unexpected(RENEW_LEASE.lua, outcome.code);
     await this.indexes.apply(view, [], now, this.indexes.afterClaim(view, leaseUntil, 'resuming'));
     return { kind: 'renewed', leaseUntil };
   }
@@ -544,19 +540,19 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   async undo(input: UndoInput): Promise<UndoResult> {
     const { pauseId, by, admin, now } = input;
-    const reopened = { at: now, voter: by, why: UNDONE_WHY, kind: 'undo' };
-    const outcome = await this.onPause(SCRIPTS.undo, pauseId, () => [
+    const reopened: Reopened = { at: now, voter: by, why: UNDONE_WHY, kind: 'undo' };
+    const outcome = await this.onTypedPause(UNDO, pauseId, () => ({
       now,
       by,
-      admin ? '1' : '0',
-      JSON.stringify(reopened),
-      UNDONE_WHY,
-    ]);
+      any: admin,
+      reopened,
+      detail: UNDONE_WHY,
+    }));
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
     if (outcome.code === 'TOO_LATE') return { kind: 'too_late', view };
     if (outcome.code === 'NOT_DECIDER') return { kind: 'not_decider', view };
-    if (outcome.code !== 'UNDONE') throw unexpected(SCRIPTS.undo, outcome.code);
+    if (outcome.code !== 'UNDONE') throw unexpected(UNDO.lua, outcome.code);
     const updates = this.indexes.afterReopen(view, outcome.info, now);
     await this.indexes.apply(view, outcome.audit, now, updates);
     return { kind: 'undone', view, callIds: outcome.info };
@@ -564,17 +560,17 @@ export class RedisConfirmationStore implements ConfirmationStore {
 
   async reopen(input: ReopenInput): Promise<ReopenResult> {
     const { pauseId, owner, voter, why, now } = input;
-    const outcome = await this.onPause(SCRIPTS.reopen, pauseId, (callIds) => [
+    const outcome = await this.onTypedPause(REOPEN, pauseId, (callIds) => ({
       now,
       owner,
-      JSON.stringify({ at: now, voter, why }),
-      reopenedDetail(voter, why),
-      ...input.callIds.map((callId) => callIds.indexOf(callId) + 1).filter((i) => i > 0),
-    ]);
+      reopened: { at: now, voter, why },
+      detail: reopenedDetail(voter, why),
+      gateIndexes: input.callIds.map((callId) => callIds.indexOf(callId) + 1).filter((i) => i > 0),
+    }));
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
     if (outcome.code === 'LOST_LEASE') return { kind: 'lost_lease', view };
-    if (outcome.code !== 'REOPENED') throw unexpected(SCRIPTS.reopen, outcome.code);
+    if (outcome.code !== 'REOPENED') throw unexpected(REOPEN.lua, outcome.code);
     const updates = this.indexes.afterReopen(view, outcome.info, now);
     await this.indexes.apply(view, outcome.audit, now, updates);
     return { kind: 'reopened', view, callIds: outcome.info };
@@ -758,18 +754,18 @@ export class RedisConfirmationStore implements ConfirmationStore {
     detail: string,
   ): Promise<FinishResult> {
     const { pauseId, owner, now } = input;
-    const result = await this.onPause(SCRIPTS.finishResume, pauseId, () => [
+    const result = await this.onTypedPause(FINISH_RESUME, pauseId, () => ({
       now,
       owner,
       outcome,
-      this.retentionMs,
+      retentionMs: this.retentionMs,
       error,
       detail,
-    ]);
+    }));
     const view = result.view;
     if (view === undefined) return { kind: 'not_found' };
     if (result.code === 'LOST_LEASE') return { kind: 'lost_lease', view };
-    if (result.code !== 'OK') throw unexpected(SCRIPTS.finishResume, result.code);
+    if (result.code !== 'OK') throw unexpected(FINISH_RESUME.lua, result.code);
     const updates = this.indexes.afterFinish(view, result.info[0] ?? '');
     await this.indexes.apply(view, result.audit, now, updates);
     return { kind: 'ok', view };

@@ -1,20 +1,13 @@
 import type { ClaimResult } from '../../store.js';
 import { claimDetail, FINISHED_RESUME_STATES } from '../rules.js';
+import type { ClaimResumeArgs } from '../scripts/claim-resume.lua.js';
 import type { PauseRun } from './prelude.js';
-
-/** What the claim script gets as ARGV, beyond the clock. */
-export interface ClaimArgs {
-  owner: string;
-  leaseUntil: number;
-  leaseMs: number;
-  retryFailed: boolean;
-}
 
 /**
  * Twin of scripts/claim-resume.lua.ts: takes the lease to resume a fully decided pause. A lapsed
  * lease may be taken over; a failed resume is claimed again only by a Retry.
  */
-export function claimResume(run: PauseRun, args: ClaimArgs): ClaimResult {
+export function claimResume(run: PauseRun, args: ClaimResumeArgs): ClaimResult {
   const pause = run.entry.pause;
   const resume = pause.resume;
   const state = resume.state;

@@ -1,22 +1,13 @@
 import type { FinishResult } from '../../store.js';
-import { FINISH_EVENT, type FinishOutcome } from '../rules.js';
+import { FINISH_EVENT } from '../rules.js';
+import type { FinishResumeArgs } from '../scripts/finish-resume.lua.js';
 import type { PauseRun } from './prelude.js';
-
-/** What the finish script gets as ARGV, beyond the clock. */
-export interface FinishArgs {
-  owner: string;
-  outcome: FinishOutcome;
-  retentionMs: number;
-  /** The error text of a failed or refused resume, else ''. */
-  error: string;
-  detail: string;
-}
 
 /**
  * Twin of scripts/finish-resume.lua.ts: records how a resume ended, only for the current lease
  * owner. The same call repeated by that owner is answered `ok` again, without a second entry.
  */
-export function finishResume(run: PauseRun, args: FinishArgs): FinishResult {
+export function finishResume(run: PauseRun, args: FinishResumeArgs): FinishResult {
   const pause = run.entry.pause;
   const { owner, outcome } = args;
   if (pause.resume.leaseOwner !== owner) return { kind: 'lost_lease', view: run.view() };

@@ -1,15 +1,12 @@
-import type { Reopened } from '../../records.js';
 import type { UndoResult } from '../../store.js';
+import type { UndoArgs } from '../scripts/undo.lua.js';
 import type { PauseRun } from './prelude.js';
 
 /**
  * Twin of scripts/undo.lua.ts: within the undo window, the approver (or an admin: `any`) takes
  * their approvals back; the gates are pending again and the hold ends.
  */
-export function undo(
-  run: PauseRun,
-  args: { by: string; any: boolean; reopened: Reopened; detail: string },
-): UndoResult {
+export function undo(run: PauseRun, args: UndoArgs): UndoResult {
   const pause = run.entry.pause;
   const holdUntil = pause.resume.holdUntil;
   if (pause.resume.state !== 'idle' || holdUntil === undefined || run.now >= holdUntil) {

@@ -1,14 +1,10 @@
-import type { GateDecision } from '../../records.js';
 import type { WithdrawResult } from '../../store.js';
+import type { WithdrawArgs } from '../scripts/withdraw.lua.js';
 import type { PauseRun } from './prelude.js';
 
 /** Twin of scripts/withdraw.lua.ts: every pending gate becomes `withdrawn`; the resume comes due. */
-export function withdraw(
-  run: PauseRun,
-  by: string,
-  decision: GateDecision,
-  detail: string,
-): WithdrawResult {
+export function withdraw(run: PauseRun, args: WithdrawArgs): WithdrawResult {
+  const { by, decision, detail } = args;
   if (run.pending() === 0) return { kind: 'nothing_pending', view: run.view() };
   const callIds: string[] = [];
   for (const gate of run.entry.gates) {

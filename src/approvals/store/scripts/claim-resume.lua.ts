@@ -1,23 +1,38 @@
-import { PAUSE_PRELUDE } from './prelude.lua.js';
+import { type ArgsOf, arg, PauseScript } from './pause-script.js';
+
+const CLAIM_RESUME_ARGS = {
+  now: arg.number,
+  owner: arg.text(),
+  /** The lease's end (ms). */
+  leaseUntil: arg.number,
+  /** The lease's length (ms), for the audit. */
+  leaseMs: arg.number,
+  /** A person asked to retry a failed resume. */
+  retryFailed: arg.flag,
+};
+export type ClaimResumeArgs = ArgsOf<typeof CLAIM_RESUME_ARGS>;
 
 /**
  * claim_resume: takes the lease to resume a fully decided pause. A lapsed lease may be taken
  * over by anyone (a crashed replica's resume is recovered); a failed resume is claimed again only
  * by a Retry (ARGV[5]). A live lease is never shared, not even with its own owner.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: [1] now, [2] owner, [3] lease until (ms), [4] lease length (ms, for the audit),
- *   [5] '1' when a person asked to retry a failed resume, else '0'
+ * ARGV: CLAIM_RESUME_ARGS, in that order
  * An undo window holds a first claim until its end (NOT_DUE {holdUntil}).
  * Returns CLAIMED {attempt, the resume state before} | NOT_DECIDED | LEASED {leaseUntil} | FINISHED |
  *   AWAITING_RETRY | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
-export const CLAIM_RESUME_LUA = `${PAUSE_PRELUDE}
+export const CLAIM_RESUME = new PauseScript(
+  'claim_resume',
+  CLAIM_RESUME_ARGS,
+  {
+    body: `
 local pause, gates = load()
 if not pause then return gates end
 local state = pause.resume_state
 if RESUME_FINISHED[state] then return reply(CODE.FINISHED) end
 if pause.pending > 0 then return reply(CODE.NOT_DECIDED) end
-if state == RESUME.failed and ARGV[5] ~= '1' then return reply(CODE.AWAITING_RETRY) end
+if state == RESUME.failed and not args.retryFailed then return reply(CODE.AWAITING_RETRY) end
 local hold_until = tonumber(redis.call('HGET', PAUSE, 'holdUntil') or '')
 if state == RESUME.idle and hold_until and NOW_MS < hold_until then
   return reply(CODE.NOT_DUE, {tostring(hold_until)})
@@ -32,10 +47,13 @@ if state == RESUME.resuming then took_over_from = pause.lease_owner end
 if state == RESUME.failed then
   for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
 end
-redis.call('HSET', PAUSE, 'resumeState', RESUME.resuming, 'resumeAt', NOW, 'leaseOwner', ARGV[2],
-  'leaseUntil', ARGV[3], 'attempts', attempt)
+redis.call('HSET', PAUSE, 'resumeState', RESUME.resuming, 'resumeAt', NOW, 'leaseOwner', args.owner,
+  'leaseUntil', args.leaseUntil, 'attempts', attempt)
 bump(PAUSE)
-audit(EVENT.resume_claimed, ARGV[2], nil,
-  detail(FACT.attempt, attempt, FACT.lease_ms, ARGV[4], FACT.took_over_from, took_over_from))
+audit(EVENT.resume_claimed, args.owner, nil,
+  detail(FACT.attempt, attempt, FACT.lease_ms, args.leaseMs, FACT.took_over_from, took_over_from))
 return reply(CODE.CLAIMED, {attempt, state})
-`;
+`,
+  },
+  ({ code }) => code,
+);

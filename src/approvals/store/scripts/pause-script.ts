@@ -84,7 +84,14 @@ export class PauseScript<S extends ArgSpec, Reply> {
 
   /** ARGV for `args`, in the spec's order. */
   encode(args: ArgsOf<S>): (string | number)[] {
-    return this.names.flatMap((key) => codecOf(this.spec, key).encode(args[key]));
+    return this.names.flatMap((key) => {
+      const argv = codecOf(this.spec, key).encode(args[key]);
+      // Redis would take a missing value as an empty string: a caller's bug, refused here.
+      if (argv.some((value) => value === undefined)) {
+        throw new Error(`script ${this.name}: argument ${key} is missing`);
+      }
+      return argv;
+    });
   }
 
   run(client: RedisClient, keys: readonly string[], args: ArgsOf<S>): Promise<unknown> {

@@ -1,4 +1,12 @@
-import { PAUSE_PRELUDE } from './prelude.lua.js';
+import { type ArgsOf, arg, PauseScript } from './pause-script.js';
+
+const RENEW_LEASE_ARGS = {
+  now: arg.number,
+  owner: arg.text(),
+  /** The lease's new end (ms). */
+  leaseUntil: arg.number,
+};
+export type RenewLeaseArgs = ArgsOf<typeof RENEW_LEASE_ARGS>;
 
 /**
  * renew_lease: the owner of a resume's lease extends it while the resume streams (a heartbeat),
@@ -6,15 +14,22 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
  * the current owner may renew, even after its lease lapsed, as long as nobody took over. No
  * version bump and no audit entry: nothing a card or a person sees has changed.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: [1] now, [2] owner, [3] new lease end (ms)
+ * ARGV: RENEW_LEASE_ARGS, in that order
  * Returns OK {leaseUntil} | LOST_LEASE | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
-export const RENEW_LEASE_LUA = `${PAUSE_PRELUDE}
+export const RENEW_LEASE = new PauseScript(
+  'renew_lease',
+  RENEW_LEASE_ARGS,
+  {
+    body: `
 local pause, gates = load()
 if not pause then return gates end
-if pause.resume_state ~= RESUME.resuming or pause.lease_owner ~= ARGV[2] then
+if pause.resume_state ~= RESUME.resuming or pause.lease_owner ~= args.owner then
   return reply(CODE.LOST_LEASE)
 end
-redis.call('HSET', PAUSE, 'leaseUntil', ARGV[3])
-return reply(CODE.OK, {ARGV[3]})
-`;
+redis.call('HSET', PAUSE, 'leaseUntil', args.leaseUntil)
+return reply(CODE.OK, {tostring(args.leaseUntil)})
+`,
+  },
+  ({ code }) => code,
+);

@@ -1,4 +1,16 @@
-import { PAUSE_PRELUDE } from './prelude.lua.js';
+import type { Reopened } from '../../records.js';
+import { type ArgsOf, arg, PauseScript } from './pause-script.js';
+
+const REOPEN_ARGS = {
+  now: arg.number,
+  owner: arg.text(),
+  reopened: arg.json<Reopened>(),
+  /** The audit detail (the why). */
+  detail: arg.text(),
+  /** 1-based, in callIds order: the gates to send back. */
+  gateIndexes: arg.numbers,
+};
+export type ReopenArgs = ArgsOf<typeof REOPEN_ARGS>;
 
 /**
  * reopen: the re-check before a resume found an approval no longer valid (an approver the policy
@@ -6,23 +18,26 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
  * reason kept (`reopened`), and the pause's resume back to idle, so that nothing is sent until
  * someone allowed decides again. Only the resume's lease owner may do it, while it resumes.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: [1] now, [2] owner, [3] {at, why} as JSON, [4] audit detail (the why), [5..] indexes
- *       (1-based, callIds order) of the gates to send back
+ * ARGV: REOPEN_ARGS, in that order (the gate indexes last, as many as there are)
  * Returns REOPENED {call ids sent back...} | LOST_LEASE | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
-export const REOPEN_LUA = `${PAUSE_PRELUDE}
+export const REOPEN = new PauseScript(
+  'reopen',
+  REOPEN_ARGS,
+  {
+    body: `
 local pause, gates = load()
 if not pause then return gates end
-local owner = ARGV[2]
+local owner = args.owner
 if pause.lease_owner ~= owner or pause.resume_state ~= RESUME.resuming then
   return reply(CODE.LOST_LEASE)
 end
 local reopened = {}
-for i = 5, #ARGV do
-  local gate = gates[tonumber(ARGV[i])]
+for _, index in ipairs(args.gateIndexes) do
+  local gate = gates[index]
   if gate and gate.state == STATE.approved then
-    send_back(pause, gate, ARGV[3])
-    audit(EVENT.reopened, owner, gate, ARGV[4])
+    send_back(pause, gate, args.reopened)
+    audit(EVENT.reopened, owner, gate, args.detail)
     reopened[#reopened + 1] = gate.call_id
   end
 end
@@ -32,4 +47,7 @@ if #reopened > 0 then
   for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
 end
 return reply(CODE.REOPENED, reopened)
-`;
+`,
+  },
+  ({ code }) => code,
+);

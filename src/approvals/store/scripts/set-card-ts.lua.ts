@@ -1,16 +1,30 @@
-import { PAUSE_PRELUDE } from './prelude.lua.js';
+import { type ArgsOf, arg, PauseScript } from './pause-script.js';
+
+const SET_CARD_TS_ARGS = {
+  now: arg.number,
+  /** The card's Slack message ts. */
+  ts: arg.text(),
+};
+export type SetCardTsArgs = ArgsOf<typeof SET_CARD_TS_ARGS>;
 
 /**
  * set_card_ts: remembers the Slack message ts of the pause's card.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: [1] now, [2] ts
+ * ARGV: SET_CARD_TS_ARGS, in that order
  * Returns OK | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
-export const SET_CARD_TS_LUA = `${PAUSE_PRELUDE}
+export const SET_CARD_TS = new PauseScript(
+  'set_card_ts',
+  SET_CARD_TS_ARGS,
+  {
+    body: `
 local pause, gates = load()
 if not pause then return gates end
-redis.call('HSET', PAUSE, 'cardTs', ARGV[2])
+redis.call('HSET', PAUSE, 'cardTs', args.ts)
 bump(PAUSE)
 audit(EVENT.card_posted, SYSTEM, nil, '')
 return reply(CODE.OK)
-`;
+`,
+  },
+  ({ code }) => code,
+);
