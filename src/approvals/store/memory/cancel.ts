@@ -1,5 +1,5 @@
 import type { GateDecision } from '../../records.js';
-import type { CancelResult } from '../../store.js';
+import type { CancelResult } from '../../store-roles/pauses.js';
 import type { PauseRun } from './prelude.js';
 
 /** Twin of scripts/cancel.lua.ts: cancels every pending gate; the pause is abandoned. */

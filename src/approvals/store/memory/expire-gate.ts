@@ -1,5 +1,5 @@
 import type { GateDecision } from '../../records.js';
-import type { ExpiredGate } from '../../store.js';
+import type { ExpiredGate } from '../../store-roles/pause-sweeps.js';
 import { isDue } from '../rules.js';
 import type { MemoryGate, PauseRun } from './prelude.js';
 

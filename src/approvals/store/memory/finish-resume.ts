@@ -1,4 +1,4 @@
-import type { FinishResult } from '../../store.js';
+import type { FinishResult } from '../../store-roles/resume-leases.js';
 import { FINISH_EVENT, type FinishOutcome } from '../rules.js';
 import type { PauseRun } from './prelude.js';
 

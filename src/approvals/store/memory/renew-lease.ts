@@ -1,4 +1,4 @@
-import type { RenewLeaseResult } from '../../store.js';
+import type { RenewLeaseResult } from '../../store-roles/resume-leases.js';
 import type { PauseRun } from './prelude.js';
 
 /** Twin of scripts/renew-lease.lua.ts: the lease's owner extends it while the resume streams. */

@@ -1,5 +1,5 @@
 import type { Reopened } from '../../records.js';
-import type { ReopenResult } from '../../store.js';
+import type { ReopenResult } from '../../store-roles/pauses.js';
 import type { PauseRun } from './prelude.js';
 
 /**

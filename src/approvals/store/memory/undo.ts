@@ -1,5 +1,5 @@
 import type { Reopened } from '../../records.js';
-import type { UndoResult } from '../../store.js';
+import type { UndoResult } from '../../store-roles/pauses.js';
 import type { PauseRun } from './prelude.js';
 
 /**

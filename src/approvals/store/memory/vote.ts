@@ -1,6 +1,6 @@
 import type { JsonValue } from '../../../json.js';
 import type { GateDecision, Vote } from '../../records.js';
-import type { VoteResult } from '../../store.js';
+import type { VoteResult } from '../../store-roles/pauses.js';
 import { initiatorOf } from '../audit-chain.js';
 import { approvedDetail, isDue, VOTE_OUTCOME } from '../rules.js';
 import type { MemoryGate, PauseRun } from './prelude.js';

@@ -1,5 +1,5 @@
 import type { GateDecision } from '../../records.js';
-import type { WithdrawResult } from '../../store.js';
+import type { WithdrawResult } from '../../store-roles/pauses.js';
 import type { PauseRun } from './prelude.js';
 
 /** Twin of scripts/withdraw.lua.ts: every pending gate becomes `withdrawn`; the resume comes due. */
