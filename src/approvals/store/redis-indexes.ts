@@ -296,7 +296,7 @@ export class RedisIndexes {
     return [this.redis.zrem(this.keys.cardless, pauseId)];
   }
 
-  /** See `ConfirmationStore.claimCardless`; entries of gone or carded pauses are dropped. */
+  /** See `PauseSweeps.claimCardless`; entries of gone or carded pauses are dropped. */
   async claimCardless(
     input: { now: number; graceMs: number; owner: string; leaseMs: number },
     limit: number,
