@@ -36,7 +36,7 @@ export class MemoryNudges implements NudgeQueue {
   async claimDueNudges(input: ClaimNudgesInput): Promise<DueNudge[]> {
     const { now, leaseMs, limit = DEFAULT_LIMIT } = input;
     this.book.purge(now);
-    /** The gate's state; undefined: no such pause. */
+    // The gate's state; undefined: no such pause.
     const stateOf = (pauseId: string, callId: string) => {
       const entry = this.book.pauses.get(pauseId);
       return entry && gateOf(entry, callId)?.record.state;

@@ -21,7 +21,7 @@ const markerValueSchema = z.union([
 ]);
 
 /** `SET NX`: a marker already there is kept, with what it says. */
-export async function placeRedisMarker(
+async function placeRedisMarker(
   redis: RedisClient,
   key: string,
   input: { now: number; lossFoundAt?: number },
@@ -34,7 +34,7 @@ export async function placeRedisMarker(
 }
 
 /** An unreadable value still proves the data is there: it reads as placed at 0. */
-export async function readRedisMarker(redis: RedisClient, key: string): Promise<StoreMarker> {
+async function readRedisMarker(redis: RedisClient, key: string): Promise<StoreMarker> {
   const value = await redisCall('read the store marker', () => redis.get(key));
   if (value === null) return { kind: 'missing' };
   const json = parseJsonText(value);

@@ -77,10 +77,6 @@ export interface PauseScriptContext {
   callIdCache: Map<string, readonly string[]>;
 }
 
-export function newCallIdCache(): Map<string, readonly string[]> {
-  return new Map();
-}
-
 /**
  * The runner of per-pause scripts (see redis-store.ts for the model) that the pause, lease and
  * sweep roles build on: it supplies the pause's call ids, reloads them once when stale, parses

@@ -9,7 +9,7 @@ import { RedisIndexes } from './redis-indexes.js';
 import { RedisStoreLifecycle } from './redis-marker.js';
 import { RedisPauseNotes } from './redis-notes.js';
 import { RedisNudges } from './redis-nudges.js';
-import { newCallIdCache, type PauseScriptContext } from './redis-pause-scripts.js';
+import type { PauseScriptContext } from './redis-pause-scripts.js';
 import { RedisPauses } from './redis-pauses.js';
 import { RedisPendingQueries } from './redis-pending.js';
 import { RedisResumeLeases } from './redis-resume-leases.js';
@@ -83,7 +83,7 @@ export function openRedisStore(options: RedisStoreOptions): ApprovalStore {
     indexes,
     sealer,
     retentionMs,
-    callIdCache: newCallIdCache(),
+    callIdCache: new Map(),
   };
   return {
     pauses: new RedisPauses(context, nudges),
