@@ -127,6 +127,7 @@ describe('Slack calls per /agent decision cycle, the card in another channel', (
       expect.stringContaining(`Decided in <#${PAYMENTS}>`),
       expect.stringMatching(/^ran `transfer_money` ✓\nTool transfer_money returned/),
     ]);
-    expect(cardText(sandbox.message(OPS, root.ts) ?? root)).toContain(':white_check_mark: Done');
+    const rootNow = sandbox.message(OPS, root.ts);
+    expect(rootNow && cardText(rootNow)).toContain(':white_check_mark: Done');
   });
 });
