@@ -1379,7 +1379,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         // The created entry and the first vote's are gone; the last vote's is there.
         expect(trail.filter((entry) => entry.event === 'created')).toEqual([]);
         expect(trail.at(-1)?.actor).toBe(voters.at(-1));
-      });
+        // A thousand scripted votes: about 7 s alone, over 20 s with the machine loaded.
+      }, 90_000);
 
       it('chains each pause’s entries: seq from 1, each line’s hash over its text, prev the line before; a rule’s redact keeps those arguments out', async () => {
         const input = newPause({
