@@ -28,6 +28,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: INTEGRATION,
+          // Not a speed check: the property tests' hundreds of renders took over the default 5 s
+          // with four workers on a loaded 2-core machine.
+          testTimeout: 15_000,
         },
       },
       {

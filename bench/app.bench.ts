@@ -4,6 +4,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
+  type ApiCall,
   CHANNELS,
   PEOPLE,
   type Person,
@@ -87,9 +88,9 @@ interface DecisionRow {
   /** Slack Web API calls the apps made from the first click until every card was final. */
   slackCalls: Map<string, number>;
   /**
-   * Slack Web API calls of the burst's whole `/agent` decision cycles, by method: from the first
-   * command until every run's root showed it done (root and card posted, the root's status, the
-   * card's decision, the agent's answer, the root's end).
+   * Slack Web API calls of the burst's whole `/agent` decision cycles, by method (`chat.update`
+   * by card or root): from the first command until every run's root showed it done (root and
+   * card posted, the root's status, the card's decision, the agent's answer, the root's end).
    */
   cycleCalls: Map<string, number>;
   /** Commands Redis ran in the same window (scripts' own included), and scripts called. */
@@ -255,7 +256,7 @@ async function measure(processes: number, bare: Child | undefined): Promise<void
     const slackCalls = countByMethod(sandbox.calls().slice(callsBefore));
     // The roots are redrawn last (done), after the cards: not part of the timed window above.
     await rootsDone(prepared);
-    const cycleCalls = countByMethod(sandbox.calls().slice(cycleCallsBefore));
+    const cycleCalls = countCycleCalls(sandbox.calls().slice(cycleCallsBefore), prepared.cards);
     const redisAfter = await redisCommandCounts();
     const redisCommands = {
       run: redisAfter.run - redisBefore.run,
@@ -463,6 +464,26 @@ function countByMethod(calls: ReadonlyArray<{ method: string }>): Map<string, nu
   const counts = new Map<string, number>();
   for (const { method } of calls) counts.set(method, (counts.get(method) ?? 0) + 1);
   return counts;
+}
+
+/**
+ * By method, with each `chat.update` named by what it redrew, a card or a run's root: a card
+ * drawn twice for one decision (decided, then resumed) shows apart from the roots' statuses.
+ */
+function countCycleCalls(
+  calls: readonly ApiCall[],
+  cards: readonly SandboxMessage[],
+): Map<string, number> {
+  const cardTs = new Set(cards.map((card) => card.ts));
+  return countByMethod(
+    calls.map(({ method, args }) =>
+      method === 'chat.update'
+        ? {
+            method: `chat.update (${typeof args.ts === 'string' && cardTs.has(args.ts) ? 'card' : 'root'})`,
+          }
+        : { method },
+    ),
+  );
 }
 
 function totalOf(counts: ReadonlyMap<string, number>): number {

@@ -5,7 +5,8 @@ import { auditExportLines } from '../src/approvals/audit-export.js';
 import { AUDIT_GENESIS, chainLine } from '../src/approvals/store/audit-chain.js';
 import { storeKeys } from '../src/approvals/store/keys.js';
 import { connectRedis } from '../src/approvals/store/redis-connection.js';
-import { RedisConfirmationStore } from '../src/approvals/store/redis-store.js';
+import { openRedisStore } from '../src/approvals/store/redis-store.js';
+import type { ApprovalStore } from '../src/approvals/store.js';
 import { deleteWithPrefix, REDIS_URL, randomPrefix } from '../test/support/redis.js';
 
 /**
@@ -76,7 +77,7 @@ interface Run {
   peakGrowth: number;
 }
 
-async function exportAll(store: RedisConfirmationStore): Promise<Run> {
+async function exportAll(store: ApprovalStore): Promise<Run> {
   const start = process.memoryUsage().heapUsed;
   let peak = start;
   let entries = 0;
@@ -119,7 +120,7 @@ describe('audit export', () => {
       const prefix = randomPrefix();
       prefixes.push(prefix);
       await fill(prefix, count);
-      const store = new RedisConfirmationStore({ redis: admin, keyPrefix: prefix });
+      const store = openRedisStore({ redis: admin, keyPrefix: prefix });
       await exportAll(store); // warm-up: JIT, script and connection
       const run = await exportAll(store);
       runs.push({ count, run, floorMs: await bareXrange(prefix) });

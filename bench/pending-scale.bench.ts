@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { CHANNELS, PEOPLE, type SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { RedisConfirmationStore } from '../src/approvals/store/redis-store.js';
+import { openRedisStore } from '../src/approvals/store/redis-store.js';
+import type { ApprovalStore } from '../src/approvals/store.js';
 import { newPause, policy } from '../test/approvals/store/fixtures.js';
 import { waitForPauseCard } from '../test/support/pause-card.js';
 import { keysWithPrefix } from '../test/support/redis.js';
@@ -61,7 +62,7 @@ async function usedMemory(): Promise<number> {
 }
 
 /** Records `count` pending one-gate pauses with the store's API, as the app records them. */
-async function fill(store: RedisConfirmationStore, count: number): Promise<void> {
+async function fill(store: ApprovalStore, count: number): Promise<void> {
   let next = 0;
   const now = Date.now();
   await Promise.all(
@@ -75,8 +76,8 @@ async function fill(store: RedisConfirmationStore, count: number): Promise<void>
             policy({ approvers: [{ kind: 'user', id: PEOPLE.bob.id }], expiresInMs: 86_400_000 }),
           ],
         });
-        await store.createPause(input);
-        await store.setCardTs(
+        await store.pauses.createPause(input);
+        await store.pauses.setCardTs(
           input.id,
           `${Math.floor(now / 1000)}.${String(next).padStart(6, '0')}`,
           now,
@@ -116,7 +117,7 @@ describe('pending gates at scale', () => {
     `click → ack latency and memory per gate with ${LARGE.toLocaleString('en')} pending gates, next to ${SMALL.toLocaleString('en')}`,
     { timeout: 900_000 },
     async () => {
-      const store = new RedisConfirmationStore({ redis: stack.redis, keyPrefix: stack.keyPrefix });
+      const store = openRedisStore({ redis: stack.redis, keyPrefix: stack.keyPrefix });
       const measure = async (size: number, already: number) => {
         const before = await usedMemory();
         const started = performance.now();
@@ -130,7 +131,7 @@ describe('pending gates at scale', () => {
         let counted = new Map<string, number>();
         for (let round = 0; round < 2; round += 1) {
           const countStarted = performance.now();
-          counted = await store.countPendingByApp();
+          counted = await store.pending.countPendingByApp();
           countTimes.push(performance.now() - countStarted);
         }
         const total = [...counted.values()].reduce((sum, n) => sum + n, 0);

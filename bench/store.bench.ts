@@ -2,8 +2,9 @@ import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { connectRedis } from '../src/approvals/store/redis-connection.js';
-import { RedisConfirmationStore } from '../src/approvals/store/redis-store.js';
-import type { NewPause } from '../src/approvals/store.js';
+import { openRedisStore } from '../src/approvals/store/redis-store.js';
+import type { ApprovalStore } from '../src/approvals/store.js';
+import type { NewPause } from '../src/approvals/store-roles/pauses.js';
 import { firstCallId, newPause, policy, T0 } from '../test/approvals/store/fixtures.js';
 import {
   deleteWithPrefix,
@@ -128,10 +129,10 @@ async function spread(
   );
 }
 
-async function createAll(store: RedisConfirmationStore, inputs: NewPause[]): Promise<void> {
+async function createAll(store: ApprovalStore, inputs: NewPause[]): Promise<void> {
   await spread(inputs.length, 100, (i) => {
     const input = inputs[i];
-    return input ? store.createPause(input) : Promise.resolve();
+    return input ? store.pauses.createPause(input) : Promise.resolve();
   });
 }
 
@@ -215,20 +216,20 @@ describe('Redis confirmation store', () => {
     const keyPrefix = prefix();
     const creator = await connectRedis(REDIS_URL);
     const clicker = await connectRedis(REDIS_URL);
-    const creating = new RedisConfirmationStore({ redis: creator, keyPrefix });
+    const creating = openRedisStore({ redis: creator, keyPrefix });
     // Another replica: its call-id cache is cold, as for a click that lands elsewhere.
-    const voting = new RedisConfirmationStore({ redis: clicker, keyPrefix });
+    const voting = openRedisStore({ redis: clicker, keyPrefix });
     const count = 200;
     const inputs = Array.from({ length: count }, () =>
       newPause({ policies: [policy({ expiresInMs: 3_600_000 })] }),
     );
     const created = await traffic(admin, creator, count, async () => {
-      for (const input of inputs) await creating.createPause(input);
+      for (const input of inputs) await creating.pauses.createPause(input);
     });
     print(describeTraffic('one create (one gate)', created));
     const voted = await traffic(admin, clicker, count, async () => {
       for (const input of inputs) {
-        await voting.vote({
+        await voting.pauses.vote({
           pauseId: input.id,
           callId: firstCallId(input),
           voter: 'U1',
@@ -241,10 +242,10 @@ describe('Redis confirmation store', () => {
     const expiring = Array.from({ length: count }, () =>
       newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
     );
-    for (const input of expiring) await creating.createPause(input);
+    for (const input of expiring) await creating.pauses.createPause(input);
     // The voting replica never saw these pauses either.
     const swept = await traffic(admin, clicker, count, async () => {
-      await voting.expireDue(T0 + 1_000, count);
+      await voting.sweeps.expireDue(T0 + 1_000, count);
     });
     print(describeTraffic(`one expired gate, in a sweep batch of ${count}`, swept));
     await creator.quit();
@@ -261,7 +262,7 @@ describe('Redis confirmation store', () => {
       const connections = await Promise.all(
         Array.from({ length: clients }, () => connectRedis(REDIS_URL)),
       );
-      const stores = connections.map((redis) => new RedisConfirmationStore({ redis, keyPrefix }));
+      const stores = connections.map((redis) => openRedisStore({ redis, keyPrefix }));
       const creator = stores[0];
       if (!creator) throw new Error('no store');
       const inputs = Array.from({ length: votes }, () =>
@@ -275,7 +276,7 @@ describe('Redis confirmation store', () => {
           const input = inputs[i];
           const store = stores[worker];
           if (!input || !store) return Promise.resolve();
-          return store.vote({
+          return store.pauses.vote({
             pauseId: input.id,
             callId: firstCallId(input),
             voter: 'U1',
@@ -321,7 +322,7 @@ describe('Redis confirmation store', () => {
   ])('memory per pending gate, %s', async (label, args) => {
     const keyPrefix = prefix();
     const redis = await connectRedis(REDIS_URL);
-    const store = new RedisConfirmationStore({ redis, keyPrefix });
+    const store = openRedisStore({ redis, keyPrefix });
     const inputs = Array.from({ length: MEMORY_SAMPLE }, () =>
       newPause({ policies: [policy({ expiresInMs: 3_600_000 })], ...(args ? { args } : {}) }),
     );
@@ -375,13 +376,13 @@ describe('Redis confirmation store', () => {
   it('time to sweep 10,000 due gates', async () => {
     const keyPrefix = prefix();
     const redis = await connectRedis(REDIS_URL);
-    const creator = new RedisConfirmationStore({ redis, keyPrefix });
+    const creator = openRedisStore({ redis, keyPrefix });
     const inputs = Array.from({ length: SWEEP_GATES }, () =>
       newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
     );
     await createAll(creator, inputs);
     // A replica that did not create them: its call-id cache is cold, as after a restart.
-    const sweeper = new RedisConfirmationStore({
+    const sweeper = openRedisStore({
       redis: await connectRedis(REDIS_URL),
       keyPrefix,
       ownsClient: true,
@@ -389,7 +390,7 @@ describe('Redis confirmation store', () => {
     let expired = 0;
     const sweep = async () => {
       for (;;) {
-        const batch = await sweeper.expireDue(T0 + 1_000, 1_000);
+        const batch = await sweeper.sweeps.expireDue(T0 + 1_000, 1_000);
         expired += batch.length;
         if (batch.length === 0) break;
       }
@@ -425,7 +426,7 @@ describe('Redis confirmation store', () => {
       budget: '< 1 s',
       met: ms < 1_000,
     });
-    await sweeper.close();
+    await sweeper.lifecycle.close();
     await redis.quit();
   });
 
@@ -434,7 +435,7 @@ describe('Redis confirmation store', () => {
   }, async () => {
     const keyPrefix = prefix();
     const redis = await connectRedis(REDIS_URL);
-    const store = new RedisConfirmationStore({ redis, keyPrefix });
+    const store = openRedisStore({ redis, keyPrefix });
     const usedMemory = async () =>
       Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1] ?? Number.NaN);
     const pending = () => newPause({ policies: [policy({ expiresInMs: 3_600_000 })] });
@@ -453,7 +454,7 @@ describe('Redis confirmation store', () => {
       for (const input of voters) {
         latencies.push(
           await timed(() =>
-            store.vote({
+            store.pauses.vote({
               pauseId: input.id,
               callId: firstCallId(input),
               voter: 'U1',

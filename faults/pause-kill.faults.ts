@@ -107,7 +107,7 @@ describe('kill -9 at a random point of POST /v1/pauses, then the retry with the 
     const outcomes = await Promise.all(
       pauses.map(async ({ trial, id, cardTs }) => {
         const cards = undecidedCardsOf(world.sandbox, OPS, id);
-        const recorded = (await world.store.getPause(id)) !== undefined;
+        const recorded = (await world.store.pauses.getPause(id)) !== undefined;
         return { trial, cards: cards.length, named: cards[0]?.ts === cardTs, recorded };
       }),
     );

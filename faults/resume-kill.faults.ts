@@ -106,7 +106,7 @@ describe('kill -9 after an approval, while the resume runs', () => {
       const pauseId = buttons(card)
         .map((b) => parseButtonValue(b.value)?.pauseId)
         .find((id) => id !== undefined);
-      const view = pauseId === undefined ? undefined : await stack.store.getPause(pauseId);
+      const view = pauseId === undefined ? undefined : await stack.store.pauses.getPause(pauseId);
       if (view === undefined) throw new Error(`trial ${trial}: no records`);
       const { appName, userId, sessionId } = view.pause.adk;
       const session = await adk.getSession(appName, userId, sessionId);

@@ -19,7 +19,7 @@ import {
 import { loadRunbooksFile, noRunbooks, type Runbooks } from './approvals/runbooks/runbooks-file.js';
 import { RunbooksWatcher } from './approvals/runbooks/runbooks-watcher.js';
 import { startSweeper } from './approvals/store/sweeper.js';
-import type { ConfirmationStore } from './approvals/store.js';
+import type { ApprovalStore } from './approvals/store.js';
 import { StoreReadiness } from './approvals/store-readiness.js';
 import type { Config } from './config.js';
 import { newCorrelationId, withCorrelation } from './correlation.js';
@@ -121,9 +121,9 @@ export async function startApp(
   const apiKeys = await loadApiKeys(config, log);
   const { store, signals, runThreads, grants, homeViewers, startedRuns, alertTracks, delegations } =
     await openStore(config, log);
-  await store.placeMarker({ now: clock() });
+  await store.lifecycle.placeMarker({ now: clock() });
   const storeReadiness = new StoreReadiness({ store, clock, log: log.child('store') });
-  metrics.countPendingGatesWith(() => store.countPendingByApp());
+  metrics.countPendingGatesWith(() => store.pending.countPendingByApp());
   metrics.countPendingByApproverWith(() =>
     countPendingByApprover(store, policyWatcher?.current() ?? policy),
   );
@@ -324,7 +324,7 @@ export async function startApp(
         );
       }
       await signals.close();
-      await store.close();
+      await store.lifecycle.close();
       slackApp.apiClient.close();
       adk.close();
       await tracing.shutdown().catch((error: unknown) => {
@@ -410,7 +410,7 @@ async function loadPolicy(config: Config, log: LineLogger): Promise<Policy> {
  * groups and channel members are known only to Slack, so they are not counted here.
  */
 async function countPendingByApprover(
-  store: ConfirmationStore,
+  store: Pick<ApprovalStore, 'pending' | 'lifecycle'>,
   policy: Policy,
 ): Promise<Map<string, number>> {
   const users = new Set<string>();
@@ -424,7 +424,10 @@ async function countPendingByApprover(
   }
   const counts = new Map<string, number>();
   for (const user of users) {
-    counts.set(user, (await store.listPendingByApprover(user, PENDING_BY_APPROVER_MAX)).length);
+    counts.set(
+      user,
+      (await store.pending.listPendingByApprover(user, PENDING_BY_APPROVER_MAX)).length,
+    );
   }
   return counts;
 }

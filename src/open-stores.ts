@@ -5,7 +5,7 @@ import { type HomeViewers, MemoryHomeViewers } from './approvals/home-viewers.js
 import { LocalPauseSignals, type PauseSignals } from './approvals/pause-signals.js';
 import { MemoryRunThreadRecords, type RunThreadRecords } from './approvals/run-threads.js';
 import { MemoryStartedRuns, type StartedRuns } from './approvals/started-runs.js';
-import { MemoryConfirmationStore } from './approvals/store/memory-store.js';
+import { openMemoryStore } from './approvals/store/memory-store.js';
 import { RedisAlertTracks } from './approvals/store/redis-alert-tracks.js';
 import {
   connectRedis,
@@ -18,14 +18,14 @@ import { RedisHomeViewers } from './approvals/store/redis-home-viewers.js';
 import { RedisRunThreadRecords } from './approvals/store/redis-run-threads.js';
 import { RedisPauseSignals } from './approvals/store/redis-signals.js';
 import { RedisStartedRuns } from './approvals/store/redis-started-runs.js';
-import { RedisConfirmationStore } from './approvals/store/redis-store.js';
-import type { ConfirmationStore } from './approvals/store.js';
+import { openRedisStore } from './approvals/store/redis-store.js';
+import type { ApprovalStore } from './approvals/store.js';
 import type { Config } from './config.js';
 import type { LineLogger } from './log.js';
 
 /** Every store the app keeps, on one Redis connection (or Cluster), or in this process's memory. */
 export interface OpenedStores {
-  store: ConfirmationStore;
+  store: ApprovalStore;
   signals: PauseSignals;
   runThreads: RunThreadRecords;
   grants: GrantStore;
@@ -37,7 +37,7 @@ export interface OpenedStores {
 
 /**
  * Opens the stores `REDIS_URL` / `REDIS_CLUSTER_NODES` name, all on one connection and key prefix
- * (the confirmation store closes the connection); without either, the in-process twins.
+ * (the approval store closes the connection); without either, the in-process twins.
  */
 export async function openStore(config: Config, log: LineLogger): Promise<OpenedStores> {
   if (config.redis === undefined) {
@@ -45,7 +45,7 @@ export async function openStore(config: Config, log: LineLogger): Promise<Opened
       'REDIS_URL and REDIS_CLUSTER_NODES are not set: using the in-process store. It is single-instance and loses every pending approval on restart; set one of them for anything but a trial.',
     );
     return {
-      store: new MemoryConfirmationStore(),
+      store: openMemoryStore(),
       signals: new LocalPauseSignals(),
       runThreads: new MemoryRunThreadRecords(),
       grants: new MemoryGrantStore(),
@@ -65,7 +65,7 @@ export async function openStore(config: Config, log: LineLogger): Promise<Opened
         ? config.redis.cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(',')
         : redactUrl(config.redis.url),
   });
-  const store = new RedisConfirmationStore({
+  const store = openRedisStore({
     redis,
     keyPrefix: config.redis.keyPrefix,
     ownsClient: true,

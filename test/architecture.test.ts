@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join, normalize } from 'node:path';
+import { dirname, join, normalize, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -115,6 +115,40 @@ describe('the workflow façade', () => {
       const path = `${dir}/${name}`;
       const lines = await lineCount(path);
       if (lines > (name === 'approval-workflow.ts' ? 300 : 500)) long.push(`${path}: ${lines}`);
+    }
+    expect(long).toEqual([]);
+  });
+});
+
+/** Every `.ts` file under `dir`, as repository paths. */
+async function sourcesUnder(dir: string): Promise<string[]> {
+  const found = await readdir(join(REPO_ROOT, dir), { recursive: true, withFileTypes: true });
+  return found
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => relative(REPO_ROOT, join(entry.parentPath, entry.name)).split(sep).join('/'));
+}
+
+describe("the store's roles (docs/architecture.md)", () => {
+  it('are taken one by one: only the wiring and the composition hold the whole ApprovalStore', async () => {
+    const whole: string[] = [];
+    for (const path of await sourcesUnder('src')) {
+      if (path.startsWith('src/approvals/store')) continue;
+      const text = await readFile(join(REPO_ROOT, path), 'utf8');
+      // A type position naming the bundle itself, not a `Pick` of some of its roles.
+      if (/:\s*(Promise<)?ApprovalStore\b/.test(text)) whole.push(path);
+    }
+    expect(whole.sort()).toEqual([
+      'src/cli/commands.ts',
+      'src/open-stores.ts',
+      'src/workflow/compose.ts',
+    ]);
+  });
+
+  it('leave every file of src/ within 500 lines', async () => {
+    const long: string[] = [];
+    for (const path of await sourcesUnder('src')) {
+      const lines = await lineCount(path);
+      if (lines > 500) long.push(`${path}: ${lines}`);
     }
     expect(long).toEqual([]);
   });

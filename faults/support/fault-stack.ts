@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PEOPLE, type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
 import { type Child, compileProcesses, startChild } from '../../bench/support/child-processes.js';
-import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
+import { openRedisStore } from '../../src/approvals/store/redis-store.js';
+import type { ApprovalStore } from '../../src/approvals/store.js';
 import {
   connectTestRedis,
   deleteWithPrefix,
@@ -18,7 +19,7 @@ export const RUN_LEASE_MS = 1_500;
 export interface FaultStack {
   sandbox: Sandbox;
   /** The app's records, read as another replica would. */
-  store: RedisConfirmationStore;
+  store: ApprovalStore;
   /** Starts the app as a child process (a replica) and points the sandbox at it. */
   startReplica(label: string): Promise<Child>;
   stop(): Promise<void>;
@@ -42,7 +43,7 @@ export async function startFaultStack(
   await writeFile(policyFile, `defaults:\n  approvers: [${PEOPLE.bob.id}]\nrules: []\n`);
   const keyPrefix = randomPrefix();
   const redis = await connectTestRedis();
-  const store = new RedisConfirmationStore({ redis, keyPrefix });
+  const store = openRedisStore({ redis, keyPrefix });
   const env = {
     SLACK_BOT_TOKEN: botToken,
     SLACK_SIGNING_SECRET: signingSecret,
@@ -68,7 +69,7 @@ export async function startFaultStack(
     async stop() {
       await sandbox.stop();
       await deleteWithPrefix(redis, keyPrefix);
-      await store.close();
+      await store.lifecycle.close();
       redis.disconnect();
       await rm(dir, { recursive: true, force: true });
     },

@@ -4,7 +4,7 @@ import type { CustomRoute } from '@slack/bolt';
 import { keyCoversApp, keyCoversEveryApp } from '../approvals/api-keys/api-key-scope.js';
 import type { ApiKey } from '../approvals/api-keys/api-keys-file.js';
 import { auditExportLines } from '../approvals/audit-export.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { AuditLog } from '../approvals/store-roles/audit-log.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { parseAuditQuery } from './audit-query.js';
@@ -17,7 +17,7 @@ import { send } from './responses.js';
  */
 export function auditRoute(options: {
   keys: readonly ApiKey[];
-  store: () => Pick<ConfirmationStore, 'readAuditPage'>;
+  store: () => { audit: Pick<AuditLog, 'readAuditPage'> };
   log: Log;
 }): CustomRoute {
   const handler = async (req: IncomingMessage, res: ServerResponse) => {

@@ -4,7 +4,7 @@ import type { CustomRoute } from '@slack/bolt';
 import { formatIssues } from '../adk/wire/tolerant-schema.js';
 import { keyCoversApp, webhookAllowed } from '../approvals/api-keys/api-key-scope.js';
 import type { ApiKey } from '../approvals/api-keys/api-keys-file.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { AuditLog } from '../approvals/store-roles/audit-log.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { parseTraceparent } from '../tracing/traceparent.js';
@@ -43,7 +43,7 @@ export function apiRoutes(
         /** The workflow's entry points; a function because the workflow is built after the routes. */
         pauses: () => ExternalPauses;
         /** What `GET /v1/audit` exports from. */
-        store: () => Pick<ConfirmationStore, 'readAuditPage'>;
+        store: () => { audit: Pick<AuditLog, 'readAuditPage'> };
         /** People's scoped grants (`/v1/grants`); a function for the same reason as `pauses`. */
         grants: () => GrantDecisions;
         /** Runs started over the API; a function for the same reason as `pauses`. */

@@ -1,5 +1,5 @@
 import { parseJsonText } from '../json.js';
-import type { AuditEntry, ConfirmationStore } from './store.js';
+import type { AuditEntry, AuditLog } from './store-roles/audit-log.js';
 
 /**
  * The audit export: NDJSON, a header line, then each entry's chain line byte for byte (see
@@ -36,7 +36,7 @@ interface LineFacts {
 }
 
 export async function* auditExportLines(
-  store: Pick<ConfirmationStore, 'readAuditPage'>,
+  store: { audit: Pick<AuditLog, 'readAuditPage'> },
   query: AuditQuery,
   /** The apps the reader may see (an API key's scope); absent: all. */
   mayRead: (app: string | undefined) => boolean = () => true,
@@ -57,7 +57,7 @@ export async function* auditExportLines(
   let after = cursor;
   let sent = 0;
   for (;;) {
-    const page = await store.readAuditPage({
+    const page = await store.audit.readAuditPage({
       ...(after === undefined && since !== undefined ? { since } : {}),
       ...(until === undefined ? {} : { until }),
       ...(after === undefined ? {} : { after }),

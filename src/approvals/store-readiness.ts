@@ -1,6 +1,6 @@
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
-import type { ConfirmationStore } from './store.js';
+import type { ApprovalStore } from './store.js';
 
 /** How long `/readyz` keeps saying that the store lost its data, once the loss was found. */
 export const STORE_LOSS_WARNING_MS = 24 * 60 * 60 * 1_000;
@@ -18,12 +18,18 @@ export const STORE_LOSS_WARNING_MS = 24 * 60 * 60 * 1_000;
 export class StoreReadiness {
   private lossFoundAt: number | undefined;
 
-  constructor(private readonly deps: { store: ConfirmationStore; clock: () => number; log: Log }) {}
+  constructor(
+    private readonly deps: {
+      store: Pick<ApprovalStore, 'lifecycle'>;
+      clock: () => number;
+      log: Log;
+    },
+  ) {}
 
   /** The readiness check: resolves when the store is usable, else throws saying why not. */
   readonly check = async (): Promise<void> => {
     const { store, clock, log } = this.deps;
-    const marker = await store.readMarker();
+    const marker = await store.lifecycle.readMarker();
     if (marker.kind === 'present') {
       this.lossFoundAt = marker.lossFoundAt;
       return;
@@ -33,7 +39,7 @@ export class StoreReadiness {
       'the store has lost its data (its marker key is gone): approvals pending then are lost; their cards say so when clicked',
     );
     try {
-      await store.placeMarker({ now, lossFoundAt: now });
+      await store.lifecycle.placeMarker({ now, lossFoundAt: now });
     } catch (error) {
       throw new Error(
         `the store has lost its data (its marker key is gone) and does not take writes: ${errorMessage(error)}`,

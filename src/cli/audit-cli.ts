@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { parseAuditQuery } from '../api/audit-query.js';
 import { type AuditQuery, auditExportLines } from '../approvals/audit-export.js';
 import { AuditVerifier } from '../approvals/audit-verify.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { AuditLog } from '../approvals/store-roles/audit-log.js';
 import { errorMessage } from '../error-message.js';
 import { markNpmBanner } from './npm-banner.js';
 import type { CliOutput } from './policy-cli.js';
@@ -28,7 +28,7 @@ export interface AuditCliDeps extends CliOutput {
    * The store to export from, opened on demand (export only); closed by the caller. Throws an
    * `AuditStoreError` when there is none to open, with what to set.
    */
-  store: () => Promise<Pick<ConfirmationStore, 'readAuditPage'>>;
+  store: () => Promise<{ audit: Pick<AuditLog, 'readAuditPage'> }>;
   now: () => number;
 }
 
@@ -80,7 +80,7 @@ async function exportAudit(args: readonly string[], deps: AuditCliDeps): Promise
     ...parsed.query,
     limit: values.limit === undefined ? Number.MAX_SAFE_INTEGER : parsed.query.limit,
   };
-  let store: Pick<ConfirmationStore, 'readAuditPage'>;
+  let store: { audit: Pick<AuditLog, 'readAuditPage'> };
   try {
     store = await deps.store();
   } catch (error) {

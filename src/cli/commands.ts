@@ -1,5 +1,6 @@
 import { connectRedis, connectRedisCluster } from '../approvals/store/redis-connection.js';
-import { RedisConfirmationStore } from '../approvals/store/redis-store.js';
+import { openRedisStore } from '../approvals/store/redis-store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import { ConfigError, loadConfig, withEnvFile } from '../config.js';
 import { AuditStoreError, runAuditCli } from './audit-cli.js';
 import { npmBannerAbove } from './npm-banner.js';
@@ -43,7 +44,7 @@ export async function runAuditCommand(argv: readonly string[]): Promise<number> 
       now: () => Date.now(),
       store: async () => {
         const store = await openAuditStore();
-        close = () => store.close();
+        close = () => store.lifecycle.close();
         return store;
       },
     });
@@ -52,7 +53,7 @@ export async function runAuditCommand(argv: readonly string[]): Promise<number> 
   }
 }
 
-async function openAuditStore(): Promise<RedisConfirmationStore> {
+async function openAuditStore(): Promise<ApprovalStore> {
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(withEnvFile(process.env, '.env').env);
@@ -69,5 +70,5 @@ async function openAuditStore(): Promise<RedisConfirmationStore> {
     config.redis.kind === 'cluster'
       ? await connectRedisCluster(config.redis.cluster.nodes, config.redis.cluster)
       : await connectRedis(config.redis.url);
-  return new RedisConfirmationStore({ redis, keyPrefix: config.redis.keyPrefix, ownsClient: true });
+  return openRedisStore({ redis, keyPrefix: config.redis.keyPrefix, ownsClient: true });
 }

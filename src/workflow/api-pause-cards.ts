@@ -3,7 +3,7 @@ import { apiActor } from '../approvals/deciders.js';
 import type { GrantStore } from '../approvals/grants.js';
 import type { ResolvedGatePolicy } from '../approvals/policy.js';
 import type { PauseView } from '../approvals/records.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { pauseMetadata } from '../slack/codecs/pause-metadata.js';
@@ -46,7 +46,7 @@ export interface ShownRequest {
 export class ApiPauseCards {
   constructor(
     private readonly deps: {
-      store: ConfirmationStore;
+      store: Pick<ApprovalStore, 'pauses'>;
       cards: ApprovalCards;
       threads: RunThreads;
       clock: Clock;
@@ -117,7 +117,7 @@ export class ApiPauseCards {
     signal: AbortSignal,
   ): Promise<void> {
     const { slack, store, clock, log } = this.deps;
-    if (found !== undefined) await store.setCardTs(view.pause.id, found, clock());
+    if (found !== undefined) await store.pauses.setCardTs(view.pause.id, found, clock());
     else if (slack !== undefined) {
       const { channelId, threadTs } = view.pause.card;
       const line = await slack
@@ -135,7 +135,7 @@ export class ApiPauseCards {
           });
           return undefined;
         });
-      if (line !== undefined) await store.setCardTs(view.pause.id, line.ts, clock());
+      if (line !== undefined) await store.pauses.setCardTs(view.pause.id, line.ts, clock());
     }
     if (this.deps.votes !== undefined) {
       await applyPolicyVerdicts(this.deps.votes, view, entries);

@@ -10,7 +10,7 @@ import {
   type StartedRunStatus,
   type StartedRuns,
 } from '../approvals/started-runs.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { PauseStore } from '../approvals/store-roles/pauses.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { renderJoinedNote, renderRunClosedNote, renderRunNote } from '../slack/render/run-notes.js';
@@ -41,7 +41,7 @@ export class ApiRuns implements RunStarts {
       /** The run threads' statuses, kept by the status board: where an open run stands. */
       runStatus: Pick<RunStatusStore, 'read'>;
       board?: Pick<RunStatusBoard, 'set'>;
-      store: Pick<ConfirmationStore, 'cancel' | 'getPause'>;
+      store: { pauses: Pick<PauseStore, 'cancel' | 'getPause'> };
       cards: Pick<CardUpdates, 'pauseChanged'>;
       policy: () => Policy;
       clock: Clock;
@@ -113,7 +113,7 @@ export class ApiRuns implements RunStarts {
   async view(runId: string): Promise<{ run: RunRecord; pending: string[] } | undefined> {
     const run = await this.get(runId);
     if (run === undefined) return undefined;
-    const views = await Promise.all(run.pauseIds.map((id) => this.deps.store.getPause(id)));
+    const views = await Promise.all(run.pauseIds.map((id) => this.deps.store.pauses.getPause(id)));
     const pending = views.flatMap((view) =>
       view?.gates.some((gate) => gate.state === 'pending') ? [view.pause.id] : [],
     );
@@ -324,7 +324,7 @@ export class ApiRuns implements RunStarts {
     reason: string,
     actor = run.status === 'stood_down' ? standDownActor(run.id) : apiActor(run.keyId ?? 'run'),
   ): Promise<void> {
-    const result = await this.deps.store.cancel({
+    const result = await this.deps.store.pauses.cancel({
       pauseId,
       by: actor,
       reason,

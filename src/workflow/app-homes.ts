@@ -8,7 +8,8 @@ import type { Grant, GrantStore } from '../approvals/grants.js';
 import { type HomeViewers, MemoryHomeViewers } from '../approvals/home-viewers.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import type { GatePolicy, PauseView } from '../approvals/records.js';
-import type { ConfirmationStore, GateRef, PendingIndex } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
+import type { GateRef, PendingIndex } from '../approvals/store-roles/pending-queries.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { HomeDelegations } from '../slack/render/delegation-view.js';
@@ -34,7 +35,7 @@ const CANDIDATES = 100;
 const RECENT_READ = 30;
 
 export interface AppHomesDeps {
-  store: ConfirmationStore;
+  store: Pick<ApprovalStore, 'pauses' | 'pending' | 'audit'>;
   slack: Pick<SlackPort, 'publishHome' | 'getPermalink'>;
   directory: ApproverDirectory;
   policy: () => Policy;
@@ -180,7 +181,7 @@ export class AppHomes implements HomeUpdates {
   private async audienceOf(pauseId: string): Promise<Audience | undefined> {
     const known = this.audiences.get(pauseId);
     if (known !== undefined) return known;
-    const view = await this.deps.store.getPause(pauseId);
+    const view = await this.deps.store.pauses.getPause(pauseId);
     return view === undefined ? undefined : this.remember(pauseId, view);
   }
 
@@ -275,10 +276,13 @@ export class AppHomes implements HomeUpdates {
   }
 
   private async requestsOf(userId: string): Promise<HomeGate[]> {
-    const refs = await this.deps.store.listPending({ kind: 'requester', id: userId }, CANDIDATES);
+    const refs = await this.deps.store.pending.listPending(
+      { kind: 'requester', id: userId },
+      CANDIDATES,
+    );
     const found: HomeGate[] = [];
     for (const ref of refs) {
-      const view = await this.deps.store.getPause(ref.pauseId);
+      const view = await this.deps.store.pauses.getPause(ref.pauseId);
       if (view !== undefined) found.push(await this.homeGate(view, ref.callId));
     }
     return found;
@@ -328,7 +332,7 @@ export class AppHomes implements HomeUpdates {
 
   /** The person's own decisions and votes, and those on their requests, newest first. */
   private async recentFor(userId: string): Promise<HomeDecision[]> {
-    const entries = await this.deps.store.readRecentDecisions(userId, RECENT_READ);
+    const entries = await this.deps.store.audit.readRecentDecisions(userId, RECENT_READ);
     const found: HomeDecision[] = [];
     const views = new Map<string, PauseView | undefined>();
     for (const entry of entries) {
@@ -336,7 +340,7 @@ export class AppHomes implements HomeUpdates {
       if (found.length >= 2 * HOME_LIMITS.recent) break;
       if (entry.callId === undefined || !isRecentEvent(entry.event)) continue;
       if (!views.has(entry.pauseId)) {
-        views.set(entry.pauseId, await this.deps.store.getPause(entry.pauseId));
+        views.set(entry.pauseId, await this.deps.store.pauses.getPause(entry.pauseId));
       }
       const view = views.get(entry.pauseId);
       if (view === undefined) continue;
@@ -357,7 +361,7 @@ export class AppHomes implements HomeUpdates {
 
   private async candidates(indexes: readonly PendingIndex[]): Promise<GateRef[]> {
     const lists = await Promise.all(
-      indexes.map((index) => this.deps.store.listPending(index, CANDIDATES)),
+      indexes.map((index) => this.deps.store.pending.listPending(index, CANDIDATES)),
     );
     const seen = new Map<string, GateRef>();
     for (const ref of lists.flat()) seen.set(`${ref.pauseId}\u0000${ref.callId}`, ref);

@@ -19,7 +19,7 @@ import {
 } from '../approvals/policy.js';
 import type { GatePolicy, GateRecord, PauseView } from '../approvals/records.js';
 import { initiatorOf } from '../approvals/store/audit-chain.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { PauseStore } from '../approvals/store-roles/pauses.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { RunOrigins } from './run-origins.js';
@@ -58,7 +58,7 @@ const refuse = (refusal: Refusal) => ({ kind: 'refused', refusal }) as const;
 export class ApprovalChecks {
   constructor(
     private readonly deps: {
-      store: Pick<ConfirmationStore, 'getPause'>;
+      store: { pauses: Pick<PauseStore, 'getPause'> };
       directory: ApproverDirectory;
       policy: () => Policy;
       clock: Clock;
@@ -86,7 +86,7 @@ export class ApprovalChecks {
     voter: string,
     { listing = false }: { listing?: boolean } = {},
   ): Promise<VoterCheck> {
-    const view = await this.deps.store.getPause(pauseId);
+    const view = await this.deps.store.pauses.getPause(pauseId);
     if (view === undefined) return refuse({ kind: 'pause_gone' });
     const gates =
       callIds.length === 0
@@ -307,7 +307,7 @@ export class ApprovalChecks {
 
   /** The Retry button: the requester, or anyone who may approve one of the gates. */
   async checkRetry(pauseId: string, user: string): Promise<RetryCheck> {
-    const view = await this.deps.store.getPause(pauseId);
+    const view = await this.deps.store.pauses.getPause(pauseId);
     if (view === undefined) return refuse({ kind: 'pause_gone' });
     if (user === view.pause.requester) return { kind: 'done' };
     let refusal: Refusal = { kind: 'not_found' };

@@ -1,5 +1,5 @@
 import type { BatchPick } from '../approvals/outcomes.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { PauseStore } from '../approvals/store-roles/pauses.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/codecs/block-kit.js';
@@ -25,7 +25,7 @@ export type { Tell } from './decision-queue.js';
 
 /** What the façade calls; built by `composeWorkflow` (compose.ts). */
 export interface WorkflowParts {
-  store: Pick<ConfirmationStore, 'getPause'>;
+  store: { pauses: Pick<PauseStore, 'getPause'> };
   slack: Pick<SlackPort, 'updateMessage'>;
   log: Log;
   /** Decisions, one at a time per pause, tracked and worded. */
@@ -96,7 +96,7 @@ export class ApprovalWorkflow {
 
   /** The call id of the gate at `index` in its pause (menus name gates by position). */
   async callIdAt(pauseId: string, index: number): Promise<string | undefined> {
-    const view = await this.parts.store.getPause(pauseId);
+    const view = await this.parts.store.pauses.getPause(pauseId);
     return view?.pause.callIds[index];
   }
 

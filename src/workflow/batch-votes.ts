@@ -1,7 +1,7 @@
 import { gateKind } from '../adk/gate.js';
 import type { BatchPick, Refusal } from '../approvals/outcomes.js';
 import type { GateRecord, PauseView } from '../approvals/records.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { PauseStore } from '../approvals/store-roles/pauses.js';
 import type { ApprovalChecks } from './approval-checks.js';
 import {
   type AppliedVote,
@@ -16,7 +16,7 @@ export type BatchRequest = Omit<VoteRequest, 'callId' | 'payload'>;
 export type BatchRef = readonly [pauseId: string, callId: string];
 
 export interface BatchVotesDeps {
-  store: Pick<ConfirmationStore, 'getPause'>;
+  store: { pauses: Pick<PauseStore, 'getPause'> };
   checks: Pick<ApprovalChecks, 'check'>;
   decider: Pick<Decider, 'voteSelected'>;
   /** Each pause's votes run as a click's: in its order, tracked, failures worded. */
@@ -74,7 +74,7 @@ export class BatchVotes {
     batch: number,
     found: BatchPick[],
   ): Promise<void> {
-    const view = await this.deps.store.getPause(pauseId);
+    const view = await this.deps.store.pauses.getPause(pauseId);
     const pickOf = (callId: string, outcome: BatchPick['outcome']): BatchPick => {
       const gate = view?.gates.find((g) => g.confirmationCallId === callId);
       const call = view === undefined || gate === undefined ? undefined : callOf(view, gate);

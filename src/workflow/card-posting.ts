@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { type CardClaimHold, holdCardClaim } from './card-claim-hold.js';
 import type { ApprovalCards } from './cards.js';
@@ -49,7 +49,7 @@ export type CardPostingResult =
 export class CardPosting {
   constructor(
     private readonly deps: {
-      store: ConfirmationStore;
+      store: Pick<ApprovalStore, 'pauses' | 'cardClaims'>;
       /** Looks for a message of the pause posted before a crash. */
       cards: Pick<ApprovalCards, 'findPosted'>;
       clock: Clock;
@@ -80,7 +80,7 @@ export class CardPosting {
         // Not first in line: whoever held the claim may have died with its post sent.
         return this.holding(claim, takeOver || attempt > 0, post);
       }
-      const view = await store.getPause(pauseId);
+      const view = await store.pauses.getPause(pauseId);
       if (view === undefined) return { kind: 'gone' };
       if (!needsCard(view)) return { kind: 'done', view };
       if (clock() >= deadline) return { kind: 'busy', view };
@@ -101,13 +101,13 @@ export class CardPosting {
       leaseMs,
     );
     try {
-      const view = await store.getPause(pauseId);
+      const view = await store.pauses.getPause(pauseId);
       if (view === undefined) return { kind: 'gone' };
       if (!needsCard(view)) return { kind: 'done', view };
       const earlier: FoundEarlier = (kind) =>
         lookEarlier ? this.deps.cards.findPosted(view, kind) : Promise.resolve(undefined);
       await post(view, { earlier, hold });
-      const after = await store.getPause(pauseId);
+      const after = await store.pauses.getPause(pauseId);
       return after === undefined ? { kind: 'gone' } : { kind: 'done', view: after };
     } finally {
       await hold.release();

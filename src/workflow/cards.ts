@@ -7,7 +7,7 @@ import {
   standIns,
 } from '../approvals/delegations.js';
 import type { PauseView } from '../approvals/records.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
@@ -38,7 +38,7 @@ const CLOCK_SKEW_MS = 5 * 60_000;
 export class ApprovalCards {
   constructor(
     private readonly deps: {
-      store: ConfirmationStore;
+      store: Pick<ApprovalStore, 'pauses' | 'notes' | 'cardClaims'>;
       slack: SlackPort;
       clock: Clock;
       log: Log;
@@ -102,7 +102,7 @@ export class ApprovalCards {
           throw error;
         });
       this.deps.tracing.cardPosted(view, startedAt);
-      const updated = await store.setCardTs(pauseId, posted.ts, clock());
+      const updated = await store.pauses.setCardTs(pauseId, posted.ts, clock());
       this.deps.homes?.pauseChanged(pauseId);
       return updated ?? view;
     } finally {
@@ -150,7 +150,7 @@ export class ApprovalCards {
    */
   async adopt(view: PauseView, ts: string): Promise<PauseView> {
     this.deps.log.info('found the card posted before a crash', { pauseId: view.pause.id });
-    const updated = await this.deps.store.setCardTs(view.pause.id, ts, this.deps.clock());
+    const updated = await this.deps.store.pauses.setCardTs(view.pause.id, ts, this.deps.clock());
     await this.refresh(view.pause.id, updated === undefined ? {} : { known: updated });
     return updated ?? view;
   }
@@ -167,7 +167,7 @@ export class ApprovalCards {
       ...(standIns.size === 0 ? {} : { standIns }),
     };
     if (view.pause.external === undefined) return renderApprovalCard(view, { now, ...known });
-    const notes = await this.deps.store.readNotes(view.pause.id);
+    const notes = await this.deps.store.notes.readNotes(view.pause.id);
     const agentOutcomes = new Map(
       Object.entries(notes.outcomes).map(([callId, outcome]) => [callId, outcome.status]),
     );
@@ -217,7 +217,7 @@ export class ApprovalCards {
   ): Promise<RefreshOutcome> {
     this.deps.homes?.pauseChanged(pauseId);
     try {
-      let view = known ?? (await this.deps.store.getPause(pauseId));
+      let view = known ?? (await this.deps.store.pauses.getPause(pauseId));
       for (let round = 0; round < MAX_REFRESH_ROUNDS; round += 1) {
         const ts = view?.pause.card.ts;
         if (view === undefined || ts === undefined) return DONE;
@@ -231,8 +231,8 @@ export class ApprovalCards {
         await this.deps.slack.updateMessage({ channel: view.pause.card.channelId, ts, ...card });
         this.remember(pauseId, digest);
         // Changed meanwhile (another replica's update may have landed before this one): again.
-        if (superseded?.() || !(await this.deps.store.changedSince(view))) return DONE;
-        view = await this.deps.store.getPause(pauseId);
+        if (superseded?.() || !(await this.deps.store.pauses.changedSince(view))) return DONE;
+        view = await this.deps.store.pauses.getPause(pauseId);
       }
       return DONE;
     } catch (error) {

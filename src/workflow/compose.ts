@@ -7,7 +7,7 @@ import type { PauseSignals } from '../approvals/pause-signals.js';
 import type { ApproverDirectory, Policy } from '../approvals/policy.js';
 import { MemoryRunThreadRecords, type RunThreadRecords } from '../approvals/run-threads.js';
 import { MemoryStartedRuns, type StartedRuns } from '../approvals/started-runs.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { type Metrics, noMetrics } from '../metrics.js';
 import type { PersonNames } from '../slack/transport/person-names.js';
@@ -69,7 +69,7 @@ export interface ExternalDeps {
 const REDRAW_MAX_WAIT_MS = 1_000;
 
 export interface WorkflowDeps {
-  store: ConfirmationStore;
+  store: ApprovalStore;
   adk: WorkflowAdk;
   slack: SlackPort;
   /** Absent: no approvals API (pauses come only from `/agent` runs). */
@@ -201,7 +201,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
   const cards = new QueuedCardUpdates({ refresher, homes });
   const delegations = new Delegations({
     store: delegationStore,
-    pending: store,
+    pending: store.pending,
     cards,
     homes,
     clock,

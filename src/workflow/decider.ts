@@ -2,7 +2,12 @@ import { gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import type { Refusal } from '../approvals/outcomes.js';
 import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
-import type { ConfirmationStore, VoteAllInput, VoteInput, VoteResult } from '../approvals/store.js';
+import type {
+  PauseStore,
+  VoteAllInput,
+  VoteInput,
+  VoteResult,
+} from '../approvals/store-roles/pauses.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { displayNameWithin, type PersonNames } from '../slack/transport/person-names.js';
@@ -36,7 +41,7 @@ const refuse = (refusal: Refusal) => ({ kind: 'refused', refusal }) as const;
 export class Decider {
   constructor(
     private readonly deps: {
-      store: Pick<ConfirmationStore, 'vote' | 'voteAll'>;
+      store: { pauses: Pick<PauseStore, 'vote' | 'voteAll'> };
       checks: Pick<ApprovalChecks, 'check'>;
       /** The card is redrawn and its Homes follow; never waits on Slack. */
       cards: Pick<CardUpdates, 'pauseChanged'>;
@@ -106,7 +111,7 @@ export class Decider {
   /** Votes on several gates of one pause in one atomic store step; one card update for the lot. */
   private async applyEach(request: Omit<VoteAllInput, 'now'>): Promise<AppliedVote[] | undefined> {
     const now = this.deps.clock();
-    const outcome = await this.deps.store.voteAll({ ...request, now });
+    const outcome = await this.deps.store.pauses.voteAll({ ...request, now });
     if (outcome.kind === 'not_found') return undefined;
     const applied = outcome.results.map(({ callId, result }) => ({
       callId,
@@ -134,7 +139,7 @@ export class Decider {
 
   private async apply(request: VoteRequest): Promise<DecisionReply> {
     const now = this.deps.clock();
-    const result = await this.deps.store.vote({ ...request, now });
+    const result = await this.deps.store.pauses.vote({ ...request, now });
     const reply = this.replyTo(request, result, now);
     const pauseDecided =
       (result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided;

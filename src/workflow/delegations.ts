@@ -5,7 +5,7 @@ import {
   type DelegationStore,
   delegationProblem,
 } from '../approvals/delegations.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { PendingQueries } from '../approvals/store-roles/pending-queries.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { Modal } from '../slack/codecs/block-kit.js';
@@ -34,7 +34,7 @@ export class Delegations {
   constructor(
     private readonly deps: {
       store: DelegationStore;
-      pending: Pick<ConfirmationStore, 'listPending'>;
+      pending: Pick<PendingQueries, 'listPending'>;
       cards: Pick<CardUpdates, 'pauseChanged'>;
       homes: Pick<AppHomes, 'refresh' | 'peopleChanged'>;
       clock: Clock;

@@ -12,7 +12,8 @@ import {
   type PauseView,
   pauseIdFor,
 } from '../approvals/records.js';
-import type { ConfirmationStore, NewGate } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
+import type { NewGate } from '../approvals/store-roles/pauses.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { answeredByAgentReason } from '../slack/render/agent-answers.js';
@@ -97,7 +98,7 @@ export type RunClaim =
   | { held: number };
 
 export interface ExternalPausesDeps {
-  store: ConfirmationStore;
+  store: Pick<ApprovalStore, 'pauses' | 'reports' | 'notes' | 'idempotency' | 'cardClaims'>;
   signals: PauseSignals;
   cards: ApprovalCards;
   threads: RunThreads;
@@ -216,7 +217,7 @@ export class ExternalPauses {
       input.gates,
     );
     if (input.idempotency !== undefined) {
-      const claim = await store.claimIdempotencyKey({
+      const claim = await store.idempotency.claimIdempotencyKey({
         key: `${input.keyName}:${input.idempotency.key}`,
         fingerprint: input.idempotency.fingerprint,
         pauseId: id,
@@ -227,7 +228,7 @@ export class ExternalPauses {
       }
     }
     const gates: NewGate[] = resolved.map((entry) => ({ ...entry.gate, policy: entry.policy }));
-    const result = await store.createPause({
+    const result = await store.pauses.createPause({
       id,
       adk: invocationId === undefined ? adk : { ...adk, invocationId },
       requester: input.requesterSlackUserId ?? apiActor(input.keyName),
@@ -263,7 +264,7 @@ export class ExternalPauses {
     const view = await this.ownView(keyName, pauseId);
     if (view === undefined) return { kind: 'not_found' };
     const [notes, names] = await Promise.all([
-      this.deps.store.readNotes(pauseId),
+      this.deps.store.notes.readNotes(pauseId),
       deciderNames(view, this.deps.people),
     ]);
     return { kind: 'found', view, notes, names };
@@ -316,7 +317,7 @@ export class ExternalPauses {
   ): Promise<CancelExternalResult> {
     const view = await this.ownView(keyName, pauseId);
     if (view === undefined) return { kind: 'not_found' };
-    const result = await this.deps.store.cancel({
+    const result = await this.deps.store.pauses.cancel({
       pauseId,
       by: apiActor(keyName),
       ...(reason === undefined ? {} : { reason }),
@@ -350,10 +351,10 @@ export class ExternalPauses {
     const actor = apiActor(keyName);
     if (gate.state === 'pending' && outcome.status !== 'refused') {
       const reason = answeredByAgentReason(gate.originalCall.name, outcome);
-      await store.cancel({ pauseId, by: actor, reason, now: clock() });
+      await store.pauses.cancel({ pauseId, by: actor, reason, now: clock() });
     }
     const at = clock();
-    const recorded = await store.recordOutcome({
+    const recorded = await store.reports.recordOutcome({
       pauseId,
       callId,
       outcome: { ...outcome, at },
@@ -377,7 +378,7 @@ export class ExternalPauses {
     if (gate.state !== 'approved') return 'not_approved';
     const holdUntil = heldUntil(view, this.deps.clock());
     if (holdUntil !== undefined) return { held: holdUntil };
-    const claim = await this.deps.store.claimGateRun({
+    const claim = await this.deps.store.reports.claimGateRun({
       pauseId,
       callId,
       by: apiActor(keyName),
@@ -398,7 +399,7 @@ export class ExternalPauses {
 
   /** Another key's pause is as good as absent: ids are not secrets, scopes are. */
   private async ownView(keyName: string, pauseId: string): Promise<PauseView | undefined> {
-    const view = await this.deps.store.getPause(pauseId);
+    const view = await this.deps.store.pauses.getPause(pauseId);
     return view?.pause.external?.keyName === keyName ? view : undefined;
   }
 }

@@ -14,7 +14,8 @@ import {
 import type { Refusal } from '../approvals/outcomes.js';
 import type { Policy } from '../approvals/policy.js';
 import { originOfPause, type PauseView } from '../approvals/records.js';
-import type { ConfirmationStore, GrantEventInput } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
+import type { GrantEventInput } from '../approvals/store-roles/pause-reports.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/codecs/block-kit.js';
@@ -41,7 +42,7 @@ export interface GiveGrantRequest {
 export class GrantDecisions {
   constructor(
     private readonly deps: {
-      store: ConfirmationStore;
+      store: Pick<ApprovalStore, 'pauses' | 'reports'>;
       grants: GrantStore;
       checks: Pick<ApprovalChecks, 'check'>;
       decider: Pick<Decider, 'vote'>;
@@ -81,7 +82,7 @@ export class GrantDecisions {
     }
     const reply = await decider.vote({ pauseId, callId, voter: granter, choice: 'approve' });
     if (reply.kind === 'refused') return reply;
-    const view = await store.getPause(pauseId);
+    const view = await store.pauses.getPause(pauseId);
     const decided = view?.gates.find((g) => g.confirmationCallId === callId);
     // Only an approval that decided the gate in the granter's name stands for later calls.
     if (view === undefined || decided?.state !== 'approved' || decided.decision?.by !== granter) {
@@ -141,7 +142,7 @@ export class GrantDecisions {
     if (revoked === undefined) return refuse({ kind: 'grant_gone' });
     this.deps.log.info('grant revoked', { grant: id, by });
     await this.audit(revoked, { event: 'grant_revoked', actor: by, at: now, uses: revoked.uses });
-    const view = await this.deps.store.getPause(revoked.pauseId).catch(() => undefined);
+    const view = await this.deps.store.pauses.getPause(revoked.pauseId).catch(() => undefined);
     if (view !== undefined)
       void this.deps.threads.post(threadOf(view), renderGrantRevoked(revoked, by));
     this.refreshHomes(revoked);
@@ -185,7 +186,7 @@ export class GrantDecisions {
     event: Pick<GrantEventInput, 'event' | 'actor' | 'at' | 'uses'>,
   ): Promise<boolean> {
     try {
-      const recorded = await this.deps.store.recordGrantEvent({
+      const recorded = await this.deps.store.reports.recordGrantEvent({
         pauseId: grant.pauseId,
         callId: grant.callId,
         grantId: grant.id,

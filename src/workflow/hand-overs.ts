@@ -1,5 +1,5 @@
 import type { PauseView } from '../approvals/records.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 
 /**
  * Decisions the app hands to an agent that resumes itself (the approvals API's `poll` and
@@ -22,16 +22,16 @@ export function handsOver(view: PauseView): boolean {
  * pause's outcomes makes its resume `refused`. True when this call changed it.
  */
 export async function refuseIfReported(
-  store: ConfirmationStore,
+  store: Pick<ApprovalStore, 'reports' | 'notes'>,
   view: PauseView,
   now: number,
 ): Promise<boolean> {
   const keyName = view.pause.external?.keyName;
   if (keyName === undefined || !handsOver(view)) return false;
-  const { outcomes } = await store.readNotes(view.pause.id);
+  const { outcomes } = await store.notes.readNotes(view.pause.id);
   const refused = Object.values(outcomes).find((outcome) => outcome.status === 'refused');
   if (refused === undefined) return false;
-  const result = await store.refuseHandOver({
+  const result = await store.reports.refuseHandOver({
     pauseId: view.pause.id,
     actor: `api:${keyName}`,
     error: refused.detail ?? REFUSED_WITHOUT_WORDS,

@@ -1,5 +1,5 @@
 import type { Clock } from '../approvals/clock.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 
@@ -14,13 +14,13 @@ export interface LeaseHeartbeat {
  * fails is tried again at the next beat; one that finds the lease taken over stops.
  */
 export function startLeaseHeartbeat(
-  deps: { store: ConfirmationStore; clock: Clock; log: Log },
+  deps: { store: Pick<ApprovalStore, 'leases'>; clock: Clock; log: Log },
   lease: { pauseId: string; owner: string; leaseMs: number },
 ): LeaseHeartbeat {
   let stopped = false;
   const beat = async () => {
     try {
-      const result = await deps.store.renewLease({ ...lease, now: deps.clock() });
+      const result = await deps.store.leases.renewLease({ ...lease, now: deps.clock() });
       if (result.kind !== 'renewed' && !stopped) {
         deps.log.warn('the resume lease passed to another replica while streaming', {
           pauseId: lease.pauseId,

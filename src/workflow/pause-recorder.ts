@@ -4,7 +4,8 @@ import type { GrantStore } from '../approvals/grants.js';
 import { cardChannel, evaluatePolicy, type Policy } from '../approvals/policy.js';
 import { type PauseView, pauseIdFor } from '../approvals/records.js';
 import type { RunThreadRecords } from '../approvals/run-threads.js';
-import type { ConfirmationStore, NewGate } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
+import type { NewGate } from '../approvals/store-roles/pauses.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { type Metrics, secondsSince } from '../metrics.js';
@@ -37,7 +38,7 @@ import type { RunThreads } from './run-thread.js';
 export class PauseRecorder implements RunPauses {
   constructor(
     private readonly deps: {
-      store: ConfirmationStore;
+      store: Pick<ApprovalStore, 'pauses'>;
       cards: ApprovalCards;
       threads: RunThreads;
       policy: () => Policy;
@@ -154,7 +155,7 @@ export class PauseRecorder implements RunPauses {
     };
     const newGates: NewGate[] = resolved.map((entry) => ({ ...entry.gate, policy: entry.policy }));
 
-    const result = await store.createPause({
+    const result = await store.pauses.createPause({
       id: pauseIdFor('slack', adk, gates),
       adk,
       requester: context.requester,
@@ -271,7 +272,7 @@ export class PauseRecorder implements RunPauses {
       });
     await applyPolicyVerdicts(this.deps.votes, view, pending);
     if (posted !== undefined && view.pause.card.ts === undefined) {
-      await this.deps.store.setCardTs(view.pause.id, posted.ts, this.deps.clock());
+      await this.deps.store.pauses.setCardTs(view.pause.id, posted.ts, this.deps.clock());
     }
     this.deps.log.info('pause decided by the policy', {
       pauseId: view.pause.id,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import type { ApprovalCards } from './cards.js';
 import { refuseIfReported } from './hand-overs.js';
 
@@ -12,7 +12,7 @@ import { refuseIfReported } from './hand-overs.js';
 export class PollResumes {
   constructor(
     private readonly deps: {
-      store: ConfirmationStore;
+      store: Pick<ApprovalStore, 'leases' | 'reports' | 'notes'>;
       cards: Pick<ApprovalCards, 'refresh'>;
       clock: Clock;
     },
@@ -22,9 +22,9 @@ export class PollResumes {
     const { store, clock } = this.deps;
     const owner = `${randomUUID()}:poll`;
     const now = clock();
-    const claim = await store.claimResume({ pauseId, owner, now, leaseMs: 60_000 });
+    const claim = await store.leases.claimResume({ pauseId, owner, now, leaseMs: 60_000 });
     if (claim.kind !== 'claimed') return;
-    await store.markResumed({ pauseId, owner, now });
+    await store.leases.markResumed({ pauseId, owner, now });
     await refuseIfReported(store, claim.view, clock());
     await this.deps.cards.refresh(pauseId);
   }

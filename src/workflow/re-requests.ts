@@ -2,7 +2,7 @@ import { canonicalJson } from '@adk-slack-approvals/adk-approvals/attestation';
 import { type Gate, gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import type { GateRecord, PauseView } from '../approvals/records.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 
 /**
@@ -62,7 +62,7 @@ export function splitReRequests(
  * outcomes the card shows, with these calls `asked_again`.
  */
 export async function noteReRequests(
-  deps: { store: ConfirmationStore; clock: Clock },
+  deps: { store: Pick<ApprovalStore, 'reports'>; clock: Clock },
   pauseId: string,
   actor: string,
   reRequests: readonly ReRequest[],
@@ -71,7 +71,7 @@ export async function noteReRequests(
   const outcomes = new Map(toolOutcomes);
   for (const { approved } of reRequests) {
     outcomes.set(approved.originalCall.id, 'asked_again');
-    await deps.store.recordOutcome({
+    await deps.store.reports.recordOutcome({
       pauseId,
       callId: approved.confirmationCallId,
       outcome: { status: 'failed', detail: RE_REQUEST_DETAIL, at: deps.clock() },

@@ -11,7 +11,8 @@ import {
   isEscalated,
 } from '../approvals/policy.js';
 import type { GateRecord, PauseView } from '../approvals/records.js';
-import type { ConfirmationStore, DueNudge } from '../approvals/store.js';
+import type { DueNudge, NudgeQueue } from '../approvals/store-roles/nudges.js';
+import type { PauseStore } from '../approvals/store-roles/pauses.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { type ReminderFacts, renderReminder } from '../slack/render/reminder-message.js';
@@ -20,7 +21,7 @@ import { approverPeople } from './approver-people.js';
 import type { CardUpdates } from './card-updates.js';
 
 export interface RemindersDeps {
-  store: Pick<ConfirmationStore, 'getPause' | 'finishNudge'>;
+  store: { pauses: Pick<PauseStore, 'getPause'>; nudges: Pick<NudgeQueue, 'finishNudge'> };
   slack: Pick<SlackPort, 'openDirectMessage' | 'postMessage' | 'getPermalink'>;
   directory: ApproverDirectory;
   clock: Clock;
@@ -56,12 +57,12 @@ export class Reminders {
         });
       }
       // Handled or not, it is not sent again: a reminder is a courtesy, and repeats are noise.
-      await this.deps.store.finishNudge(nudge);
+      await this.deps.store.nudges.finishNudge(nudge);
     }
   }
 
   private async handleOne(nudge: DueNudge): Promise<void> {
-    const view = await this.deps.store.getPause(nudge.pauseId);
+    const view = await this.deps.store.pauses.getPause(nudge.pauseId);
     const gate = view?.gates.find((g) => g.confirmationCallId === nudge.callId);
     if (view === undefined || gate === undefined || gate.state !== 'pending') return;
     const now = this.deps.clock();

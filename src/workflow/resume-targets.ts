@@ -1,5 +1,5 @@
 import type { AdkClient } from '../adk/client.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { PersonNames } from '../slack/transport/person-names.js';
 import type { ApprovalCards } from './cards.js';
@@ -49,7 +49,7 @@ export class ResumeTargets {
   private readonly adkTargets = new Map<string, Resumer>();
   private readonly webhooks: WebhookDeliveries | undefined;
   private readonly polls: PollResumes | undefined;
-  private readonly store: Pick<ConfirmationStore, 'getPause'>;
+  private readonly store: Pick<ApprovalStore, 'pauses'>;
   private readonly log: Log;
 
   constructor(deps: ResumeTargetsDeps) {
@@ -99,7 +99,7 @@ export class ResumeTargets {
     if (this.webhooks === undefined || this.polls === undefined) {
       return this.runs.resume(pauseId, options);
     }
-    const view = await this.store.getPause(pauseId);
+    const view = await this.store.pauses.getPause(pauseId);
     const resume = view?.pause.external?.resume;
     if (resume === undefined) return this.runs.resume(pauseId, options);
     switch (resume.mode) {

@@ -4,7 +4,7 @@ import type { AdkError } from '../adk/errors.js';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
 import { endedStatus, type RunStatus } from '../approvals/run-status.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -28,7 +28,7 @@ import type { RunContext, RunStreamer } from './run-streamer.js';
 import type { RunThreads } from './run-thread.js';
 
 export interface ResumerDeps {
-  store: ConfirmationStore;
+  store: Pick<ApprovalStore, 'pauses' | 'leases' | 'reports' | 'notes'>;
   /** The card is redrawn and its Homes follow; never waits on Slack. */
   cards: CardUpdates;
   adk: Pick<AdkClient, 'getSession'>;
@@ -67,7 +67,7 @@ export class Resumer {
     { voter, why, callIds }: SentBack,
   ): Promise<void> {
     const pauseId = view.pause.id;
-    const result = await this.deps.store.reopen({
+    const result = await this.deps.store.pauses.reopen({
       pauseId,
       owner,
       callIds,
@@ -111,7 +111,7 @@ export class Resumer {
     // A lease is never shared, not even by one replica's click handler and its sweeper: each
     // attempt has an owner of its own.
     const owner = `${options.owner}:${randomUUID().slice(0, 8)}`;
-    const claim = await store.claimResume({
+    const claim = await store.leases.claimResume({
       pauseId,
       owner,
       now: this.deps.clock(),
@@ -161,7 +161,7 @@ export class Resumer {
         // than never.
         const { reRequests } = await this.deps.streamer.replay(context, earlier, view);
         const toolOutcomes = await noteReRequests(this.deps, pauseId, owner, reRequests);
-        await store.markResumed({ pauseId, owner, now: this.deps.clock() });
+        await store.leases.markResumed({ pauseId, owner, now: this.deps.clock() });
         cards.pauseChanged(pauseId, { toolOutcomes });
         return;
       }
@@ -206,7 +206,7 @@ export class Resumer {
     }
     const now = this.deps.clock();
     if (outcome.kind === 'failed' && !outcome.delivered && received === undefined) {
-      const finish = await store.markResumeFailed({
+      const finish = await store.leases.markResumeFailed({
         pauseId,
         owner,
         now,
@@ -238,7 +238,7 @@ export class Resumer {
         ? await noteReRequests(this.deps, pauseId, owner, outcome.reRequests, outcome.toolOutcomes)
         : undefined;
     if (toolOutcomes !== undefined) cards.knowToolOutcomes(pauseId, toolOutcomes);
-    const finish = await store.markResumed({ pauseId, owner, now });
+    const finish = await store.leases.markResumed({ pauseId, owner, now });
     if (finish.kind === 'lost_lease') {
       log.warn('resume finished after the lease passed to another replica', { pauseId });
     }
@@ -273,7 +273,7 @@ export class Resumer {
     const pauseId = view.pause.id;
     const lastError =
       error?.message ?? view.pause.resume.lastError ?? 'the agent did not act on the decisions';
-    const finish = await this.deps.store.markResumeRefused({
+    const finish = await this.deps.store.leases.markResumeRefused({
       pauseId,
       owner,
       now: this.deps.clock(),

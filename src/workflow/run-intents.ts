@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
-import type { ConfirmationStore, RunProgress } from '../approvals/store.js';
+import type { RunIntentStore, RunProgress } from '../approvals/store-roles/run-intents.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 
@@ -29,7 +29,7 @@ export interface RunAcceptance {
 export class RunIntents {
   constructor(
     private readonly deps: {
-      store: Pick<ConfirmationStore, 'recordRun' | 'advanceRun' | 'finishRun'>;
+      store: { runs: Pick<RunIntentStore, 'recordRun' | 'advanceRun' | 'finishRun'> };
       clock: Clock;
       log: Log;
       owner: string;
@@ -42,7 +42,7 @@ export class RunIntents {
     const { store, clock, log, owner, leaseMs } = this.deps;
     const runId = randomUUID();
     try {
-      await store.recordRun({
+      await store.runs.recordRun({
         intent: {
           id: runId,
           requester: input.userId,
@@ -64,7 +64,7 @@ export class RunIntents {
     let stopped = false;
     const advance = async (progress?: RunProgress) => {
       try {
-        const result = await store.advanceRun({
+        const result = await store.runs.advanceRun({
           runId,
           owner,
           now: clock(),
@@ -94,7 +94,7 @@ export class RunIntents {
       async finish() {
         stop();
         try {
-          await store.finishRun({ runId, owner });
+          await store.runs.finishRun({ runId, owner });
         } catch (error) {
           log.warn('could not drop the run intent; another replica will say the run died', {
             runId,

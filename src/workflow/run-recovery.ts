@@ -2,7 +2,7 @@ import type { AdkClient } from '../adk/client.js';
 import { AdkError } from '../adk/errors.js';
 import { type AdkEvent, USER_AUTHOR } from '../adk/wire.js';
 import { API_ACTOR_PREFIX } from '../approvals/deciders.js';
-import type { RunIntent } from '../approvals/store.js';
+import type { RunIntent } from '../approvals/store-roles/run-intents.js';
 import type { ThreadSessions } from '../approvals/thread-sessions.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';

@@ -1,6 +1,9 @@
 import type { Clock } from '../approvals/clock.js';
 import { type PauseView, viewVersion } from '../approvals/records.js';
-import type { ConfirmationStore, DueNudge, ExpiredGate, RunIntent } from '../approvals/store.js';
+import type { DueNudge } from '../approvals/store-roles/nudges.js';
+import type { ExpiredGate } from '../approvals/store-roles/pause-sweeps.js';
+import type { PauseStore } from '../approvals/store-roles/pauses.js';
+import type { RunIntent, RunIntentStore } from '../approvals/store-roles/run-intents.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { CardUpdates } from './card-updates.js';
@@ -21,7 +24,7 @@ import type { KeyedWorkQueue } from './work-queue.js';
 export class SweptWork {
   constructor(
     private readonly deps: {
-      store: Pick<ConfirmationStore, 'getPause' | 'finishRun'>;
+      store: { pauses: Pick<PauseStore, 'getPause'>; runs: Pick<RunIntentStore, 'finishRun'> };
       decisions: Pick<DecisionQueue, 'enqueue'>;
       /** Runs and resumes (long tasks), as the workflow queues its own. */
       runs: Pick<KeyedWorkQueue, 'enqueue'>;
@@ -103,7 +106,7 @@ export class SweptWork {
     await Promise.all(
       pauseIds.map((pauseId) =>
         this.deps.decisions.enqueue(pauseId, 'post a missing card', async () => {
-          const view = await this.deps.store.getPause(pauseId);
+          const view = await this.deps.store.pauses.getPause(pauseId);
           if (view === undefined || view.pause.card.ts !== undefined) return;
           // Decided already (by the policy, its line lost with Slack): nothing to ask anyone.
           if (!view.gates.some((gate) => gate.state === 'pending')) return;
@@ -123,7 +126,7 @@ export class SweptWork {
       intents.map((intent) =>
         this.deps.runs.enqueue(`dead-run:${intent.id}`, 'tell of a dead run', async () => {
           await this.deps.runRecovery.recover(intent);
-          await this.deps.store.finishRun({ runId: intent.id, owner: this.deps.owner });
+          await this.deps.store.runs.finishRun({ runId: intent.id, owner: this.deps.owner });
         }),
       ),
     );

@@ -1,5 +1,5 @@
 import type { PauseView } from '../approvals/records.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { PauseStore } from '../approvals/store-roles/pauses.js';
 import { EVENT_ID_TTL_MS, type ThreadSessions } from '../approvals/thread-sessions.js';
 import { correlationId } from '../correlation.js';
 import type { Log } from '../log.js';
@@ -51,7 +51,7 @@ export class ThreadReplies {
   constructor(
     private readonly deps: {
       sessions: ThreadSessions;
-      store: Pick<ConfirmationStore, 'getPause'>;
+      store: { pauses: Pick<PauseStore, 'getPause'> };
       threads: RunThreads;
       streamer: RunStreamer;
       log: Log;
@@ -138,7 +138,7 @@ export class ThreadReplies {
     pauseId: string | undefined,
   ): Promise<{ kind: 'pending'; view: PauseView } | { kind: 'busy' } | undefined> {
     if (pauseId === undefined) return undefined;
-    const view = await this.deps.store.getPause(pauseId);
+    const view = await this.deps.store.pauses.getPause(pauseId);
     if (view === undefined) return undefined;
     if (view.gates.some((gate) => gate.state === 'pending')) return { kind: 'pending', view };
     const resume = view.pause.resume.state;

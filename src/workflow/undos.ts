@@ -1,7 +1,7 @@
 import type { Clock } from '../approvals/clock.js';
 import type { Refusal } from '../approvals/outcomes.js';
 import type { Policy } from '../approvals/policy.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import { renderUndone } from '../slack/render/thread.js';
 import type { CardUpdates } from './card-updates.js';
@@ -17,7 +17,7 @@ import type { RunThreads } from './run-thread.js';
 export class Undos {
   constructor(
     private readonly deps: {
-      store: ConfirmationStore;
+      store: Pick<ApprovalStore, 'pauses'>;
       policy: () => Policy;
       threads: RunThreads;
       clock: Clock;
@@ -29,7 +29,12 @@ export class Undos {
 
   async undo(pauseId: string, user: string): Promise<DecisionReply> {
     const admin = (this.deps.policy().admins ?? []).includes(user);
-    const result = await this.deps.store.undo({ pauseId, by: user, admin, now: this.deps.clock() });
+    const result = await this.deps.store.pauses.undo({
+      pauseId,
+      by: user,
+      admin,
+      now: this.deps.clock(),
+    });
     switch (result.kind) {
       case 'not_found':
         return refuse({ kind: 'pause_gone' });

@@ -1,7 +1,7 @@
 import type { Clock } from '../approvals/clock.js';
 import type { VoteCheck } from '../approvals/outcomes.js';
 import type { PauseView } from '../approvals/records.js';
-import { type ConfirmationStore, StoreError } from '../approvals/store.js';
+import { type ApprovalStore, StoreError } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { SlackMessage } from '../slack/codecs/block-kit.js';
@@ -28,7 +28,7 @@ export interface VoteToVerify {
 export class VoteVerifier {
   constructor(
     private readonly deps: {
-      store: ConfirmationStore;
+      store: Pick<ApprovalStore, 'pauses'>;
       clock: Clock;
       log: Log;
       /** Told of a pause the verified vote decided. */
@@ -66,7 +66,7 @@ export class VoteVerifier {
       await sleep(delay);
       let view: PauseView | undefined;
       try {
-        view = await this.deps.store.getPause(vote.pauseId);
+        view = await this.deps.store.pauses.getPause(vote.pauseId);
       } catch (error) {
         if (!(error instanceof StoreError) || error.reason === 'corrupt_record') throw error;
         continue;

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Clock } from '../approvals/clock.js';
 import type { PauseView } from '../approvals/records.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -43,7 +43,7 @@ export function webhookSignature(secret: string, unixSeconds: number, body: stri
 export class WebhookDeliveries {
   constructor(
     private readonly deps: {
-      store: ConfirmationStore;
+      store: Pick<ApprovalStore, 'pauses' | 'reports' | 'notes' | 'leases'>;
       cards: ApprovalCards;
       clock: Clock;
       log: Log;
@@ -62,7 +62,7 @@ export class WebhookDeliveries {
   async deliver(pauseId: string): Promise<void> {
     const { store, cards, log, options } = this.deps;
     const timeoutMs = options.timeoutMs ?? 10_000;
-    const before = await store.getPause(pauseId);
+    const before = await store.pauses.getPause(pauseId);
     const origin = before?.pause.external;
     if (before === undefined || origin?.resume.mode !== 'webhook') return;
     // The lease is the wait before the next attempt: the attempt itself plus the backoff.
@@ -71,7 +71,7 @@ export class WebhookDeliveries {
       options.maxBackoffMs ?? 600_000,
     );
     const owner = `${options.owner}:${randomUUID().slice(0, 8)}`;
-    const claim = await store.claimResume({
+    const claim = await store.leases.claimResume({
       pauseId,
       owner,
       now: this.deps.clock(),
@@ -83,7 +83,7 @@ export class WebhookDeliveries {
     const url = origin.resume.url;
     if (key === undefined || !key.allows(url)) {
       // The key or its allowance was removed since the pause was posted: fail closed, visibly.
-      await store.markResumeFailed({
+      await store.leases.markResumeFailed({
         pauseId,
         owner,
         now: this.deps.clock(),
@@ -96,7 +96,12 @@ export class WebhookDeliveries {
     const sentBack = await this.deps.checks?.recheck(view);
     if (sentBack !== undefined) {
       // An approval that no longer holds: nothing is delivered; the gate waits for a new decision.
-      const reopened = await store.reopen({ pauseId, owner, ...sentBack, now: this.deps.clock() });
+      const reopened = await store.pauses.reopen({
+        pauseId,
+        owner,
+        ...sentBack,
+        now: this.deps.clock(),
+      });
       log.warn('approval sent back before delivery; nothing delivered', {
         pauseId,
         outcome: reopened.kind,
@@ -122,7 +127,7 @@ export class WebhookDeliveries {
       ...(error === undefined ? {} : { error }),
     });
     if (error === undefined) {
-      await store.markResumed({ pauseId, owner, now: this.deps.clock() });
+      await store.leases.markResumed({ pauseId, owner, now: this.deps.clock() });
       // The receiver may have resumed its agent, and reported a refusal, before it answered.
       await refuseIfReported(store, view, this.deps.clock());
       await this.note(pauseId, owner, { state: 'delivered', attempts: attempt });
@@ -186,7 +191,7 @@ export class WebhookDeliveries {
     },
   ): Promise<void> {
     try {
-      await this.deps.store.recordDelivery({
+      await this.deps.store.reports.recordDelivery({
         pauseId,
         delivery: { ...status, at: this.deps.clock() },
         actor: owner,

@@ -3,7 +3,7 @@ import type { Clock } from '../approvals/clock.js';
 import type { Refusal } from '../approvals/outcomes.js';
 import type { Policy } from '../approvals/policy.js';
 import type { PauseRecord, PauseView } from '../approvals/records.js';
-import type { ConfirmationStore } from '../approvals/store.js';
+import type { ApprovalStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { renderWithdrawnNote } from '../slack/render/thread.js';
@@ -31,7 +31,7 @@ export interface WithdrawRequest {
 export class Withdrawals {
   constructor(
     private readonly deps: {
-      store: ConfirmationStore;
+      store: Pick<ApprovalStore, 'pauses'>;
       policy: () => Policy;
       threads: RunThreads;
       clock: Clock;
@@ -49,7 +49,7 @@ export class Withdrawals {
   async withdraw(request: WithdrawRequest): Promise<DecisionReply> {
     const { store, log } = this.deps;
     const name = displayNameWithin(this.deps.people, request.user);
-    const view = await store.getPause(request.pauseId);
+    const view = await store.pauses.getPause(request.pauseId);
     if (view === undefined) return refuse({ kind: 'pause_gone' });
     const nothingPending = decidedRefusal(view);
     if (nothingPending !== undefined) return refuse(nothingPending);
@@ -62,7 +62,7 @@ export class Withdrawals {
       return this.cancelQuestion(request, now);
     }
     const byName = await name;
-    const result = await store.withdraw({
+    const result = await store.pauses.withdraw({
       pauseId: request.pauseId,
       by: request.user,
       ...(byName === undefined ? {} : { byName }),
@@ -95,7 +95,7 @@ export class Withdrawals {
    */
   private async cancelQuestion(request: WithdrawRequest, now: number): Promise<DecisionReply> {
     const reason = request.reason?.trim();
-    const result = await this.deps.store.cancel({
+    const result = await this.deps.store.pauses.cancel({
       pauseId: request.pauseId,
       by: request.user,
       ...(reason ? { reason } : {}),

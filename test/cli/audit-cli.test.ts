@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AUDIT_EXPORT_KIND } from '../../src/approvals/audit-export.js';
+import type { AuditLog } from '../../src/approvals/store-roles/audit-log.js';
 import { AuditStoreError, runAuditCli } from '../../src/cli/audit-cli.js';
 import { npmBannerLength } from '../../src/cli/npm-banner.js';
 import { chain, exportHeader } from '../support/audit-lines.js';
@@ -18,7 +19,12 @@ const NPM_BANNER = [
   '',
 ];
 
-async function run(argv: string[], store = async () => ({ readAuditPage: async () => [] })) {
+type AuditStore = { audit: Pick<AuditLog, 'readAuditPage'> };
+
+async function run(
+  argv: string[],
+  store: () => Promise<AuditStore> = async () => ({ audit: { readAuditPage: async () => [] } }),
+) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runAuditCli(argv, {
@@ -81,8 +87,10 @@ describe('audit export', () => {
 
   it('a store that fails mid-way is reported on stderr with exit 1', async () => {
     const { code, out, err } = await run(['export'], async () => ({
-      readAuditPage: async () => {
-        throw new Error('Connection is closed.');
+      audit: {
+        readAuditPage: async () => {
+          throw new Error('Connection is closed.');
+        },
       },
     }));
     expect(code).toBe(1);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AUDIT_EXPORT_KIND } from '../../src/approvals/audit-export.js';
 import type { RedisClient } from '../../src/approvals/store/redis-connection.js';
-import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
+import { openRedisStore } from '../../src/approvals/store/redis-store.js';
 import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
 import {
   APP_REDIS_ENV,
@@ -35,11 +35,11 @@ let dir: string;
 beforeAll(async () => {
   keyPrefix = randomPrefix();
   redis = await connectTestRedis();
-  const store = new RedisConfirmationStore({ redis, keyPrefix });
+  const store = openRedisStore({ redis, keyPrefix });
   for (const choice of ['approve', 'reject'] as const) {
     const pause = newPause();
-    await store.createPause(pause);
-    await store.vote({
+    await store.pauses.createPause(pause);
+    await store.pauses.vote({
       pauseId: pause.id,
       callId: firstCallId(pause),
       voter: APPROVER,

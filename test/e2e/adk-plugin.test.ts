@@ -413,7 +413,7 @@ describe('enforcement: a confirmation sent straight to the runner', () => {
       expect(await outcomesOf(pauseId)).toEqual([
         { state: 'cancelled', outcome: expect.objectContaining({ status: 'executed' }) },
       ]);
-      const trail = await harness.store.readAudit({ pauseId });
+      const trail = await harness.store.audit.readAudit({ pauseId });
       expect(trail.map((entry) => entry.event)).toEqual(
         expect.arrayContaining(['cancelled', 'outcome_reported']),
       );

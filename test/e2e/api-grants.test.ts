@@ -173,7 +173,7 @@ describe('grants for pauses posted through the API', () => {
     expect((await decisionOf(third, 1)).status).toBe(202);
     await harness.sandbox.waitFor(() => cardOf(third));
 
-    const trail = await harness.store.readAudit({ pauseId: first });
+    const trail = await harness.store.audit.readAudit({ pauseId: first });
     expect(trail.filter((e) => e.event.startsWith('grant'))).toEqual([
       expect.objectContaining({ event: 'granted', actor: bob.id }),
       expect.objectContaining({ event: 'grant_revoked', actor: 'api:runbooks' }),
@@ -205,10 +205,10 @@ describe('grants for pauses posted through the API', () => {
 
     const asked = await harness.sandbox.waitFor(() => cardOf(second), { timeoutMs: 15_000 });
     expect(JSON.stringify(asked.blocks)).toContain('revoked');
-    const view = await harness.store.getPause(second);
+    const view = await harness.store.pauses.getPause(second);
     expect(view?.gates[0]?.state).toBe('pending');
     expect(receiver.delivered).not.toContain(second);
-    const trail = await harness.store.readAudit({ pauseId: second });
+    const trail = await harness.store.audit.readAudit({ pauseId: second });
     expect(trail.map((e) => e.event)).toContain('reopened');
   });
 });

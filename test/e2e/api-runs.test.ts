@@ -197,7 +197,7 @@ describe('POST /v1/runs', () => {
     expect(buttons(closed)).toEqual([]);
     await harness.reply(OPS, created.threadTs, 'Stood down: alert resolved');
     expect((await getRun(created.id)).status).toBe('stood_down');
-    const view = await harness.store.getPause(waiting.pendingPauses[0] ?? '');
+    const view = await harness.store.pauses.getPause(waiting.pendingPauses[0] ?? '');
     expect(view?.gates[0]?.state).toBe('cancelled');
     expect(await transferRuns(created)).toBe(0);
   });
@@ -236,7 +236,7 @@ describe('a run whose replica died', () => {
     });
     expect(begun.kind).toBe('begun');
     await runs.update(begun.run.id, { threadTs: thread.ts });
-    await harness.store.recordRun({
+    await harness.store.runs.recordRun({
       intent: {
         id: `dead-intent-${dedupeKey}`,
         requester: 'api:runbooks',

@@ -250,7 +250,7 @@ describe('the approvals API', () => {
       status: 'decided',
       gates: [{ outcome: { status: 'executed' }, decidedBy: { kind: 'person', id: bob.id } }],
     });
-    const trail = await harness.store.readAudit({ pauseId: pause.id });
+    const trail = await harness.store.audit.readAudit({ pauseId: pause.id });
     expect(trail.map((e) => e.event)).toContain('outcome_reported');
   });
 
@@ -268,7 +268,9 @@ describe('the approvals API', () => {
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
     await approve(await cardOf(id));
-    await until(async () => (await harness.store.getPause(id))?.pause.resume.state === 'resumed');
+    await until(
+      async () => (await harness.store.pauses.getPause(id))?.pause.resume.state === 'resumed',
+    );
     const session = await harness.adk.getSession('payments', chat.userId, chat.sessionId);
     expect(results(session.events).map((r) => [r.name, r.status])).toEqual([
       ['transfer_money', 'ok'],
@@ -339,8 +341,10 @@ describe('the approvals API', () => {
       id,
       status: 'decided',
     });
-    await until(async () => (await harness.store.readNotes(id)).delivery?.state === 'delivered');
-    expect((await harness.store.readNotes(id)).delivery?.attempts).toBe(2);
+    await until(
+      async () => (await harness.store.notes.readNotes(id)).delivery?.state === 'delivered',
+    );
+    expect((await harness.store.notes.readNotes(id)).delivery?.attempts).toBe(2);
   });
 
   it('cancel calls the pause off and the card says the agent cancelled it', async () => {

@@ -130,7 +130,7 @@ describe('the App Home', () => {
     expect(text).not.toContain(pause.id);
     expect(homeApproves(davesHome.view, pause.id)).toBe(0);
 
-    const records = await harness.store.getPause(pause.id);
+    const records = await harness.store.pauses.getPause(pause.id);
     expect(records?.gates[0]?.state).toBe('pending');
     expect(records?.gates[0]?.votes).toEqual([]);
     expect(await harness.toolRuns(card, 'transfer_money', 'transferred')).toBe(0);

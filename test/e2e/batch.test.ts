@@ -121,7 +121,7 @@ describe('batch decisions on the App Home', () => {
     expect(await harness.toolRuns(both.card, 'pay_invoice', 'paid')).toBe(1);
     expect(await harness.toolRuns(one.card, 'transfer_money', 'transferred')).toBe(1);
     for (const pauseId of [both.pauseId, one.pauseId]) {
-      const trail = await harness.store.readAudit({ pauseId });
+      const trail = await harness.store.audit.readAudit({ pauseId });
       expect(trail.filter((entry) => entry.event === 'resume_claimed')).toHaveLength(1);
       const votes = trail.filter((entry) => entry.event === 'voted');
       expect(

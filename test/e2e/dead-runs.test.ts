@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeKeys } from '../../src/approvals/store/keys.js';
 import { RedisRunThreadRecords } from '../../src/approvals/store/redis-run-threads.js';
-import type { RunIntent } from '../../src/approvals/store.js';
+import type { RunIntent } from '../../src/approvals/store-roles/run-intents.js';
 import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { startConversation } from '../support/adk-conversation.js';
 import { CHANNELS, type Harness, PEOPLE, startHarness } from '../support/app-harness.js';
@@ -30,7 +30,7 @@ afterAll(async () => {
  */
 async function diedDuring(intent: Omit<RunIntent, 'requester' | 'channelId' | 'acceptedAt'>) {
   const lapsed = Date.now() - 60_000;
-  await harness.store.recordRun({
+  await harness.store.runs.recordRun({
     intent: { requester: alice.id, channelId: OPS, acceptedAt: lapsed, ...intent },
     owner: 'a-replica-that-died',
     now: lapsed,
@@ -46,7 +46,7 @@ describe('an /agent run whose replica lives', () => {
     const runs = storeKeys(harness.keyPrefix).runs;
     await expect.poll(() => harness.redis.zcard(runs)).toBe(0);
     const anHourOn = { now: Date.now() + 3_600_000, owner: 'another-replica', leaseMs: 1_000 };
-    expect(await harness.store.claimDeadRuns(anHourOn)).toEqual([]);
+    expect(await harness.store.runs.claimDeadRuns(anHourOn)).toEqual([]);
     expect(harness.sandbox.replies(OPS, root.ts).some((m) => m.text.includes('restarted'))).toBe(
       false,
     );
@@ -134,9 +134,9 @@ describe('an /agent run whose replica died', () => {
     const told = await harness.reply(OPS, root.ts, 'restarted while the agent was working');
     expect(told.text).toContain('request for approval is in this thread');
     // Told once: the intent is gone once the requester was told.
-    expect(await harness.store.claimDeadRuns({ now: Date.now(), owner: 't', leaseMs: 1 })).toEqual(
-      [],
-    );
+    expect(
+      await harness.store.runs.claimDeadRuns({ now: Date.now(), owner: 't', leaseMs: 1 }),
+    ).toEqual([]);
 
     await harness.sandbox.clickButton({
       user: bob.id,

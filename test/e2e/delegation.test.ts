@@ -114,7 +114,7 @@ describe('handing over while away', () => {
     // A grant is given in a person's own name: not Carol's to give for Bob.
     await click(carol.id, card, ACTION_IDS.grantSession);
     await ephemeralSaying(carol.id, 'a grant for later calls is theirs to give');
-    expect((await harness.store.getPause(pause.id))?.gates[0]?.votes).toEqual([]);
+    expect((await harness.store.pauses.getPause(pause.id))?.gates[0]?.votes).toEqual([]);
 
     expect(await click(carol.id, card, ACTION_IDS.approve)).toMatchObject({ status: 200 });
     await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
@@ -123,7 +123,7 @@ describe('handing over while away', () => {
     expect(buttons(decided)).toEqual([]);
     expect(await harness.toolRuns(card, 'transfer_money', 'transferred')).toBe(1);
 
-    const trail = await harness.store.readAudit({ pauseId: pause.id });
+    const trail = await harness.store.audit.readAudit({ pauseId: pause.id });
     const voted = trail.find((entry) => entry.event === 'voted');
     expect(voted).toMatchObject({ actor: carol.id });
     expect(voted?.detail).toContain(`on_behalf_of=${bob.id}`);
@@ -168,7 +168,7 @@ describe('handing over while away', () => {
     expect(response.status).toBe(200);
     await homeOnceItSays(carol.id, (text) => text.includes('Only the person who gave this grant'));
     const { pause } = await harness.pauseOf(card);
-    const trail = await harness.store.readAudit({ pauseId: pause.id });
+    const trail = await harness.store.audit.readAudit({ pauseId: pause.id });
     expect(trail.filter((entry) => entry.event === 'grant_revoked')).toEqual([]);
   });
 
@@ -191,7 +191,7 @@ describe('handing over while away', () => {
     await click(carol.id, pending, ACTION_IDS.approve);
     await ephemeralSaying(carol.id, 'You are not among those who may approve');
     const { pause } = await harness.pauseOf(pending);
-    const record = await harness.store.getPause(pause.id);
+    const record = await harness.store.pauses.getPause(pause.id);
     expect(record?.gates[0]?.state).toBe('pending');
     expect(record?.gates[0]?.votes).toEqual([]);
   });
@@ -204,6 +204,6 @@ describe('handing over while away', () => {
     await click(alice.id, card, ACTION_IDS.approve);
     await ephemeralSaying(alice.id, 'You started this run');
     const { pause } = await harness.pauseOf(card);
-    expect((await harness.store.getPause(pause.id))?.gates[0]?.votes).toEqual([]);
+    expect((await harness.store.pauses.getPause(pause.id))?.gates[0]?.votes).toEqual([]);
   });
 });

@@ -104,7 +104,7 @@ describe('scoped grants', () => {
     expect(line.text).toContain('transfer_money');
     await ranWith(root, 42);
     expect(harness.openCards(OPS, root)).toEqual([]);
-    const covered = await harness.store.readAudit({});
+    const covered = await harness.store.audit.readAudit({});
     const byGrant = covered.filter((entry) => entry.actor === `grant:${grantId}`);
     expect(byGrant.map((entry) => entry.event)).toEqual(
       expect.arrayContaining(['voted', 'approved']),
@@ -147,7 +147,7 @@ describe('scoped grants', () => {
     expect(cardText(asked)).toContain('transfer_money');
     expect(resultsWith(root, 44)).toEqual([]);
 
-    const trail = await harness.store.readAudit({ pauseId: first.pause.id });
+    const trail = await harness.store.audit.readAudit({ pauseId: first.pause.id });
     expect(trail.filter((e) => e.event === 'granted' || e.event === 'grant_revoked')).toEqual([
       expect.objectContaining({ event: 'granted', actor: bob.id }),
       expect.objectContaining({ event: 'grant_revoked', actor: bob.id }),
@@ -172,7 +172,7 @@ describe('scoped grants', () => {
     const revoked = await harness.reply(OPS, root.ts, `revoked grant \`${grantId}\``);
     expect(revoked.text).toContain(bob.id);
     expect((await harness.pauseOf(card)).gates[0]?.state).toBe('pending');
-    const audit = await harness.store.readAudit({
+    const audit = await harness.store.audit.readAudit({
       pauseId: (await harness.pauseOf(card)).pause.id,
     });
     expect(audit.map((e) => e.event)).toEqual(
@@ -201,7 +201,7 @@ describe('scoped grants', () => {
     expect(resultsWith(root, 52)).toEqual([]);
     // Never decided by the grant, then sent back: the grant was not used at all.
     const second = await harness.pauseOf(asked);
-    const trail = await harness.store.readAudit({ pauseId: second.pause.id });
+    const trail = await harness.store.audit.readAudit({ pauseId: second.pause.id });
     expect(trail.filter((entry) => entry.actor.startsWith('grant:'))).toEqual([]);
     expect(trail.map((entry) => entry.event)).not.toContain('reopened');
   });

@@ -110,7 +110,7 @@ describe('GET /metrics', () => {
     const pending = () => policy({ expiresInMs: 3_600_000 });
     const two = newPause({ gates: 2, now, policies: [pending()] });
     const one = newPause({ now, policies: [pending()] });
-    for (const pause of [two, one]) await harness.store.createPause(pause);
+    for (const pause of [two, one]) await harness.store.pauses.createPause(pause);
     const gauge = async () =>
       (await scrape()).samples.get('approvals_pending_gates{app="hitl_agent"}');
     // A count is reused for up to 5 s: the gauge follows within that.
@@ -120,7 +120,7 @@ describe('GET /metrics', () => {
     for (const pause of [two, one]) {
       const [callId] = callIdsOf(pause);
       if (callId === undefined) throw new Error('no gate');
-      const voted = await harness.store.vote({
+      const voted = await harness.store.pauses.vote({
         pauseId: pause.id,
         callId,
         voter: APPROVER,

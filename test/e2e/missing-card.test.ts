@@ -41,7 +41,7 @@ async function recordedByDeadReplica(amount: number) {
     text: `/agent payments transfer ${amount}`,
   });
   const pauseId = pauseIdFor('slack', adk, gates);
-  await harness.store.createPause({
+  await harness.store.pauses.createPause({
     id: pauseId,
     adk,
     requester: alice.id,
@@ -63,7 +63,7 @@ describe('a pause recorded by a replica that died before posting its card', () =
 
     const card = await harness.card(OPS, root.ts);
     await expect
-      .poll(async () => (await harness.store.getPause(pauseId))?.pause.card.ts)
+      .poll(async () => (await harness.store.pauses.getPause(pauseId))?.pause.card.ts)
       .toBe(card.ts);
     expect(harness.logs.some((line) => line.includes('recorded without one'))).toBe(true);
 
@@ -95,7 +95,7 @@ describe('a pause recorded by a replica that died before posting its card', () =
     });
 
     await expect
-      .poll(async () => (await harness.store.getPause(pauseId))?.pause.card.ts, {
+      .poll(async () => (await harness.store.pauses.getPause(pauseId))?.pause.card.ts, {
         timeout: 15_000,
       })
       .toBe(earlier.ts);

@@ -122,7 +122,7 @@ describe('the re-check before a resume', () => {
       reopened: { voter: bob.id, why: expect.stringContaining('no longer among the approvers') },
     });
     expect(view.pause.resume.state).toBe('idle');
-    const trail = await harness.store.readAudit({ pauseId: view.pause.id });
+    const trail = await harness.store.audit.readAudit({ pauseId: view.pause.id });
     expect(trail.map((entry) => entry.event)).toContain('reopened');
     expect(trail.find((entry) => entry.event === 'reopened')?.detail).toContain(bob.id);
     // Nothing reached the agent: its session holds no answer to the confirmation.
@@ -176,7 +176,7 @@ describe('the re-check before a resume', () => {
     // The first attempt fails (503); before the next one bob leaves the approvers.
     await vi.waitFor(
       async () => {
-        if ((await harness.store.readNotes(id)).delivery?.state !== 'retrying')
+        if ((await harness.store.notes.readNotes(id)).delivery?.state !== 'retrying')
           throw new Error('not yet');
       },
       { timeout: 10_000, interval: 50 },
@@ -184,7 +184,7 @@ describe('the re-check before a resume', () => {
     await replacePolicy(harness, policy([carol.id]));
     const view = await vi.waitFor(
       async () => {
-        const now = await harness.store.getPause(id);
+        const now = await harness.store.pauses.getPause(id);
         if (now?.gates[0]?.reopened === undefined) throw new Error('not sent back yet');
         return now;
       },
@@ -204,7 +204,7 @@ describe('the re-check before a resume', () => {
       },
       { timeout: 15_000, interval: 100 },
     );
-    expect((await harness.store.getPause(id))?.gates[0]?.decision?.by).toBe(carol.id);
+    expect((await harness.store.pauses.getPause(id))?.gates[0]?.decision?.by).toBe(carol.id);
   });
 
   it('an approver removed from the approver group between the click and the resume: nothing is sent, the card says why; the group member still in it decides', {

@@ -1,5 +1,6 @@
 import type { ApiCall, SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import {
   buttons,
   CHANNELS,
@@ -11,6 +12,7 @@ import {
 
 const { alice, bob } = PEOPLE;
 const OPS = CHANNELS.ops.id;
+const PAYMENTS = CHANNELS.payments.id;
 
 let harness: Harness;
 let stopped = false;
@@ -75,5 +77,57 @@ describe('Slack calls per /agent decision cycle', () => {
     expect(answers.map((message) => cardText(message))).toEqual([
       expect.stringMatching(/^ran `transfer_money` ✓\nTool transfer_money returned/),
     ]);
+  });
+});
+
+describe('Slack calls per /agent decision cycle, the card in another channel', () => {
+  let elsewhere: Harness;
+  let elsewhereStopped = false;
+  beforeAll(async () => {
+    elsewhere = await startHarness({
+      policy: `defaults:\n  approvers: [${bob.id}]\nrules:\n  - match: { tool: transfer_money }\n    channel: ${PAYMENTS}\n`,
+      sweepIntervalMs: 60_000,
+    });
+  });
+  afterAll(async () => {
+    if (!elsewhereStopped) await elsewhere?.stop();
+  });
+
+  it('costs eight calls: two links are built, not asked for, and the decision and the answer are a thread line each', async () => {
+    const { sandbox } = elsewhere;
+    const from = sandbox.calls().length;
+    const root = await elsewhere.runAgent(alice.id, OPS, 'payments transfer 43');
+    const card = await sandbox.waitFor(() =>
+      sandbox
+        .messages(PAYMENTS)
+        .find((message) => JSON.stringify(message.blocks).includes(ACTION_IDS.approve)),
+    );
+    // The card links back to the run, and the root to the card: both built from their ts.
+    expect(cardText(card)).toContain(`/archives/${OPS}/p${root.ts.replace('.', '')}|open the run>`);
+    const waiting = cardText(await elsewhere.messageReading(OPS, root.ts, /Waiting for approval/));
+    expect(waiting).toContain(`/archives/${PAYMENTS}/p${card.ts.replace('.', '')}|open the card>`);
+    await elsewhere.approveUntilResumed(bob.id, PAYMENTS, card);
+    await elsewhere.messageReading(OPS, root.ts, /:white_check_mark: Done/);
+    elsewhereStopped = true;
+    await elsewhere.stop();
+
+    expect(byMethod(sandbox.calls().slice(from))).toEqual({
+      // The root, the card, the thread's pointer to the card, "decided there", the answer.
+      'chat.postMessage': 5,
+      // The root waiting (with the card's link), the card decided and resumed, the root done.
+      'chat.update': 3,
+      'users.info': 1,
+    });
+    const replies = sandbox
+      .replies(OPS, root.ts)
+      .filter((message) => message.ts !== root.ts)
+      .map((message) => cardText(message));
+    expect(replies).toEqual([
+      expect.stringContaining(`the request was posted in <#${PAYMENTS}>`),
+      expect.stringContaining(`Decided in <#${PAYMENTS}>`),
+      expect.stringMatching(/^ran `transfer_money` ✓\nTool transfer_money returned/),
+    ]);
+    const rootNow = sandbox.message(OPS, root.ts);
+    expect(rootNow && cardText(rootNow)).toContain(':white_check_mark: Done');
   });
 });

@@ -50,7 +50,7 @@ describe('when Redis loses its data', () => {
       },
     });
     // The marker is back, with the loss in it for every replica to read.
-    expect(await harness.store.readMarker()).toMatchObject({
+    expect(await harness.store.lifecycle.readMarker()).toMatchObject({
       kind: 'present',
       lossFoundAt: expect.any(Number),
     });

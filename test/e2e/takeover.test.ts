@@ -33,7 +33,7 @@ describe('a resume whose replica died', () => {
     if (callId === undefined) throw new Error('no gate');
     // A replica that records the vote, claims the resume with the app's lease, and dies at once:
     // it never renews and never sends the answer.
-    await harness.store.vote({
+    await harness.store.pauses.vote({
       pauseId: view.pause.id,
       callId,
       voter: bob.id,
@@ -41,7 +41,7 @@ describe('a resume whose replica died', () => {
       now: Date.now(),
     });
     const claimedAt = Date.now();
-    const claim = await harness.store.claimResume({
+    const claim = await harness.store.leases.claimResume({
       pauseId: view.pause.id,
       owner: 'replica-killed',
       now: claimedAt,
@@ -74,14 +74,14 @@ describe('a resume whose replica died', () => {
       if (gate === undefined) throw new Error('no gate');
       const id = view.pause.id;
       const callId = gate.confirmationCallId;
-      await harness.store.vote({
+      await harness.store.pauses.vote({
         pauseId: id,
         callId,
         voter: bob.id,
         choice: 'approve',
         now: Date.now(),
       });
-      const claim = await harness.store.claimResume({
+      const claim = await harness.store.leases.claimResume({
         pauseId: id,
         owner: 'replica-that-dies',
         now: Date.now(),
@@ -95,7 +95,7 @@ describe('a resume whose replica died', () => {
     }
     if (pauseId === undefined || root === undefined) throw new Error('never won the first claim');
 
-    const claimed = await harness.store.getPause(pauseId);
+    const claimed = await harness.store.pauses.getPause(pauseId);
     if (claimed === undefined) throw new Error('the pause vanished');
     const { newMessage } = buildResume(claimed.gates, decisionsFor(claimed), { resumable: false });
     for await (const _ of harness.adk.runSse({ ...claimed.pause.adk, newMessage })) {
@@ -104,7 +104,9 @@ describe('a resume whose replica died', () => {
 
     const id = pauseId;
     await expect
-      .poll(async () => (await harness.store.getPause(id))?.pause.resume, { timeout: 20_000 })
+      .poll(async () => (await harness.store.pauses.getPause(id))?.pause.resume, {
+        timeout: 20_000,
+      })
       .toMatchObject({ state: 'resumed', attempts: 2 });
     expect(harness.logs.some((line) => line.includes('already has these decisions'))).toBe(true);
     // What the agent said after the answers the dead replica sent reaches the thread.

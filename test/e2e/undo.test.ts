@@ -77,7 +77,7 @@ describe('the undo window', () => {
     // Past the window: still nothing ran.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(await toolRuns(card)).toBe(0);
-    const trail = await harness.store.readAudit({
+    const trail = await harness.store.audit.readAudit({
       pauseId: (await harness.pauseOf(card)).pause.id,
     });
     expect(trail.filter((entry) => entry.event === 'undone')).toEqual([
@@ -93,7 +93,7 @@ describe('the undo window', () => {
     // The resume waited for the window: at least 2 s after the deciding vote.
     const decidedAt = view.gates[0]?.decision?.at ?? 0;
     const claimed = trail.length;
-    const after = await harness.store.readAudit({ pauseId: view.pause.id });
+    const after = await harness.store.audit.readAudit({ pauseId: view.pause.id });
     const claim = after.slice(claimed).find((entry) => entry.event === 'resume_claimed');
     expect((claim?.at ?? 0) - decidedAt).toBeGreaterThanOrEqual(2_000);
   });

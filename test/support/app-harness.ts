@@ -16,7 +16,8 @@ import { AdkClient } from '../../src/adk/client.js';
 import { type RunningApp, startApp } from '../../src/app.js';
 import type { PauseView } from '../../src/approvals/records.js';
 import type { RedisClient } from '../../src/approvals/store/redis-connection.js';
-import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
+import { openRedisStore } from '../../src/approvals/store/redis-store.js';
+import type { ApprovalStore } from '../../src/approvals/store.js';
 import { loadConfig } from '../../src/config.js';
 import { createLog } from '../../src/log.js';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/codecs/action-ids.js';
@@ -84,7 +85,7 @@ export interface Harness {
   /** Present with `redisProxy`: make Redis stop answering the app (it still runs commands). */
   redisProxy: StallingTcpProxy | undefined;
   /** A second connection to the app's records, as another replica would see them. */
-  store: RedisConfirmationStore;
+  store: ApprovalStore;
   /** The client under `store`, and the app's key prefix, for reading raw keys. */
   redis: RedisClient;
   keyPrefix: string;
@@ -204,7 +205,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   if (!options.socketMode) sandbox.setAppEventsUrl(`http://127.0.0.1:${app.port}/slack/events`);
 
   const redis = await connectTestRedis();
-  const store = new RedisConfirmationStore({ redis, keyPrefix, ownsClient: true });
+  const store = openRedisStore({ redis, keyPrefix, ownsClient: true });
 
   const harness: Harness = {
     sandbox,
@@ -306,7 +307,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         return value === undefined ? [] : [value.pauseId];
       })[0];
       if (pauseId === undefined) throw new Error('the card has no button naming its pause');
-      const view = await store.getPause(pauseId);
+      const view = await store.pauses.getPause(pauseId);
       if (view === undefined) throw new Error(`no records for pause ${pauseId}`);
       return view;
     },
@@ -330,7 +331,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       await redisProxy?.stop();
       await adkProxy?.stop();
       await deleteWithPrefix(redis, keyPrefix);
-      await store.close();
+      await store.lifecycle.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
 import { type Child, compileProcesses, startChild } from '../../bench/support/child-processes.js';
 import { type FakeAdk, startFakeAdk } from '../../bench/support/fake-adk.js';
-import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
+import { openRedisStore } from '../../src/approvals/store/redis-store.js';
+import type { ApprovalStore } from '../../src/approvals/store.js';
 import { connectTestRedis, deleteWithPrefix, REDIS_URL, randomPrefix } from './redis.js';
 import { type SlackFaultProxy, startSlackFaultProxy } from './slack-fault-proxy.js';
 
@@ -20,7 +21,7 @@ export interface ChildAppWorld {
   /** With `slackFaults`: the proxy between the apps and Slack's Web API, to make it misbehave. */
   slackProxy: SlackFaultProxy | undefined;
   /** The apps' records, read as another replica would. */
-  store: RedisConfirmationStore;
+  store: ApprovalStore;
   /** The sandbox's signing secret: signed clicks (`postApproveClick`) need it. */
   slackSecret: string;
   /** Starts an app process on this world; stopped by `close` if still running. */
@@ -61,7 +62,7 @@ export async function startChildAppWorld(files: {
     await deleteWithPrefix(redis, keyPrefix);
     await redis.quit();
   });
-  const store = new RedisConfirmationStore({ redis, keyPrefix });
+  const store = openRedisStore({ redis, keyPrefix });
   const slackSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-test-${randomBytes(6).toString('hex')}`;
   const sandbox = await startSandbox({ port: 0, signingSecret: slackSecret, botToken });

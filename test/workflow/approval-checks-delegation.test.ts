@@ -27,7 +27,9 @@ async function checksWith(view: PauseView, delegations: Delegation[], now = NOW)
   const store = new MemoryDelegationStore();
   for (const delegation of delegations) await store.set(delegation);
   return new ApprovalChecks({
-    store: { getPause: async (id) => (id === view.pause.id ? view : undefined) },
+    store: {
+      pauses: { getPause: async (id: string) => (id === view.pause.id ? view : undefined) },
+    },
     directory: { usergroupMembers: async () => [], channelMembers: async () => [] },
     policy: () => policyOf(POLICY),
     clock: () => now,

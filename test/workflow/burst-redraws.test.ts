@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
+import { openMemoryStore } from '../../src/approvals/store/memory-store.js';
 import { composeWorkflow } from '../../src/workflow/compose.js';
 import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
@@ -15,15 +15,15 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
  */
 describe('card redraws in a burst of decisions', () => {
   it('waits while another decision is under way, though its own pause is decided and resumed', async () => {
-    const store = new MemoryConfirmationStore();
+    const store = openMemoryStore();
     const decidedFirst = newPause();
     const heldUp = newPause();
     for (const [pause, ts] of [
       [decidedFirst, '1.000100'],
       [heldUp, '2.000100'],
     ] as const) {
-      await store.createPause(pause);
-      await store.setCardTs(pause.id, ts, T0);
+      await store.pauses.createPause(pause);
+      await store.pauses.setCardTs(pause.id, ts, T0);
     }
     const updated: string[] = [];
     const slack = quietSlackPort({
@@ -62,13 +62,13 @@ describe('card redraws in a burst of decisions', () => {
     expect(reply).toEqual({ kind: 'done' });
     for (
       let i = 0;
-      i < 50 && (await store.getPause(decidedFirst.id))?.pause.resume.state !== 'resumed';
+      i < 50 && (await store.pauses.getPause(decidedFirst.id))?.pause.resume.state !== 'resumed';
       i++
     ) {
       await tick();
     }
     expect(sessions).toEqual([decidedFirst.adk.sessionId]);
-    expect((await store.getPause(decidedFirst.id))?.pause.resume.state).toBe('resumed');
+    expect((await store.pauses.getPause(decidedFirst.id))?.pause.resume.state).toBe('resumed');
     for (let i = 0; i < 10; i++) await tick();
     expect(updated).toEqual([]);
 

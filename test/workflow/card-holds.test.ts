@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AdkClient, RunItem } from '../../src/adk/client.js';
 import { adkEventSchema } from '../../src/adk/wire/events.js';
-import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
+import { openMemoryStore } from '../../src/approvals/store/memory-store.js';
 import { CardHolds } from '../../src/workflow/card-holds.js';
 import { composeWorkflow } from '../../src/workflow/compose.js';
 import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
@@ -45,10 +45,10 @@ async function decideWithHeldAgent(
   vote: { choice: 'approve' } | { choice: 'reject'; reason: string } = { choice: 'approve' },
   held = 1,
 ) {
-  const store = new MemoryConfirmationStore();
+  const store = openMemoryStore();
   const pause = newPause();
-  await store.createPause(pause);
-  await store.setCardTs(pause.id, '1.000100', T0);
+  await store.pauses.createPause(pause);
+  await store.pauses.setCardTs(pause.id, '1.000100', T0);
   const updates: string[] = [];
   const agent = heldAdk(held);
   const { workflow } = composeWorkflow({

@@ -4,8 +4,9 @@ import { findElement } from '@adk-slack-approvals/slack-sandbox/payloads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalPauseSignals } from '../../src/approvals/pause-signals.js';
 import type { RedisClient } from '../../src/approvals/store/redis-connection.js';
-import { RedisConfirmationStore } from '../../src/approvals/store/redis-store.js';
+import { openRedisStore } from '../../src/approvals/store/redis-store.js';
 import { type Sweeper, startSweeper } from '../../src/approvals/store/sweeper.js';
+import type { ApprovalStore } from '../../src/approvals/store.js';
 import { ACTION_IDS, parseButtonValue } from '../../src/slack/codecs/action-ids.js';
 import { SlackHttpClient } from '../../src/slack/transport/slack-http-client.js';
 import { WebApiSlackPort } from '../../src/slack/transport/web-api-port.js';
@@ -26,7 +27,7 @@ const GRACE_MS = 300;
 let sandbox: Sandbox;
 let redis: RedisClient;
 let keyPrefix: string;
-let store: RedisConfirmationStore;
+let store: ApprovalStore;
 let client: SlackHttpClient;
 let composed: ComposedWorkflow;
 let sweeper: Sweeper | undefined;
@@ -36,7 +37,7 @@ beforeEach(async () => {
   sandbox = await startSandbox({ botToken, signingSecret: 'secret' });
   redis = await connectTestRedis();
   keyPrefix = randomPrefix();
-  store = new RedisConfirmationStore({ redis, keyPrefix });
+  store = openRedisStore({ redis, keyPrefix });
   client = new SlackHttpClient({
     token: botToken,
     apiUrl: sandbox.apiUrl,
@@ -68,7 +69,7 @@ afterEach(async () => {
   await composed.workflow.drain(5_000);
   client.close();
   await deleteWithPrefix(redis, keyPrefix);
-  await store.close();
+  await store.lifecycle.close();
   redis.disconnect();
   await sandbox.stop();
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { PauseView } from '../../src/approvals/records.js';
-import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
-import type { ConfirmationStore } from '../../src/approvals/store.js';
+import { openMemoryStore } from '../../src/approvals/store/memory-store.js';
+import type { ApprovalStore } from '../../src/approvals/store.js';
+import type { PauseStore } from '../../src/approvals/store-roles/pauses.js';
 import { createLog } from '../../src/log.js';
 import type { SlackPort } from '../../src/slack/transport/port.js';
 import { noTracing } from '../../src/tracing/approval-tracing.js';
@@ -11,18 +12,18 @@ import { APPROVER, newPause, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
 
 /** Counts the store's full reads and versions-only checks. */
-function counted(store: ConfirmationStore) {
+function counted(store: ApprovalStore) {
   const calls = { reads: 0, checks: 0 };
-  const wrapped: ConfirmationStore = Object.create(store);
-  wrapped.getPause = (pauseId) => {
+  const pauses: PauseStore = Object.create(store.pauses);
+  pauses.getPause = (pauseId) => {
     calls.reads += 1;
-    return store.getPause(pauseId);
+    return store.pauses.getPause(pauseId);
   };
-  wrapped.changedSince = (view) => {
+  pauses.changedSince = (view) => {
     calls.checks += 1;
-    return store.changedSince(view);
+    return store.pauses.changedSince(view);
   };
-  return { store: wrapped, calls };
+  return { store: { ...store, pauses }, calls };
 }
 
 /** A Slack that keeps every card update, and runs `during` inside the first one. */
@@ -41,17 +42,17 @@ function recordingSlack(during?: () => Promise<void>) {
   return { slack, updates };
 }
 
-async function carded(store: ConfirmationStore): Promise<PauseView> {
+async function carded(store: ApprovalStore): Promise<PauseView> {
   const input = newPause();
-  await store.createPause(input);
-  const view = await store.setCardTs(input.id, '1.000100', T0);
+  await store.pauses.createPause(input);
+  const view = await store.pauses.setCardTs(input.id, '1.000100', T0);
   if (view === undefined) throw new Error('no pause');
   return view;
 }
 
 /** An approver's vote on the pause's only call, which decides it: the view it returned. */
-async function approve(store: ConfirmationStore, view: PauseView): Promise<PauseView | undefined> {
-  const result = await store.vote({
+async function approve(store: ApprovalStore, view: PauseView): Promise<PauseView | undefined> {
+  const result = await store.pauses.vote({
     pauseId: view.pause.id,
     callId: view.pause.callIds[0] ?? '',
     voter: APPROVER,
@@ -61,16 +62,16 @@ async function approve(store: ConfirmationStore, view: PauseView): Promise<Pause
   return result.kind === 'decided' ? result.view : undefined;
 }
 
-function cardsOver(store: ConfirmationStore, slack: SlackPort) {
+function cardsOver(store: ApprovalStore, slack: SlackPort) {
   const log = createLog('error', 'test', () => {});
   return new ApprovalCards({ store, slack, clock: () => T0 + 10, log, tracing: noTracing });
 }
 
 describe('refreshing a card', () => {
   it('leaves the one-line note of a pause a grant decided: no refresh redraws it as a card (#34)', async () => {
-    const memory = new MemoryConfirmationStore();
+    const memory = openMemoryStore();
     const view = await carded(memory);
-    const decided = await memory.vote({
+    const decided = await memory.pauses.vote({
       pauseId: view.pause.id,
       callId: view.pause.callIds[0] ?? '',
       voter: 'grant:gr_0123456789ab',
@@ -84,7 +85,7 @@ describe('refreshing a card', () => {
   });
 
   it('renders the view it was given, then checks versions only: no full read when nothing changed', async () => {
-    const memory = new MemoryConfirmationStore();
+    const memory = openMemoryStore();
     const view = await carded(memory);
     const { store, calls } = counted(memory);
     const { slack, updates } = recordingSlack();
@@ -96,7 +97,7 @@ describe('refreshing a card', () => {
   });
 
   it('renders again when the pause changed while its update was on its way', async () => {
-    const memory = new MemoryConfirmationStore();
+    const memory = openMemoryStore();
     const view = await carded(memory);
     const { store, calls } = counted(memory);
     // Another replica records a vote while this one's update is in flight.
@@ -111,7 +112,7 @@ describe('refreshing a card', () => {
   });
 
   it('leaves a change this replica made during its update to the refresh that change asked for: each state is sent once', async () => {
-    const memory = new MemoryConfirmationStore();
+    const memory = openMemoryStore();
     const view = await carded(memory);
     const log = createLog('error', 'test', () => {});
     let refresher: CardRefresher | undefined;
@@ -130,7 +131,7 @@ describe('refreshing a card', () => {
   });
 
   it('sends a state once when the change that asks for it arrives after a refresh already rendered it', async () => {
-    const memory = new MemoryConfirmationStore();
+    const memory = openMemoryStore();
     const view = await carded(memory);
     const log = createLog('error', 'test', () => {});
     // A vote on this replica lands in the store during the first update; its own request for a
@@ -150,7 +151,7 @@ describe('refreshing a card', () => {
   });
 
   it('shows what the resumed calls did in a refresh under way when the resume marks the pause, and sends it once', async () => {
-    const memory = new MemoryConfirmationStore();
+    const memory = openMemoryStore();
     const view = await carded(memory);
     const log = createLog('error', 'test', () => {});
     const callId = view.gates[0]?.originalCall.id ?? '';

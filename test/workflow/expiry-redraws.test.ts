@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { pauseIdFor } from '../../src/approvals/records.js';
-import { MemoryConfirmationStore } from '../../src/approvals/store/memory-store.js';
-import type { NewPause } from '../../src/approvals/store.js';
+import { openMemoryStore } from '../../src/approvals/store/memory-store.js';
+import type { ApprovalStore } from '../../src/approvals/store.js';
+import type { NewPause } from '../../src/approvals/store-roles/pauses.js';
 import { composeWorkflow } from '../../src/workflow/compose.js';
 import { newPause, policy, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
@@ -13,7 +14,7 @@ const EXPIRES_IN_MS = 1_000;
  * `seen`: each card update (its text, and how many of its calls it shows expired), and `read`
  * for each read of a pause, in order.
  */
-function workflowWith(store: MemoryConfirmationStore, seen: string[]) {
+function workflowWith(store: ApprovalStore, seen: string[]) {
   const policy = policyOf('defaults:\n  approvers: [U0APPROVER]\n');
   return composeWorkflow({
     store,
@@ -52,14 +53,14 @@ function threeGates(): NewPause {
 }
 
 async function expireAndRedraw(pause: NewPause) {
-  const store = new MemoryConfirmationStore();
-  await store.createPause(pause);
-  await store.setCardTs(pause.id, '1.000100', T0);
+  const store = openMemoryStore();
+  await store.pauses.createPause(pause);
+  await store.pauses.setCardTs(pause.id, '1.000100', T0);
   const seen: string[] = [];
   const { workflow, sweeps } = workflowWith(store, seen);
-  const expired = await store.expireDue(T0 + EXPIRES_IN_MS);
-  const read = store.getPause.bind(store);
-  vi.spyOn(store, 'getPause').mockImplementation((id) => {
+  const expired = await store.sweeps.expireDue(T0 + EXPIRES_IN_MS);
+  const read = store.pauses.getPause.bind(store.pauses);
+  vi.spyOn(store.pauses, 'getPause').mockImplementation((id) => {
     seen.push('read');
     return read(id);
   });

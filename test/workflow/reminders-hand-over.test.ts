@@ -20,7 +20,10 @@ async function remindedFor(view: PauseView): Promise<string[]> {
   await delegations.set(bobToCarol);
   const dmed: string[] = [];
   const reminders = new Reminders({
-    store: { getPause: async () => view, finishNudge: async () => {} },
+    store: {
+      pauses: { getPause: async () => view },
+      nudges: { finishNudge: async () => {} },
+    },
     slack: quietSlackPort({
       async openDirectMessage(user) {
         dmed.push(user);

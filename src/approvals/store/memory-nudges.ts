@@ -1,4 +1,7 @@
-import type { DueNudge, NudgeKind } from '../store.js';
+import type { ClaimNudgesInput, DueNudge, NudgeKind, NudgeQueue } from '../store-roles/nudges.js';
+import { gateOf } from './memory/prelude.js';
+import type { MemoryPauseBook } from './memory-pause-book.js';
+import { DEFAULT_LIMIT } from './rules.js';
 
 /**
  * The twin of redis-nudges.ts: reminder and escalation entries by due time, claimed by moving
@@ -15,8 +18,10 @@ interface Entry {
 /** An entry whose pause does not exist may belong to a pause being created right now. */
 const ORPHAN_GRACE_MS = 60_000;
 
-export class MemoryNudges {
+export class MemoryNudges implements NudgeQueue {
   private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly book: MemoryPauseBook) {}
 
   /** NX: recording the pause again changes nothing. */
   add(pauseId: string, nudges: readonly { callId: string; kind: NudgeKind; dueAt: number }[]) {
@@ -28,13 +33,14 @@ export class MemoryNudges {
     }
   }
 
-  /** `stateOf` reads the gate's state; undefined: no such pause. */
-  claimDue(
-    now: number,
-    leaseMs: number,
-    limit: number,
-    stateOf: (pauseId: string, callId: string) => string | undefined,
-  ): DueNudge[] {
+  async claimDueNudges(input: ClaimNudgesInput): Promise<DueNudge[]> {
+    const { now, leaseMs, limit = DEFAULT_LIMIT } = input;
+    this.book.purge(now);
+    // The gate's state; undefined: no such pause.
+    const stateOf = (pauseId: string, callId: string) => {
+      const entry = this.book.pauses.get(pauseId);
+      return entry && gateOf(entry, callId)?.record.state;
+    };
     const due = [...this.entries]
       .filter(([, entry]) => entry.score <= now)
       .sort(([ma, a], [mb, b]) => a.score - b.score || (ma < mb ? -1 : ma > mb ? 1 : 0))
@@ -58,7 +64,7 @@ export class MemoryNudges {
     return claimed;
   }
 
-  finish(nudge: DueNudge): void {
+  async finishNudge(nudge: DueNudge): Promise<void> {
     const member = JSON.stringify([nudge.pauseId, nudge.callId, nudge.kind]);
     if (this.entries.get(member)?.score === nudge.claimedUntil) this.entries.delete(member);
   }

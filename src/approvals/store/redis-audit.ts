@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
-import { type AuditEntry, StoreError } from '../store.js';
+import { StoreError } from '../store.js';
+import type { AuditEntry } from '../store-roles/audit-log.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-connection.js';
 import { TRAIL_FIELD, UNSEALED_FIELD } from './scripts/fields.js';

@@ -1,11 +1,12 @@
-import { z } from 'zod';
-import { parseJsonText } from '../../json.js';
 import type { Log } from '../../log.js';
 import type { PauseView } from '../records.js';
-import { type GateRef, type PendingIndex, StoreError } from '../store.js';
+import { StoreError } from '../store.js';
+import type { GateRef } from '../store-roles/pending-queries.js';
 import type { StoreKeys } from './keys.js';
 import { AuditMirrorBatcher } from './redis-audit-mirror.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
+import { IndexBatch } from './redis-index-batch.js';
+import { indexMember, parseMember, withScores } from './redis-index-members.js';
 import { isLiveResume, pendingIndexesOf, pendingIndexName } from './rules.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
@@ -39,7 +40,7 @@ export interface IndexOptions {
   log: Pick<Log, 'warn'> | undefined;
 }
 
-/** A member of the expiry set, or of a pending set: `[pauseId, callId]` as JSON. */
+/** A member of the expiry set, or of a pending set, with its score. */
 export interface IndexEntry extends GateRef {
   member: string;
   score: number;
@@ -47,10 +48,7 @@ export interface IndexEntry extends GateRef {
 
 /** An expiry entry whose pause does not exist may belong to a pause being created right now. */
 const ORPHAN_GRACE_MS = 60_000;
-/** Rounds of reading a pending set while dropping stale entries: bounds one listing's work. */
-const LISTING_ROUNDS = 10;
 
-const gateMemberSchema = z.tuple([z.string(), z.string()]);
 const ZSET_CAS = new LuaScript('zset_cas', ZSET_CAS_LUA);
 const CALL_INDEX = new LuaScript('call_index', CALL_INDEX_LUA);
 
@@ -60,10 +58,6 @@ export interface ExpiryDone {
   callId: string;
   pauseDecided: boolean;
   audit: readonly ScriptAuditEntry[];
-}
-
-export function indexMember(pauseId: string, callId: string): string {
-  return JSON.stringify([pauseId, callId]);
 }
 
 export class RedisIndexes {
@@ -302,7 +296,7 @@ export class RedisIndexes {
     return [this.redis.zrem(this.keys.cardless, pauseId)];
   }
 
-  /** See `ConfirmationStore.claimCardless`; entries of gone or carded pauses are dropped. */
+  /** See `PauseSweeps.claimCardless`; entries of gone or carded pauses are dropped. */
   async claimCardless(
     input: { now: number; graceMs: number; owner: string; leaseMs: number },
     limit: number,
@@ -424,47 +418,6 @@ export class RedisIndexes {
     return undefined;
   }
 
-  /** Explicit user approvers only: user groups and channel members are known only to Slack. */
-  pendingForUser(userId: string, limit: number): Promise<GateRef[]> {
-    return this.listPending(this.keys.pendingByUser(userId), limit);
-  }
-
-  pendingInChannel(channelId: string, limit: number): Promise<GateRef[]> {
-    return this.listPending(this.keys.pendingByChannel(channelId), limit);
-  }
-
-  pendingIn(index: PendingIndex, limit: number): Promise<GateRef[]> {
-    return this.listPending(this.keys.pending(pendingIndexName(index)), limit);
-  }
-
-  /** Oldest first; entries of gates no longer pending are dropped as they are met. */
-  private async listPending(key: string, limit: number): Promise<GateRef[]> {
-    const found: GateRef[] = [];
-    let start = 0;
-    for (let round = 0; round < LISTING_ROUNDS && found.length < limit; round++) {
-      const members = await redisCall(`read ${key}`, () =>
-        this.redis.zrange(key, start, start + limit - 1),
-      );
-      if (members.length === 0) break;
-      const refs = members.map((member) => ({ ...parseMember(key, member), member }));
-      const states = await Promise.all(
-        refs.map(({ pauseId, callId }) => {
-          const gateKey = this.keys.gate(pauseId, callId);
-          return redisCall(`read ${gateKey}`, () => this.redis.hget(gateKey, 'state'));
-        }),
-      );
-      const stale: string[] = [];
-      refs.forEach(({ pauseId, callId, member }, i) => {
-        if (states[i] === 'pending') found.push({ pauseId, callId });
-        else stale.push(member);
-      });
-      if (stale.length > 0) await redisCall(`clean ${key}`, () => this.redis.zrem(key, ...stale));
-      start += members.length - stale.length;
-      if (members.length < limit) break;
-    }
-    return found.slice(0, limit);
-  }
-
   private pendingKeys(view: PauseView, callId: string): string[] {
     return pendingIndexesOf(view, callId).map((index) =>
       this.keys.pending(pendingIndexName(index)),
@@ -488,65 +441,5 @@ export class RedisIndexes {
       CALL_INDEX.run(this.redis, [key], [pauseId, action, this.options.retentionMs]),
     );
     parseCodeReply(CALL_INDEX.name, raw);
-  }
-}
-
-function parseMember(key: string, member: string): GateRef {
-  const json = parseJsonText(member);
-  const parsed = gateMemberSchema.safeParse(json.ok ? json.value : undefined);
-  if (!parsed.success) {
-    throw new StoreError('corrupt_record', `${key} holds an entry that is not [pauseId, callId]`);
-  }
-  const [pauseId, callId] = parsed.data;
-  return { pauseId, callId };
-}
-
-/** A WITHSCORES reply `[m1, s1, m2, s2]` → `[{member, score}]`. */
-function withScores(flat: readonly string[]): { member: string; score: number }[] {
-  const out: { member: string; score: number }[] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) {
-    out.push({ member: flat[i] ?? '', score: Number(flat[i + 1]) });
-  }
-  return out;
-}
-
-/**
- * Index updates collected from one or many transitions, sent as one command per key: ZREM with
- * every member to drop, ZADD with every member to (re)score.
- */
-class IndexBatch {
-  private readonly removals = new Map<string, Set<string>>();
-  private readonly additions = new Map<string, Map<string, number>>();
-  private readonly callIndexes = new Map<string, string>();
-
-  remove(key: string, member: string): void {
-    const members = this.removals.get(key) ?? new Set<string>();
-    members.add(member);
-    this.removals.set(key, members);
-  }
-
-  add(key: string, score: number, member: string): void {
-    const members = this.additions.get(key) ?? new Map<string, number>();
-    members.set(member, score);
-    this.additions.set(key, members);
-  }
-
-  /** The call id's entry takes its pause's retention (only while it still names that pause). */
-  expireCallIndex(callId: string, pauseId: string): void {
-    this.callIndexes.set(callId, pauseId);
-  }
-
-  send(
-    redis: RedisClient,
-    expireCallIndex: (callId: string, pauseId: string) => Promise<unknown>,
-  ): Promise<unknown>[] {
-    const sent: Promise<unknown>[] = [];
-    for (const [key, members] of this.removals) sent.push(redis.zrem(key, ...members));
-    for (const [key, members] of this.additions) {
-      const pairs = [...members].flatMap(([member, score]) => [score, member]);
-      sent.push(redis.zadd(key, ...pairs));
-    }
-    for (const [callId, pauseId] of this.callIndexes) sent.push(expireCallIndex(callId, pauseId));
-    return sent;
   }
 }

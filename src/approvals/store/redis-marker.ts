@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
-import type { StoreMarker } from '../store.js';
+import type { StoreLifecycle, StoreMarker } from '../store-roles/lifecycle.js';
+import type { StoreKeys } from './keys.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
 
 /**
@@ -20,7 +21,7 @@ const markerValueSchema = z.union([
 ]);
 
 /** `SET NX`: a marker already there is kept, with what it says. */
-export async function placeRedisMarker(
+async function placeRedisMarker(
   redis: RedisClient,
   key: string,
   input: { now: number; lossFoundAt?: number },
@@ -33,10 +34,36 @@ export async function placeRedisMarker(
 }
 
 /** An unreadable value still proves the data is there: it reads as placed at 0. */
-export async function readRedisMarker(redis: RedisClient, key: string): Promise<StoreMarker> {
+async function readRedisMarker(redis: RedisClient, key: string): Promise<StoreMarker> {
   const value = await redisCall('read the store marker', () => redis.get(key));
   if (value === null) return { kind: 'missing' };
   const json = parseJsonText(value);
   const parsed = json.ok ? markerValueSchema.safeParse(json.value) : undefined;
   return { kind: 'present', ...(parsed?.success ? parsed.data : { placedAt: 0 }) };
+}
+
+/** The Redis store's marker, and its connection when the store owns it. */
+export class RedisStoreLifecycle implements StoreLifecycle {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: StoreKeys,
+    private readonly ownsClient: boolean,
+  ) {}
+
+  placeMarker(input: { now: number; lossFoundAt?: number }): Promise<void> {
+    return placeRedisMarker(this.redis, this.keys.marker, input);
+  }
+
+  readMarker(): Promise<StoreMarker> {
+    return readRedisMarker(this.redis, this.keys.marker);
+  }
+
+  async close(): Promise<void> {
+    if (!this.ownsClient) return;
+    try {
+      await this.redis.quit();
+    } catch {
+      this.redis.disconnect();
+    }
+  }
 }

@@ -9,17 +9,20 @@ import {
   gateOutcomeSchema,
   type PauseNotes,
 } from '../records.js';
-import {
-  type DeliveryInput,
-  type GateRunClaim,
-  type GrantEventInput,
-  type HandOverRefusal,
-  type IdempotencyInput,
-  type IdempotencyResult,
-  type OutcomeInput,
-  type OutcomeResult,
-  StoreError,
-} from '../store.js';
+import { StoreError } from '../store.js';
+import type {
+  DeliveryInput,
+  GateRunClaim,
+  GrantEventInput,
+  HandOverRefusal,
+  IdempotencyInput,
+  IdempotencyKeys,
+  IdempotencyResult,
+  OutcomeInput,
+  OutcomeResult,
+  PauseNotesReader,
+  PauseReports,
+} from '../store-roles/pause-reports.js';
 import type { StoreKeys } from './keys.js';
 import { appendToAuditStream } from './redis-audit.js';
 import type { AuditSealer } from './redis-audit-seal.js';
@@ -50,7 +53,7 @@ const idempotencyRecordSchema = z.object({ fingerprint: z.string(), pauseId: z.s
  * idempotency keys: facts beside a pause that are not transitions of its state machine; and of
  * the one transition an agent reports after the fact (a handed-over decision it refused).
  */
-export class RedisPauseNotes {
+export class RedisPauseNotes implements PauseReports, PauseNotesReader, IdempotencyKeys {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,

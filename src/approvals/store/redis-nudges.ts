@@ -1,8 +1,16 @@
 import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
-import { type DueNudge, NUDGE_KINDS, type NudgeKind, StoreError } from '../store.js';
+import { StoreError } from '../store.js';
+import {
+  type ClaimNudgesInput,
+  type DueNudge,
+  NUDGE_KINDS,
+  type NudgeKind,
+  type NudgeQueue,
+} from '../store-roles/nudges.js';
 import type { StoreKeys } from './keys.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
+import { DEFAULT_LIMIT } from './rules.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { parseCodeReply } from './scripts/reply.js';
 import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
@@ -23,7 +31,7 @@ export function nudgeMember(pauseId: string, callId: string, kind: NudgeKind): s
   return JSON.stringify([pauseId, callId, kind]);
 }
 
-export class RedisNudges {
+export class RedisNudges implements NudgeQueue {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,
@@ -42,7 +50,8 @@ export class RedisNudges {
     return redisCall('index the new pause', () => this.redis.zadd(this.keys.nudges, 'NX', ...args));
   }
 
-  async claimDue(now: number, leaseMs: number, limit: number): Promise<DueNudge[]> {
+  async claimDueNudges(input: ClaimNudgesInput): Promise<DueNudge[]> {
+    const { now, leaseMs, limit = DEFAULT_LIMIT } = input;
     const key = this.keys.nudges;
     const raw = await redisCall(`read ${key}`, () =>
       this.redis.zrangebyscore(key, '-inf', now, 'WITHSCORES', 'LIMIT', 0, limit),
@@ -70,7 +79,7 @@ export class RedisNudges {
     return claimed;
   }
 
-  async finish(nudge: DueNudge): Promise<void> {
+  async finishNudge(nudge: DueNudge): Promise<void> {
     const member = nudgeMember(nudge.pauseId, nudge.callId, nudge.kind);
     await this.cas(member, String(nudge.claimedUntil), '');
   }

@@ -13,7 +13,8 @@ import {
   reopenedSchema,
   voteSchema,
 } from '../records.js';
-import { type NewGate, type NewPause, StoreError } from '../store.js';
+import { StoreError } from '../store.js';
+import type { NewGate, NewPause } from '../store-roles/pauses.js';
 import { gateExpiresAt, gateFactsOf } from './rules.js';
 import { GATE_FIELDS, PAUSE_FIELDS } from './scripts/fields.js';
 

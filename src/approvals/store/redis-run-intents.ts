@@ -1,7 +1,14 @@
 import { z } from 'zod';
-import type { AdvanceRunInput, ClaimDeadRunsInput, RecordRunInput, RunIntent } from '../store.js';
+import type {
+  AdvanceRunInput,
+  ClaimDeadRunsInput,
+  RecordRunInput,
+  RunIntent,
+  RunIntentStore,
+} from '../store-roles/run-intents.js';
 import type { StoreKeys } from './keys.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
+import { DEFAULT_LIMIT } from './rules.js';
 import { intentFields, parseIntentFields } from './run-intent-fields.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { RUN_INTENT_LUA } from './scripts/run-intent.lua.js';
@@ -22,13 +29,13 @@ const claimReplySchema = z.array(z.string());
  * the two leaves either an index entry without an intent (dropped when claimed) or an intent
  * whose entry is stale (the claim re-reads the lease and re-scores the entry).
  */
-export class RedisRunIntents {
+export class RedisRunIntents implements RunIntentStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,
   ) {}
 
-  async record({ intent, owner, now, leaseMs }: RecordRunInput): Promise<void> {
+  async recordRun({ intent, owner, now, leaseMs }: RecordRunInput): Promise<void> {
     const key = this.keys.runIntent(intent.id);
     const until = now + leaseMs;
     await redisCall('record a run intent', () =>
@@ -40,7 +47,8 @@ export class RedisRunIntents {
     );
   }
 
-  async advance({ runId, owner, now, leaseMs, progress }: AdvanceRunInput) {
+  async advanceRun(input: AdvanceRunInput): Promise<'renewed' | 'lost'> {
+    const { runId, owner, now, leaseMs, progress } = input;
     const until = now + leaseMs;
     const renewed = await redisCall('renew a run intent', () =>
       RUN_INTENT.run(
@@ -56,7 +64,7 @@ export class RedisRunIntents {
     return 'renewed' as const;
   }
 
-  async finish({ runId, owner }: { runId: string; owner: string }): Promise<void> {
+  async finishRun({ runId, owner }: { runId: string; owner: string }): Promise<void> {
     const removed = await redisCall('finish a run intent', () =>
       RUN_INTENT.run(this.redis, [this.keys.runIntent(runId)], ['finish', 0, owner, 0]),
     );
@@ -65,8 +73,8 @@ export class RedisRunIntents {
     }
   }
 
-  async claimDead(input: ClaimDeadRunsInput, limit: number): Promise<RunIntent[]> {
-    const { now, owner, leaseMs } = input;
+  async claimDeadRuns(input: ClaimDeadRunsInput): Promise<RunIntent[]> {
+    const { now, owner, leaseMs, limit = DEFAULT_LIMIT } = input;
     const index = this.keys.runs;
     const ids = await redisCall(`read ${index}`, () =>
       this.redis.zrangebyscore(index, '-inf', now, 'LIMIT', 0, limit),

@@ -9,14 +9,10 @@ import {
   SYSTEM_ACTOR,
   type Vote,
 } from '../records.js';
-import type {
-  GrantEventInput,
-  NewGate,
-  NewPause,
-  NudgeKind,
-  PendingIndex,
-  VoteInput,
-} from '../store.js';
+import type { NudgeKind } from '../store-roles/nudges.js';
+import type { GrantEventInput } from '../store-roles/pause-reports.js';
+import type { NewGate, NewPause, VoteInput } from '../store-roles/pauses.js';
+import type { PendingIndex } from '../store-roles/pending-queries.js';
 
 /**
  * The rules both stores follow, whatever they store in: defaults, what a state means, what a

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RunIntent, RunProgress } from '../store.js';
+import type { RunIntent, RunProgress } from '../store-roles/run-intents.js';
 
 /** A run intent as its Redis hash holds it (every value a string), parsed at the edge. */
 const storedIntentSchema = z.object({

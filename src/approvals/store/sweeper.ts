@@ -1,11 +1,14 @@
 import { errorMessage } from '../../error-message.js';
 import type { Log } from '../../log.js';
 import type { Clock } from '../clock.js';
-import type { ConfirmationStore, DueNudge, ExpiredGate, RunIntent } from '../store.js';
+import type { ApprovalStore } from '../store.js';
+import type { DueNudge } from '../store-roles/nudges.js';
+import type { ExpiredGate } from '../store-roles/pause-sweeps.js';
+import type { RunIntent } from '../store-roles/run-intents.js';
 import { DEFAULT_LIMIT } from './rules.js';
 
 export interface SweeperOptions {
-  store: ConfirmationStore;
+  store: Pick<ApprovalStore, 'sweeps' | 'leases' | 'runs' | 'nudges' | 'audit'>;
   /** Pause between the end of one tick and the start of the next. */
   intervalMs: number;
   /** The clock every store call is given. */
@@ -77,7 +80,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
 
   const expire = async () => {
     for (let batch = 0; batch < MAX_BATCHES_PER_TICK && !stopped; batch++) {
-      const gates = await store.expireDue(now(), batchSize);
+      const gates = await store.sweeps.expireDue(now(), batchSize);
       if (gates.length > 0) {
         log.debug('expired gates', { count: gates.length });
         await report('handling expired gates', () => onExpired(gates));
@@ -87,7 +90,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
   };
 
   const resume = async () => {
-    const pauseIds = await store.dueResumes(now(), batchSize);
+    const pauseIds = await store.leases.dueResumes(now(), batchSize);
     if (pauseIds.length > 0) await onResumeDue(pauseIds);
   };
 
@@ -103,7 +106,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     const cardless = options.cardless;
     if (cardless === undefined) return;
     const { owner, graceMs, leaseMs } = cardless;
-    const pauseIds = await store.claimCardless({ now: now(), graceMs, owner, leaseMs });
+    const pauseIds = await store.sweeps.claimCardless({ now: now(), graceMs, owner, leaseMs });
     if (pauseIds.length > 0) await cardless.onCardless(pauseIds);
   };
 
@@ -111,14 +114,19 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     const deadRuns = options.deadRuns;
     if (deadRuns === undefined) return;
     const { owner, leaseMs } = deadRuns;
-    const intents = await store.claimDeadRuns({ now: now(), owner, leaseMs, limit: batchSize });
+    const intents = await store.runs.claimDeadRuns({
+      now: now(),
+      owner,
+      leaseMs,
+      limit: batchSize,
+    });
     if (intents.length > 0) await deadRuns.onDeadRuns(intents);
   };
 
   const nudge = async () => {
     const handler = options.nudges;
     if (handler === undefined) return;
-    const due = await store.claimDueNudges({
+    const due = await store.nudges.claimDueNudges({
       now: now(),
       leaseMs: handler.leaseMs,
       limit: batchSize,
@@ -132,7 +140,7 @@ export function startSweeper(options: SweeperOptions): Sweeper {
     const at = now();
     if (retention === undefined || at - trimmedAt < AUDIT_TRIM_EVERY_MS) return;
     trimmedAt = at;
-    await store.trimAudit(at - retention);
+    await store.audit.trimAudit(at - retention);
   };
 
   const tick = async () => {

@@ -1,5 +1,6 @@
 import type { PauseView } from '../records.js';
-import { StoreError, type VoteResult } from '../store.js';
+import { StoreError } from '../store.js';
+import type { VoteResult } from '../store-roles/pauses.js';
 import type { VoteGateReply } from './scripts/vote.lua.js';
 
 /**

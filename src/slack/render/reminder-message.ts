@@ -1,4 +1,4 @@
-import type { NudgeKind } from '../../approvals/store.js';
+import type { NudgeKind } from '../../approvals/store-roles/nudges.js';
 import type { JsonValue } from '../../json.js';
 import { mrkdwn, type SlackMessage } from '../codecs/block-kit.js';
 import { inlineCode } from '../codecs/escape.js';

@@ -8,8 +8,9 @@ import {
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import { AuditSealer } from '../../../src/approvals/store/redis-audit-seal.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
-import { RedisConfirmationStore } from '../../../src/approvals/store/redis-store.js';
+import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import { UNSEALED_FIELD } from '../../../src/approvals/store/scripts/fields.js';
+import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
 import { APPROVER, firstCallId, newPause, T0 } from './fixtures.js';
 
@@ -21,16 +22,16 @@ import { APPROVER, firstCallId, newPause, T0 } from './fixtures.js';
  */
 let keyPrefix: string;
 let redis: RedisClient;
-let store: RedisConfirmationStore;
+let store: ApprovalStore;
 
 beforeEach(async () => {
   keyPrefix = randomPrefix();
   redis = await connectTestRedis();
-  store = new RedisConfirmationStore({ redis, keyPrefix });
+  store = openRedisStore({ redis, keyPrefix });
 });
 afterEach(async () => {
   await deleteWithPrefix(redis, keyPrefix);
-  await store.close();
+  await store.lifecycle.close();
   redis.disconnect();
 });
 
@@ -70,14 +71,14 @@ async function leaveUnsealed(pauseId: string, callId: string, events: readonly s
 }
 
 async function streamLinesOf(pauseId: string): Promise<string[]> {
-  const page = await store.readAudit({ count: 1000 });
+  const page = await store.audit.readAudit({ count: 1000 });
   return page.filter((entry) => entry.pauseId === pauseId).map((entry) => entry.line ?? '');
 }
 
 describe('sealing the audit chain after the script', () => {
   it('two replicas sealing the same bodies at once write each line once, in the trail and in the store-wide audit', async () => {
     const input = newPause();
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     const state = await leaveUnsealed(input.id, firstCallId(input), ['outcome', 'outcome']);
     const keys = storeKeys(keyPrefix);
     const where = { pause: keys.pause(input.id), list: keys.pauseAudit(input.id) };
@@ -92,7 +93,7 @@ describe('sealing the audit chain after the script', () => {
     } finally {
       other.disconnect();
     }
-    const trail = await store.readAudit({ pauseId: input.id });
+    const trail = await store.audit.readAudit({ pauseId: input.id });
     expect(trail.map((entry) => entry.detail ?? '')).toEqual([
       expect.any(String),
       'left unsealed 1',
@@ -105,15 +106,15 @@ describe('sealing the audit chain after the script', () => {
   it('bodies a dead writer left are shown unsealed, then sealed in their place by the next transition, which mirrors them once', async () => {
     const input = newPause();
     const callId = firstCallId(input);
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     await leaveUnsealed(input.id, callId, ['outcome']);
 
-    const before = await store.readAudit({ pauseId: input.id });
+    const before = await store.audit.readAudit({ pauseId: input.id });
     expect(before).toHaveLength(2);
     expect(before[1]).toMatchObject({ event: 'outcome', detail: 'left unsealed 1' });
     expect(before[1]?.line).toBeUndefined();
 
-    const voted = await store.vote({
+    const voted = await store.pauses.vote({
       pauseId: input.id,
       callId,
       voter: APPROVER,
@@ -121,7 +122,7 @@ describe('sealing the audit chain after the script', () => {
       now: T0 + 10,
     });
     expect(voted.kind).toBe('decided');
-    const trail = await store.readAudit({ pauseId: input.id });
+    const trail = await store.audit.readAudit({ pauseId: input.id });
     expect(trail.map((entry) => entry.event)).toEqual(['created', 'outcome', 'voted', 'approved']);
     const lines = trail.map((entry) => entry.line ?? '');
     expectChained(lines);

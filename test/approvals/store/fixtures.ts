@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Gate } from '../../../src/adk/gate.js';
 import { type GatePolicy, pauseIdFor } from '../../../src/approvals/records.js';
-import type { NewPause } from '../../../src/approvals/store.js';
+import type { NewPause } from '../../../src/approvals/store-roles/pauses.js';
 import { jsonObjectSchema } from '../../../src/json.js';
 
 /**

@@ -1,37 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryConfirmationStore } from '../../../src/approvals/store/memory-store.js';
+import { openMemoryStore } from '../../../src/approvals/store/memory-store.js';
 import { describeStoreContract } from './contract.js';
 import { firstCallId, newPause, T0 } from './fixtures.js';
 import { describeNudgesContract } from './nudges-contract.js';
 
 /** One instance is the whole store: a "replica" is the same instance. */
 describeStoreContract('in-process memory', async () => {
-  const store = new MemoryConfirmationStore();
-  return { store, replica: async () => store, cleanup: () => store.close() };
+  const store = openMemoryStore();
+  return { store, replica: async () => store, cleanup: () => store.lifecycle.close() };
 });
 describeNudgesContract('in-process memory', async () => {
-  const store = new MemoryConfirmationStore();
-  return { store, replica: async () => store, cleanup: () => store.close() };
+  const store = openMemoryStore();
+  return { store, replica: async () => store, cleanup: () => store.lifecycle.close() };
 });
 
 describe('in-process memory: retention', () => {
   it("drops a finished pause once the retention period has passed on the callers' clock", async () => {
-    const store = new MemoryConfirmationStore({ retentionMs: 1_000 });
+    const store = openMemoryStore({ retentionMs: 1_000 });
     const input = newPause();
-    await store.createPause(input);
-    await store.cancel({ pauseId: input.id, by: 'U9', now: T0 + 10 });
-    await store.expireDue(T0 + 1_009);
-    expect(await store.getPause(input.id)).toBeDefined();
-    await store.expireDue(T0 + 1_010);
-    expect(await store.getPause(input.id)).toBeUndefined();
-    expect(await store.findPauseIdByCallId(firstCallId(input))).toBeUndefined();
+    await store.pauses.createPause(input);
+    await store.pauses.cancel({ pauseId: input.id, by: 'U9', now: T0 + 10 });
+    await store.sweeps.expireDue(T0 + 1_009);
+    expect(await store.pauses.getPause(input.id)).toBeDefined();
+    await store.sweeps.expireDue(T0 + 1_010);
+    expect(await store.pauses.getPause(input.id)).toBeUndefined();
+    expect(await store.pauses.findPauseIdByCallId(firstCallId(input))).toBeUndefined();
   });
 
   it('keeps a pending pause however long it waits', async () => {
-    const store = new MemoryConfirmationStore({ retentionMs: 1_000 });
+    const store = openMemoryStore({ retentionMs: 1_000 });
     const input = newPause();
-    await store.createPause(input);
-    await store.expireDue(T0 + 10_000_000);
-    expect((await store.getPause(input.id))?.gates[0]?.state).toBe('pending');
+    await store.pauses.createPause(input);
+    await store.sweeps.expireDue(T0 + 10_000_000);
+    expect((await store.pauses.getPause(input.id))?.gates[0]?.state).toBe('pending');
   });
 });

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
-import { indexMember } from '../../../src/approvals/store/redis-indexes.js';
-import { RedisConfirmationStore } from '../../../src/approvals/store/redis-store.js';
+import { indexMember } from '../../../src/approvals/store/redis-index-members.js';
+import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import { recordedGates } from '../../../src/approvals/store/rules.js';
-import type { NewPause } from '../../../src/approvals/store.js';
+import type { ApprovalStore } from '../../../src/approvals/store.js';
+import type { NewPause } from '../../../src/approvals/store-roles/pauses.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
 import { APPROVER, callIdsOf, newPause, policy, T0 } from './fixtures.js';
 
@@ -63,12 +64,12 @@ async function writeFirstLayout(redis: RedisClient, prefix: string, input: NewPa
 describe('Redis: pauses recorded by the previous version', () => {
   let redis: RedisClient;
   let prefix: string;
-  let store: RedisConfirmationStore;
+  let store: ApprovalStore;
 
   beforeEach(async () => {
     redis = await connectTestRedis();
     prefix = randomPrefix();
-    store = new RedisConfirmationStore({ redis, keyPrefix: prefix });
+    store = openRedisStore({ redis, keyPrefix: prefix });
   });
   afterEach(async () => {
     await deleteWithPrefix(redis, prefix);
@@ -78,13 +79,13 @@ describe('Redis: pauses recorded by the previous version', () => {
   it('reads a pending pause written in the first layout as the same view a new pause has', async () => {
     const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 60_000 })] });
     await writeFirstLayout(redis, prefix, input);
-    const old = await store.getPause(input.id);
+    const old = await store.pauses.getPause(input.id);
 
     const fresh = randomPrefix();
-    const current = new RedisConfirmationStore({ redis, keyPrefix: fresh });
+    const current = openRedisStore({ redis, keyPrefix: fresh });
     try {
-      await current.createPause(input);
-      expect(old).toEqual(await current.getPause(input.id));
+      await current.pauses.createPause(input);
+      expect(old).toEqual(await current.pauses.getPause(input.id));
     } finally {
       await deleteWithPrefix(redis, fresh);
     }
@@ -95,30 +96,35 @@ describe('Redis: pauses recorded by the previous version', () => {
     await writeFirstLayout(redis, prefix, input);
     const [first = '', second = ''] = callIdsOf(input);
     const vote = { pauseId: input.id, choice: 'approve', now: T0 + 1 } as const;
-    expect(await store.vote({ ...vote, callId: first, voter: APPROVER })).toMatchObject({
+    expect(await store.pauses.vote({ ...vote, callId: first, voter: APPROVER })).toMatchObject({
       kind: 'counted',
       approvals: 1,
       quorum: 2,
     });
-    expect(await store.vote({ ...vote, callId: first, voter: 'U2' })).toMatchObject({
+    expect(await store.pauses.vote({ ...vote, callId: first, voter: 'U2' })).toMatchObject({
       kind: 'decided',
       state: 'approved',
       pauseDecided: false,
     });
-    const rejected = await store.vote({ ...vote, callId: second, voter: 'U2', choice: 'reject' });
+    const rejected = await store.pauses.vote({
+      ...vote,
+      callId: second,
+      voter: 'U2',
+      choice: 'reject',
+    });
     expect(rejected).toMatchObject({ kind: 'decided', state: 'rejected', pauseDecided: true });
-    expect(await store.dueResumes(T0 + 2)).toEqual([input.id]);
+    expect(await store.leases.dueResumes(T0 + 2)).toEqual([input.id]);
     const claim = { pauseId: input.id, owner: 'r1', now: T0 + 2, leaseMs: 30_000 };
-    expect(await store.claimResume(claim)).toMatchObject({ kind: 'claimed', attempt: 1 });
-    const resumed = await store.markResumed(claim);
+    expect(await store.leases.claimResume(claim)).toMatchObject({ kind: 'claimed', attempt: 1 });
+    const resumed = await store.leases.markResumed(claim);
     const delivery = { state: 'delivered', attempts: 1, at: T0 + 4 } as const;
-    expect(await store.recordDelivery({ pauseId: input.id, delivery, actor: 'r1' })).toBe(
+    expect(await store.reports.recordDelivery({ pauseId: input.id, delivery, actor: 'r1' })).toBe(
       'recorded',
     );
     expect(resumed.kind === 'ok' && resumed.view.gates.map((gate) => gate.votes.length)).toEqual([
       2, 1,
     ]);
-    const events = (await store.readAudit({ pauseId: input.id })).map((entry) => entry.event);
+    const events = (await store.audit.readAudit({ pauseId: input.id })).map((entry) => entry.event);
     expect(events).toEqual([
       'created',
       'voted',
@@ -136,13 +142,19 @@ describe('Redis: pauses recorded by the previous version', () => {
 
   it("keeps a new pause's trail in order when a previous-version replica appended to its list during a rolling upgrade", async () => {
     const input = newPause({ policies: [policy({ quorum: 2 })] });
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     const callId = callIdsOf(input)[0] ?? '';
     // What the previous version's vote script appends: an entry on the pause's list key.
     const entry = { at: String(T0 + 1), event: 'voted', actor: 'U1', callId, detail: 'x=1' };
     await redis.rpush(storeKeys(prefix).pauseAudit(input.id), JSON.stringify(entry));
-    await store.vote({ pauseId: input.id, callId, voter: 'U2', choice: 'approve', now: T0 + 2 });
-    const trail = await store.readAudit({ pauseId: input.id });
+    await store.pauses.vote({
+      pauseId: input.id,
+      callId,
+      voter: 'U2',
+      choice: 'approve',
+      now: T0 + 2,
+    });
+    const trail = await store.audit.readAudit({ pauseId: input.id });
     expect(trail.map((e) => [e.id, e.event, e.actor])).toEqual([
       ['1', 'created', 'U0REQUESTER'],
       ['2', 'voted', 'U1'],
@@ -153,7 +165,7 @@ describe('Redis: pauses recorded by the previous version', () => {
   it('expires a gate written in the first layout when the sweep finds it due', async () => {
     const input = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
     await writeFirstLayout(redis, prefix, input);
-    const expired = await store.expireDue(T0 + 1_000);
+    const expired = await store.sweeps.expireDue(T0 + 1_000);
     expect(expired.map((gate) => [gate.callId, gate.state])).toEqual([
       [callIdsOf(input)[0], 'expired'],
     ]);

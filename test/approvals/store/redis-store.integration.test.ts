@@ -6,7 +6,7 @@ import {
   type RedisClient,
   redactUrl,
 } from '../../../src/approvals/store/redis-connection.js';
-import { RedisConfirmationStore } from '../../../src/approvals/store/redis-store.js';
+import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import {
   RECENT_DECISIONS_MAX,
   RECENT_DECISIONS_TTL_MS,
@@ -14,6 +14,7 @@ import {
 import { LuaScript } from '../../../src/approvals/store/scripts/lua-script.js';
 import { MIRROR_AUDIT_LUA } from '../../../src/approvals/store/scripts/mirror-audit.lua.js';
 import { NOTE_RECENT_LUA } from '../../../src/approvals/store/scripts/note-recent.lua.js';
+import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { StoreError } from '../../../src/approvals/store.js';
 import {
   connectTestRedis,
@@ -31,10 +32,10 @@ const where = usingCluster ? 'Redis Cluster' : 'Redis';
 /** Every store of a test gets its own connection, as a replica would; all share one prefix. */
 async function openHarness(): Promise<StoreHarness> {
   const keyPrefix = randomPrefix();
-  const stores: RedisConfirmationStore[] = [];
+  const stores: ApprovalStore[] = [];
   const open = async () => {
     const redis = await connectTestRedis();
-    const store = new RedisConfirmationStore({ redis, keyPrefix, ownsClient: true });
+    const store = openRedisStore({ redis, keyPrefix, ownsClient: true });
     stores.push(store);
     return store;
   };
@@ -44,7 +45,7 @@ async function openHarness(): Promise<StoreHarness> {
     replica: open,
     cleanup: async () => {
       await deleteWithPrefix(admin, keyPrefix);
-      await Promise.all(stores.map((store) => store.close()));
+      await Promise.all(stores.map((store) => store.lifecycle.close()));
       admin.disconnect();
     },
   };
@@ -56,60 +57,60 @@ describeNudgesContract(where, openHarness);
 describe(`${where}: what only a durable, shared store shows`, () => {
   let keyPrefix: string;
   let redis: RedisClient;
-  let store: RedisConfirmationStore;
+  let store: ApprovalStore;
   const retentionMs = 60_000;
 
   beforeEach(async () => {
     keyPrefix = randomPrefix();
     redis = await connectTestRedis();
-    store = new RedisConfirmationStore({ redis, keyPrefix, retentionMs });
+    store = openRedisStore({ redis, keyPrefix, retentionMs });
   });
   afterEach(async () => {
     await deleteWithPrefix(redis, keyPrefix);
-    await store.close();
+    await store.lifecycle.close();
     redis.disconnect();
   });
 
   it('marks the resume due before a vote runs, so a crash after a deciding vote delays its resume by one sweep, not minutes', async () => {
     const recheckMs = 5 * 60_000;
-    const checking = new RedisConfirmationStore({ redis, keyPrefix, resumeRecheckMs: recheckMs });
+    const checking = openRedisStore({ redis, keyPrefix, resumeRecheckMs: recheckMs });
     const input = newPause({ policies: [policy({ quorum: 2 })] });
-    await checking.createPause(input);
+    await checking.pauses.createPause(input);
     const resume = storeKeys(keyPrefix).resume;
     expect(Number(await redis.zscore(resume, input.id))).toBe(T0 + recheckMs);
     const vote = { pauseId: input.id, callId: firstCallId(input), choice: 'approve' as const };
-    await checking.vote({ ...vote, voter: 'U1', now: T0 + 10 });
+    await checking.pauses.vote({ ...vote, voter: 'U1', now: T0 + 10 });
     // Only counted, yet due at once: what a deciding vote's lost update would leave behind.
     expect(Number(await redis.zscore(resume, input.id))).toBe(T0 + 10);
     // The next sweep finds gates still pending and puts the check back.
-    expect(await checking.dueResumes(T0 + 11)).toEqual([]);
+    expect(await checking.leases.dueResumes(T0 + 11)).toEqual([]);
     expect(Number(await redis.zscore(resume, input.id))).toBe(T0 + 11 + recheckMs);
   });
 
   it('reads a marker placed by an earlier version (its start time alone) as present', async () => {
     await redis.set(storeKeys(keyPrefix).marker, String(T0));
-    expect(await store.readMarker()).toEqual({ kind: 'present', placedAt: T0 });
+    expect(await store.lifecycle.readMarker()).toEqual({ kind: 'present', placedAt: T0 });
   });
 
   it('keeps pauses across a restart: a new store instance on a new connection carries on', async () => {
     const input = newPause({ policies: [policy({ quorum: 2 })] });
-    await store.createPause(input);
-    await store.vote({
+    await store.pauses.createPause(input);
+    await store.pauses.vote({
       pauseId: input.id,
       callId: firstCallId(input),
       voter: 'U1',
       choice: 'approve',
       now: T0 + 1,
     });
-    const restarted = new RedisConfirmationStore({
+    const restarted = openRedisStore({
       redis: await connectTestRedis(),
       keyPrefix,
       ownsClient: true,
     });
     try {
-      const view = await restarted.getPause(input.id);
+      const view = await restarted.pauses.getPause(input.id);
       expect(view?.gates[0]?.votes.map((v) => v.voter)).toEqual(['U1']);
-      const second = await restarted.vote({
+      const second = await restarted.pauses.vote({
         pauseId: input.id,
         callId: firstCallId(input),
         voter: 'U2',
@@ -117,24 +118,24 @@ describe(`${where}: what only a durable, shared store shows`, () => {
         now: T0 + 2,
       });
       expect(second).toMatchObject({ kind: 'decided', state: 'approved', pauseDecided: true });
-      expect(await restarted.findPauseIdByCallId(firstCallId(input))).toBe(input.id);
+      expect(await restarted.pauses.findPauseIdByCallId(firstCallId(input))).toBe(input.id);
     } finally {
-      await restarted.close();
+      await restarted.lifecycle.close();
     }
   });
 
   it('reports a gate key holding garbage as a corrupt record naming the key, never skips it', async () => {
     const input = newPause({ policies: [policy({ expiresInMs: 10 })] });
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     const gateKey = storeKeys(keyPrefix).gate(input.id, firstCallId(input));
     await redis.unlink(gateKey);
     await redis.set(gateKey, 'garbage');
-    const reading = store.getPause(input.id);
+    const reading = store.pauses.getPause(input.id);
     await expect(reading).rejects.toBeInstanceOf(StoreError);
     await expect(reading).rejects.toMatchObject({ reason: 'corrupt_record' });
     await expect(reading).rejects.toThrow(gateKey);
     await expect(
-      store.vote({
+      store.pauses.vote({
         pauseId: input.id,
         callId: firstCallId(input),
         voter: 'U1',
@@ -142,32 +143,34 @@ describe(`${where}: what only a durable, shared store shows`, () => {
         now: T0,
       }),
     ).rejects.toMatchObject({ reason: 'corrupt_record' });
-    await expect(store.expireDue(T0 + 10)).rejects.toMatchObject({ reason: 'corrupt_record' });
+    await expect(store.sweeps.expireDue(T0 + 10)).rejects.toMatchObject({
+      reason: 'corrupt_record',
+    });
     await expect(reading).rejects.toThrow('holds a string, not a hash');
   });
 
   it('reports a pause key holding another type as a corrupt record naming the key and the type', async () => {
     const input = newPause();
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     const pauseKey = storeKeys(keyPrefix).pause(input.id);
     await redis.unlink(pauseKey);
     await redis.rpush(pauseKey, 'garbage');
-    const reading = store.getPause(input.id);
+    const reading = store.pauses.getPause(input.id);
     await expect(reading).rejects.toMatchObject({ reason: 'corrupt_record' });
     await expect(reading).rejects.toThrow(`${pauseKey} does not hold a valid record: holds a list`);
   });
 
   it('reports a record field that does not parse, naming the key and the problem', async () => {
     const input = newPause();
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     const gateKey = storeKeys(keyPrefix).gate(input.id, firstCallId(input));
     await redis.hset(gateKey, 'votes', '[{"voter":""}]');
-    const reading = store.getPause(input.id);
+    const reading = store.pauses.getPause(input.id);
     await expect(reading).rejects.toMatchObject({ reason: 'corrupt_record' });
     await expect(reading).rejects.toThrow(new RegExp(`${escapeRegExp(gateKey)}.*votes`, 's'));
     await redis.hset(gateKey, 'votes', '[]', 'state', 'maybe');
     await expect(
-      store.vote({
+      store.pauses.vote({
         pauseId: input.id,
         callId: firstCallId(input),
         voter: 'U1',
@@ -181,8 +184,8 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     const voter = 'U0BUSYVOTER';
     const inputs = Array.from({ length: RECENT_DECISIONS_MAX + 3 }, () => newPause());
     for (const [i, input] of inputs.entries()) {
-      await store.createPause(input);
-      await store.vote({
+      await store.pauses.createPause(input);
+      await store.pauses.vote({
         pauseId: input.id,
         callId: firstCallId(input),
         voter,
@@ -192,7 +195,7 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     }
     const key = storeKeys(keyPrefix).recentDecisions(voter);
     expect(await redis.llen(key)).toBe(RECENT_DECISIONS_MAX);
-    const recent = await store.readRecentDecisions(voter, RECENT_DECISIONS_MAX);
+    const recent = await store.audit.readRecentDecisions(voter, RECENT_DECISIONS_MAX);
     expect(recent[0]?.pauseId).toBe(inputs.at(-1)?.id);
     expect(recent.at(-1)?.pauseId).toBe(inputs[3]?.id);
     const ttl = await redis.pttl(key);
@@ -202,11 +205,11 @@ describe(`${where}: what only a durable, shared store shows`, () => {
 
   it('mirrors transitions that come while a mirror write is under way together, in one stream write and one recent-list write per person', async () => {
     const inputs = Array.from({ length: 20 }, () => newPause());
-    await Promise.all(inputs.map((input) => store.createPause(input)));
+    await Promise.all(inputs.map((input) => store.pauses.createPause(input)));
     const scripts = countScripts(redis, [MIRROR_AUDIT_LUA, NOTE_RECENT_LUA]);
     const results = await Promise.all(
       inputs.map((input, i) =>
-        store.vote({
+        store.pauses.vote({
           pauseId: input.id,
           callId: firstCallId(input),
           voter: APPROVER,
@@ -217,13 +220,13 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     );
     expect(results.map((result) => result.kind)).toEqual(inputs.map(() => 'decided'));
     // Every vote's entries reached the stream before its vote returned, each with its own time.
-    const approved = (await store.readAudit({ count: 1_000 })).filter(
+    const approved = (await store.audit.readAudit({ count: 1_000 })).filter(
       (entry) => entry.event === 'approved',
     );
     expect(approved.map((entry) => [entry.pauseId, entry.at]).sort()).toEqual(
       inputs.map((input, i) => [input.id, T0 + i]).sort(),
     );
-    expect(await store.readRecentDecisions(APPROVER, 50)).toHaveLength(20);
+    expect(await store.audit.readRecentDecisions(APPROVER, 50)).toHaveLength(20);
     // Twenty transitions, not twenty stream writes and forty list writes (the approver's and the
     // requester's lists): the first goes at once and the rest together after it (two of each
     // here), a few more where replies straggle in (a Cluster's nodes).
@@ -233,9 +236,9 @@ describe(`${where}: what only a durable, shared store shows`, () => {
 
   it('parses what never changes once per text: later reads share it, frozen; a bad one still fails', async () => {
     const input = newPause();
-    await store.createPause(input);
-    const first = await store.getPause(input.id);
-    const second = await store.getPause(input.id);
+    await store.pauses.createPause(input);
+    const first = await store.pauses.getPause(input.id);
+    const second = await store.pauses.getPause(input.id);
     expect(second?.pause.adk).toBe(first?.pause.adk);
     expect(second?.gates[0]?.policy).toBe(first?.gates[0]?.policy);
     expect(second?.gates[0]?.originalCall).toBe(first?.gates[0]?.originalCall);
@@ -245,17 +248,17 @@ describe(`${where}: what only a durable, shared store shows`, () => {
 
     const keys = storeKeys(keyPrefix);
     await redis.hset(keys.pause(input.id), 'policy:1', '{"rule":');
-    await expect(store.getPause(input.id)).rejects.toThrow(
+    await expect(store.pauses.getPause(input.id)).rejects.toThrow(
       new RegExp(`${escapeRegExp(keys.gate(input.id, firstCallId(input)))}.*policy`, 's'),
     );
   });
 
   it('keeps a finished pause for the retention period, then Redis removes it', async () => {
     const input = newPause({ gates: 2 });
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     const keys = storeKeys(keyPrefix);
     for (const callId of callIdsOf(input)) {
-      await store.vote({
+      await store.pauses.vote({
         pauseId: input.id,
         callId,
         voter: APPROVER,
@@ -272,8 +275,8 @@ describe(`${where}: what only a durable, shared store shows`, () => {
       ...callIdsOf(input).map(keys.call),
     ];
     for (const key of pauseKeys) expect(await redis.pttl(key)).toBe(-1);
-    await store.claimResume({ pauseId: input.id, owner: 'r1', now: T0 + 2, leaseMs: 1_000 });
-    await store.markResumed({ pauseId: input.id, owner: 'r1', now: T0 + 3 });
+    await store.leases.claimResume({ pauseId: input.id, owner: 'r1', now: T0 + 2, leaseMs: 1_000 });
+    await store.leases.markResumed({ pauseId: input.id, owner: 'r1', now: T0 + 3 });
     for (const key of pauseKeys) {
       const ttl = await redis.pttl(key);
       expect(ttl).toBeGreaterThan(0);
@@ -285,20 +288,20 @@ describe(`${where}: what only a durable, shared store shows`, () => {
   it('a Retry of a failed resume lifts the retention; abandoning sets it', async () => {
     const failed = newPause();
     const abandoned = newPause();
-    await store.createPause(failed);
-    await store.createPause(abandoned);
+    await store.pauses.createPause(failed);
+    await store.pauses.createPause(abandoned);
     const keys = storeKeys(keyPrefix);
-    await store.vote({
+    await store.pauses.vote({
       pauseId: failed.id,
       callId: firstCallId(failed),
       voter: 'U1',
       choice: 'reject',
       now: T0,
     });
-    await store.claimResume({ pauseId: failed.id, owner: 'r1', now: T0, leaseMs: 1_000 });
-    await store.markResumeFailed({ pauseId: failed.id, owner: 'r1', now: T0, error: 'x' });
+    await store.leases.claimResume({ pauseId: failed.id, owner: 'r1', now: T0, leaseMs: 1_000 });
+    await store.leases.markResumeFailed({ pauseId: failed.id, owner: 'r1', now: T0, error: 'x' });
     expect(await redis.pttl(keys.pause(failed.id))).toBeGreaterThan(0);
-    await store.claimResume({
+    await store.leases.claimResume({
       pauseId: failed.id,
       owner: 'r2',
       now: T0 + 1,
@@ -307,16 +310,16 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     });
     expect(await redis.pttl(keys.pause(failed.id))).toBe(-1);
     expect(await redis.pttl(keys.call(firstCallId(failed)))).toBe(-1);
-    await store.cancel({ pauseId: abandoned.id, by: 'U9', now: T0 });
+    await store.pauses.cancel({ pauseId: abandoned.id, by: 'U9', now: T0 });
     expect(await redis.pttl(keys.gate(abandoned.id, firstCallId(abandoned)))).toBeGreaterThan(0);
   });
 
   it('finds a decided pause whose "resume due" update was lost, at its next re-check', async () => {
     const recheckMs = 60_000;
-    const checking = new RedisConfirmationStore({ redis, keyPrefix, resumeRecheckMs: recheckMs });
+    const checking = openRedisStore({ redis, keyPrefix, resumeRecheckMs: recheckMs });
     const input = newPause();
-    await checking.createPause(input);
-    await checking.vote({
+    await checking.pauses.createPause(input);
+    await checking.pauses.vote({
       pauseId: input.id,
       callId: firstCallId(input),
       voter: 'U1',
@@ -325,18 +328,18 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     });
     // As if the process died between the vote script and the index update.
     await redis.zadd(storeKeys(keyPrefix).resume, T0 + recheckMs, input.id);
-    expect(await checking.dueResumes(T0 + 2)).toEqual([]);
-    expect(await checking.dueResumes(T0 + recheckMs)).toEqual([input.id]);
+    expect(await checking.leases.dueResumes(T0 + 2)).toEqual([]);
+    expect(await checking.leases.dueResumes(T0 + recheckMs)).toEqual([input.id]);
   });
 
   it('re-checks a pending pause later instead of listing it, and drops entries of vanished pauses', async () => {
     const recheckMs = 60_000;
-    const checking = new RedisConfirmationStore({ redis, keyPrefix, resumeRecheckMs: recheckMs });
+    const checking = openRedisStore({ redis, keyPrefix, resumeRecheckMs: recheckMs });
     const keys = storeKeys(keyPrefix);
     const input = newPause();
-    await checking.createPause(input);
+    await checking.pauses.createPause(input);
     await redis.zadd(keys.resume, T0, 'p-vanished');
-    expect(await checking.dueResumes(T0 + recheckMs)).toEqual([]);
+    expect(await checking.leases.dueResumes(T0 + recheckMs)).toEqual([]);
     expect(Number(await redis.zscore(keys.resume, input.id))).toBe(T0 + 2 * recheckMs);
     expect(await redis.zscore(keys.resume, 'p-vanished')).toBeNull();
   });
@@ -344,8 +347,8 @@ describe(`${where}: what only a durable, shared store shows`, () => {
   it('drops expiry entries of decided gates, and of missing pauses once a minute overdue', async () => {
     const keys = storeKeys(keyPrefix);
     const input = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
-    await store.createPause(input);
-    await store.vote({
+    await store.pauses.createPause(input);
+    await store.pauses.vote({
       pauseId: input.id,
       callId: firstCallId(input),
       voter: 'U1',
@@ -355,10 +358,10 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     const stale = JSON.stringify([input.id, firstCallId(input)]);
     const orphan = JSON.stringify(['p-being-created', 'c1']);
     await redis.zadd(keys.expiry, T0 + 1_000, stale, T0 + 1_000, orphan);
-    expect(await store.expireDue(T0 + 1_000)).toEqual([]);
+    expect(await store.sweeps.expireDue(T0 + 1_000)).toEqual([]);
     expect(await redis.zscore(keys.expiry, stale)).toBeNull();
     expect(await redis.zscore(keys.expiry, orphan)).not.toBeNull();
-    expect(await store.expireDue(T0 + 62_000)).toEqual([]);
+    expect(await store.sweeps.expireDue(T0 + 62_000)).toEqual([]);
     expect(await redis.zscore(keys.expiry, orphan)).toBeNull();
   });
 
@@ -372,44 +375,44 @@ describe(`${where}: what only a durable, shared store shows`, () => {
       policies: [policy({ expiresInMs: 1_000, onExpiry: 'cancel' })],
     });
     const inputs = [...rejecting, both, abandoning];
-    await Promise.all(inputs.map((input) => store.createPause(input)));
-    const swept = new RedisConfirmationStore({
+    await Promise.all(inputs.map((input) => store.pauses.createPause(input)));
+    const swept = openRedisStore({
       redis: await connectTestRedis(),
       keyPrefix,
       ownsClient: true,
     });
     try {
-      const expired = await swept.expireDue(T0 + 1_000, 1_000);
+      const expired = await swept.sweeps.expireDue(T0 + 1_000, 1_000);
       expect(expired.length).toBeGreaterThanOrEqual(23);
       expect(await redis.zcard(keys.expiry)).toBe(0);
       expect(await redis.zcard(keys.pendingByChannel(CHANNEL))).toBe(0);
       expect(await redis.zcard(keys.pendingByUser(APPROVER))).toBe(0);
-      expect(await store.dueResumes(T0 + 1_000, 100)).toHaveLength(21);
-      const mirrored = (await store.readAudit({ count: 1_000 })).filter(
+      expect(await store.leases.dueResumes(T0 + 1_000, 100)).toHaveLength(21);
+      const mirrored = (await store.audit.readAudit({ count: 1_000 })).filter(
         (e) => e.event === 'expired',
       );
       expect(mirrored).toHaveLength(expired.length);
-      expect(await swept.expireDue(T0 + 1_000, 1_000)).toEqual([]);
+      expect(await swept.sweeps.expireDue(T0 + 1_000, 1_000)).toEqual([]);
     } finally {
-      await swept.close();
+      await swept.lifecycle.close();
     }
   });
 
   it('lists a pending gate again after its channel entry was lost, once the pause is recorded again', async () => {
     const keys = storeKeys(keyPrefix);
     const input = newPause();
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     await redis.unlink(keys.pendingByChannel(CHANNEL));
-    expect(await store.listPendingByChannel(CHANNEL)).toEqual([]);
-    expect((await store.createPause(input)).kind).toBe('existed');
-    expect(await store.listPendingByChannel(CHANNEL)).toEqual([
+    expect(await store.pending.listPendingByChannel(CHANNEL)).toEqual([]);
+    expect((await store.pauses.createPause(input)).kind).toBe('existed');
+    expect(await store.pending.listPendingByChannel(CHANNEL)).toEqual([
       { pauseId: input.id, callId: firstCallId(input) },
     ]);
   });
 
   it('a pause and its gates live in one hash slot; no key is left without the prefix', async () => {
     const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 1_000 })] });
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     const keys = storeKeys(keyPrefix).scriptKeys(input.id, callIdsOf(input));
     const slots = new Set(keys.map((key) => /\{([^}]*)\}/.exec(key)?.[1]));
     expect(slots).toEqual(new Set([input.id]));
@@ -418,8 +421,8 @@ describe(`${where}: what only a durable, shared store shows`, () => {
   });
 
   it('caps the global audit stream approximately at auditMaxLen', async () => {
-    const capped = new RedisConfirmationStore({ redis, keyPrefix, auditMaxLen: 10 });
-    for (let i = 0; i < 300; i++) await capped.createPause(newPause());
+    const capped = openRedisStore({ redis, keyPrefix, auditMaxLen: 10 });
+    for (let i = 0; i < 300; i++) await capped.pauses.createPause(newPause());
     const length = await redis.xlen(storeKeys(keyPrefix).audit);
     expect(length).toBeGreaterThanOrEqual(10);
     expect(length).toBeLessThan(300);
@@ -439,11 +442,13 @@ describe('Redis unreachable', () => {
 
   it('a store whose connection is gone rejects with StoreError("unavailable") instead of waiting', async () => {
     const redis = await connectTestRedis();
-    const store = new RedisConfirmationStore({ redis, keyPrefix: randomPrefix() });
+    const store = openRedisStore({ redis, keyPrefix: randomPrefix() });
     redis.disconnect();
-    await expect(store.getPause('p1')).rejects.toMatchObject({ reason: 'unavailable' });
-    await expect(store.createPause(newPause())).rejects.toMatchObject({ reason: 'unavailable' });
-    await expect(store.expireDue(T0)).rejects.toMatchObject({ reason: 'unavailable' });
+    await expect(store.pauses.getPause('p1')).rejects.toMatchObject({ reason: 'unavailable' });
+    await expect(store.pauses.createPause(newPause())).rejects.toMatchObject({
+      reason: 'unavailable',
+    });
+    await expect(store.sweeps.expireDue(T0)).rejects.toMatchObject({ reason: 'unavailable' });
   });
 
   it('redactUrl keeps host, port and database, and drops the user and password', () => {

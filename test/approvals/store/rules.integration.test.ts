@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryConfirmationStore } from '../../../src/approvals/store/memory-store.js';
+import { openMemoryStore } from '../../../src/approvals/store/memory-store.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
 import {
   approvedDetail,
@@ -27,7 +27,7 @@ describe('store rules', () => {
 
   it('a pause found under a new pause id is the same pause only with the same call ids', async () => {
     const input = newPause({ gates: 2 });
-    const { view: found } = await new MemoryConfirmationStore().createPause(input);
+    const { view: found } = await openMemoryStore().pauses.createPause(input);
     const callIds = callIdsOf(input);
     expect(() => assertSamePause(input.id, found, [...callIds].reverse())).not.toThrow();
     expect(() => assertSamePause(input.id, found, callIds.slice(1))).toThrow('other call ids');

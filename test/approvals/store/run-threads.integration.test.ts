@@ -7,7 +7,7 @@ import {
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
 import { RedisRunThreadRecords } from '../../../src/approvals/store/redis-run-threads.js';
-import { RedisConfirmationStore } from '../../../src/approvals/store/redis-store.js';
+import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import type { ThreadSession } from '../../../src/approvals/thread-sessions.js';
 import {
   connectTestRedis,
@@ -172,9 +172,9 @@ describe(`${where}: run threads`, () => {
     expect(await runs.read(THREAD)).toEqual({ root: ROOT, status: { kind: 'done' } });
 
     // The old replica died mid-run: its intent, with the session in it, is claimed and read.
-    const store = new RedisConfirmationStore({ redis, keyPrefix: prefix });
+    const store = openRedisStore({ redis, keyPrefix: prefix });
     expect(
-      await store.claimDeadRuns({ now: Date.now(), owner: 'new-replica', leaseMs: 1_000 }),
+      await store.runs.claimDeadRuns({ now: Date.now(), owner: 'new-replica', leaseMs: 1_000 }),
     ).toEqual([
       {
         id: 'old-run',

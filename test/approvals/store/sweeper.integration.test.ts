@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryConfirmationStore } from '../../../src/approvals/store/memory-store.js';
-import { RedisConfirmationStore } from '../../../src/approvals/store/redis-store.js';
+import { openMemoryStore } from '../../../src/approvals/store/memory-store.js';
+import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import { type Sweeper, startSweeper } from '../../../src/approvals/store/sweeper.js';
-import type { ConfirmationStore, ExpiredGate } from '../../../src/approvals/store.js';
+import type { ApprovalStore } from '../../../src/approvals/store.js';
+import type { ExpiredGate, PauseSweeps } from '../../../src/approvals/store-roles/pause-sweeps.js';
 import { createLog } from '../../../src/log.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
 import { firstCallId, newPause, policy, T0 } from './fixtures.js';
@@ -16,14 +17,14 @@ function capturingLog() {
 
 interface Backend {
   name: string;
-  open(): Promise<{ stores: [ConfirmationStore, ConfirmationStore]; cleanup(): Promise<void> }>;
+  open(): Promise<{ stores: [ApprovalStore, ApprovalStore]; cleanup(): Promise<void> }>;
 }
 
 const backends: Backend[] = [
   {
     name: 'memory',
     open: async () => {
-      const store = new MemoryConfirmationStore();
+      const store = openMemoryStore();
       return { stores: [store, store], cleanup: async () => {} };
     },
   },
@@ -32,15 +33,15 @@ const backends: Backend[] = [
     open: async () => {
       const keyPrefix = randomPrefix();
       const [a, b] = [await connectTestRedis(), await connectTestRedis()];
-      const stores: [ConfirmationStore, ConfirmationStore] = [
-        new RedisConfirmationStore({ redis: a, keyPrefix, ownsClient: true }),
-        new RedisConfirmationStore({ redis: b, keyPrefix, ownsClient: true }),
+      const stores: [ApprovalStore, ApprovalStore] = [
+        openRedisStore({ redis: a, keyPrefix, ownsClient: true }),
+        openRedisStore({ redis: b, keyPrefix, ownsClient: true }),
       ];
       return {
         stores,
         cleanup: async () => {
           await deleteWithPrefix(a, keyPrefix);
-          await Promise.all(stores.map((store) => store.close()));
+          await Promise.all(stores.map((store) => store.lifecycle.close()));
         },
       };
     },
@@ -71,7 +72,7 @@ describe.each(backends)('the sweeper on the $name store', (backend) => {
   it('expires a due gate, reports it, then hands its pause over for resume', async () => {
     const [store] = await setUp();
     const input = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     let clock = T0;
     const expired: ExpiredGate[] = [];
     const due: string[] = [];
@@ -92,15 +93,15 @@ describe.each(backends)('the sweeper on the $name store', (backend) => {
     expect(expired.map((gate) => [gate.callId, gate.state])).toEqual([
       [firstCallId(input), 'expired'],
     ]);
-    expect((await store.getPause(input.id))?.gates[0]?.state).toBe('expired');
+    expect((await store.pauses.getPause(input.id))?.gates[0]?.state).toBe('expired');
   });
 
   it('keeps ticking after a callback throws, and logs the failure', async () => {
     const [store] = await setUp();
     const first = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
     const second = newPause({ policies: [policy({ expiresInMs: 2_000 })] });
-    await store.createPause(first);
-    await store.createPause(second);
+    await store.pauses.createPause(first);
+    await store.pauses.createPause(second);
     let clock = T0 + 1_000;
     const reported: string[] = [];
     const { log, lines } = capturingLog();
@@ -131,19 +132,20 @@ describe.each(backends)('the sweeper on the $name store', (backend) => {
   it('keeps ticking after the store fails a tick', async () => {
     const [store] = await setUp();
     const input = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
-    await store.createPause(input);
+    await store.pauses.createPause(input);
     let failures = 0;
     const flakyExpireDue = (now: number, limit?: number) => {
       if (failures < 2) {
         failures += 1;
         return Promise.reject(new Error('Redis blinked'));
       }
-      return store.expireDue(now, limit);
+      return store.sweeps.expireDue(now, limit);
     };
-    const flaky = new Proxy(store, {
-      get: (target, property) =>
-        property === 'expireDue' ? flakyExpireDue : Reflect.get(target, property, target),
-    });
+    const sweeps: PauseSweeps = {
+      expireDue: flakyExpireDue,
+      claimCardless: (claim) => store.sweeps.claimCardless(claim),
+    };
+    const flaky = { ...store, sweeps };
     const expired: string[] = [];
     const { log, lines } = capturingLog();
     start({
@@ -163,8 +165,8 @@ describe.each(backends)('the sweeper on the $name store', (backend) => {
   it('never runs two ticks at once, and stop() waits for the tick in flight', async () => {
     const [store] = await setUp();
     const input = newPause();
-    await store.createPause(input);
-    await store.vote({
+    await store.pauses.createPause(input);
+    await store.pauses.vote({
       pauseId: input.id,
       callId: firstCallId(input),
       voter: 'U1',
@@ -212,7 +214,7 @@ describe.each(backends)('the sweeper on the $name store', (backend) => {
     const inputs = Array.from({ length: 20 }, () =>
       newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
     );
-    await Promise.all(inputs.map((input) => storeA.createPause(input)));
+    await Promise.all(inputs.map((input) => storeA.pauses.createPause(input)));
     const reported: string[] = [];
     for (const store of [storeA, storeB]) {
       start({

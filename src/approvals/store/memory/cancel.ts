@@ -1,4 +1,4 @@
-import type { CancelResult } from '../../store.js';
+import type { CancelResult } from '../../store-roles/pauses.js';
 import type { CancelArgs } from '../scripts/cancel.lua.js';
 import type { PauseRun } from './prelude.js';
 

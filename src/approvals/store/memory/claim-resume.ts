@@ -1,4 +1,4 @@
-import type { ClaimResult } from '../../store.js';
+import type { ClaimResult } from '../../store-roles/resume-leases.js';
 import { claimDetail, FINISHED_RESUME_STATES } from '../rules.js';
 import type { ClaimResumeArgs } from '../scripts/claim-resume.lua.js';
 import type { PauseRun } from './prelude.js';

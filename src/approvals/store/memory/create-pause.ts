@@ -1,4 +1,4 @@
-import type { NewPause } from '../../store.js';
+import type { NewPause } from '../../store-roles/pauses.js';
 import { gateExpiresAt, gateFactsOf, pauseFactsOf } from '../rules.js';
 import { type MemoryPause, PauseRun } from './prelude.js';
 

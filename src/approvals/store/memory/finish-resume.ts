@@ -1,4 +1,4 @@
-import type { FinishResult } from '../../store.js';
+import type { FinishResult } from '../../store-roles/resume-leases.js';
 import { FINISH_EVENT } from '../rules.js';
 import type { FinishResumeArgs } from '../scripts/finish-resume.lua.js';
 import type { PauseRun } from './prelude.js';

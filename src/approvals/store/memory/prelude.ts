@@ -9,7 +9,7 @@ import {
   type ResumeStatus,
   SYSTEM_ACTOR,
 } from '../../records.js';
-import type { AuditEntry } from '../../store.js';
+import type { AuditEntry } from '../../store-roles/audit-log.js';
 import { AUDIT_GENESIS, chainLine } from '../audit-chain.js';
 import {
   type AuditEvent,

@@ -1,4 +1,4 @@
-import type { HandOverRefusal } from '../../store.js';
+import type { HandOverRefusal } from '../../store-roles/pause-reports.js';
 import { handOverRefusedAudit } from '../rules.js';
 import type { PauseRun } from './prelude.js';
 

@@ -1,4 +1,4 @@
-import type { RenewLeaseResult } from '../../store.js';
+import type { RenewLeaseResult } from '../../store-roles/resume-leases.js';
 import type { RenewLeaseArgs } from '../scripts/renew-lease.lua.js';
 import type { PauseRun } from './prelude.js';
 

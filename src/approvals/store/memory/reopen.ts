@@ -1,4 +1,4 @@
-import type { ReopenResult } from '../../store.js';
+import type { ReopenResult } from '../../store-roles/pauses.js';
 import type { ReopenArgs } from '../scripts/reopen.lua.js';
 import type { PauseRun } from './prelude.js';
 

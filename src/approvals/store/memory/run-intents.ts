@@ -3,7 +3,9 @@ import type {
   ClaimDeadRunsInput,
   RecordRunInput,
   RunIntent,
-} from '../../store.js';
+  RunIntentStore,
+} from '../../store-roles/run-intents.js';
+import { DEFAULT_LIMIT } from '../rules.js';
 
 interface HeldIntent {
   intent: RunIntent;
@@ -12,14 +14,15 @@ interface HeldIntent {
 }
 
 /** The twin of `run_intent` (scripts/run-intent.lua.ts) and the `runs` index around it. */
-export class MemoryRunIntents {
+export class MemoryRunIntents implements RunIntentStore {
   private readonly held = new Map<string, HeldIntent>();
 
-  record({ intent, owner, now, leaseMs }: RecordRunInput): void {
+  async recordRun({ intent, owner, now, leaseMs }: RecordRunInput): Promise<void> {
     this.held.set(intent.id, { intent: { ...intent }, owner, leaseUntil: now + leaseMs });
   }
 
-  advance({ runId, owner, now, leaseMs, progress }: AdvanceRunInput): 'renewed' | 'lost' {
+  async advanceRun(input: AdvanceRunInput): Promise<'renewed' | 'lost'> {
+    const { runId, owner, now, leaseMs, progress } = input;
     const entry = this.held.get(runId);
     if (entry === undefined || entry.owner !== owner) return 'lost';
     entry.leaseUntil = now + leaseMs;
@@ -29,11 +32,12 @@ export class MemoryRunIntents {
     return 'renewed';
   }
 
-  finish({ runId, owner }: { runId: string; owner: string }): void {
+  async finishRun({ runId, owner }: { runId: string; owner: string }): Promise<void> {
     if (this.held.get(runId)?.owner === owner) this.held.delete(runId);
   }
 
-  claimDead({ now, owner, leaseMs }: ClaimDeadRunsInput, limit: number): RunIntent[] {
+  async claimDeadRuns(input: ClaimDeadRunsInput): Promise<RunIntent[]> {
+    const { now, owner, leaseMs, limit = DEFAULT_LIMIT } = input;
     const due = [...this.held.values()]
       .filter((entry) => entry.leaseUntil <= now)
       .sort((a, b) => a.leaseUntil - b.leaseUntil)

@@ -1,4 +1,4 @@
-import type { UndoResult } from '../../store.js';
+import type { UndoResult } from '../../store-roles/pauses.js';
 import type { UndoArgs } from '../scripts/undo.lua.js';
 import type { PauseRun } from './prelude.js';
 

@@ -1,4 +1,4 @@
-import type { WithdrawResult } from '../../store.js';
+import type { WithdrawResult } from '../../store-roles/pauses.js';
 import type { WithdrawArgs } from '../scripts/withdraw.lua.js';
 import type { PauseRun } from './prelude.js';
 

@@ -1,0 +1,49 @@
+import type { AuditEntry, AuditLog, AuditPageOptions } from '../store-roles/audit-log.js';
+import type { StoreKeys } from './keys.js';
+import { parseRecentDecisions, readAuditStream, readPauseTrail } from './redis-audit.js';
+import { type RedisClient, redisCall } from './redis-connection.js';
+import { DEFAULT_LIMIT } from './rules.js';
+
+/**
+ * The audit on Redis, read: a pause's own trail (kept as long as the pause), the store-wide
+ * stream the scripts' lines are mirrored to, and each person's recent decisions list.
+ */
+export class RedisAuditLog implements AuditLog {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: StoreKeys,
+  ) {}
+
+  /**
+   * With a pause id: that pause's exact trail (ids are positions in it), kept as long as the
+   * pause. Without: the global stream (ids are stream ids), capped at about `auditMaxLen`.
+   */
+  readAuditPage(options: AuditPageOptions): Promise<AuditEntry[]> {
+    const start = options.after !== undefined ? `(${options.after}` : String(options.since ?? '-');
+    const end = options.until === undefined ? '+' : String(options.until);
+    return readAuditStream(this.redis, this.keys.audit, options.limit, start, end);
+  }
+
+  async readRecentDecisions(userId: string, limit: number): Promise<AuditEntry[]> {
+    const key = this.keys.recentDecisions(userId);
+    const items = await redisCall(`read ${key}`, () => this.redis.lrange(key, 0, limit - 1));
+    return parseRecentDecisions(key, items);
+  }
+
+  async trimAudit(before: number): Promise<void> {
+    const key = this.keys.audit;
+    await redisCall(`trim ${key}`, () => this.redis.xtrim(key, 'MINID', '~', before));
+  }
+
+  readAudit(options: { pauseId?: string; count?: number } = {}): Promise<AuditEntry[]> {
+    const { pauseId, count = DEFAULT_LIMIT } = options;
+    return pauseId === undefined
+      ? readAuditStream(this.redis, this.keys.audit, count)
+      : readPauseTrail(
+          this.redis,
+          { pause: this.keys.pause(pauseId), list: this.keys.pauseAudit(pauseId) },
+          pauseId,
+          count,
+        );
+  }
+}

@@ -1,0 +1,42 @@
+import type { RedisClient } from './redis-connection.js';
+
+/**
+ * Index updates collected from one or many transitions, sent as one command per key: ZREM with
+ * every member to drop, ZADD with every member to (re)score.
+ */
+export class IndexBatch {
+  private readonly removals = new Map<string, Set<string>>();
+  private readonly additions = new Map<string, Map<string, number>>();
+  private readonly callIndexes = new Map<string, string>();
+
+  remove(key: string, member: string): void {
+    const members = this.removals.get(key) ?? new Set<string>();
+    members.add(member);
+    this.removals.set(key, members);
+  }
+
+  add(key: string, score: number, member: string): void {
+    const members = this.additions.get(key) ?? new Map<string, number>();
+    members.set(member, score);
+    this.additions.set(key, members);
+  }
+
+  /** The call id's entry takes its pause's retention (only while it still names that pause). */
+  expireCallIndex(callId: string, pauseId: string): void {
+    this.callIndexes.set(callId, pauseId);
+  }
+
+  send(
+    redis: RedisClient,
+    expireCallIndex: (callId: string, pauseId: string) => Promise<unknown>,
+  ): Promise<unknown>[] {
+    const sent: Promise<unknown>[] = [];
+    for (const [key, members] of this.removals) sent.push(redis.zrem(key, ...members));
+    for (const [key, members] of this.additions) {
+      const pairs = [...members].flatMap(([member, score]) => [score, member]);
+      sent.push(redis.zadd(key, ...pairs));
+    }
+    for (const [callId, pauseId] of this.callIndexes) sent.push(expireCallIndex(callId, pauseId));
+    return sent;
+  }
+}

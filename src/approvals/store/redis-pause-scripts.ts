@@ -1,0 +1,191 @@
+import type { PauseView } from '../records.js';
+import { StoreError } from '../store.js';
+import type { StoreKeys } from './keys.js';
+import type { AuditSealer } from './redis-audit-seal.js';
+import { type RedisClient, redisCall } from './redis-connection.js';
+import type { RedisIndexes } from './redis-indexes.js';
+import { decodeCallIds, decodeView } from './redis-records.js';
+import type { ScriptCodeName } from './scripts/codes.js';
+import { CREATE_PAUSE_LUA } from './scripts/create-pause.lua.js';
+import { LuaScript } from './scripts/lua-script.js';
+import type { ArgSpec, ArgsOf, PauseScript } from './scripts/pause-script.js';
+import { PAUSE_VERSION_LUA } from './scripts/pause-version.lua.js';
+import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
+import {
+  type PauseScriptReply,
+  parsePauseScriptReply,
+  type ScriptAuditEntry,
+} from './scripts/reply.js';
+
+/** Call ids of a pause never change: a replica keeps the latest ones to build script keys. */
+const CALL_ID_CACHE_SIZE = 10_000;
+
+export const SCRIPTS = {
+  createPause: new LuaScript('create_pause', CREATE_PAUSE_LUA),
+  readPause: new LuaScript('read_pause', READ_PAUSE_LUA),
+  pauseVersion: new LuaScript('pause_version', PAUSE_VERSION_LUA),
+};
+
+/** What a per-pause script answered, with the pause as the script left it. */
+export interface PauseOutcome extends PauseScriptReply {
+  /** The entries this call sealed (redis-audit-seal.ts), for the store-wide audit. */
+  audit: ScriptAuditEntry[];
+  view: PauseView | undefined;
+}
+
+export const NOT_FOUND: PauseOutcome = {
+  code: 'NOT_FOUND',
+  info: [],
+  audit: [],
+  pauseValues: [],
+  gateValues: [],
+  chain: undefined,
+  view: undefined,
+};
+
+/**
+ * What every role running per-pause scripts on Redis shares: one connection and layout, the
+ * global indexes kept around the scripts, the sealer of the audit lines they write, and the
+ * cache of each pause's call ids (which build the scripts' keys).
+ */
+export interface PauseScriptContext {
+  redis: RedisClient;
+  keys: StoreKeys;
+  indexes: RedisIndexes;
+  sealer: AuditSealer;
+  retentionMs: number;
+  callIdCache: Map<string, readonly string[]>;
+}
+
+/**
+ * The runner of per-pause scripts (see redis-store.ts for the model) that the pause, lease and
+ * sweep roles build on: it supplies the pause's call ids, reloads them once when stale, parses
+ * the reply and seals the audit lines the script wrote.
+ */
+export abstract class RedisPauseScripts {
+  protected readonly redis: RedisClient;
+  protected readonly keys: StoreKeys;
+  protected readonly indexes: RedisIndexes;
+  protected readonly retentionMs: number;
+  private readonly sealer: AuditSealer;
+  private readonly callIdCache: Map<string, readonly string[]>;
+
+  constructor(context: PauseScriptContext) {
+    this.redis = context.redis;
+    this.keys = context.keys;
+    this.indexes = context.indexes;
+    this.retentionMs = context.retentionMs;
+    this.sealer = context.sealer;
+    this.callIdCache = context.callIdCache;
+  }
+
+  /**
+   * Runs a per-pause script on the pause's keys. `args` gets the pause's call ids and returns
+   * the script's ARGV, or undefined when the call names no gate of the pause (not found). Stale
+   * cached call ids are reloaded once.
+   *
+   * `guess`: the call id the caller names (a click, an expiry entry). With no call ids cached,
+   * the script first runs as if the pause held that one gate, as most pauses do: right, it saves
+   * reading and parsing the pause record first (a round trip); wrong, the script answers
+   * KEYS_MISMATCH having written nothing, and the real call ids are read.
+   */
+  /** `onPause` for a script defined with typed arguments (scripts/pause-script.ts). */
+  protected onTypedPause<S extends ArgSpec>(
+    script: PauseScript<S, unknown>,
+    pauseId: string,
+    args: (callIds: readonly string[]) => ArgsOf<S> | undefined,
+    guess?: string,
+  ): Promise<PauseOutcome> {
+    return this.onPause(
+      script.lua,
+      pauseId,
+      (callIds) => {
+        const values = args(callIds);
+        return values && script.encode(values);
+      },
+      guess,
+    );
+  }
+
+  protected async onPause(
+    script: LuaScript,
+    pauseId: string,
+    args: (callIds: readonly string[]) => (string | number)[] | undefined,
+    guess?: string,
+  ): Promise<PauseOutcome> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const guessed =
+        attempt === 0 && guess !== undefined && !this.callIdCache.has(pauseId)
+          ? [guess]
+          : undefined;
+      const callIds = guessed ?? (await this.callIdsOf(pauseId));
+      const argv = callIds && args(callIds);
+      if (callIds === undefined || argv === undefined) return NOT_FOUND;
+      const outcome = await this.runScript(script, pauseId, callIds, argv);
+      if (outcome.code === 'NOT_FOUND') {
+        this.callIdCache.delete(pauseId);
+        return outcome;
+      }
+      if (outcome.view !== undefined) {
+        if (guessed) this.remember(pauseId, outcome.view.pause.callIds);
+        return outcome;
+      }
+      this.callIdCache.delete(pauseId);
+    }
+    const key = this.keys.pause(pauseId);
+    throw new StoreError('corrupt_record', `${key}: its gates do not match its call ids`);
+  }
+
+  /** `view` is undefined when the pause's call ids are not `callIds` (KEYS_MISMATCH). */
+  protected async runScript(
+    script: LuaScript,
+    pauseId: string,
+    callIds: readonly string[],
+    args: (string | number)[],
+  ): Promise<PauseOutcome> {
+    const keys = this.keys.scriptKeys(pauseId, callIds);
+    const raw = await redisCall(`${script.name} on ${keys[0]}`, () =>
+      script.run(this.redis, keys, args),
+    );
+    const reply = parsePauseScriptReply(script.name, raw);
+    if (reply.code === 'CORRUPT') {
+      const [index = '0', problem = ''] = reply.info;
+      const key = keys[Number(index) - 1] ?? `a key of pause ${pauseId}`;
+      throw new StoreError('corrupt_record', `${key} does not hold a valid record: ${problem}`);
+    }
+    const view =
+      reply.pauseValues.length === 0
+        ? undefined
+        : decodeView(keys, callIds, reply.pauseValues, reply.gateValues);
+    // The lines this call sealed are the ones it mirrors (redis-audit-seal.ts).
+    const audit =
+      reply.chain === undefined
+        ? []
+        : await this.sealer.seal({ pause: keys[0] ?? '', list: keys[1] ?? '' }, reply.chain);
+    return { ...reply, audit, view };
+  }
+
+  private async callIdsOf(pauseId: string): Promise<readonly string[] | undefined> {
+    const cached = this.callIdCache.get(pauseId);
+    if (cached) return cached;
+    const key = this.keys.pause(pauseId);
+    const record = await redisCall(`read ${key}`, () => this.redis.hget(key, 'record'));
+    if (record === null) return undefined;
+    const callIds = decodeCallIds(key, record);
+    this.remember(pauseId, callIds);
+    return callIds;
+  }
+
+  protected remember(pauseId: string, callIds: readonly string[]): void {
+    this.callIdCache.delete(pauseId);
+    this.callIdCache.set(pauseId, callIds);
+    if (this.callIdCache.size > CALL_ID_CACHE_SIZE) {
+      const oldest = this.callIdCache.keys().next();
+      if (!oldest.done) this.callIdCache.delete(oldest.value);
+    }
+  }
+}
+
+export function unexpected(script: LuaScript, code: ScriptCodeName): StoreError {
+  return new StoreError('script', `script ${script.name} answered ${code}, which it never should`);
+}

@@ -1,0 +1,278 @@
+import { type PauseView, type Reopened, viewVersion } from '../records.js';
+import type {
+  CancelInput,
+  CancelResult,
+  CreatePauseResult,
+  NewPause,
+  PauseStore,
+  ReopenInput,
+  ReopenResult,
+  UndoInput,
+  UndoResult,
+  VoteAllInput,
+  VoteAllResult,
+  VoteInput,
+  VoteResult,
+  WithdrawInput,
+  WithdrawResult,
+} from '../store-roles/pauses.js';
+import { assertNoHashTag } from './keys.js';
+import { redisCall } from './redis-connection.js';
+import type { RedisNudges } from './redis-nudges.js';
+import {
+  type PauseScriptContext,
+  RedisPauseScripts,
+  SCRIPTS,
+  unexpected,
+} from './redis-pause-scripts.js';
+import { encodeGate, encodePause } from './redis-records.js';
+import {
+  assertSamePause,
+  cancelDetail,
+  checkNewPause,
+  createdDetail,
+  newGateNudges,
+  newVote,
+  pauseFactsOf,
+  personDecision,
+  recordedGates,
+  reopenedDetail,
+  systemDecision,
+  UNDONE_WHY,
+  voteDetail,
+  withdrawDetail,
+} from './rules.js';
+import { CANCEL } from './scripts/cancel.lua.js';
+import { scriptCodeName } from './scripts/codes.js';
+import { REOPEN } from './scripts/reopen.lua.js';
+import { SET_CARD_TS } from './scripts/set-card-ts.lua.js';
+import { UNDO } from './scripts/undo.lua.js';
+import { decodeVoteGate, VOTE, VOTE_ALL } from './scripts/vote.lua.js';
+import { WITHDRAW } from './scripts/withdraw.lua.js';
+import { voteResultOf } from './vote-result.js';
+
+/**
+ * Pauses on Redis: recording one, reading it, and the decisions on its gates, each one per-pause
+ * script (redis-pause-scripts.ts) followed by the global index updates it calls for.
+ */
+export class RedisPauses extends RedisPauseScripts implements PauseStore {
+  constructor(
+    context: PauseScriptContext,
+    private readonly nudges: RedisNudges,
+  ) {
+    super(context);
+  }
+
+  async createPause(input: NewPause): Promise<CreatePauseResult> {
+    const callIds = checkNewPause(input);
+    assertNoHashTag('A pause id', input.id);
+    const { id, now } = input;
+    const gates = recordedGates(input.gates).map((gate) =>
+      encodeGate(gate, now, input.adk.appName),
+    );
+    await Promise.all([
+      this.indexes.beforeCreate(id, gates, now, input.card.ts !== undefined),
+      this.nudges.beforeCreate(id, newGateNudges(input.gates, now)),
+    ]);
+    const pause = encodePause(input, callIds);
+    const args: (string | number)[] = [
+      now,
+      pause.record,
+      pause.cardTs,
+      input.requester,
+      createdDetail(callIds.length),
+      pauseFactsOf(input),
+    ];
+    for (const gate of gates) {
+      args.push(gate.callId, gate.record, gate.policy, gate.expiresAt ?? '', gate.auditFacts);
+    }
+    const outcome = await this.runScript(SCRIPTS.createPause, id, callIds, args);
+    // Recorded before with the same call ids in another order: that is the same pause.
+    const view = outcome.view ?? (await this.getPause(id));
+    assertSamePause(id, view, callIds);
+    this.remember(id, view.pause.callIds);
+    const created = outcome.code === 'CREATED';
+    await this.indexes.apply(view, outcome.audit, now, this.indexes.afterCreate(view, created));
+    return { kind: created ? 'created' : 'existed', view };
+  }
+
+  async getPause(pauseId: string): Promise<PauseView | undefined> {
+    const outcome = await this.onPause(SCRIPTS.readPause, pauseId, () => ['']);
+    return outcome.view;
+  }
+
+  async changedSince(view: PauseView): Promise<boolean> {
+    const { id, callIds } = view.pause;
+    const keys = [this.keys.pause(id), ...callIds.map((callId) => this.keys.gate(id, callId))];
+    const version = await redisCall(`read the versions of ${keys[0]}`, () =>
+      SCRIPTS.pauseVersion.run(this.redis, keys, []),
+    );
+    return version !== viewVersion(view);
+  }
+
+  findPauseIdByCallId(callId: string): Promise<string | undefined> {
+    return this.indexes.pauseIdOfCall(callId);
+  }
+
+  async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
+    const outcome = await this.onTypedPause(SET_CARD_TS, pauseId, () => ({ now, ts }));
+    const updates = outcome.view === undefined ? [] : this.indexes.afterCardPosted(pauseId);
+    await this.indexes.apply(outcome.view, outcome.audit, now, updates);
+    return outcome.view;
+  }
+
+  async vote(input: VoteInput): Promise<VoteResult> {
+    const { pauseId, callId, voter, voterName, choice, payload, reason, now } = input;
+    const decision = personDecision(voter, now, reason, voterName, input.onBehalfOf);
+    const marking = this.indexes.beforeVote(pauseId, now);
+    const outcome = await this.onTypedPause(
+      VOTE,
+      pauseId,
+      (callIds) => {
+        const index = callIds.indexOf(callId);
+        if (index < 0) return undefined;
+        return {
+          now,
+          gateIndex: index + 1,
+          voter,
+          choice,
+          vote: newVote(input),
+          payload,
+          decision,
+          expiry: systemDecision(now),
+          retentionMs: this.retentionMs,
+          detail: voteDetail(input),
+        };
+      },
+      callId,
+    );
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    const result = voteResultOf(VOTE.decode(outcome), view, callId);
+    const decided = result.kind === 'decided' || result.kind === 'expired';
+    const marked = await marking;
+    const updates = decided
+      ? this.indexes.afterDecision(view, now, [callId], result.pauseDecided, marked)
+      : [];
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return result;
+  }
+
+  async voteAll(input: VoteAllInput): Promise<VoteAllResult> {
+    const { pauseId, voter, voterName, choice, reason, now } = input;
+    const decision = personDecision(voter, now, reason, voterName, input.onBehalfOf);
+    const marking = this.indexes.beforeVote(pauseId, now);
+    const outcome = await this.onTypedPause(VOTE_ALL, pauseId, (callIds) => {
+      const gateIndexes = input.callIds.map((callId) => callIds.indexOf(callId) + 1);
+      if (gateIndexes.length === 0 || gateIndexes.includes(0)) return undefined;
+      return {
+        now,
+        voter,
+        choice,
+        vote: newVote({ ...input, callId: '' }),
+        decision,
+        expiry: systemDecision(now),
+        retentionMs: this.retentionMs,
+        detail: voteDetail(input),
+        gateIndexes,
+      };
+    });
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    const info = VOTE_ALL.decode(outcome);
+    const results = input.callIds.map((callId, i) => {
+      const [code = '', first = '', second = ''] = info.slice(i * 3, i * 3 + 3);
+      const name = scriptCodeName(Number(code));
+      if (name === undefined) throw unexpected(VOTE_ALL.lua, 'CORRUPT');
+      const reply = decodeVoteGate(VOTE_ALL.name, { code: name, info: [first, second] });
+      return { callId, result: voteResultOf(reply, view, callId) };
+    });
+    const changed = results.flatMap(({ callId, result }) =>
+      result.kind === 'decided' || result.kind === 'expired' ? [callId] : [],
+    );
+    const pauseDecided = view.gates.every((gate) => gate.state !== 'pending');
+    const marked = await marking;
+    const updates =
+      changed.length === 0
+        ? []
+        : this.indexes.afterDecision(view, now, changed, pauseDecided, marked);
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return { kind: 'applied', view, results };
+  }
+
+  async cancel(input: CancelInput): Promise<CancelResult> {
+    const { pauseId, by, reason, now } = input;
+    const decision = personDecision(by, now, reason);
+    const outcome = await this.onTypedPause(CANCEL, pauseId, () => ({
+      now,
+      by,
+      decision,
+      retentionMs: this.retentionMs,
+      detail: cancelDetail(reason),
+    }));
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code === 'NOTHING_PENDING') return { kind: 'nothing_pending', view };
+    if (outcome.code !== 'CANCELLED') throw unexpected(CANCEL.lua, outcome.code);
+    const updates = this.indexes.afterDecision(view, now, outcome.info, false);
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return { kind: 'cancelled', view, callIds: outcome.info };
+  }
+
+  async withdraw(input: WithdrawInput): Promise<WithdrawResult> {
+    const { pauseId, by, byName, reason, now } = input;
+    // As a vote does: the resume is marked due first, so a crash after the script is swept up.
+    await this.indexes.beforeVote(pauseId, now);
+    const outcome = await this.onTypedPause(WITHDRAW, pauseId, () => ({
+      now,
+      by,
+      decision: personDecision(by, now, reason, byName),
+      detail: withdrawDetail(reason),
+    }));
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code === 'NOTHING_PENDING') return { kind: 'nothing_pending', view };
+    if (outcome.code !== 'WITHDRAWN') throw unexpected(WITHDRAW.lua, outcome.code);
+    const updates = this.indexes.afterDecision(view, now, outcome.info, true);
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return { kind: 'withdrawn', view, callIds: outcome.info };
+  }
+
+  async undo(input: UndoInput): Promise<UndoResult> {
+    const { pauseId, by, admin, now } = input;
+    const reopened: Reopened = { at: now, voter: by, why: UNDONE_WHY, kind: 'undo' };
+    const outcome = await this.onTypedPause(UNDO, pauseId, () => ({
+      now,
+      by,
+      any: admin,
+      reopened,
+      detail: UNDONE_WHY,
+    }));
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code === 'TOO_LATE') return { kind: 'too_late', view };
+    if (outcome.code === 'NOT_DECIDER') return { kind: 'not_decider', view };
+    if (outcome.code !== 'UNDONE') throw unexpected(UNDO.lua, outcome.code);
+    const updates = this.indexes.afterReopen(view, outcome.info, now);
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return { kind: 'undone', view, callIds: outcome.info };
+  }
+
+  async reopen(input: ReopenInput): Promise<ReopenResult> {
+    const { pauseId, owner, voter, why, now } = input;
+    const outcome = await this.onTypedPause(REOPEN, pauseId, (callIds) => ({
+      now,
+      owner,
+      reopened: { at: now, voter, why },
+      detail: reopenedDetail(voter, why),
+      gateIndexes: input.callIds.map((callId) => callIds.indexOf(callId) + 1).filter((i) => i > 0),
+    }));
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code === 'LOST_LEASE') return { kind: 'lost_lease', view };
+    if (outcome.code !== 'REOPENED') throw unexpected(REOPEN.lua, outcome.code);
+    const updates = this.indexes.afterReopen(view, outcome.info, now);
+    await this.indexes.apply(view, outcome.audit, now, updates);
+    return { kind: 'reopened', view, callIds: outcome.info };
+  }
+}

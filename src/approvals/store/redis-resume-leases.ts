@@ -1,0 +1,120 @@
+import type {
+  ClaimResult,
+  ClaimResumeInput,
+  FinishResult,
+  FinishResumeInput,
+  RenewLeaseInput,
+  RenewLeaseResult,
+  ResumeFailedInput,
+  ResumeLeases,
+} from '../store-roles/resume-leases.js';
+import { RedisPauseScripts, unexpected } from './redis-pause-scripts.js';
+import { DEFAULT_LIMIT, type FinishOutcome, resumeFailedDetail } from './rules.js';
+import { CLAIM_RESUME } from './scripts/claim-resume.lua.js';
+import { FINISH_RESUME } from './scripts/finish-resume.lua.js';
+import { RENEW_LEASE } from './scripts/renew-lease.lua.js';
+
+/**
+ * Resume leases on Redis: the claim, renewal and finish of a decided pause's resume, each a
+ * compare-and-set on the pause's resume state in its own script.
+ */
+export class RedisResumeLeases extends RedisPauseScripts implements ResumeLeases {
+  async claimResume(input: ClaimResumeInput): Promise<ClaimResult> {
+    const { pauseId, owner, now, leaseMs } = input;
+    const leaseUntil = now + leaseMs;
+    const outcome = await this.onTypedPause(CLAIM_RESUME, pauseId, () => ({
+      now,
+      owner,
+      leaseUntil,
+      leaseMs,
+      retryFailed: input.retryFailed ?? false,
+    }));
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    switch (outcome.code) {
+      case 'CLAIMED': {
+        const [attempt = '', stateBefore = ''] = outcome.info;
+        const updates = this.indexes.afterClaim(view, leaseUntil, stateBefore);
+        await this.indexes.apply(view, outcome.audit, now, updates);
+        return {
+          kind: 'claimed',
+          view,
+          attempt: Number(attempt),
+          retried: stateBefore === 'failed',
+        };
+      }
+      case 'NOT_DECIDED':
+        return { kind: 'not_decided', view };
+      case 'LEASED':
+        return { kind: 'leased', view, leaseUntil: Number(outcome.info[0]) };
+      case 'FINISHED':
+        return { kind: 'finished', view };
+      case 'AWAITING_RETRY':
+        return { kind: 'awaiting_retry', view };
+      case 'NOT_DUE': {
+        const until = Number(outcome.info[0]);
+        await this.indexes.apply(view, outcome.audit, now, this.indexes.afterHeld(view, until));
+        return { kind: 'held', view, until };
+      }
+      default:
+        throw unexpected(CLAIM_RESUME.lua, outcome.code);
+    }
+  }
+
+  async renewLease(input: RenewLeaseInput): Promise<RenewLeaseResult> {
+    const { pauseId, owner, now, leaseMs } = input;
+    const leaseUntil = now + leaseMs;
+    const outcome = await this.onTypedPause(RENEW_LEASE, pauseId, () => ({
+      now,
+      owner,
+      leaseUntil,
+    }));
+    const view = outcome.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (outcome.code === 'LOST_LEASE') return { kind: 'lost_lease' };
+    if (outcome.code !== 'OK') throw unexpected(RENEW_LEASE.lua, outcome.code);
+    await this.indexes.apply(view, [], now, this.indexes.afterClaim(view, leaseUntil, 'resuming'));
+    return { kind: 'renewed', leaseUntil };
+  }
+
+  /** Decided pauses never claimed, or whose lease lapsed; failed ones wait for a human Retry. */
+  dueResumes(now: number, limit = DEFAULT_LIMIT): Promise<string[]> {
+    return this.indexes.dueResumes(now, limit);
+  }
+
+  markResumed(input: FinishResumeInput): Promise<FinishResult> {
+    return this.finish(input, 'resumed', '', '');
+  }
+
+  markResumeFailed(input: ResumeFailedInput): Promise<FinishResult> {
+    return this.finish(input, 'failed', input.error, resumeFailedDetail(input.error));
+  }
+
+  markResumeRefused(input: ResumeFailedInput): Promise<FinishResult> {
+    return this.finish(input, 'refused', input.error, resumeFailedDetail(input.error));
+  }
+
+  private async finish(
+    input: FinishResumeInput,
+    outcome: FinishOutcome,
+    error: string,
+    detail: string,
+  ): Promise<FinishResult> {
+    const { pauseId, owner, now } = input;
+    const result = await this.onTypedPause(FINISH_RESUME, pauseId, () => ({
+      now,
+      owner,
+      outcome,
+      retentionMs: this.retentionMs,
+      error,
+      detail,
+    }));
+    const view = result.view;
+    if (view === undefined) return { kind: 'not_found' };
+    if (result.code === 'LOST_LEASE') return { kind: 'lost_lease', view };
+    if (result.code !== 'OK') throw unexpected(FINISH_RESUME.lua, result.code);
+    const updates = this.indexes.afterFinish(view, result.info[0] ?? '');
+    await this.indexes.apply(view, result.audit, now, updates);
+    return { kind: 'ok', view };
+  }
+}
