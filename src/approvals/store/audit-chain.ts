@@ -74,19 +74,31 @@ export interface ChainLineInput {
   what?: string | undefined;
 }
 
-/** A line's body, in the Lua script's member order: the line without `prev` and `hash`. */
-export function chainBody(input: Omit<ChainLineInput, 'prev'>): string {
+/**
+ * A text as the Lua scripts' `cjson.encode` writes it: as JSON.stringify does, but with `/`
+ * escaped. Lines sealed ahead for a script (redis-chain-offers.ts) must be its bytes exactly.
+ */
+export const luaJsonString = (text: string) => JSON.stringify(text).replaceAll('/', '\\/');
+
+/**
+ * A line's body, in the Lua script's member order: the line without `prev` and `hash`. `json`
+ * encodes its texts (`luaJsonString`: as the Lua twin writes them).
+ */
+export function chainBody(
+  input: Omit<ChainLineInput, 'prev'>,
+  json: (text: string) => string = JSON.stringify,
+): string {
   const parts = [
-    `{"v":${AUDIT_LINE_VERSION},"pauseId":${JSON.stringify(input.pauseId)}`,
+    `{"v":${AUDIT_LINE_VERSION},"pauseId":${json(input.pauseId)}`,
     `,"seq":${input.seq},"at":${Math.trunc(input.at)}`,
-    `,"event":${JSON.stringify(input.event)},"initiator":"${initiatorOf(input.actor)}"`,
-    `,"actor":${JSON.stringify(input.actor)}`,
+    `,"event":${json(input.event)},"initiator":"${initiatorOf(input.actor)}"`,
+    `,"actor":${json(input.actor)}`,
   ];
   if (input.callId !== '') {
-    parts.push(`,"callId":${JSON.stringify(input.callId)}`);
+    parts.push(`,"callId":${json(input.callId)}`);
     if (input.decision !== undefined) parts.push(`,"decision":${input.decision}`);
   }
-  if (input.detail !== '') parts.push(`,"detail":${JSON.stringify(input.detail)}`);
+  if (input.detail !== '') parts.push(`,"detail":${json(input.detail)}`);
   if (input.what !== undefined) parts.push(`,"what":${input.what}`);
   parts.push('}');
   return parts.join('');

@@ -41,6 +41,7 @@ import {
   voteDetail,
   withdrawDetail,
 } from './rules.js';
+import { NO_SEAL_OFFER } from './scripts/pause-script.js';
 import { voteResultOf } from './vote-result.js';
 
 /**
@@ -113,6 +114,8 @@ export class MemoryPauses implements PauseStore {
       expiry: systemDecision(now),
       retentionMs: this.book.retentionMs,
       detail: voteDetail(input),
+      // The twin seals every line at once: nothing to seal ahead.
+      ...NO_SEAL_OFFER,
     });
     this.book.mirror(run);
     return voteResultOf(reply, run.view(), callId);

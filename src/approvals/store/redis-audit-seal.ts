@@ -78,7 +78,7 @@ export class AuditSealer {
 }
 
 /** The plain fields of a sealed line, as the store-wide audit keeps them beside it. */
-function entryOf(body: string, line: string): ScriptAuditEntry {
+export function entryOf(body: string, line: string): ScriptAuditEntry {
   const json = parseJsonText(body);
   const fields = bodyFieldsSchema.parse(json.ok ? json.value : undefined);
   return {

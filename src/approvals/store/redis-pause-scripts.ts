@@ -1,14 +1,21 @@
 import type { PauseView } from '../records.js';
 import { StoreError } from '../store.js';
 import type { StoreKeys } from './keys.js';
-import type { AuditSealer } from './redis-audit-seal.js';
+import { type AuditSealer, entryOf } from './redis-audit-seal.js';
+import type { ChainOffers } from './redis-chain-offers.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
 import type { RedisIndexes } from './redis-indexes.js';
 import { decodeCallIds, decodeView } from './redis-records.js';
 import type { ScriptCodeName } from './scripts/codes.js';
 import { CREATE_PAUSE_LUA } from './scripts/create-pause.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
-import type { ArgSpec, ArgsOf, PauseScript } from './scripts/pause-script.js';
+import {
+  type ArgSpec,
+  type ArgsOf,
+  NO_SEAL_OFFER,
+  type PauseScript,
+  type SealOffer,
+} from './scripts/pause-script.js';
 import { PAUSE_VERSION_LUA } from './scripts/pause-version.lua.js';
 import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
 import {
@@ -55,6 +62,8 @@ export interface PauseScriptContext {
   sealer: AuditSealer;
   retentionMs: number;
   callIdCache: Map<string, readonly string[]>;
+  /** What this replica knows of pauses' chains, to seal a transition's lines ahead. */
+  chains: ChainOffers;
 }
 
 /**
@@ -69,6 +78,7 @@ export abstract class RedisPauseScripts {
   protected readonly retentionMs: number;
   private readonly sealer: AuditSealer;
   private readonly callIdCache: Map<string, readonly string[]>;
+  protected readonly chains: ChainOffers;
 
   constructor(context: PauseScriptContext) {
     this.redis = context.redis;
@@ -77,6 +87,7 @@ export abstract class RedisPauseScripts {
     this.retentionMs = context.retentionMs;
     this.sealer = context.sealer;
     this.callIdCache = context.callIdCache;
+    this.chains = context.chains;
   }
 
   /**
@@ -95,6 +106,7 @@ export abstract class RedisPauseScripts {
     pauseId: string,
     args: (callIds: readonly string[]) => ArgsOf<S> | undefined,
     guess?: string,
+    offer?: SealOffer,
   ): Promise<PauseOutcome> {
     return this.onPause(
       script.lua,
@@ -104,6 +116,7 @@ export abstract class RedisPauseScripts {
         return values && script.encode(values);
       },
       guess,
+      offer,
     );
   }
 
@@ -112,6 +125,7 @@ export abstract class RedisPauseScripts {
     pauseId: string,
     args: (callIds: readonly string[]) => (string | number)[] | undefined,
     guess?: string,
+    offer?: SealOffer,
   ): Promise<PauseOutcome> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const guessed =
@@ -121,7 +135,7 @@ export abstract class RedisPauseScripts {
       const callIds = guessed ?? (await this.callIdsOf(pauseId));
       const argv = callIds && args(callIds);
       if (callIds === undefined || argv === undefined) return NOT_FOUND;
-      const outcome = await this.runScript(script, pauseId, callIds, argv);
+      const outcome = await this.runScript(script, pauseId, callIds, argv, offer);
       if (outcome.code === 'NOT_FOUND') {
         this.callIdCache.delete(pauseId);
         return outcome;
@@ -142,6 +156,7 @@ export abstract class RedisPauseScripts {
     pauseId: string,
     callIds: readonly string[],
     args: (string | number)[],
+    offer: SealOffer = NO_SEAL_OFFER,
   ): Promise<PauseOutcome> {
     const keys = this.keys.scriptKeys(pauseId, callIds);
     const raw = await redisCall(`${script.name} on ${keys[0]}`, () =>
@@ -157,12 +172,39 @@ export abstract class RedisPauseScripts {
       reply.pauseValues.length === 0
         ? undefined
         : decodeView(keys, callIds, reply.pauseValues, reply.gateValues);
-    // The lines this call sealed are the ones it mirrors (redis-audit-seal.ts).
-    const audit =
-      reply.chain === undefined
-        ? []
-        : await this.sealer.seal({ pause: keys[0] ?? '', list: keys[1] ?? '' }, reply.chain);
+    if (view !== undefined) this.chains.learnView(view);
+    const audit = await this.sealed(pauseId, keys, reply, offer);
     return { ...reply, audit, view };
+  }
+
+  /**
+   * The audit entries this call sealed, which are the ones it mirrors (redis-audit-seal.ts):
+   * the lines the script appended from the offer, or else the ones sealed after it.
+   */
+  private async sealed(
+    pauseId: string,
+    keys: readonly string[],
+    reply: PauseScriptReply,
+    offer: SealOffer,
+  ): Promise<ScriptAuditEntry[]> {
+    const chain = reply.chain;
+    if (chain === undefined) return [];
+    if (chain.sealedAhead) {
+      const lines = offer.sealLines.split('\n');
+      const bodies = offer.sealBodies.split('\n');
+      this.chains.learn(pauseId, lines);
+      return lines.map((line, i) => entryOf(bodies[i] ?? '', line));
+    }
+    const keyPair = { pause: keys[0] ?? '', list: keys[1] ?? '' };
+    const entries = await this.sealer.seal(keyPair, chain);
+    // None: another replica sealed them, or the seal failed; either way the chain moved unseen.
+    if (entries.length === 0) this.chains.forget(pauseId);
+    else
+      this.chains.learn(
+        pauseId,
+        entries.map((entry) => entry.line),
+      );
+    return entries;
   }
 
   private async callIdsOf(pauseId: string): Promise<readonly string[] | undefined> {

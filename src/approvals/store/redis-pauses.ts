@@ -44,10 +44,11 @@ import {
 } from './rules.js';
 import { CANCEL } from './scripts/cancel.lua.js';
 import { scriptCodeName } from './scripts/codes.js';
+import { NO_SEAL_OFFER } from './scripts/pause-script.js';
 import { REOPEN } from './scripts/reopen.lua.js';
 import { SET_CARD_TS } from './scripts/set-card-ts.lua.js';
 import { UNDO } from './scripts/undo.lua.js';
-import { decodeVoteGate, VOTE, VOTE_ALL } from './scripts/vote.lua.js';
+import { decodeVoteGate, plannedVoteEntries, VOTE, VOTE_ALL } from './scripts/vote.lua.js';
 import { WITHDRAW } from './scripts/withdraw.lua.js';
 import { voteResultOf } from './vote-result.js';
 
@@ -92,6 +93,12 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
     assertSamePause(id, view, callIds);
     this.remember(id, view.pause.callIds);
     const created = outcome.code === 'CREATED';
+    // What each gate is, as its lines will carry it: so that its first vote can be sealed ahead.
+    if (created)
+      this.chains.learnWhat(
+        id,
+        gates.map((gate) => [gate.callId, gate.auditFacts]),
+      );
     await this.indexes.apply(view, outcome.audit, now, this.indexes.afterCreate(view, created));
     return { kind: created ? 'created' : 'existed', view };
   }
@@ -125,6 +132,20 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
     const { pauseId, callId, voter, voterName, choice, payload, reason, now } = input;
     const decision = personDecision(voter, now, reason, voterName, input.onBehalfOf);
     const marking = this.indexes.beforeVote(pauseId, now);
+    const detail = voteDetail(input);
+    // This vote's lines, sealed ahead when this replica knows the pause's chain and tally.
+    const tally = this.chains.tally(pauseId, callId);
+    const offer =
+      tally === undefined
+        ? NO_SEAL_OFFER
+        : this.chains.offer(
+            pauseId,
+            now,
+            plannedVoteEntries(
+              { voter, choice, callId, detail, decision: JSON.stringify(decision) },
+              tally,
+            ),
+          );
     const outcome = await this.onTypedPause(
       VOTE,
       pauseId,
@@ -141,10 +162,12 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
           decision,
           expiry: systemDecision(now),
           retentionMs: this.retentionMs,
-          detail: voteDetail(input),
+          detail,
+          ...offer,
         };
       },
       callId,
+      offer,
     );
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };

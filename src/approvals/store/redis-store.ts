@@ -4,6 +4,7 @@ import { storeKeys } from './keys.js';
 import { RedisAuditLog } from './redis-audit-log.js';
 import { AuditSealer } from './redis-audit-seal.js';
 import { RedisCardClaims } from './redis-card-claims.js';
+import { ChainOffers } from './redis-chain-offers.js';
 import type { RedisClient } from './redis-connection.js';
 import { RedisIndexes } from './redis-indexes.js';
 import { RedisStoreLifecycle } from './redis-marker.js';
@@ -84,6 +85,7 @@ export function openRedisStore(options: RedisStoreOptions): ApprovalStore {
     sealer,
     retentionMs,
     callIdCache: new Map(),
+    chains: new ChainOffers(),
   };
   return {
     pauses: new RedisPauses(context, nudges),

@@ -3,6 +3,7 @@ import { EXPIRE_GATE } from '../../../src/approvals/store/scripts/expire-gate.lu
 import {
   arg,
   luaPrologue,
+  NO_SEAL_OFFER,
   PauseScript,
 } from '../../../src/approvals/store/scripts/pause-script.js';
 import { VOTE, VOTE_ALL } from '../../../src/approvals/store/scripts/vote.lua.js';
@@ -22,6 +23,7 @@ describe('a per-pause script defined once', () => {
       expiry: { by: 'system', at: 5 },
       retentionMs: 60_000,
       detail: 'approve',
+      ...NO_SEAL_OFFER,
     });
     expect(argv).toEqual([
       5,
@@ -34,6 +36,10 @@ describe('a per-pause script defined once', () => {
       '{"by":"system","at":5}',
       60_000,
       'approve',
+      '',
+      '',
+      '',
+      '',
     ]);
   });
 

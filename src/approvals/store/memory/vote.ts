@@ -1,5 +1,6 @@
 import { initiatorOf } from '../audit-chain.js';
 import { approvedDetail, isDue, VOTE_OUTCOME } from '../rules.js';
+import { NO_SEAL_OFFER } from '../scripts/pause-script.js';
 import type { VoteAllArgs, VoteArgs, VoteGateReply } from '../scripts/vote.lua.js';
 import type { MemoryGate, PauseRun } from './prelude.js';
 
@@ -51,6 +52,12 @@ export function voteAll(
 ): VoteGateReply[] {
   const { gateIndexes: _, ...shared } = args;
   return gates.map((gate, i) =>
-    vote(run, gate, { ...shared, gateIndex: args.gateIndexes[i] ?? 0, payload: undefined }),
+    vote(run, gate, {
+      ...shared,
+      gateIndex: args.gateIndexes[i] ?? 0,
+      payload: undefined,
+      // The twin seals every line at once: nothing to seal ahead.
+      ...NO_SEAL_OFFER,
+    }),
   );
 }

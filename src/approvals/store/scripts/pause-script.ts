@@ -43,6 +43,36 @@ export const arg = {
 };
 
 /**
+ * Lines Node sealed ahead for a transition's audit entries (redis-chain-offers.ts), all '' for
+ * none: a transition that takes them passes them to the prelude's `offer_seal` first thing.
+ */
+export const SEAL_OFFER_ARGS = {
+  sealAfter: arg.text(),
+  sealHead: arg.text(),
+  sealBodies: arg.text(),
+  sealLines: arg.text(),
+};
+/** Lines sealed ahead, as SEAL_OFFER_ARGS carry them (redis-chain-offers.ts builds them). */
+export interface SealOffer {
+  /** The chain head the lines follow. */
+  sealAfter: string;
+  /** The head after them. */
+  sealHead: string;
+  /** The bodies the transition is expected to write, one a line. */
+  sealBodies: string;
+  /** Their sealed lines, one a line. */
+  sealLines: string;
+}
+export const NO_SEAL_OFFER: SealOffer = {
+  sealAfter: '',
+  sealHead: '',
+  sealBodies: '',
+  sealLines: '',
+};
+export const LUA_OFFER_SEAL =
+  'offer_seal(args.sealAfter, args.sealHead, args.sealBodies, args.sealLines)';
+
+/**
  * The arguments of a per-pause script, in ARGV order (an object's keys keep the order they
  * were written in). The prelude reads ARGV[1] as the clock, so `now` always comes first.
  */

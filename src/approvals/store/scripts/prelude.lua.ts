@@ -6,9 +6,11 @@ import {
   luaFieldList,
   luaGateFieldsOnPause,
   PAUSE_FIELDS,
+  TRAIL_FIELD,
   UNSEALED_FIELD,
 } from './fields.js';
 import { luaRules } from './rules.lua.js';
+import { LUA_APPEND_SEALED } from './seal-audit.lua.js';
 
 /**
  * Helpers prepended to every per-pause script. Every such script takes the same KEYS:
@@ -30,6 +32,25 @@ local PAUSE, AUDIT = KEYS[1], KEYS[2]
 local audited = 0
 ${luaGateFieldsOnPause()}
 
+${LUA_APPEND_SEALED}
+-- Lines Node sealed ahead for this call's audit entries (audit-chain.ts: it knows the chain head
+-- and the bodies this call would write, from the last reply it saw): appended at the reply when
+-- the head is still that one and the bodies written are exactly those, else left unsealed for
+-- the separate seal (seal-audit.lua.ts), as a previous version's call would.
+local seal_offer = nil
+local function offer_seal(after, new_head, bodies, lines)
+  if lines ~= '' then seal_offer = {after = after, head = new_head, bodies = bodies, lines = lines} end
+end
+local function seal_offered()
+  if not seal_offer or audited == 0 then return false end
+  local f = redis.call('HMGET', PAUSE, '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}', '${TRAIL_FIELD}')
+  if (f[1] or '') ~= seal_offer.after or f[2] ~= seal_offer.bodies then return false end
+  local lines = {}
+  for line in string.gmatch(seal_offer.lines, '[^\\n]+') do lines[#lines + 1] = line end
+  append_sealed(PAUSE, AUDIT, seal_offer.head, '', lines, f[3])
+  return true
+end
+
 -- One read of the pause hash for the whole reply: its fields, each gate's fields kept on it
 -- (fields.ts), and the chain when this call wrote to it.
 local function reply(code, info)
@@ -37,6 +58,7 @@ local function reply(code, info)
   local fields = {unpack(PAUSE_FIELDS)}
   local on_pause = #fields
   for i = 1, #KEYS - 2 do append_gate_fields_on_pause(fields, i) end
+  local sealed = seal_offered()
   local chain_at = #fields
   if audited > 0 then
     fields[chain_at + 1], fields[chain_at + 2] = '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}'
@@ -52,6 +74,7 @@ local function reply(code, info)
   end
   local chain = {}
   if audited > 0 then chain = {values[chain_at + 1] or '', values[chain_at + 2] or ''} end
+  if sealed then chain[3] = '1' end
   return {code, info or {}, audited, pause, gates, chain}
 end
 

@@ -13,7 +13,11 @@ const pauseScriptReplySchema = z.tuple([
   z.number().int().min(0),
   z.array(z.string().nullable()),
   z.array(z.array(z.string().nullable())),
-  z.union([z.tuple([]), z.tuple([z.string(), z.string()])]),
+  z.union([
+    z.tuple([]),
+    z.tuple([z.string(), z.string()]),
+    z.tuple([z.string(), z.string(), z.literal('1')]),
+  ]),
 ]);
 
 /** One audit entry a script appended to the pause's trail; '' stands for "none". */
@@ -32,6 +36,8 @@ export interface ChainState {
   head: string;
   /** Bodies, one per line, oldest first; '' for none. */
   unsealed: string;
+  /** The script appended the lines Node sealed ahead for it (prelude.lua.ts's offer_seal). */
+  sealedAhead?: boolean;
 }
 
 export interface PauseScriptReply {
@@ -57,7 +63,10 @@ export function parsePauseScriptReply(script: string, raw: unknown): PauseScript
     info: info.map(String),
     pauseValues,
     gateValues,
-    chain: chain.length === 0 ? undefined : { head: chain[0], unsealed: chain[1] },
+    chain:
+      chain.length === 0
+        ? undefined
+        : { head: chain[0], unsealed: chain[1], sealedAhead: chain.length === 3 },
   };
 }
 

@@ -3,6 +3,47 @@ import { PER_PAUSE_AUDIT_MAX } from '../rules.js';
 import { CHAIN_HEAD_FIELD, TRAIL_FIELD, UNSEALED_FIELD } from './fields.js';
 
 /**
+ * `append_sealed(pause_key, audit_key, new_head, rest, lines, trail)`: moves a pause's chain head
+ * to `new_head` and appends `lines` (sealed, oldest first) to its trail, `trail` being the trail
+ * as read; `rest` is the bodies left unsealed ('' for none). One write of the pause hash. Shared
+ * by seal_audit and the transitions that seal their own lines (prelude.lua.ts's offer_seal).
+ */
+export const LUA_APPEND_SEALED = `
+local PER_PAUSE_AUDIT_MAX = ${PER_PAUSE_AUDIT_MAX}
+local SHORTEST_SEALED_LINE = ${SHORTEST_SEALED_LINE}
+local function append_sealed(pause_key, audit_key, new_head, rest, lines, trail)
+  local writes = {'${CHAIN_HEAD_FIELD}', new_head}
+  if rest == '' then
+    redis.call('HDEL', pause_key, '${UNSEALED_FIELD}')
+  else
+    writes[3], writes[4] = '${UNSEALED_FIELD}', rest
+  end
+  -- A pause recorded before the trail moved into its hash keeps it in its list, and so does one
+  -- a previous version's replica appended to during a rolling upgrade: its later lines go there.
+  if redis.call('TYPE', audit_key)['ok'] == 'list' then
+    redis.call('HSET', pause_key, unpack(writes))
+    redis.call('RPUSH', audit_key, unpack(lines))
+    redis.call('LTRIM', audit_key, -PER_PAUSE_AUDIT_MAX, -1)
+    return
+  end
+  local text = table.concat(lines, '\\n')
+  if trail then trail = trail .. '\\n' .. text else trail = text end
+  -- At most PER_PAUSE_AUDIT_MAX lines: the oldest go first. Lines are counted only in a trail
+  -- long enough to hold more (each is at least SHORTEST_SEALED_LINE bytes), so that sealing a
+  -- line does not cost a pass over the whole trail.
+  if #trail > PER_PAUSE_AUDIT_MAX * SHORTEST_SEALED_LINE then
+    local _, breaks = string.gsub(trail, '\\n', '')
+    while breaks >= PER_PAUSE_AUDIT_MAX do
+      trail = string.sub(trail, string.find(trail, '\\n', 1, true) + 1)
+      breaks = breaks - 1
+    end
+  end
+  writes[#writes + 1], writes[#writes + 2] = '${TRAIL_FIELD}', trail
+  redis.call('HSET', pause_key, unpack(writes))
+end
+`;
+
+/**
  * seal_audit: moves the first `count` of a pause's unsealed chain line bodies into its trail as
  * the sealed lines Node computed for them (audit-chain.ts), if the chain head is still the one
  * Node sealed them after: a compare-and-set, so that two replicas sealing the same bodies at
@@ -15,8 +56,7 @@ import { CHAIN_HEAD_FIELD, TRAIL_FIELD, UNSEALED_FIELD } from './fields.js';
  *   the bodies are not the ones sealed: the chain as it stands, to seal again)
  */
 export const SEAL_AUDIT_LUA = `
-local PER_PAUSE_AUDIT_MAX = ${PER_PAUSE_AUDIT_MAX}
-local SHORTEST_SEALED_LINE = ${SHORTEST_SEALED_LINE}
+${LUA_APPEND_SEALED}
 local PAUSE, AUDIT = KEYS[1], KEYS[2]
 -- One read: whether the pause is there (every pause holds gateCount), its chain and its trail.
 local f = redis.call('HMGET', PAUSE, 'gateCount', '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}',
@@ -32,34 +72,6 @@ for i = 1, count do
   if at then rest = string.sub(rest, at + 1) elseif i == count then rest = '' else rest = nil end
 end
 if head ~= ARGV[1] or rest == nil or count == 0 then return {2, head, unsealed} end
--- One write of the pause hash: the new head, the bodies still unsealed, and the trail below.
-local writes = {'${CHAIN_HEAD_FIELD}', ARGV[2]}
-if rest == '' then
-  redis.call('HDEL', PAUSE, '${UNSEALED_FIELD}')
-else
-  writes[3], writes[4] = '${UNSEALED_FIELD}', rest
-end
--- A pause recorded before the trail moved into its hash keeps it in its list, and so does one
--- a previous version's replica appended to during a rolling upgrade: its later lines go there.
-if redis.call('TYPE', AUDIT)['ok'] == 'list' then
-  redis.call('HSET', PAUSE, unpack(writes))
-  redis.call('RPUSH', AUDIT, unpack(ARGV, 3))
-  redis.call('LTRIM', AUDIT, -PER_PAUSE_AUDIT_MAX, -1)
-  return {1}
-end
-local lines = table.concat(ARGV, '\\n', 3)
-if trail then trail = trail .. '\\n' .. lines else trail = lines end
--- At most PER_PAUSE_AUDIT_MAX lines: the oldest go first. Lines are counted only in a trail
--- long enough to hold more (each is at least SHORTEST_SEALED_LINE bytes), so that sealing a line
--- does not cost a pass over the whole trail.
-if #trail > PER_PAUSE_AUDIT_MAX * SHORTEST_SEALED_LINE then
-  local _, breaks = string.gsub(trail, '\\n', '')
-  while breaks >= PER_PAUSE_AUDIT_MAX do
-    trail = string.sub(trail, string.find(trail, '\\n', 1, true) + 1)
-    breaks = breaks - 1
-  end
-end
-writes[#writes + 1], writes[#writes + 2] = '${TRAIL_FIELD}', trail
-redis.call('HSET', PAUSE, unpack(writes))
+append_sealed(PAUSE, AUDIT, ARGV[2], rest, {unpack(ARGV, 3)}, trail)
 return {1}
 `;

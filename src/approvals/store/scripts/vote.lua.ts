@@ -1,7 +1,16 @@
 import type { JsonValue } from '../../../json.js';
 import { type GateDecision, type GateState, gateStateSchema, type Vote } from '../../records.js';
 import { StoreError } from '../../store.js';
-import { type ArgsOf, arg, type CodeAndInfo, PauseScript } from './pause-script.js';
+import type { PlannedEntry } from '../redis-chain-offers.js';
+import { approvedDetail, VOTE_OUTCOME } from '../rules.js';
+import {
+  type ArgsOf,
+  arg,
+  type CodeAndInfo,
+  LUA_OFFER_SEAL,
+  PauseScript,
+  SEAL_OFFER_ARGS,
+} from './pause-script.js';
 
 /**
  * One voter's approve or reject on one pending gate: the rule shared by vote and vote_all.
@@ -81,13 +90,14 @@ const VOTE_ARGS = {
   retentionMs: arg.number,
   /** The audit detail of the vote. */
   detail: arg.text(),
+  ...SEAL_OFFER_ARGS,
 };
 export type VoteArgs = ArgsOf<typeof VOTE_ARGS>;
 
 /**
  * vote: one voter's approve or reject on one gate, compare-and-set on the gate's state.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: VOTE_ARGS, in that order
+ * ARGV: VOTE_ARGS, in that order (the last four: lines sealed ahead, redis-chain-offers.ts)
  * Returns COUNTED {approvals, quorum} | DECIDED {state, pauseDecided '1'|'0'} | ALREADY_VOTED |
  *   ALREADY_DECIDED {state} | EXPIRED {state, pauseDecided} | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
@@ -97,6 +107,7 @@ export const VOTE = new PauseScript(
   {
     functions: VOTE_GATE,
     body: `
+${LUA_OFFER_SEAL}
 local pause, gates = load()
 if not pause then return gates end
 local code, info = vote_gate(pause, gates, gates[args.gateIndex], args.voter, args.choice,
@@ -155,3 +166,23 @@ return reply(CODE.OK, out)
     return info;
   },
 );
+
+/**
+ * The audit entries vote_gate writes for a first vote on a pending gate that is not due (the
+ * twin of its `audit` calls), given the gate's tally before the vote: the lines a replica seals
+ * ahead (redis-chain-offers.ts). A wrong guess only costs the separate seal.
+ */
+export function plannedVoteEntries(
+  vote: { voter: string; choice: Vote['choice']; callId: string; detail: string; decision: string },
+  tally: { approvals: number; quorum: number },
+): PlannedEntry[] {
+  const { voter: actor, callId, decision } = vote;
+  const voted = { event: 'voted', actor, callId, detail: vote.detail };
+  if (vote.choice === 'reject') {
+    return [voted, { event: VOTE_OUTCOME.reject, actor, callId, detail: '', decision }];
+  }
+  const approvals = tally.approvals + 1;
+  if (approvals < tally.quorum) return [voted];
+  const detail = approvedDetail(approvals, tally.quorum);
+  return [voted, { event: VOTE_OUTCOME.approve, actor, callId, detail, decision }];
+}
