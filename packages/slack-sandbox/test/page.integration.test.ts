@@ -156,7 +156,9 @@ const reasonModal = {
   ],
 };
 
-describe('the sandbox page in a real browser', () => {
+// A loaded CI machine (four test files at once on two cores, Chromium among them) once took over
+// 8 s to show a posted message: the locators wait 15 s, each test 45 s.
+describe('the sandbox page in a real browser', { timeout: 45_000 }, () => {
   let sandbox: Sandbox;
   let bolt: RunningBoltApp;
   let browser: Browser;
@@ -235,7 +237,7 @@ describe('the sandbox page in a real browser', () => {
     choices.length = 0;
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     // Fail with the locator's name rather than vitest's bare test timeout.
-    page.setDefaultTimeout(8000);
+    page.setDefaultTimeout(15_000);
   });
 
   async function open(as: string, conversation = ops) {
