@@ -1,3 +1,4 @@
+import { Cluster, Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditExportLines } from '../../../src/approvals/audit-export.js';
 import { AuditVerifier } from '../../../src/approvals/audit-verify.js';
@@ -14,7 +15,7 @@ import { UNSEALED_FIELD } from '../../../src/approvals/store/scripts/fields.js';
 import { LuaScript } from '../../../src/approvals/store/scripts/lua-script.js';
 import { SEAL_AUDIT_LUA } from '../../../src/approvals/store/scripts/seal-audit.lua.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
-import { connectTestRedis, deleteWithPrefix, randomPrefix, servers } from '../../support/redis.js';
+import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
 import { APPROVER, firstCallId, newPause, policy, T0 } from './fixtures.js';
 
 /**
@@ -41,36 +42,46 @@ afterEach(async () => {
 });
 
 /**
- * How many separate seals of this test's pauses Redis ran during `work`, as MONITOR shows them
- * on every master; a marker each master echoes after `work` says when all of it was seen.
+ * How many separate seals of this test's pauses the stores sent during `work`, counted where
+ * every client of this file sends its scripts (EVALSHA, or EVAL when Redis lacked the script).
+ * (Counted at the client, not with MONITOR: ioredis's monitor connection once mistook another
+ * test file's command for a reply under load.)
  */
 async function sealCallsDuring(work: () => Promise<unknown>): Promise<number> {
-  const monitors = await Promise.all(servers(redis).map((server) => server.monitor()));
   let seals = 0;
-  const marker = `${keyPrefix}marker`;
-  const markersSeen = monitors.map(
-    (monitor) =>
-      new Promise<void>((resolve) => {
-        monitor.on('monitor', (_time: string, args: string[]) => {
-          const [command = '', sha, , firstKey = ''] = args;
-          if (command.toLowerCase() === 'echo' && args[1] === marker) resolve();
-          if (
-            command.toLowerCase() === 'evalsha' &&
-            sha === SEAL_SHA &&
-            firstKey.startsWith(keyPrefix)
-          ) {
-            seals += 1;
-          }
-        });
-      }),
+  const count = (script: unknown, keys: unknown[]) => {
+    const firstKey = keys[1];
+    const isSeal = script === SEAL_SHA || script === SEAL_AUDIT_LUA;
+    if (isSeal && typeof firstKey === 'string' && firstKey.startsWith(keyPrefix)) seals += 1;
+  };
+  const restore = [Redis.prototype, Cluster.prototype].flatMap((proto) =>
+    (['evalsha', 'eval'] as const).map((name) => {
+      const own = Object.hasOwn(proto, name);
+      const original = proto[name];
+      Object.defineProperty(proto, name, {
+        configurable: true,
+        writable: true,
+        value(this: unknown, script: unknown, ...rest: unknown[]) {
+          count(script, rest);
+          return Reflect.apply(original, this, [script, ...rest]);
+        },
+      });
+      return () => {
+        if (own)
+          Object.defineProperty(proto, name, {
+            configurable: true,
+            writable: true,
+            value: original,
+          });
+        else Reflect.deleteProperty(proto, name);
+      };
+    }),
   );
   try {
     await work();
-    await Promise.all(servers(redis).map((server) => server.echo(marker)));
-    await Promise.all(markersSeen);
     return seals;
   } finally {
-    for (const monitor of monitors) monitor.disconnect();
+    for (const undo of restore) undo();
   }
 }
 
