@@ -47,7 +47,7 @@ import { scriptCodeName } from './scripts/codes.js';
 import { plannedCreateEntries } from './scripts/create-pause.lua.js';
 import { NO_SEAL_OFFER } from './scripts/pause-script.js';
 import { REOPEN } from './scripts/reopen.lua.js';
-import { SET_CARD_TS } from './scripts/set-card-ts.lua.js';
+import { plannedCardPostedEntries, SET_CARD_TS } from './scripts/set-card-ts.lua.js';
 import { UNDO } from './scripts/undo.lua.js';
 import { decodeVoteGate, plannedVoteEntries, VOTE, VOTE_ALL } from './scripts/vote.lua.js';
 import { WITHDRAW } from './scripts/withdraw.lua.js';
@@ -131,7 +131,15 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
   }
 
   async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
-    const outcome = await this.onTypedPause(SET_CARD_TS, pauseId, () => ({ now, ts }));
+    // Its line, sealed ahead when this replica knows the pause's chain (it recorded the pause).
+    const offer = this.chains.offer(pauseId, now, plannedCardPostedEntries());
+    const outcome = await this.onTypedPause(
+      SET_CARD_TS,
+      pauseId,
+      () => ({ now, ts, ...offer }),
+      undefined,
+      offer,
+    );
     const updates = outcome.view === undefined ? [] : this.indexes.afterCardPosted(pauseId);
     await this.indexes.apply(outcome.view, outcome.audit, now, updates);
     return outcome.view;

@@ -271,11 +271,12 @@ describe('every transition of one decision sealing its own lines', () => {
     await expectSealedOnce(input.id, ['created']);
   });
 
-  it('create, deciding vote, claim and finish on one replica send no separate seal at all', async () => {
+  it('create, card posted, deciding vote, claim and finish on one replica send no separate seal at all', async () => {
     const input = newPause();
     const { id: pauseId } = input;
     const seals = await sealCallsDuring(async () => {
       await store.pauses.createPause(input);
+      expect(await store.pauses.setCardTs(pauseId, '1795326457.000200', T0 + 1)).toBeDefined();
       const vote = { pauseId, callId: firstCallId(input), voter: APPROVER, now: T0 + 5 };
       await store.pauses.vote({ ...vote, choice: 'approve' });
       const claim = { pauseId, owner: 'replica-a', now: T0 + 6, leaseMs: 30_000 };
@@ -284,7 +285,8 @@ describe('every transition of one decision sealing its own lines', () => {
       expect(await store.leases.markResumed(finish)).toMatchObject({ kind: 'ok' });
     });
     expect(seals).toBe(0);
-    await expectSealedOnce(pauseId, ['created', 'voted', 'approved', 'resume_claimed', 'resumed']);
+    const events = ['created', 'card_posted', 'voted', 'approved', 'resume_claimed', 'resumed'];
+    await expectSealedOnce(pauseId, events);
   });
 
   it("a lapsed lease's takeover, a failed resume and its retry are sealed ahead with the attempt and former owner their lines state", async () => {
