@@ -93,7 +93,8 @@ export class MemoryPauses implements PauseStore {
   async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
     const run = this.book.load(pauseId, now);
     if (!run) return undefined;
-    setCardTs(run, { now, ts });
+    // The twin seals every line at once: nothing to seal ahead.
+    setCardTs(run, { now, ts, ...NO_SEAL_OFFER });
     this.book.mirror(run);
     return run.view();
   }

@@ -14,6 +14,7 @@ import type { MemoryPause } from './memory/prelude.js';
 import { renewLease } from './memory/renew-lease.js';
 import type { MemoryPauseBook } from './memory-pause-book.js';
 import { DEFAULT_LIMIT, type FinishOutcome, resumeFailedDetail } from './rules.js';
+import { NO_SEAL_OFFER } from './scripts/pause-script.js';
 
 /** Resume leases in memory: the twins of the claim, renewal and finish scripts. */
 export class MemoryResumeLeases implements ResumeLeases {
@@ -25,7 +26,9 @@ export class MemoryResumeLeases implements ResumeLeases {
     if (!run) return { kind: 'not_found' };
     const retryFailed = input.retryFailed ?? false;
     const leaseUntil = now + leaseMs;
-    const result = claimResume(run, { now, owner, leaseUntil, leaseMs, retryFailed });
+    // The twin seals every line at once: nothing to seal ahead.
+    const args = { now, owner, leaseUntil, leaseMs, retryFailed, ...NO_SEAL_OFFER };
+    const result = claimResume(run, args);
     this.book.mirror(run);
     return result;
   }
@@ -80,7 +83,8 @@ export class MemoryResumeLeases implements ResumeLeases {
     const run = this.book.load(pauseId, now);
     if (!run) return { kind: 'not_found' };
     const retentionMs = this.book.retentionMs;
-    const result = finishResume(run, { now, owner, outcome, retentionMs, error, detail });
+    const args = { now, owner, outcome, retentionMs, error, detail, ...NO_SEAL_OFFER };
+    const result = finishResume(run, args);
     this.book.mirror(run);
     return result;
   }

@@ -3,6 +3,7 @@ import type { ClaimCardlessInput, ExpiredGate, PauseSweeps } from '../store-role
 import { expireGate } from './memory/expire-gate.js';
 import type { MemoryPauseBook } from './memory-pause-book.js';
 import { DEFAULT_LIMIT, isDue, systemDecision } from './rules.js';
+import { NO_SEAL_OFFER } from './scripts/pause-script.js';
 
 /** The sweeper's finds in memory: gates past their expiry, pauses whose card was never posted. */
 export class MemoryPauseSweeps implements PauseSweeps {
@@ -35,6 +36,8 @@ export class MemoryPauseSweeps implements PauseSweeps {
         gateIndex: run.entry.pause.callIds.indexOf(callId) + 1,
         decision: systemDecision(now),
         retentionMs: this.book.retentionMs,
+        // The twin seals every line at once: nothing to seal ahead.
+        ...NO_SEAL_OFFER,
       });
       this.book.mirror(run);
       if (reply.code === 'EXPIRED') {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
-import type { PauseView } from '../records.js';
-import { chainBody, luaJsonString, sealChainLine } from './audit-chain.js';
+import type { GatePolicy, PauseView, ResumeStatus } from '../records.js';
+import { AUDIT_GENESIS, chainBody, luaJsonString, sealChainLine } from './audit-chain.js';
 import { NO_SEAL_OFFER, type SealOffer } from './scripts/pause-script.js';
 
 /** An audit entry a transition is expected to write, as the script's `audit` call takes it. */
@@ -25,6 +25,14 @@ interface KnownChain {
 export interface GateTally {
   approvals: number;
   quorum: number;
+  /** What its policy does when its time runs out. */
+  onExpiry: GatePolicy['onExpiry'];
+}
+
+/** What the last reply showed of a pause: its pending gates (in call id order) and its resume. */
+export interface PauseSeen {
+  pending: Map<string, GateTally>;
+  resume: ResumeStatus;
 }
 
 const sealedLineSchema = z.object({
@@ -46,27 +54,33 @@ const KNOWN_CHAINS = 10_000;
  */
 export class ChainOffers {
   private readonly known = new Map<string, KnownChain>();
-  private readonly tallies = new Map<string, Map<string, GateTally>>();
+  private readonly seen = new Map<string, PauseSeen>();
 
-  /** Learns the pending gates' tallies of a pause from the view a reply carried. */
+  /** Learns a pause's pending gates and resume from the view a reply carried. */
   learnView(view: PauseView): void {
-    const tallies = new Map<string, GateTally>();
+    const pending = new Map<string, GateTally>();
     for (const gate of view.gates) {
       if (gate.state !== 'pending') continue;
       const approvals = gate.votes.filter((vote) => vote.choice === 'approve').length;
-      tallies.set(gate.confirmationCallId, { approvals, quorum: gate.policy.quorum });
+      const { quorum, onExpiry } = gate.policy;
+      pending.set(gate.confirmationCallId, { approvals, quorum, onExpiry });
     }
-    this.tallies.delete(view.pause.id);
-    this.tallies.set(view.pause.id, tallies);
-    if (this.tallies.size > KNOWN_CHAINS) {
-      const oldest = this.tallies.keys().next();
-      if (!oldest.done) this.tallies.delete(oldest.value);
+    this.seen.delete(view.pause.id);
+    this.seen.set(view.pause.id, { pending, resume: view.pause.resume });
+    if (this.seen.size > KNOWN_CHAINS) {
+      const oldest = this.seen.keys().next();
+      if (!oldest.done) this.seen.delete(oldest.value);
     }
   }
 
   /** A pending gate's tally as last seen; undefined when not seen pending. */
   tally(pauseId: string, callId: string): GateTally | undefined {
-    return this.tallies.get(pauseId)?.get(callId);
+    return this.seen.get(pauseId)?.pending.get(callId);
+  }
+
+  /** The pause as the last reply showed it; undefined when not seen. */
+  lastSeen(pauseId: string): PauseSeen | undefined {
+    return this.seen.get(pauseId);
   }
 
   /** Learns a pause's chain from lines just sealed into its trail, oldest first. */
@@ -104,31 +118,56 @@ export class ChainOffers {
 
   forget(pauseId: string): void {
     this.known.delete(pauseId);
-    this.tallies.delete(pauseId);
+    this.seen.delete(pauseId);
   }
 
   /** The sealed lines of `planned`, written at `now`, after the chain as last learnt. */
   offer(pauseId: string, now: number, planned: readonly PlannedEntry[]): SealOffer {
     const chain = this.known.get(pauseId);
-    if (chain === undefined || planned.length === 0) return NO_SEAL_OFFER;
-    let head = chain.head;
-    const bodies: string[] = [];
-    const lines: string[] = [];
-    for (const [i, entry] of planned.entries()) {
-      const what = chain.what.get(entry.callId);
-      if (what === undefined) return NO_SEAL_OFFER;
-      const input = { pauseId, seq: chain.seq + i + 1, at: now, ...entry, what: what ?? undefined };
-      const body = chainBody(input, luaJsonString);
-      const sealed = sealChainLine(body, head);
-      bodies.push(body);
-      lines.push(sealed.line);
-      head = sealed.hash;
-    }
-    return {
-      sealAfter: chain.head,
-      sealHead: head,
-      sealBodies: bodies.join('\n'),
-      sealLines: lines.join('\n'),
-    };
+    if (chain === undefined) return NO_SEAL_OFFER;
+    return offerAfter(chain, pauseId, now, planned);
   }
+
+  /**
+   * The sealed lines of `planned` as the first of a new pause's chain (create_pause), `whats`
+   * being each gate's (and the pause's, under '') `what` text. Nothing is learnt until the lines
+   * are sealed: a pause that already existed writes none.
+   */
+  offerNew(
+    pauseId: string,
+    now: number,
+    planned: readonly PlannedEntry[],
+    whats: readonly (readonly [string, string])[],
+  ): SealOffer {
+    return offerAfter({ head: '', seq: 0, what: new Map(whats) }, pauseId, now, planned);
+  }
+}
+
+function offerAfter(
+  chain: KnownChain,
+  pauseId: string,
+  now: number,
+  planned: readonly PlannedEntry[],
+): SealOffer {
+  if (planned.length === 0) return NO_SEAL_OFFER;
+  // The first line of a chain follows the genesis; its head field is still unset ('').
+  let head = chain.head === '' ? AUDIT_GENESIS : chain.head;
+  const bodies: string[] = [];
+  const lines: string[] = [];
+  for (const [i, entry] of planned.entries()) {
+    const what = chain.what.get(entry.callId);
+    if (what === undefined) return NO_SEAL_OFFER;
+    const input = { pauseId, seq: chain.seq + i + 1, at: now, ...entry, what: what ?? undefined };
+    const body = chainBody(input, luaJsonString);
+    const sealed = sealChainLine(body, head);
+    bodies.push(body);
+    lines.push(sealed.line);
+    head = sealed.hash;
+  }
+  return {
+    sealAfter: chain.head,
+    sealHead: head,
+    sealBodies: bodies.join('\n'),
+    sealLines: lines.join('\n'),
+  };
 }

@@ -44,9 +44,10 @@ import {
 } from './rules.js';
 import { CANCEL } from './scripts/cancel.lua.js';
 import { scriptCodeName } from './scripts/codes.js';
+import { plannedCreateEntries } from './scripts/create-pause.lua.js';
 import { NO_SEAL_OFFER } from './scripts/pause-script.js';
 import { REOPEN } from './scripts/reopen.lua.js';
-import { SET_CARD_TS } from './scripts/set-card-ts.lua.js';
+import { plannedCardPostedEntries, SET_CARD_TS } from './scripts/set-card-ts.lua.js';
 import { UNDO } from './scripts/undo.lua.js';
 import { decodeVoteGate, plannedVoteEntries, VOTE, VOTE_ALL } from './scripts/vote.lua.js';
 import { WITHDRAW } from './scripts/withdraw.lua.js';
@@ -76,29 +77,37 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
       this.nudges.beforeCreate(id, newGateNudges(input.gates, now)),
     ]);
     const pause = encodePause(input, callIds);
+    const detail = createdDetail(callIds.length);
+    const pauseFacts = pauseFactsOf(input);
+    // A new pause's chain starts empty: its `created` line is known from the input alone.
+    const whats = gates.map((gate) => [gate.callId, gate.auditFacts] as const);
+    const offer = this.chains.offerNew(id, now, plannedCreateEntries(input.requester, detail), [
+      ['', pauseFacts],
+      ...whats,
+    ]);
     const args: (string | number)[] = [
       now,
       pause.record,
       pause.cardTs,
       input.requester,
-      createdDetail(callIds.length),
-      pauseFactsOf(input),
+      detail,
+      pauseFacts,
+      offer.sealAfter,
+      offer.sealHead,
+      offer.sealBodies,
+      offer.sealLines,
     ];
     for (const gate of gates) {
       args.push(gate.callId, gate.record, gate.policy, gate.expiresAt ?? '', gate.auditFacts);
     }
-    const outcome = await this.runScript(SCRIPTS.createPause, id, callIds, args);
+    const outcome = await this.runScript(SCRIPTS.createPause, id, callIds, args, offer);
     // Recorded before with the same call ids in another order: that is the same pause.
     const view = outcome.view ?? (await this.getPause(id));
     assertSamePause(id, view, callIds);
     this.remember(id, view.pause.callIds);
     const created = outcome.code === 'CREATED';
     // What each gate is, as its lines will carry it: so that its first vote can be sealed ahead.
-    if (created)
-      this.chains.learnWhat(
-        id,
-        gates.map((gate) => [gate.callId, gate.auditFacts]),
-      );
+    if (created) this.chains.learnWhat(id, whats);
     await this.indexes.apply(view, outcome.audit, now, this.indexes.afterCreate(view, created));
     return { kind: created ? 'created' : 'existed', view };
   }
@@ -122,7 +131,15 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
   }
 
   async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
-    const outcome = await this.onTypedPause(SET_CARD_TS, pauseId, () => ({ now, ts }));
+    // Its line, sealed ahead when this replica knows the pause's chain (it recorded the pause).
+    const offer = this.chains.offer(pauseId, now, plannedCardPostedEntries());
+    const outcome = await this.onTypedPause(
+      SET_CARD_TS,
+      pauseId,
+      () => ({ now, ts, ...offer }),
+      undefined,
+      offer,
+    );
     const updates = outcome.view === undefined ? [] : this.indexes.afterCardPosted(pauseId);
     await this.indexes.apply(outcome.view, outcome.audit, now, updates);
     return outcome.view;

@@ -10,8 +10,9 @@ import type {
 } from '../store-roles/resume-leases.js';
 import { RedisPauseScripts, unexpected } from './redis-pause-scripts.js';
 import { DEFAULT_LIMIT, type FinishOutcome, resumeFailedDetail } from './rules.js';
-import { CLAIM_RESUME } from './scripts/claim-resume.lua.js';
-import { FINISH_RESUME } from './scripts/finish-resume.lua.js';
+import { CLAIM_RESUME, plannedClaimEntries } from './scripts/claim-resume.lua.js';
+import { FINISH_RESUME, plannedFinishEntries } from './scripts/finish-resume.lua.js';
+import { NO_SEAL_OFFER } from './scripts/pause-script.js';
 import { RENEW_LEASE } from './scripts/renew-lease.lua.js';
 
 /**
@@ -22,13 +23,26 @@ export class RedisResumeLeases extends RedisPauseScripts implements ResumeLeases
   async claimResume(input: ClaimResumeInput): Promise<ClaimResult> {
     const { pauseId, owner, now, leaseMs } = input;
     const leaseUntil = now + leaseMs;
-    const outcome = await this.onTypedPause(CLAIM_RESUME, pauseId, () => ({
-      now,
-      owner,
-      leaseUntil,
-      leaseMs,
-      retryFailed: input.retryFailed ?? false,
-    }));
+    // The claim's line, sealed ahead when this replica knows the pause's chain and resume.
+    const seen = this.chains.lastSeen(pauseId);
+    const offer =
+      seen === undefined
+        ? NO_SEAL_OFFER
+        : this.chains.offer(pauseId, now, plannedClaimEntries({ owner, leaseMs }, seen.resume));
+    const outcome = await this.onTypedPause(
+      CLAIM_RESUME,
+      pauseId,
+      () => ({
+        now,
+        owner,
+        leaseUntil,
+        leaseMs,
+        retryFailed: input.retryFailed ?? false,
+        ...offer,
+      }),
+      undefined,
+      offer,
+    );
     const view = outcome.view;
     if (view === undefined) return { kind: 'not_found' };
     switch (outcome.code) {
@@ -101,14 +115,15 @@ export class RedisResumeLeases extends RedisPauseScripts implements ResumeLeases
     detail: string,
   ): Promise<FinishResult> {
     const { pauseId, owner, now } = input;
-    const result = await this.onTypedPause(FINISH_RESUME, pauseId, () => ({
-      now,
-      owner,
-      outcome,
-      retentionMs: this.retentionMs,
-      error,
-      detail,
-    }));
+    // The finish's line, sealed ahead when this replica knows the pause's chain.
+    const offer = this.chains.offer(pauseId, now, plannedFinishEntries({ owner, outcome, detail }));
+    const result = await this.onTypedPause(
+      FINISH_RESUME,
+      pauseId,
+      () => ({ now, owner, outcome, retentionMs: this.retentionMs, error, detail, ...offer }),
+      undefined,
+      offer,
+    );
     const view = result.view;
     if (view === undefined) return { kind: 'not_found' };
     if (result.code === 'LOST_LEASE') return { kind: 'lost_lease', view };

@@ -3,7 +3,8 @@ import { toStoreError } from './redis-connection.js';
 import type { ExpiryDone, IndexEntry } from './redis-indexes.js';
 import { RedisPauseScripts, unexpected } from './redis-pause-scripts.js';
 import { DEFAULT_LIMIT, systemDecision } from './rules.js';
-import { EXPIRE_GATE } from './scripts/expire-gate.lua.js';
+import { EXPIRE_GATE, plannedExpiryEntries } from './scripts/expire-gate.lua.js';
+import { NO_SEAL_OFFER } from './scripts/pause-script.js';
 import type { ScriptAuditEntry } from './scripts/reply.js';
 
 /** The sweeper's finds on Redis: gates past their expiry, pauses whose card was never posted. */
@@ -46,16 +47,27 @@ export class RedisPauseSweeps extends RedisPauseScripts implements PauseSweeps {
     now: number,
   ): Promise<{ gate: ExpiredGate; audit: ScriptAuditEntry[] } | 'stale' | 'kept'> {
     const { pauseId, callId } = entry;
+    const decision = systemDecision(now);
+    // The expiry's lines, sealed ahead when this replica knows the pause's chain and gates.
+    const seen = this.chains.lastSeen(pauseId);
+    const offer =
+      seen === undefined
+        ? NO_SEAL_OFFER
+        : this.chains.offer(
+            pauseId,
+            now,
+            plannedExpiryEntries({ callId, decision: JSON.stringify(decision) }, seen.pending),
+          );
     const outcome = await this.onTypedPause(
       EXPIRE_GATE,
       pauseId,
       (callIds) => {
         const index = callIds.indexOf(callId);
         if (index < 0) return undefined;
-        const decision = systemDecision(now);
-        return { now, gateIndex: index + 1, decision, retentionMs: this.retentionMs };
+        return { now, gateIndex: index + 1, decision, retentionMs: this.retentionMs, ...offer };
       },
       callId,
+      offer,
     );
     const { code, view } = outcome;
     if (code === 'NOT_FOUND') {

@@ -51,6 +51,10 @@ describe('a per-pause script defined once', () => {
         '  gateIndex = tonumber(ARGV[2]),',
         '  decision = ARGV[3],',
         '  retentionMs = tonumber(ARGV[4]),',
+        '  sealAfter = ARGV[5],',
+        '  sealHead = ARGV[6],',
+        '  sealBodies = ARGV[7],',
+        '  sealLines = ARGV[8],',
         '}',
       ].join('\n'),
     );
@@ -85,10 +89,10 @@ describe('a per-pause script defined once', () => {
   });
 
   it('makes an argument missing or of the wrong type a type error (checked by tsc)', () => {
-    const args = { now: 1, gateIndex: 1, decision, retentionMs: 1 };
-    expect(EXPIRE_GATE.encode(args)).toHaveLength(4);
+    const args = { now: 1, gateIndex: 1, decision, retentionMs: 1, ...NO_SEAL_OFFER };
+    expect(EXPIRE_GATE.encode(args)).toHaveLength(8);
     // @ts-expect-error retentionMs is missing
-    expect(() => EXPIRE_GATE.encode({ now: 1, gateIndex: 1, decision })).toThrow(
+    expect(() => EXPIRE_GATE.encode({ now: 1, gateIndex: 1, decision, ...NO_SEAL_OFFER })).toThrow(
       'script expire_gate: argument retentionMs is missing',
     );
     // @ts-expect-error gateIndex is a number, not a call id

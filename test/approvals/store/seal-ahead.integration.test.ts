@@ -43,17 +43,21 @@ afterEach(async () => {
 
 /**
  * How many separate seals of this test's pauses the stores sent during `work`, counted where
- * every client of this file sends its scripts (EVALSHA, or EVAL when Redis lacked the script).
- * (Counted at the client, not with MONITOR: ioredis's monitor connection once mistook another
- * test file's command for a reply under load.)
+ * every client of this file sends its scripts: an EVALSHA, or an EVAL when Redis lacked the
+ * script (a node it never ran on, as in a fresh Cluster), the EVALSHA refused with NOSCRIPT
+ * before it not counted, so that one seal counts once. (Counted at the client, not with
+ * MONITOR: ioredis's monitor connection once mistook another test file's command for a reply
+ * under load.)
  */
 async function sealCallsDuring(work: () => Promise<unknown>): Promise<number> {
   let seals = 0;
-  const count = (script: unknown, keys: unknown[]) => {
+  const isSeal = (script: unknown, keys: unknown[]) => {
     const firstKey = keys[1];
-    const isSeal = script === SEAL_SHA || script === SEAL_AUDIT_LUA;
-    if (isSeal && typeof firstKey === 'string' && firstKey.startsWith(keyPrefix)) seals += 1;
+    const sealScript = script === SEAL_SHA || script === SEAL_AUDIT_LUA;
+    return sealScript && typeof firstKey === 'string' && firstKey.startsWith(keyPrefix);
   };
+  const noScript = (error: unknown) =>
+    error instanceof Error && error.message.startsWith('NOSCRIPT');
   const restore = [Redis.prototype, Cluster.prototype].flatMap((proto) =>
     (['evalsha', 'eval'] as const).map((name) => {
       const own = Object.hasOwn(proto, name);
@@ -62,8 +66,16 @@ async function sealCallsDuring(work: () => Promise<unknown>): Promise<number> {
         configurable: true,
         writable: true,
         value(this: unknown, script: unknown, ...rest: unknown[]) {
-          count(script, rest);
-          return Reflect.apply(original, this, [script, ...rest]);
+          const sent = Reflect.apply(original, this, [script, ...rest]);
+          if (!isSeal(script, rest)) return sent;
+          if (name === 'eval') seals += 1;
+          else {
+            const counted = (error?: unknown) => {
+              if (error === undefined || !noScript(error)) seals += 1;
+            };
+            sent.then(() => counted(), counted);
+          }
+          return sent;
         },
       });
       return () => {
@@ -222,5 +234,183 @@ describe('a transition sealing its own audit lines', () => {
     expectChained(trail.lines);
     expect(await streamLinesOf(input.id)).toEqual(trail.lines);
     expect(await verifyExport(store)).toMatchObject({ ok: true });
+  });
+});
+
+/** Another replica of the same store: its own connection, knowing none of this one's chains. */
+async function withOtherReplica(work: (other: ApprovalStore) => Promise<void>): Promise<void> {
+  const client = await connectTestRedis();
+  const other = openRedisStore({ redis: client, keyPrefix });
+  try {
+    await work(other);
+  } finally {
+    await other.lifecycle.close();
+    client.disconnect();
+  }
+}
+
+/** The trail of a pause: chained from the genesis, mirrored once, nothing left unsealed. */
+async function expectSealedOnce(pauseId: string, events: string[]): Promise<void> {
+  const trail = await trailOf(pauseId);
+  expect(trail.events).toEqual(events);
+  expectChained(trail.lines);
+  expect(await streamLinesOf(pauseId)).toEqual(trail.lines);
+  expect(await redis.hexists(storeKeys(keyPrefix).pause(pauseId), UNSEALED_FIELD)).toBe(0);
+  expect(await verifyExport(store)).toMatchObject({ ok: true });
+}
+
+describe('every transition of one decision sealing its own lines', () => {
+  it('the replica that records a pause seals its created line in create_pause: no separate seal', async () => {
+    const input = newPause();
+    const seals = await sealCallsDuring(() => store.pauses.createPause(input));
+    expect(seals).toBe(0);
+    await expectSealedOnce(input.id, ['created']);
+    // Recorded again (a retried request): nothing written, nothing to seal.
+    const again = await sealCallsDuring(() => store.pauses.createPause(input));
+    expect(again).toBe(0);
+    await expectSealedOnce(input.id, ['created']);
+  });
+
+  it('create, card posted, deciding vote, claim and finish on one replica send no separate seal at all', async () => {
+    const input = newPause();
+    const { id: pauseId } = input;
+    const seals = await sealCallsDuring(async () => {
+      await store.pauses.createPause(input);
+      expect(await store.pauses.setCardTs(pauseId, '1795326457.000200', T0 + 1)).toBeDefined();
+      const vote = { pauseId, callId: firstCallId(input), voter: APPROVER, now: T0 + 5 };
+      await store.pauses.vote({ ...vote, choice: 'approve' });
+      const claim = { pauseId, owner: 'replica-a', now: T0 + 6, leaseMs: 30_000 };
+      expect(await store.leases.claimResume(claim)).toMatchObject({ kind: 'claimed', attempt: 1 });
+      const finish = { pauseId, owner: 'replica-a', now: T0 + 7 };
+      expect(await store.leases.markResumed(finish)).toMatchObject({ kind: 'ok' });
+    });
+    expect(seals).toBe(0);
+    const events = ['created', 'card_posted', 'voted', 'approved', 'resume_claimed', 'resumed'];
+    await expectSealedOnce(pauseId, events);
+  });
+
+  it("a lapsed lease's takeover, a failed resume and its retry are sealed ahead with the attempt and former owner their lines state", async () => {
+    const input = newPause();
+    const { id: pauseId } = input;
+    await store.pauses.createPause(input);
+    const vote = { pauseId, callId: firstCallId(input), voter: APPROVER, now: T0 + 5 };
+    await store.pauses.vote({ ...vote, choice: 'approve' });
+    const seals = await sealCallsDuring(async () => {
+      await store.leases.claimResume({ pauseId, owner: 'replica-a', now: T0 + 6, leaseMs: 100 });
+      const takeover = { pauseId, owner: 'replica-b', now: T0 + 1_000, leaseMs: 100 };
+      expect(await store.leases.claimResume(takeover)).toMatchObject({ attempt: 2 });
+      const failed = { pauseId, owner: 'replica-b', now: T0 + 1_001, error: 'agent unreachable' };
+      expect(await store.leases.markResumeFailed(failed)).toMatchObject({ kind: 'ok' });
+      const retry = { pauseId, owner: 'replica-c', now: T0 + 2_000, leaseMs: 100 };
+      expect(await store.leases.claimResume({ ...retry, retryFailed: true })).toMatchObject({
+        kind: 'claimed',
+        attempt: 3,
+        retried: true,
+      });
+    });
+    expect(seals).toBe(0);
+    const events = ['resume_claimed', 'resume_claimed', 'resume_failed', 'resume_claimed'];
+    await expectSealedOnce(pauseId, ['created', 'voted', 'approved', ...events]);
+    const { lines } = await trailOf(pauseId);
+    expect(JSON.parse(lines[4] ?? '')).toMatchObject({
+      detail: 'attempt=2 lease_ms=100 took_over_from=replica-a',
+    });
+    expect(JSON.parse(lines[6] ?? '')).toMatchObject({ detail: 'attempt=3 lease_ms=100' });
+  });
+
+  it('a claim or finish after another replica moved the chain seals separately, and audit verify passes', async () => {
+    const input = newPause();
+    const { id: pauseId } = input;
+    await store.pauses.createPause(input);
+    let elsewhere = 0;
+    await withOtherReplica(async (other) => {
+      const vote = { pauseId, callId: firstCallId(input), voter: APPROVER, now: T0 + 5 };
+      elsewhere = await sealCallsDuring(() => other.pauses.vote({ ...vote, choice: 'approve' }));
+    });
+    // The other replica never saw the pause's chain: it sealed its vote after the script.
+    expect(elsewhere).toBe(1);
+    // This replica's chain is stale: its claim's offer does not match, the separate seal runs.
+    const claim = { pauseId, owner: 'replica-a', now: T0 + 6, leaseMs: 30_000 };
+    expect(await sealCallsDuring(() => store.leases.claimResume(claim))).toBe(1);
+    await withOtherReplica(async (other) => {
+      const renew = { pauseId, owner: 'replica-a', now: T0 + 7, leaseMs: 30_000 };
+      await other.leases.renewLease(renew);
+      // Moves the chain: a failed resume recorded by the other replica, then retried there.
+      await other.leases.markResumeFailed({ ...renew, error: 'boom' });
+      const retry = { pauseId, owner: 'replica-b', now: T0 + 8, leaseMs: 30_000 };
+      await other.leases.claimResume({ ...retry, retryFailed: true });
+    });
+    const finish = { pauseId, owner: 'replica-b', now: T0 + 9 };
+    expect(await sealCallsDuring(() => store.leases.markResumed(finish))).toBe(1);
+    await expectSealedOnce(pauseId, [
+      'created',
+      'voted',
+      'approved',
+      'resume_claimed',
+      'resume_failed',
+      'resume_claimed',
+      'resumed',
+    ]);
+  });
+
+  it("a claim after an earlier version's replica left a body unsealed seals separately, the body first, and audit verify passes", async () => {
+    const input = newPause();
+    const { id: pauseId } = input;
+    await store.pauses.createPause(input);
+    const vote = { pauseId, callId: firstCallId(input), voter: APPROVER, now: T0 + 5 };
+    await store.pauses.vote({ ...vote, choice: 'approve' });
+    // As the previous version leaves a transition: its body written, its seal not (yet) run.
+    const pauseKey = storeKeys(keyPrefix).pause(pauseId);
+    const [seq] = await redis.hmget(pauseKey, 'auditSeq');
+    const body = chainBody({
+      pauseId,
+      seq: Number(seq) + 1,
+      at: T0 + 6,
+      event: 'card_posted',
+      actor: 'system',
+      callId: '',
+      detail: '',
+    });
+    await redis.hset(pauseKey, 'auditSeq', Number(seq) + 1, UNSEALED_FIELD, body);
+    const claim = { pauseId, owner: 'replica-a', now: T0 + 7, leaseMs: 30_000 };
+    expect(await sealCallsDuring(() => store.leases.claimResume(claim))).toBe(1);
+    // The chain is known again: the finish seals its own line.
+    const finish = { pauseId, owner: 'replica-a', now: T0 + 8 };
+    expect(await sealCallsDuring(() => store.leases.markResumed(finish))).toBe(0);
+    const events = ['created', 'voted', 'approved', 'card_posted', 'resume_claimed', 'resumed'];
+    await expectSealedOnce(pauseId, events);
+  });
+
+  it('the sweeper of the replica that recorded a pause seals its expiry ahead, a cancelling one with every line it writes', async () => {
+    const expiring = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
+    const cancelling = newPause({
+      gates: 2,
+      policies: [policy({ expiresInMs: 1_000, onExpiry: 'cancel' }), policy()],
+    });
+    await store.pauses.createPause(expiring);
+    await store.pauses.createPause(cancelling);
+    const seals = await sealCallsDuring(async () => {
+      expect(await store.sweeps.expireDue(T0 + 1_000)).toHaveLength(2);
+    });
+    expect(seals).toBe(0);
+    await expectSealedOnce(expiring.id, ['created', 'expired']);
+    await expectSealedOnce(cancelling.id, ['created', 'expired', 'cancelled', 'abandoned']);
+  });
+
+  it('an expiry after another replica moved the chain seals separately, and audit verify passes', async () => {
+    const input = newPause({
+      gates: 2,
+      policies: [policy({ expiresInMs: 1_000 }), policy({ expiresInMs: 5_000 })],
+    });
+    await store.pauses.createPause(input);
+    await withOtherReplica(async (other) => {
+      const vote = { pauseId: input.id, callId: firstCallId(input), voter: APPROVER, now: T0 + 5 };
+      await other.pauses.vote({ ...vote, choice: 'approve' });
+    });
+    const seals = await sealCallsDuring(async () => {
+      expect(await store.sweeps.expireDue(T0 + 5_000)).toHaveLength(1);
+    });
+    expect(seals).toBe(1);
+    await expectSealedOnce(input.id, ['created', 'voted', 'approved', 'expired']);
   });
 });

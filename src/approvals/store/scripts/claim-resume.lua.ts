@@ -1,4 +1,7 @@
-import { type ArgsOf, arg, PauseScript } from './pause-script.js';
+import type { ResumeStatus } from '../../records.js';
+import type { PlannedEntry } from '../redis-chain-offers.js';
+import { claimDetail } from '../rules.js';
+import { type ArgsOf, arg, LUA_OFFER_SEAL, PauseScript, SEAL_OFFER_ARGS } from './pause-script.js';
 
 const CLAIM_RESUME_ARGS = {
   now: arg.number,
@@ -9,6 +12,7 @@ const CLAIM_RESUME_ARGS = {
   leaseMs: arg.number,
   /** A person asked to retry a failed resume. */
   retryFailed: arg.flag,
+  ...SEAL_OFFER_ARGS,
 };
 export type ClaimResumeArgs = ArgsOf<typeof CLAIM_RESUME_ARGS>;
 
@@ -17,7 +21,7 @@ export type ClaimResumeArgs = ArgsOf<typeof CLAIM_RESUME_ARGS>;
  * over by anyone (a crashed replica's resume is recovered); a failed resume is claimed again only
  * by a Retry (ARGV[5]). A live lease is never shared, not even with its own owner.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: CLAIM_RESUME_ARGS, in that order
+ * ARGV: CLAIM_RESUME_ARGS, in that order (the last four: lines sealed ahead, redis-chain-offers.ts)
  * An undo window holds a first claim until its end (NOT_DUE {holdUntil}).
  * Returns CLAIMED {attempt, the resume state before} | NOT_DECIDED | LEASED {leaseUntil} | FINISHED |
  *   AWAITING_RETRY | NOT_FOUND | CORRUPT | KEYS_MISMATCH
@@ -27,6 +31,7 @@ export const CLAIM_RESUME = new PauseScript(
   CLAIM_RESUME_ARGS,
   {
     body: `
+${LUA_OFFER_SEAL}
 local pause, gates = load()
 if not pause then return gates end
 local state = pause.resume_state
@@ -57,3 +62,19 @@ return reply(CODE.CLAIMED, {attempt, state})
   },
   ({ code }) => code,
 );
+
+/**
+ * The audit entry claim_resume writes when it claims (the twin of its `audit` call), given the
+ * pause's resume as last seen: the line a replica seals ahead (redis-chain-offers.ts). A claim
+ * that finds the resume otherwise (another replica took or lost the lease) writes another
+ * body, which costs only the separate seal.
+ */
+export function plannedClaimEntries(
+  claim: { owner: string; leaseMs: number },
+  before: Pick<ResumeStatus, 'state' | 'attempts' | 'leaseOwner'>,
+): PlannedEntry[] {
+  const attempt = before.attempts + 1;
+  const tookOverFrom = before.state === 'resuming' ? before.leaseOwner : undefined;
+  const detail = claimDetail({ attempt, leaseMs: claim.leaseMs, tookOverFrom });
+  return [{ event: 'resume_claimed', actor: claim.owner, callId: '', detail }];
+}

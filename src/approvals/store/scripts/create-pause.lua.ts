@@ -1,14 +1,18 @@
+import type { PlannedEntry } from '../redis-chain-offers.js';
 import { PAUSE_PRELUDE } from './prelude.lua.js';
 
 /**
  * create_pause: records a pause and its gates, unless the pause already exists.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] pause record JSON, [3] card ts or '', [4] requester, [5] audit detail,
- *       [6] the pause's audit facts JSON, then 5 per gate, in KEYS order: call id, gate record
- *       JSON, policy JSON, expiresAt or '', its audit facts JSON (audit-facts.ts)
+ *       [6] the pause's audit facts JSON, [7..10] its `created` line sealed ahead (the chain
+ *       head it follows, the new head, the body, the line; all '' for none: SEAL_OFFER_ARGS,
+ *       redis-chain-offers.ts), then 5 per gate, in KEYS order: call id, gate record JSON,
+ *       policy JSON, expiresAt or '', its audit facts JSON (audit-facts.ts)
  * Returns CREATED | EXISTED (nothing written) | CORRUPT {key index, problem} | KEYS_MISMATCH
  */
 export const CREATE_PAUSE_LUA = `${PAUSE_PRELUDE}
+offer_seal(ARGV[7], ARGV[8], ARGV[9], ARGV[10])
 if redis.call('EXISTS', PAUSE) == 1 then
   local pause, failure = load()
   if not pause then return failure end
@@ -19,7 +23,7 @@ redis.call('HSET', PAUSE, 'record', ARGV[2], 'version', 1, 'gateCount', gate_cou
   'pending', gate_count, 'resumeState', RESUME.idle, 'attempts', 0, 'audit:', ARGV[6])
 if ARGV[3] ~= '' then redis.call('HSET', PAUSE, 'cardTs', ARGV[3]) end
 for i = 3, #KEYS do
-  local a = 7 + (i - 3) * 5
+  local a = 11 + (i - 3) * 5
   -- A gate left over without its pause (deleted by hand) must not lend its voters to this one.
   redis.call('DEL', KEYS[i])
   -- The large JSON values go to the pause hash, so that the gate hash stays small (fields.ts).
@@ -32,3 +36,11 @@ end
 audit(EVENT.created, ARGV[4], nil, ARGV[5])
 return reply(CODE.CREATED)
 `;
+
+/**
+ * The audit entry create_pause writes for a new pause (the twin of its `audit` call): the first
+ * line of its chain, which the recording replica seals ahead (redis-chain-offers.ts's offerNew).
+ */
+export function plannedCreateEntries(requester: string, detail: string): PlannedEntry[] {
+  return [{ event: 'created', actor: requester, callId: '', detail }];
+}

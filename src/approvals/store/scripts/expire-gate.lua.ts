@@ -1,6 +1,8 @@
-import { type GateDecision, type GateState, gateStateSchema } from '../../records.js';
+import { type GateDecision, type GateState, gateStateSchema, SYSTEM_ACTOR } from '../../records.js';
 import { StoreError } from '../../store.js';
-import { type ArgsOf, arg, PauseScript } from './pause-script.js';
+import type { GateTally, PlannedEntry } from '../redis-chain-offers.js';
+import { EXPIRY_CANCEL_DETAIL, EXPIRY_OUTCOME, expiredDetail } from '../rules.js';
+import { type ArgsOf, arg, LUA_OFFER_SEAL, PauseScript, SEAL_OFFER_ARGS } from './pause-script.js';
 
 const EXPIRE_GATE_ARGS = {
   now: arg.number,
@@ -10,6 +12,7 @@ const EXPIRE_GATE_ARGS = {
   decision: arg.json<GateDecision>(),
   /** Applies if the expiry abandons the pause. */
   retentionMs: arg.number,
+  ...SEAL_OFFER_ARGS,
 };
 export type ExpireGateArgs = ArgsOf<typeof EXPIRE_GATE_ARGS>;
 
@@ -23,7 +26,7 @@ export type ExpireGateReply =
  * expire_gate: applies a gate's expiry outcome if it is still pending and due. Any number of
  * sweepers may call it for the same gate; the state check makes exactly one of them expire it.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
- * ARGV: EXPIRE_GATE_ARGS, in that order
+ * ARGV: EXPIRE_GATE_ARGS, in that order (the last four: lines sealed ahead, redis-chain-offers.ts)
  * Returns EXPIRED {state, pauseDecided '1'|'0'} | NOT_DUE {expiresAt} | NOT_PENDING (decided, or
  *   never expires) | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
@@ -32,6 +35,7 @@ export const EXPIRE_GATE = new PauseScript(
   EXPIRE_GATE_ARGS,
   {
     body: `
+${LUA_OFFER_SEAL}
 local pause, gates = load()
 if not pause then return gates end
 local gate = gates[args.gateIndex]
@@ -57,3 +61,37 @@ return reply(CODE.EXPIRED, {state, pause_decided(pause)})
     }
   },
 );
+
+/**
+ * The audit entries expire_gate writes for a due pending gate (the twin of the prelude's
+ * `expire`), given the pause's pending gates as last seen, in call id order: its `expired`
+ * entry, and when its policy cancels, a `cancelled` entry for each other pending gate and the
+ * pause's `abandoned`. The lines a replica seals ahead (redis-chain-offers.ts); a wrong guess
+ * only costs the separate seal.
+ */
+export function plannedExpiryEntries(
+  expiry: { callId: string; decision: string },
+  pending: ReadonlyMap<string, Pick<GateTally, 'onExpiry'>>,
+): PlannedEntry[] {
+  const { callId, decision } = expiry;
+  const gate = pending.get(callId);
+  if (gate === undefined) return [];
+  const state = EXPIRY_OUTCOME[gate.onExpiry];
+  const actor = SYSTEM_ACTOR;
+  const entries: PlannedEntry[] = [
+    { event: 'expired', actor, callId, detail: expiredDetail(state), decision },
+  ];
+  if (state !== 'cancelled') return entries;
+  for (const other of pending.keys()) {
+    if (other === callId) continue;
+    entries.push({
+      event: 'cancelled',
+      actor,
+      callId: other,
+      detail: EXPIRY_CANCEL_DETAIL,
+      decision,
+    });
+  }
+  entries.push({ event: 'abandoned', actor, callId: '', detail: '' });
+  return entries;
+}
