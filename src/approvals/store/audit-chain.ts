@@ -136,7 +136,8 @@ export function splitChainLine(line: string): { text: string; hash: string } | u
  * Lua twin of `chainBody`. It takes the pause's next `seq` (`auditSeq`) and appends the body to
  * the pause's unsealed bodies (UNSEALED_FIELD), which Node seals (`sealChainLine`); needs
  * `initiator_of`. `decision` is a JSON text or nil; the gate's (or the pause's) `audit:<call id>`
- * field is copied in as `what`.
+ * field is copied in as `what`. Reads and writes the pause hash through the script's hash cache
+ * (scripts/hash-cache.lua.ts).
  */
 export function luaWriteChainBody(): string {
   return `
@@ -147,11 +148,11 @@ local chain_known = {}
 local function write_chain_body(pause_key, pause_id, now_ms, event, actor, call_id, detail, decision)
   local known = chain_known[pause_key]
   if not known then
-    local head = redis.call('HMGET', pause_key, 'auditSeq', '${UNSEALED_FIELD}', 'audit:' .. call_id)
+    local head = hmget(pause_key, {'auditSeq', '${UNSEALED_FIELD}', 'audit:' .. call_id})
     known = {seq = tonumber(head[1]) or 0, unsealed = head[2], what = {[call_id] = head[3]}}
     chain_known[pause_key] = known
   elseif known.what[call_id] == nil then
-    known.what[call_id] = redis.call('HGET', pause_key, 'audit:' .. call_id)
+    known.what[call_id] = hget(pause_key, 'audit:' .. call_id)
   end
   local seq = known.seq + 1
   local what = known.what[call_id]
@@ -173,7 +174,7 @@ local function write_chain_body(pause_key, pause_id, now_ms, event, actor, call_
   local body = table.concat(parts)
   local unsealed = body
   if known.unsealed then unsealed = known.unsealed .. '\\n' .. body end
-  redis.call('HSET', pause_key, 'auditSeq', seq, '${UNSEALED_FIELD}', unsealed)
+  hset(pause_key, 'auditSeq', seq, '${UNSEALED_FIELD}', unsealed)
   known.seq, known.unsealed = seq, unsealed
   return body
 end

@@ -1,5 +1,6 @@
 import { luaInitiatorOf, luaWriteChainBody } from '../audit-chain.js';
 import { CHAIN_HEAD_FIELD, UNSEALED_FIELD } from './fields.js';
+import { LUA_HASH_CACHE } from './hash-cache.lua.js';
 
 /**
  * add_note: records a fact about a pause that is not a transition (an outcome the agent
@@ -17,10 +18,11 @@ import { CHAIN_HEAD_FIELD, UNSEALED_FIELD } from './fields.js';
  */
 export const ADD_NOTE_LUA = `
 ${luaInitiatorOf()}
+${LUA_HASH_CACHE}
 ${luaWriteChainBody()}
 if redis.call('EXISTS', KEYS[1]) == 0 then return {0} end
 if ARGV[5] ~= '' then
-  local record = cjson.decode(redis.call('HGET', KEYS[1], 'record'))
+  local record = cjson.decode(hget(KEYS[1], 'record'))
   local found = false
   for _, id in ipairs(record.callIds) do
     if id == ARGV[5] then found = true end
@@ -32,6 +34,7 @@ redis.call('PEXPIRE', KEYS[3], ARGV[4])
 local entry = cjson.decode(ARGV[3])
 write_chain_body(KEYS[1], string.match(KEYS[1], '{(.-)}'), tonumber(entry.at),
   entry.event, entry.actor, ARGV[5], entry.detail or '', nil)
-local chain = redis.call('HMGET', KEYS[1], '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}')
+flush_hashes()
+local chain = hmget(KEYS[1], {'${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}'})
 return {1, chain[1] or '', chain[2] or ''}
 `;

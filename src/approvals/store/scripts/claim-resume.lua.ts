@@ -38,7 +38,7 @@ local state = pause.resume_state
 if RESUME_FINISHED[state] then return reply(CODE.FINISHED) end
 if pause.pending > 0 then return reply(CODE.NOT_DECIDED) end
 if state == RESUME.failed and not args.retryFailed then return reply(CODE.AWAITING_RETRY) end
-local hold_until = tonumber(redis.call('HGET', PAUSE, 'holdUntil') or '')
+local hold_until = tonumber(hget(PAUSE, 'holdUntil') or '')
 if state == RESUME.idle and hold_until and NOW_MS < hold_until then
   return reply(CODE.NOT_DUE, {tostring(hold_until)})
 end
@@ -52,7 +52,7 @@ if state == RESUME.resuming then took_over_from = pause.lease_owner end
 if state == RESUME.failed then
   for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
 end
-redis.call('HSET', PAUSE, 'resumeState', RESUME.resuming, 'resumeAt', NOW, 'leaseOwner', args.owner,
+hset(PAUSE, 'resumeState', RESUME.resuming, 'resumeAt', NOW, 'leaseOwner', args.owner,
   'leaseUntil', args.leaseUntil, 'attempts', attempt)
 bump(PAUSE)
 audit(EVENT.resume_claimed, args.owner, nil,

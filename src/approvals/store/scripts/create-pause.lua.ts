@@ -19,19 +19,19 @@ if redis.call('EXISTS', PAUSE) == 1 then
   return reply(CODE.EXISTED)
 end
 local gate_count = #KEYS - 2
-redis.call('HSET', PAUSE, 'record', ARGV[2], 'version', 1, 'gateCount', gate_count,
+hset(PAUSE, 'record', ARGV[2], 'version', 1, 'gateCount', gate_count,
   'pending', gate_count, 'resumeState', RESUME.idle, 'attempts', 0, 'audit:', ARGV[6])
-if ARGV[3] ~= '' then redis.call('HSET', PAUSE, 'cardTs', ARGV[3]) end
+if ARGV[3] ~= '' then hset(PAUSE, 'cardTs', ARGV[3]) end
 for i = 3, #KEYS do
   local a = 11 + (i - 3) * 5
   -- A gate left over without its pause (deleted by hand) must not lend its voters to this one.
   redis.call('DEL', KEYS[i])
   -- The large JSON values go to the pause hash, so that the gate hash stays small (fields.ts).
-  redis.call('HSET', PAUSE, 'record:' .. (i - 2), ARGV[a + 1], 'policy:' .. (i - 2), ARGV[a + 2],
+  hset(PAUSE, 'record:' .. (i - 2), ARGV[a + 1], 'policy:' .. (i - 2), ARGV[a + 2],
     'audit:' .. ARGV[a], ARGV[a + 4])
-  redis.call('HSET', KEYS[i], 'callId', ARGV[a], 'state', STATE.pending, 'version', 1,
+  hset(KEYS[i], 'callId', ARGV[a], 'state', STATE.pending, 'version', 1,
     'votes', '[]', 'approvals', 0)
-  if ARGV[a + 3] ~= '' then redis.call('HSET', KEYS[i], 'expiresAt', ARGV[a + 3]) end
+  if ARGV[a + 3] ~= '' then hset(KEYS[i], 'expiresAt', ARGV[a + 3]) end
 end
 audit(EVENT.created, ARGV[4], nil, ARGV[5])
 return reply(CODE.CREATED)

@@ -36,8 +36,8 @@ local lease_until = tostring(pause.lease_until or '')
 if pause.lease_owner ~= owner then return reply(CODE.LOST_LEASE) end
 if pause.resume_state == outcome then return reply(CODE.OK, {lease_until}) end
 if pause.resume_state ~= RESUME.resuming then return reply(CODE.LOST_LEASE) end
-redis.call('HSET', PAUSE, 'resumeState', outcome, 'resumeAt', NOW)
-if outcome ~= RESUME.resumed then redis.call('HSET', PAUSE, 'lastError', args.error) end
+hset(PAUSE, 'resumeState', outcome, 'resumeAt', NOW)
+if outcome ~= RESUME.resumed then hset(PAUSE, 'lastError', args.error) end
 bump(PAUSE)
 audit(FINISH_EVENT[outcome], owner, nil, args.detail)
 retain(args.retentionMs)

@@ -9,8 +9,26 @@ import {
   TRAIL_FIELD,
   UNSEALED_FIELD,
 } from './fields.js';
+import { LUA_HASH_CACHE } from './hash-cache.lua.js';
 import { luaRules } from './rules.lua.js';
 import { LUA_APPEND_SEALED } from './seal-audit.lua.js';
+
+/**
+ * What \`load\` reads of each gate: first the fields it checks (in this order), then what a
+ * reply and a vote read, so that the call reads each gate once.
+ */
+const GATE_LOAD_FIELDS = [
+  ...new Set([
+    'callId',
+    'state',
+    'version',
+    'expiresAt',
+    'policy',
+    ...GATE_FIELDS,
+    'approvals',
+    'lastPayload',
+  ]),
+];
 
 /**
  * Helpers prepended to every per-pause script. Every such script takes the same KEYS:
@@ -25,6 +43,7 @@ export const PAUSE_PRELUDE = `
 ${luaCodeTable()}
 ${luaFieldList('PAUSE_FIELDS', PAUSE_FIELDS)}
 ${luaFieldList('GATE_FIELDS', GATE_FIELDS)}
+${luaFieldList('GATE_LOAD_FIELDS', GATE_LOAD_FIELDS)}
 ${luaRules()}
 local NOW = ARGV[1]
 local NOW_MS = tonumber(NOW)
@@ -32,6 +51,7 @@ local PAUSE, AUDIT = KEYS[1], KEYS[2]
 local audited = 0
 ${luaGateFieldsOnPause()}
 
+${LUA_HASH_CACHE}
 ${LUA_APPEND_SEALED}
 -- Lines Node sealed ahead for this call's audit entries (audit-chain.ts: it knows the chain head
 -- and the bodies this call would write, from the last reply it saw): appended at the reply when
@@ -43,7 +63,7 @@ local function offer_seal(after, new_head, bodies, lines)
 end
 local function seal_offered()
   if not seal_offer or audited == 0 then return false end
-  local f = redis.call('HMGET', PAUSE, '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}', '${TRAIL_FIELD}')
+  local f = hmget(PAUSE, {'${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}', '${TRAIL_FIELD}'})
   if (f[1] or '') ~= seal_offer.after or f[2] ~= seal_offer.bodies then return false end
   local lines = {}
   for line in string.gmatch(seal_offer.lines, '[^\\n]+') do lines[#lines + 1] = line end
@@ -51,24 +71,41 @@ local function seal_offered()
   return true
 end
 
--- One read of the pause hash for the whole reply: its fields, each gate's fields kept on it
--- (fields.ts), and the chain when this call wrote to it.
+-- The pause hash's fields a reply carries: its own, each gate's fields kept on it (fields.ts),
+-- and the chain. \`load\` reads them with the fields it decides on, so that the reply reads
+-- nothing again.
+local function reply_pause_fields()
+  local fields = {unpack(PAUSE_FIELDS)}
+  for i = 1, #KEYS - 2 do append_gate_fields_on_pause(fields, i) end
+  fields[#fields + 1], fields[#fields + 2] = '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}'
+  return fields
+end
+
+-- The retention this call set on the pause's keys (retain), applied once its writes are done.
+local retain_ms = nil
+local function finish_writes()
+  flush_hashes()
+  if retain_ms then
+    for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], retain_ms) end
+    retain_ms = nil
+  end
+end
+
+-- Writes what the call changed (hash-cache.lua.ts), then answers with the pause as it stands:
+-- its fields, each gate's fields kept on it (fields.ts), and the chain when this call wrote to it.
 local function reply(code, info)
   local pause, gates = {}, {}
-  local fields = {unpack(PAUSE_FIELDS)}
-  local on_pause = #fields
-  for i = 1, #KEYS - 2 do append_gate_fields_on_pause(fields, i) end
   local sealed = seal_offered()
-  local chain_at = #fields
-  if audited > 0 then
-    fields[chain_at + 1], fields[chain_at + 2] = '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}'
-  end
-  local values = redis.call('HMGET', PAUSE, unpack(fields))
+  finish_writes()
+  local fields = reply_pause_fields()
+  local on_pause = #PAUSE_FIELDS
+  local chain_at = #fields - 2
+  local values = hmget(PAUSE, fields)
   -- Every pause holds its record (PAUSE_FIELDS[1]): only without it is EXISTS asked.
   if values[1] or redis.call('EXISTS', PAUSE) == 1 then
     for k = 1, #PAUSE_FIELDS do pause[k] = values[k] end
     for i = 3, #KEYS do
-      local own = redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS))
+      local own = hmget(KEYS[i], GATE_FIELDS)
       gates[#gates + 1] = fill_gate_fields(own, values, on_pause + (i - 3) * GATE_FIELDS_ON_PAUSE_COUNT)
     end
   end
@@ -79,18 +116,21 @@ local function reply(code, info)
 end
 
 local function corrupt(key_index, problem)
+  finish_writes()
   return {CODE.CORRUPT, {key_index, problem}, audited, {}, {}, {}}
 end
 
 local function type_of(key)
-  return redis.call('TYPE', key)['ok']
+  return key_type(key)
 end
 
 -- A hash's fields (HMGET), or nil and the corrupt reply when the key holds another type: the
--- read itself finds out, so that a well-formed record costs no TYPE call.
-local function hash_fields(key, key_index, ...)
-  local values = redis.pcall('HMGET', key, ...)
+-- read itself finds out, so that a well-formed record costs no TYPE call. What it read is kept
+-- for the rest of the call (hash-cache.lua.ts).
+local function hash_fields(key, key_index, fields)
+  local values = redis.pcall('HMGET', key, unpack(fields))
   if values.err then return nil, corrupt(key_index, 'holds a ' .. type_of(key) .. ', not a hash') end
+  hash_learn(key, fields, values)
   return values
 end
 
@@ -101,7 +141,10 @@ local function load()
   local fields = {'gateCount', 'pending', 'resumeState', 'attempts', 'leaseOwner', 'leaseUntil'}
   local policies_at = #fields
   for i = 1, #KEYS - 2 do fields[policies_at + i] = 'policy:' .. i end
-  local f, problem = hash_fields(PAUSE, 1, unpack(fields))
+  -- Read now too: what the audit and the reply read (one HMGET for the whole call).
+  for _, field in ipairs(reply_pause_fields()) do fields[#fields + 1] = field end
+  fields[#fields + 1], fields[#fields + 2] = 'auditSeq', 'audit:'
+  local f, problem = hash_fields(PAUSE, 1, fields)
   if not f then return nil, problem end
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
   local kind = type_of(AUDIT)
@@ -120,7 +163,7 @@ local function load()
   if f[6] and not pause.lease_until then return nil, corrupt(1, 'field leaseUntil') end
   local gates = {}
   for i = 3, #KEYS do
-    local g, garbled = hash_fields(KEYS[i], i, 'callId', 'state', 'version', 'expiresAt', 'policy')
+    local g, garbled = hash_fields(KEYS[i], i, GATE_LOAD_FIELDS)
     if not g then return nil, garbled end
     -- No such gate: the caller built its keys from stale or guessed call ids.
     if not g[1] and redis.call('EXISTS', KEYS[i]) == 0 then
@@ -157,7 +200,7 @@ local function audit(event, actor, gate, detail)
   if gate then
     call_id = gate.call_id
     if gate.state ~= STATE.pending then
-      decision = gate.decision or redis.call('HGET', gate.key, 'decision') or nil
+      decision = gate.decision or hget(gate.key, 'decision') or nil
     end
   end
   write_chain_body(PAUSE, PAUSE_ID, NOW_MS, event, actor, call_id, detail, decision)
@@ -165,7 +208,7 @@ local function audit(event, actor, gate, detail)
 end
 
 local function bump(key)
-  redis.call('HINCRBY', key, 'version', 1)
+  hincrby(key, 'version', 1)
 end
 
 local function pause_decided(pause)
@@ -181,41 +224,43 @@ end
 local function decide(pause, gate, state, decision, payload)
   local writes = {'state', state, 'decision', decision}
   if payload and payload ~= '' then writes[5], writes[6] = 'decisionPayload', payload end
-  redis.call('HSET', gate.key, unpack(writes))
+  hset(gate.key, unpack(writes))
   bump(gate.key)
   gate.state, gate.decision = state, decision
-  pause.pending = redis.call('HINCRBY', PAUSE, 'pending', -1)
+  pause.pending = hincrby(PAUSE, 'pending', -1)
 end
 
 local function set_resume(state)
-  redis.call('HSET', PAUSE, 'resumeState', state, 'resumeAt', NOW)
+  hset(PAUSE, 'resumeState', state, 'resumeAt', NOW)
   bump(PAUSE)
 end
 
 -- An undo window: the resume is not claimed before until_ms (the latest of the pause's holds).
 local function hold(until_ms)
-  local current = tonumber(redis.call('HGET', PAUSE, 'holdUntil') or '') or 0
+  local current = tonumber(hget(PAUSE, 'holdUntil') or '') or 0
   if until_ms > current then
-    redis.call('HSET', PAUSE, 'holdUntil', string.format('%d', until_ms))
+    hset(PAUSE, 'holdUntil', string.format('%d', until_ms))
     bump(PAUSE)
   end
 end
 
 -- An approved gate back to pending (the re-check or an undo): its votes cleared, why kept.
 local function send_back(pause, gate, reopened_json)
+  flush_hashes()
   for _, field in ipairs(redis.call('HKEYS', gate.key)) do
-    if string.sub(field, 1, 2) == 'v:' then redis.call('HDEL', gate.key, field) end
+    if string.sub(field, 1, 2) == 'v:' then hdel(gate.key, field) end
   end
-  redis.call('HDEL', gate.key, 'decision', 'decisionPayload', 'approvals', 'lastPayload')
-  redis.call('HSET', gate.key, 'state', STATE.pending, 'votes', '[]', 'reopened', reopened_json)
+  hdel(gate.key, 'decision', 'decisionPayload', 'approvals', 'lastPayload')
+  hset(gate.key, 'state', STATE.pending, 'votes', '[]', 'reopened', reopened_json)
   bump(gate.key)
   gate.state, gate.decision = STATE.pending, nil
-  pause.pending = redis.call('HINCRBY', PAUSE, 'pending', 1)
+  pause.pending = hincrby(PAUSE, 'pending', 1)
 end
 
--- A finished pause is kept for the retention period, then Redis removes all its keys at once.
+-- A finished pause is kept for the retention period, then Redis removes all its keys at once
+-- (set by finish_writes, after the call's last write).
 local function retain(ms)
-  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ms) end
+  retain_ms = ms
 end
 
 -- Cancels every gate still pending; the pause is abandoned and will never be resumed.

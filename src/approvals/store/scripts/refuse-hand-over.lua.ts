@@ -1,5 +1,6 @@
 import { luaInitiatorOf, luaWriteChainBody } from '../audit-chain.js';
 import { CHAIN_HEAD_FIELD, UNSEALED_FIELD } from './fields.js';
+import { LUA_HASH_CACHE } from './hash-cache.lua.js';
 
 /**
  * refuse_hand_over: a decision handed to the agent (poll, webhook: the resume is `resumed` once
@@ -13,15 +14,17 @@ import { CHAIN_HEAD_FIELD, UNSEALED_FIELD } from './fields.js';
  */
 export const REFUSE_HAND_OVER_LUA = `
 ${luaInitiatorOf()}
+${LUA_HASH_CACHE}
 ${luaWriteChainBody()}
-local state = redis.call('HGET', KEYS[1], 'resumeState')
+local state = hget(KEYS[1], 'resumeState')
 if not state then return {0} end
 if state ~= 'resumed' then return {-1} end
 local entry = cjson.decode(ARGV[2])
-redis.call('HSET', KEYS[1], 'resumeState', 'refused', 'resumeAt', entry.at, 'lastError', ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'version', 1)
+hset(KEYS[1], 'resumeState', 'refused', 'resumeAt', entry.at, 'lastError', ARGV[1])
+hincrby(KEYS[1], 'version', 1)
 write_chain_body(KEYS[1], string.match(KEYS[1], '{(.-)}'), tonumber(entry.at),
   entry.event, entry.actor, '', entry.detail or '', nil)
-local chain = redis.call('HMGET', KEYS[1], '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}')
+flush_hashes()
+local chain = hmget(KEYS[1], {'${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}'})
 return {1, chain[1] or '', chain[2] or ''}
 `;

@@ -27,7 +27,7 @@ if not pause then return gates end
 if pause.resume_state ~= RESUME.resuming or pause.lease_owner ~= args.owner then
   return reply(CODE.LOST_LEASE)
 end
-redis.call('HSET', PAUSE, 'leaseUntil', args.leaseUntil)
+hset(PAUSE, 'leaseUntil', args.leaseUntil)
 return reply(CODE.OK, {tostring(args.leaseUntil)})
 `,
   },

@@ -42,7 +42,7 @@ for _, index in ipairs(args.gateIndexes) do
   end
 end
 if #reopened > 0 then
-  redis.call('HDEL', PAUSE, 'leaseOwner', 'leaseUntil')
+  hdel(PAUSE, 'leaseOwner', 'leaseUntil')
   set_resume(RESUME.idle)
   for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
 end

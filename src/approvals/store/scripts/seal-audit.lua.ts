@@ -1,11 +1,13 @@
 import { SHORTEST_SEALED_LINE } from '../audit-chain.js';
 import { PER_PAUSE_AUDIT_MAX } from '../rules.js';
 import { CHAIN_HEAD_FIELD, TRAIL_FIELD, UNSEALED_FIELD } from './fields.js';
+import { LUA_HASH_CACHE } from './hash-cache.lua.js';
 
 /**
  * `append_sealed(pause_key, audit_key, new_head, rest, lines, trail)`: moves a pause's chain head
  * to `new_head` and appends `lines` (sealed, oldest first) to its trail, `trail` being the trail
- * as read; `rest` is the bodies left unsealed ('' for none). One write of the pause hash. Shared
+ * as read; `rest` is the bodies left unsealed ('' for none). Writes the pause hash through the
+ * script's hash cache (hash-cache.lua.ts). Shared
  * by seal_audit and the transitions that seal their own lines (prelude.lua.ts's offer_seal).
  */
 export const LUA_APPEND_SEALED = `
@@ -14,14 +16,14 @@ local SHORTEST_SEALED_LINE = ${SHORTEST_SEALED_LINE}
 local function append_sealed(pause_key, audit_key, new_head, rest, lines, trail)
   local writes = {'${CHAIN_HEAD_FIELD}', new_head}
   if rest == '' then
-    redis.call('HDEL', pause_key, '${UNSEALED_FIELD}')
+    hdel(pause_key, '${UNSEALED_FIELD}')
   else
     writes[3], writes[4] = '${UNSEALED_FIELD}', rest
   end
   -- A pause recorded before the trail moved into its hash keeps it in its list, and so does one
   -- a previous version's replica appended to during a rolling upgrade: its later lines go there.
-  if redis.call('TYPE', audit_key)['ok'] == 'list' then
-    redis.call('HSET', pause_key, unpack(writes))
+  if key_type(audit_key) == 'list' then
+    hset(pause_key, unpack(writes))
     redis.call('RPUSH', audit_key, unpack(lines))
     redis.call('LTRIM', audit_key, -PER_PAUSE_AUDIT_MAX, -1)
     return
@@ -39,7 +41,7 @@ local function append_sealed(pause_key, audit_key, new_head, rest, lines, trail)
     end
   end
   writes[#writes + 1], writes[#writes + 2] = '${TRAIL_FIELD}', trail
-  redis.call('HSET', pause_key, unpack(writes))
+  hset(pause_key, unpack(writes))
 end
 `;
 
@@ -56,11 +58,11 @@ end
  *   the bodies are not the ones sealed: the chain as it stands, to seal again)
  */
 export const SEAL_AUDIT_LUA = `
+${LUA_HASH_CACHE}
 ${LUA_APPEND_SEALED}
 local PAUSE, AUDIT = KEYS[1], KEYS[2]
 -- One read: whether the pause is there (every pause holds gateCount), its chain and its trail.
-local f = redis.call('HMGET', PAUSE, 'gateCount', '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}',
-  '${TRAIL_FIELD}')
+local f = hmget(PAUSE, {'gateCount', '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}', '${TRAIL_FIELD}'})
 if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return {0} end
 local head, unsealed, trail = f[2] or '', f[3] or '', f[4]
 local count = #ARGV - 2
@@ -73,5 +75,6 @@ for i = 1, count do
 end
 if head ~= ARGV[1] or rest == nil or count == 0 then return {2, head, unsealed} end
 append_sealed(PAUSE, AUDIT, ARGV[2], rest, {unpack(ARGV, 3)}, trail)
+flush_hashes()
 return {1}
 `;

@@ -24,7 +24,7 @@ export const SET_CARD_TS = new PauseScript(
 ${LUA_OFFER_SEAL}
 local pause, gates = load()
 if not pause then return gates end
-redis.call('HSET', PAUSE, 'cardTs', args.ts)
+hset(PAUSE, 'cardTs', args.ts)
 bump(PAUSE)
 audit(EVENT.card_posted, SYSTEM, nil, '')
 return reply(CODE.OK)

@@ -29,14 +29,14 @@ export const UNDO = new PauseScript(
     body: `
 local pause, gates = load()
 if not pause then return gates end
-local hold_until = tonumber(redis.call('HGET', PAUSE, 'holdUntil') or '')
+local hold_until = tonumber(hget(PAUSE, 'holdUntil') or '')
 if pause.resume_state ~= RESUME.idle or not hold_until or NOW_MS >= hold_until then
   return reply(CODE.TOO_LATE)
 end
 local undone = {}
 for _, gate in ipairs(gates) do
   if gate.state == STATE.approved then
-    local ok, decision = pcall(cjson.decode, redis.call('HGET', gate.key, 'decision') or '')
+    local ok, decision = pcall(cjson.decode, hget(gate.key, 'decision') or '')
     if args.any or (ok and type(decision) == 'table' and decision.by == args.by) then
       send_back(pause, gate, args.reopened)
       audit(EVENT.undone, args.by, gate, args.detail)
@@ -45,7 +45,7 @@ for _, gate in ipairs(gates) do
   end
 end
 if #undone == 0 then return reply(CODE.NOT_DECIDER) end
-redis.call('HDEL', PAUSE, 'holdUntil')
+hdel(PAUSE, 'holdUntil')
 bump(PAUSE)
 return reply(CODE.UNDONE, undone)
 `,

@@ -24,13 +24,13 @@ local function vote_gate(pause, gates, gate, voter, choice, vote_json, payload, 
     local state = expire(pause, gates, gate, expiry_json, retention_ms)
     return CODE.EXPIRED, {state, pause_decided(pause)}
   end
-  if redis.call('HSETNX', gate.key, 'v:' .. voter, choice) == 0 then
+  if hsetnx(gate.key, 'v:' .. voter, choice) == 0 then
     return CODE.ALREADY_VOTED, {}
   end
   -- The votes field is a JSON array written by TypeScript: append without decoding it.
-  local votes = redis.call('HGET', gate.key, 'votes')
+  local votes = hget(gate.key, 'votes')
   if votes == '[]' then votes = '[' .. vote_json .. ']' else votes = string.sub(votes, 1, -2) .. ',' .. vote_json .. ']' end
-  redis.call('HSET', gate.key, 'votes', votes)
+  hset(gate.key, 'votes', votes)
   bump(gate.key)
   audit(EVENT.voted, voter, gate, vote_detail)
   if choice == CHOICE.reject then
@@ -38,11 +38,11 @@ local function vote_gate(pause, gates, gate, voter, choice, vote_json, payload, 
     audit(EVENT.rejected, voter, gate, '')
     return CODE.DECIDED, {VOTE_OUTCOME.reject, pause_decided(pause)}
   end
-  local approvals = redis.call('HINCRBY', gate.key, 'approvals', 1)
-  if payload ~= '' then redis.call('HSET', gate.key, 'lastPayload', payload) end
+  local approvals = hincrby(gate.key, 'approvals', 1)
+  if payload ~= '' then hset(gate.key, 'lastPayload', payload) end
   if approvals < gate.quorum then return CODE.COUNTED, {approvals, gate.quorum} end
   -- This vote's payload if it has one, else the latest earlier approve vote's.
-  if payload == '' then payload = redis.call('HGET', gate.key, 'lastPayload') end
+  if payload == '' then payload = hget(gate.key, 'lastPayload') end
   decide(pause, gate, VOTE_OUTCOME.approve, decision_json, payload)
   if gate.undo_ms > 0 and initiator_of(voter) == 'person' then hold(NOW_MS + gate.undo_ms) end
   audit(EVENT.approved, voter, gate, detail(FACT.approvals, {approvals, gate.quorum}))
