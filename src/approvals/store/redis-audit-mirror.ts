@@ -7,13 +7,7 @@ import {
   recentDecisionHolders,
   recentEntries,
 } from './rules.js';
-import { LuaScript } from './scripts/lua-script.js';
-import { NOTE_RECENT_LUA } from './scripts/note-recent.lua.js';
 import type { ScriptAuditEntry } from './scripts/reply.js';
-
-const NOTE_RECENT = new LuaScript('note_recent', NOTE_RECENT_LUA);
-/** Entries per mirror_audit call: a large sweep is several calls, none holding Redis for long. */
-const STREAM_CHUNK = 500;
 
 /** A transition's audit entries, as its script wrote them to the pause's trail. */
 export interface AuditMirror {
@@ -28,9 +22,9 @@ export interface AuditMirror {
 /**
  * Copies sealed audit entries to the store-wide audit stream and each deciding entry to its
  * people's recent decisions. A write goes out at once when none is under way; those that come
- * while one is go together, in one mirror_audit call and one note_recent per person, as soon as
- * it is done. So a lone transition waits for nothing, and a burst of them costs a few calls
- * rather than one of each per transition. Each caller waits for the write that carried its
+ * while one is go together, their stream entries and one list write per person in one round
+ * trip, as soon as it is done. So a lone transition waits for nothing, and a burst of them costs
+ * a few round trips rather than one per transition. Each caller waits for the write that carried its
  * entries, and sees its failure.
  */
 export class AuditMirrorBatcher {
@@ -80,14 +74,8 @@ export class AuditMirrorBatcher {
     const entries: StreamEntry[] = batch.flatMap(({ pauseId, audit, at }) =>
       audit.map((entry) => ({ pauseId, entry, at: String(at) })),
     );
-    const chunks: StreamEntry[][] = [];
-    for (let i = 0; i < entries.length; i += STREAM_CHUNK) {
-      chunks.push(entries.slice(i, i + STREAM_CHUNK));
-    }
     await Promise.all([
-      ...chunks.map((chunk) =>
-        appendToAuditStream(this.redis, this.keys.audit, this.auditMaxLen, chunk),
-      ),
+      appendToAuditStream(this.redis, this.keys.audit, this.auditMaxLen, entries),
       this.noteRecentDecisions(batch),
     ]);
   }
@@ -111,15 +99,19 @@ export class AuditMirrorBatcher {
         }
       }
     }
+    // Per person: the items at the head, the list cut to its newest, its expiry renewed. Sent
+    // together, in that order on one connection (one key: one node of a Cluster); not atomic,
+    // and need not be: a reader between them sees a few items past the cap, never fewer.
     await Promise.all(
-      [...byUser].map(([user, items]) =>
-        NOTE_RECENT.run(
-          this.redis,
-          [this.keys.recentDecisions(user)],
-          // The list keeps its newest RECENT_DECISIONS_MAX: older items would be trimmed at once.
-          [RECENT_DECISIONS_MAX, RECENT_DECISIONS_TTL_MS, ...items.slice(-RECENT_DECISIONS_MAX)],
-        ),
-      ),
+      [...byUser].flatMap(([user, items]) => {
+        const key = this.keys.recentDecisions(user);
+        // The list keeps its newest RECENT_DECISIONS_MAX: older items would be trimmed at once.
+        return [
+          this.redis.lpush(key, ...items.slice(-RECENT_DECISIONS_MAX)),
+          this.redis.ltrim(key, 0, RECENT_DECISIONS_MAX - 1),
+          this.redis.pexpire(key, RECENT_DECISIONS_TTL_MS),
+        ];
+      }),
     );
   }
 }

@@ -5,8 +5,6 @@ import type { AuditEntry } from '../store-roles/audit-log.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-connection.js';
 import { TRAIL_FIELD, UNSEALED_FIELD } from './scripts/fields.js';
-import { LuaScript } from './scripts/lua-script.js';
-import { MIRROR_AUDIT_LUA } from './scripts/mirror-audit.lua.js';
 import type { ScriptAuditEntry } from './scripts/reply.js';
 
 /**
@@ -59,8 +57,6 @@ export async function readPauseTrail(
   });
 }
 
-const MIRROR_AUDIT = new LuaScript('mirror_audit', MIRROR_AUDIT_LUA);
-
 /** A sealed entry bound for the global audit stream: its pause and when it happened (ms). */
 export interface StreamEntry {
   pauseId: string;
@@ -69,9 +65,11 @@ export interface StreamEntry {
 }
 
 /**
- * Appends sealed entries to the global audit stream in one call (mirror_audit), in order, as
- * `readAuditStream` reads them back; nothing when there are none. `maxLen`: the stream's
- * approximate cap, 0 for none (the retention trims it by age).
+ * Appends sealed entries to the global audit stream, in order, as `readAuditStream` reads them
+ * back; nothing when there are none. One XADD each, sent together (one round trip, and no script
+ * around them: a script would be one command more); the stream is one key, so a Cluster sends
+ * them to one node, in order. `maxLen`: the stream's approximate cap, 0 for none (the retention
+ * trims it by age).
  */
 export async function appendToAuditStream(
   redis: RedisClient,
@@ -79,16 +77,16 @@ export async function appendToAuditStream(
   maxLen: number,
   entries: readonly StreamEntry[],
 ): Promise<void> {
-  if (entries.length === 0) return;
-  const args: (string | number)[] = [maxLen];
-  for (const { pauseId, entry, at } of entries) {
-    const fields = ['at', at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
-    if (entry.callId !== '') fields.push('callId', entry.callId);
-    if (entry.detail !== '') fields.push('detail', entry.detail);
-    fields.push('line', entry.line);
-    args.push(fields.length, ...fields);
-  }
-  await MIRROR_AUDIT.run(redis, [key], args);
+  const cap = maxLen === 0 ? [] : ['MAXLEN', '~', String(maxLen)];
+  await Promise.all(
+    entries.map(({ pauseId, entry, at }) => {
+      const fields = ['at', at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
+      if (entry.callId !== '') fields.push('callId', entry.callId);
+      if (entry.detail !== '') fields.push('detail', entry.detail);
+      fields.push('line', entry.line);
+      return redis.call('XADD', key, ...cap, '*', ...fields);
+    }),
+  );
 }
 
 /** The global audit stream, oldest first; ids are stream ids. */
