@@ -1,10 +1,12 @@
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { storeKeys } from '../../../src/approvals/store/keys.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
 import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
+import { READ_PAUSE_LUA } from '../../../src/approvals/store/scripts/read-pause.lua.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
-import { APPROVER, firstCallId, newPause, T0 } from './fixtures.js';
+import { APPROVER, callIdsOf, firstCallId, newPause, T0 } from './fixtures.js';
 
 /**
  * What the store's reads around a decision cost in Redis commands, pinned: each card redraw
@@ -71,5 +73,44 @@ describe('the reads around a decision, on Redis', () => {
     expect(await store.pauses.changedSince(created.view)).toBe(true);
     const gone = { ...created.view, pause: { ...created.view.pause, id: 'p_gone' } };
     expect(await store.pauses.changedSince(gone)).toBe(true);
+  });
+});
+
+/**
+ * The commands a script runs inside Redis for `keys` (a client sees only its EVAL): the script
+ * run as it is, with `redis` shadowed by a table that counts each call and pcall.
+ */
+async function commandsInside(source: string, keys: readonly string[], args: readonly string[]) {
+  const counting = `local real, n = redis, 0
+local redis = {
+  call = function(...) n = n + 1 return real.call(...) end,
+  pcall = function(...) n = n + 1 return real.pcall(...) end,
+}
+local function body()
+${source}
+end
+local reply = body()
+return {n, reply[1]}`;
+  const [count, code] = (await redis.eval(counting, keys.length, ...keys, ...args)) as [
+    number,
+    number,
+  ];
+  return { count, code };
+}
+
+describe('read_pause, the read of a pause (a click’s check, the App Home)', () => {
+  it('is one HMGET of the pause and one per gate', async () => {
+    const keys = storeKeys(keyPrefix);
+    for (const gates of [1, 2] as const) {
+      const input = newPause({ gates });
+      await store.pauses.createPause(input);
+      const scriptKeys = keys.scriptKeys(input.id, callIdsOf(input));
+      const inside = await commandsInside(READ_PAUSE_LUA, scriptKeys, ['']);
+      expect(inside).toEqual({ count: 1 + gates, code: 0 });
+      // And still the whole view, as the transitions return it.
+      const view = await store.pauses.getPause(input.id);
+      expect(view?.gates.map((gate) => gate.confirmationCallId)).toEqual(callIdsOf(input));
+      expect(view?.gates.every((gate) => gate.state === 'pending')).toBe(true);
+    }
   });
 });
