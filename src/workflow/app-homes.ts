@@ -23,6 +23,7 @@ import {
 import type { SlackPort } from '../slack/transport/port.js';
 import type { ApprovalChecks } from './approval-checks.js';
 import { approverPeople } from './approver-people.js';
+import { BatchedHomeViewers } from './batched-home-viewers.js';
 import type { CriticalPath } from './critical-path.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
@@ -107,7 +108,7 @@ export class AppHomes implements HomeUpdates {
       concurrency: 4,
       ...(criticalPath === undefined ? {} : { admit: () => criticalPath.quiet() }),
     });
-    this.viewers = deps.viewers ?? new MemoryHomeViewers();
+    this.viewers = new BatchedHomeViewers(deps.viewers ?? new MemoryHomeViewers());
   }
 
   /** `app_home_opened`: the person looks at their Home; draw it, and keep it up to date a while. */

@@ -147,7 +147,7 @@ export function composeWorkflow(deps: WorkflowDeps): ComposedWorkflow {
   const runThreads = deps.runThreads ?? new MemoryRunThreadRecords();
   const grantStore = deps.grants ?? new MemoryGrantStore();
   const startedRuns = deps.startedRuns ?? new MemoryStartedRuns();
-  const origins = new RunOrigins(startedRuns);
+  const origins = new RunOrigins(startedRuns, clock);
   const delegationStore = deps.delegations ?? new MemoryDelegationStore();
   const handOvers = {
     delegations: delegationStore,
