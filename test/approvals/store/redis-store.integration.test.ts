@@ -11,7 +11,6 @@ import {
   RECENT_DECISIONS_MAX,
   RECENT_DECISIONS_TTL_MS,
 } from '../../../src/approvals/store/rules.js';
-import { LuaScript } from '../../../src/approvals/store/scripts/lua-script.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { StoreError } from '../../../src/approvals/store.js';
 import {
