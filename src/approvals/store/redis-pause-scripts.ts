@@ -16,7 +16,6 @@ import {
   type PauseScript,
   type SealOffer,
 } from './scripts/pause-script.js';
-import { PAUSE_VERSION_LUA } from './scripts/pause-version.lua.js';
 import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
 import {
   type PauseScriptReply,
@@ -30,7 +29,6 @@ const CALL_ID_CACHE_SIZE = 10_000;
 export const SCRIPTS = {
   createPause: new LuaScript('create_pause', CREATE_PAUSE_LUA),
   readPause: new LuaScript('read_pause', READ_PAUSE_LUA),
-  pauseVersion: new LuaScript('pause_version', PAUSE_VERSION_LUA),
 };
 
 /** What a per-pause script answered, with the pause as the script left it. */
