@@ -19,7 +19,7 @@ local on_pause = #fields
 for i = 1, gate_count do append_gate_fields_on_pause(fields, i) end
 local checks_at = #fields
 fields[checks_at + 1], fields[checks_at + 2] = 'gateCount', 'pending'
-local values, problem = hash_fields(PAUSE, 1, unpack(fields))
+local values, problem = hash_fields(PAUSE, 1, fields)
 if not values then return problem end
 if not values[1] and redis.call('EXISTS', PAUSE) == 0 then
   return {CODE.NOT_FOUND, {}, 0, {}, {}, {}}
@@ -46,7 +46,7 @@ local function gate_field(g, name)
 end
 local gates = {}
 for i = 3, #KEYS do
-  local g, garbled = hash_fields(KEYS[i], i, unpack(gate_fields))
+  local g, garbled = hash_fields(KEYS[i], i, gate_fields)
   if not g then return garbled end
   local call_id = g[call_id_at]
   g[call_id_at] = nil
