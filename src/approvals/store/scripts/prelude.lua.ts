@@ -28,7 +28,10 @@ ${luaFieldList('GATE_FIELDS', GATE_FIELDS)}
 ${luaRules()}
 local NOW = ARGV[1]
 local NOW_MS = tonumber(NOW)
-local PAUSE, AUDIT = KEYS[1], KEYS[2]
+-- The keys of the pause this script works on: KEYS, but for expire_gates (expire-gates.lua.ts),
+-- which works on several pauses in turn and selects each with select_pause.
+local PK = KEYS
+local PAUSE, AUDIT = PK[1], PK[2]
 local audited = 0
 ${luaGateFieldsOnPause()}
 
@@ -57,7 +60,7 @@ local function reply(code, info)
   local pause, gates = {}, {}
   local fields = {unpack(PAUSE_FIELDS)}
   local on_pause = #fields
-  for i = 1, #KEYS - 2 do append_gate_fields_on_pause(fields, i) end
+  for i = 1, #PK - 2 do append_gate_fields_on_pause(fields, i) end
   local sealed = seal_offered()
   local chain_at = #fields
   if audited > 0 then
@@ -67,8 +70,8 @@ local function reply(code, info)
   -- Every pause holds its record (PAUSE_FIELDS[1]): only without it is EXISTS asked.
   if values[1] or redis.call('EXISTS', PAUSE) == 1 then
     for k = 1, #PAUSE_FIELDS do pause[k] = values[k] end
-    for i = 3, #KEYS do
-      local own = redis.call('HMGET', KEYS[i], unpack(GATE_FIELDS))
+    for i = 3, #PK do
+      local own = redis.call('HMGET', PK[i], unpack(GATE_FIELDS))
       gates[#gates + 1] = fill_gate_fields(own, values, on_pause + (i - 3) * GATE_FIELDS_ON_PAUSE_COUNT)
     end
   end
@@ -100,7 +103,7 @@ local function load()
   -- The gates' policies are kept on the pause (fields.ts): read with its own fields.
   local fields = {'gateCount', 'pending', 'resumeState', 'attempts', 'leaseOwner', 'leaseUntil'}
   local policies_at = #fields
-  for i = 1, #KEYS - 2 do fields[policies_at + i] = 'policy:' .. i end
+  for i = 1, #PK - 2 do fields[policies_at + i] = 'policy:' .. i end
   local f, problem = hash_fields(PAUSE, 1, unpack(fields))
   if not f then return nil, problem end
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
@@ -113,20 +116,20 @@ local function load()
     attempts = tonumber(f[4]), lease_owner = f[5], lease_until = tonumber(f[6] or ''),
   }
   if not pause.gate_count then return nil, corrupt(1, 'field gateCount') end
-  if pause.gate_count ~= #KEYS - 2 then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}} end
+  if pause.gate_count ~= #PK - 2 then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}} end
   if not pause.pending then return nil, corrupt(1, 'field pending') end
   if not rawget(RESUME, pause.resume_state or '') then return nil, corrupt(1, 'field resumeState') end
   if not pause.attempts then return nil, corrupt(1, 'field attempts') end
   if f[6] and not pause.lease_until then return nil, corrupt(1, 'field leaseUntil') end
   local gates = {}
-  for i = 3, #KEYS do
-    local g, garbled = hash_fields(KEYS[i], i, 'callId', 'state', 'version', 'expiresAt', 'policy')
+  for i = 3, #PK do
+    local g, garbled = hash_fields(PK[i], i, 'callId', 'state', 'version', 'expiresAt', 'policy')
     if not g then return nil, garbled end
     -- No such gate: the caller built its keys from stale or guessed call ids.
-    if not g[1] and redis.call('EXISTS', KEYS[i]) == 0 then
+    if not g[1] and redis.call('EXISTS', PK[i]) == 0 then
       return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}}
     end
-    local gate = {key = KEYS[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
+    local gate = {key = PK[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
     if not g[1] then return nil, corrupt(i, 'field callId') end
     if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
     if not tonumber(g[3] or '') then return nil, corrupt(i, 'field version') end
@@ -152,6 +155,13 @@ ${luaWriteChainBody()}
 -- unsealed bodies; Node seals it into the trail after the script. A pending gate has no
 -- decision; one decided by this call carries the decision it was given.
 local PAUSE_ID = string.match(PAUSE, '{(.-)}')
+-- Makes the helpers work on another pause (keys laid out as KEYS are for one pause), with no
+-- audit entry written nor seal offered yet: what a script run on those keys would start from.
+local function select_pause(keys)
+  PK, PAUSE, AUDIT = keys, keys[1], keys[2]
+  PAUSE_ID = string.match(PAUSE, '{(.-)}')
+  audited, seal_offer = 0, nil
+end
 local function audit(event, actor, gate, detail)
   local call_id, decision = '', nil
   if gate then
@@ -215,7 +225,7 @@ end
 
 -- A finished pause is kept for the retention period, then Redis removes all its keys at once.
 local function retain(ms)
-  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ms) end
+  for i = 1, #PK do redis.call('PEXPIRE', PK[i], ms) end
 end
 
 -- Cancels every gate still pending; the pause is abandoned and will never be resumed.
