@@ -68,4 +68,5 @@ REDIS_CLUSTER_NODES="$(IFS=,; echo "${nodes[*]}")" npx vitest run \
   test/approvals/store/run-threads.integration.test.ts test/approvals/store/audit-seal.integration.test.ts \
   test/approvals/store/sweeper.integration.test.ts test/approvals/store/seal-ahead.integration.test.ts \
   test/approvals/grant-store.integration.test.ts \
+  test/approvals/store/expiry-batch.integration.test.ts \
   test/e2e/redis-cluster.test.ts "$@"

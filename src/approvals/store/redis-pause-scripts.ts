@@ -18,6 +18,7 @@ import {
 } from './scripts/pause-script.js';
 import { READ_PAUSE_LUA } from './scripts/read-pause.lua.js';
 import {
+  type ChainState,
   type PauseScriptReply,
   parsePauseScriptReply,
   type ScriptAuditEntry,
@@ -30,6 +31,18 @@ export const SCRIPTS = {
   createPause: new LuaScript('create_pause', CREATE_PAUSE_LUA),
   readPause: new LuaScript('read_pause', READ_PAUSE_LUA),
 };
+
+/** One pause's part of a batch script call (runBatch). */
+export interface BatchCall {
+  pauseId: string;
+  callIds: readonly string[];
+  /** True when callIds is a guess (no call ids cached), remembered if right. */
+  guessed: boolean;
+  /** The pause's own ARGV, after its key count. */
+  args: (string | number)[];
+  /** Lines sealed ahead, as also passed in args ('' for none). */
+  offer: SealOffer;
+}
 
 /** What a per-pause script answered, with the pause as the script left it. */
 export interface PauseOutcome extends PauseScriptReply {
@@ -161,11 +174,7 @@ export abstract class RedisPauseScripts {
       script.run(this.redis, keys, args),
     );
     const reply = parsePauseScriptReply(script.name, raw);
-    if (reply.code === 'CORRUPT') {
-      const [index = '0', problem = ''] = reply.info;
-      const key = keys[Number(index) - 1] ?? `a key of pause ${pauseId}`;
-      throw new StoreError('corrupt_record', `${key} does not hold a valid record: ${problem}`);
-    }
+    if (reply.code === 'CORRUPT') throw corruptError(reply, keys, pauseId);
     const view =
       reply.pauseValues.length === 0
         ? undefined
@@ -173,6 +182,63 @@ export abstract class RedisPauseScripts {
     if (view !== undefined) this.chains.learnView(view);
     const audit = await this.sealed(pauseId, keys, reply, offer);
     return { ...reply, audit, view };
+  }
+
+  /**
+   * Runs a batch script (e.g. expire_gates) whose reply is one per-pause script reply per call,
+   * on a single Redis (all keys on one node), then seals the lines of all of them not sealed
+   * ahead in one seal_audits call. Per call: its outcome, or the StoreError of a corrupt record;
+   * KEYS_MISMATCH and NOT_FOUND come back as outcomes without a view (its cached call ids
+   * dropped), for the caller to run that pause alone.
+   */
+  protected async runBatch(
+    script: LuaScript,
+    head: (string | number)[],
+    calls: readonly BatchCall[],
+  ): Promise<(PauseOutcome | StoreError)[]> {
+    const keysOf = calls.map(({ pauseId, callIds }) => this.keys.scriptKeys(pauseId, callIds));
+    const argv = [...head, ...calls.flatMap(({ args }, i) => [keysOf[i]?.length ?? 0, ...args])];
+    const raw = await redisCall(`${script.name} on ${calls.length} pauses`, () =>
+      script.run(this.redis, keysOf.flat(), argv),
+    );
+    if (!Array.isArray(raw) || raw.length !== calls.length) {
+      throw new StoreError('script', `script ${script.name} did not reply once per pause`);
+    }
+    const outcomes: (PauseOutcome | StoreError)[] = [];
+    const toSeal: { at: number; keys: { pause: string; list: string }; chain: ChainState }[] = [];
+    for (const [i, call] of calls.entries()) {
+      const keys = keysOf[i] ?? [];
+      const reply = parsePauseScriptReply(script.name, raw[i]);
+      if (reply.code === 'CORRUPT') {
+        outcomes.push(corruptError(reply, keys, call.pauseId));
+        continue;
+      }
+      const view =
+        reply.pauseValues.length === 0
+          ? undefined
+          : decodeView(keys, call.callIds, reply.pauseValues, reply.gateValues);
+      if (view === undefined) this.callIdCache.delete(call.pauseId);
+      else {
+        this.chains.learnView(view);
+        if (call.guessed) this.remember(call.pauseId, view.pause.callIds);
+      }
+      let audit: ScriptAuditEntry[] = [];
+      const chain = reply.chain;
+      if (chain?.sealedAhead) audit = this.sealedAhead(call.pauseId, call.offer);
+      else if (chain !== undefined) {
+        toSeal.push({ at: i, keys: { pause: keys[0] ?? '', list: keys[1] ?? '' }, chain });
+      }
+      outcomes.push({ ...reply, audit, view });
+    }
+    const sealed = await this.sealer.sealAll(toSeal);
+    for (const [j, { at }] of toSeal.entries()) {
+      const outcome = outcomes[at];
+      const entries = sealed[j] ?? [];
+      if (outcome === undefined || outcome instanceof StoreError) continue;
+      outcome.audit = entries;
+      this.learnSealed(calls[at]?.pauseId ?? '', entries);
+    }
+    return outcomes;
   }
 
   /**
@@ -187,14 +253,22 @@ export abstract class RedisPauseScripts {
   ): Promise<ScriptAuditEntry[]> {
     const chain = reply.chain;
     if (chain === undefined) return [];
-    if (chain.sealedAhead) {
-      const lines = offer.sealLines.split('\n');
-      const bodies = offer.sealBodies.split('\n');
-      this.chains.learn(pauseId, lines);
-      return lines.map((line, i) => entryOf(bodies[i] ?? '', line));
-    }
+    if (chain.sealedAhead) return this.sealedAhead(pauseId, offer);
     const keyPair = { pause: keys[0] ?? '', list: keys[1] ?? '' };
     const entries = await this.sealer.seal(keyPair, chain);
+    this.learnSealed(pauseId, entries);
+    return entries;
+  }
+
+  /** The entries of the lines a script appended from the offer. */
+  private sealedAhead(pauseId: string, offer: SealOffer): ScriptAuditEntry[] {
+    const lines = offer.sealLines.split('\n');
+    const bodies = offer.sealBodies.split('\n');
+    this.chains.learn(pauseId, lines);
+    return lines.map((line, i) => entryOf(bodies[i] ?? '', line));
+  }
+
+  private learnSealed(pauseId: string, entries: readonly ScriptAuditEntry[]): void {
     // None: another replica sealed them, or the seal failed; either way the chain moved unseen.
     if (entries.length === 0) this.chains.forget(pauseId);
     else
@@ -202,7 +276,11 @@ export abstract class RedisPauseScripts {
         pauseId,
         entries.map((entry) => entry.line),
       );
-    return entries;
+  }
+
+  /** The pause's call ids this replica has cached, if any. */
+  protected cachedCallIds(pauseId: string): readonly string[] | undefined {
+    return this.callIdCache.get(pauseId);
   }
 
   private async callIdsOf(pauseId: string): Promise<readonly string[] | undefined> {
@@ -224,6 +302,13 @@ export abstract class RedisPauseScripts {
       if (!oldest.done) this.callIdCache.delete(oldest.value);
     }
   }
+}
+
+/** The error a CORRUPT reply stands for, naming the key the script found garbled. */
+function corruptError(reply: PauseScriptReply, keys: readonly string[], pauseId: string) {
+  const [index = '0', problem = ''] = reply.info;
+  const key = keys[Number(index) - 1] ?? `a key of pause ${pauseId}`;
+  return new StoreError('corrupt_record', `${key} does not hold a valid record: ${problem}`);
 }
 
 export function unexpected(script: LuaScript, code: ScriptCodeName): StoreError {

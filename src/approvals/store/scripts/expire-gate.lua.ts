@@ -4,6 +4,22 @@ import type { GateTally, PlannedEntry } from '../redis-chain-offers.js';
 import { EXPIRY_CANCEL_DETAIL, EXPIRY_OUTCOME, expiredDetail } from '../rules.js';
 import { type ArgsOf, arg, LUA_OFFER_SEAL, PauseScript, SEAL_OFFER_ARGS } from './pause-script.js';
 
+/**
+ * `expire_due(gate_index, decision, retention_ms)`: expire_gate's work on the selected pause (the
+ * prelude's keys), its reply as the script's; shared with the batch (expire-gates.lua.ts).
+ */
+export const LUA_EXPIRE_DUE = `
+local function expire_due(gate_index, decision, retention_ms)
+  local pause, gates = load()
+  if not pause then return gates end
+  local gate = gates[gate_index]
+  if gate.state ~= STATE.pending or gate.expires_at == nil then return reply(CODE.NOT_PENDING) end
+  if not is_due(gate) then return reply(CODE.NOT_DUE, {tostring(gate.expires_at)}) end
+  local state = expire(pause, gates, gate, decision, retention_ms)
+  return reply(CODE.EXPIRED, {state, pause_decided(pause)})
+end
+`;
+
 const EXPIRE_GATE_ARGS = {
   now: arg.number,
   /** 1-based, in callIds order. */
@@ -34,15 +50,10 @@ export const EXPIRE_GATE = new PauseScript(
   'expire_gate',
   EXPIRE_GATE_ARGS,
   {
+    functions: LUA_EXPIRE_DUE,
     body: `
 ${LUA_OFFER_SEAL}
-local pause, gates = load()
-if not pause then return gates end
-local gate = gates[args.gateIndex]
-if gate.state ~= STATE.pending or gate.expires_at == nil then return reply(CODE.NOT_PENDING) end
-if not is_due(gate) then return reply(CODE.NOT_DUE, {tostring(gate.expires_at)}) end
-local state = expire(pause, gates, gate, args.decision, args.retentionMs)
-return reply(CODE.EXPIRED, {state, pause_decided(pause)})
+return expire_due(args.gateIndex, args.decision, args.retentionMs)
 `,
   },
   ({ code, info }): ExpireGateReply => {

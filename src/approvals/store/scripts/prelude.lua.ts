@@ -47,7 +47,10 @@ ${luaFieldList('GATE_LOAD_FIELDS', GATE_LOAD_FIELDS)}
 ${luaRules()}
 local NOW = ARGV[1]
 local NOW_MS = tonumber(NOW)
-local PAUSE, AUDIT = KEYS[1], KEYS[2]
+-- The keys of the pause this script works on: KEYS, but for expire_gates (expire-gates.lua.ts),
+-- which works on several pauses in turn and selects each with select_pause.
+local PK = KEYS
+local PAUSE, AUDIT = PK[1], PK[2]
 local audited = 0
 ${luaGateFieldsOnPause()}
 
@@ -76,18 +79,18 @@ end
 -- nothing again.
 local function reply_pause_fields()
   local fields = {unpack(PAUSE_FIELDS)}
-  for i = 1, #KEYS - 2 do append_gate_fields_on_pause(fields, i) end
+  for i = 1, #PK - 2 do append_gate_fields_on_pause(fields, i) end
   fields[#fields + 1], fields[#fields + 2] = '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}'
   return fields
 end
 
--- The retention this call set on the pause's keys (retain), applied once its writes are done.
-local retain_ms = nil
+-- The retention this call set on a pause's keys (retain), applied once its writes are done.
+local retention = nil
 local function finish_writes()
   flush_hashes()
-  if retain_ms then
-    for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], retain_ms) end
-    retain_ms = nil
+  if retention then
+    for _, key in ipairs(retention.keys) do redis.call('PEXPIRE', key, retention.ms) end
+    retention = nil
   end
 end
 
@@ -104,8 +107,8 @@ local function reply(code, info)
   -- Every pause holds its record (PAUSE_FIELDS[1]): only without it is EXISTS asked.
   if values[1] or redis.call('EXISTS', PAUSE) == 1 then
     for k = 1, #PAUSE_FIELDS do pause[k] = values[k] end
-    for i = 3, #KEYS do
-      local own = hmget(KEYS[i], GATE_FIELDS)
+    for i = 3, #PK do
+      local own = hmget(PK[i], GATE_FIELDS)
       gates[#gates + 1] = fill_gate_fields(own, values, on_pause + (i - 3) * GATE_FIELDS_ON_PAUSE_COUNT)
     end
   end
@@ -140,7 +143,7 @@ local function load()
   -- The gates' policies are kept on the pause (fields.ts): read with its own fields.
   local fields = {'gateCount', 'pending', 'resumeState', 'attempts', 'leaseOwner', 'leaseUntil'}
   local policies_at = #fields
-  for i = 1, #KEYS - 2 do fields[policies_at + i] = 'policy:' .. i end
+  for i = 1, #PK - 2 do fields[policies_at + i] = 'policy:' .. i end
   -- Read now too: what the audit and the reply read (one HMGET for the whole call).
   for _, field in ipairs(reply_pause_fields()) do fields[#fields + 1] = field end
   fields[#fields + 1], fields[#fields + 2] = 'auditSeq', 'audit:'
@@ -156,20 +159,20 @@ local function load()
     attempts = tonumber(f[4]), lease_owner = f[5], lease_until = tonumber(f[6] or ''),
   }
   if not pause.gate_count then return nil, corrupt(1, 'field gateCount') end
-  if pause.gate_count ~= #KEYS - 2 then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}} end
+  if pause.gate_count ~= #PK - 2 then return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}} end
   if not pause.pending then return nil, corrupt(1, 'field pending') end
   if not rawget(RESUME, pause.resume_state or '') then return nil, corrupt(1, 'field resumeState') end
   if not pause.attempts then return nil, corrupt(1, 'field attempts') end
   if f[6] and not pause.lease_until then return nil, corrupt(1, 'field leaseUntil') end
   local gates = {}
-  for i = 3, #KEYS do
-    local g, garbled = hash_fields(KEYS[i], i, GATE_LOAD_FIELDS)
+  for i = 3, #PK do
+    local g, garbled = hash_fields(PK[i], i, GATE_LOAD_FIELDS)
     if not g then return nil, garbled end
     -- No such gate: the caller built its keys from stale or guessed call ids.
-    if not g[1] and redis.call('EXISTS', KEYS[i]) == 0 then
+    if not g[1] and redis.call('EXISTS', PK[i]) == 0 then
       return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}}
     end
-    local gate = {key = KEYS[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
+    local gate = {key = PK[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
     if not g[1] then return nil, corrupt(i, 'field callId') end
     if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
     if not tonumber(g[3] or '') then return nil, corrupt(i, 'field version') end
@@ -195,6 +198,13 @@ ${luaWriteChainBody()}
 -- unsealed bodies; Node seals it into the trail after the script. A pending gate has no
 -- decision; one decided by this call carries the decision it was given.
 local PAUSE_ID = string.match(PAUSE, '{(.-)}')
+-- Makes the helpers work on another pause (keys laid out as KEYS are for one pause), with no
+-- audit entry written nor seal offered yet: what a script run on those keys would start from.
+local function select_pause(keys)
+  PK, PAUSE, AUDIT = keys, keys[1], keys[2]
+  PAUSE_ID = string.match(PAUSE, '{(.-)}')
+  audited, seal_offer = 0, nil
+end
 local function audit(event, actor, gate, detail)
   local call_id, decision = '', nil
   if gate then
@@ -260,7 +270,7 @@ end
 -- A finished pause is kept for the retention period, then Redis removes all its keys at once
 -- (set by finish_writes, after the call's last write).
 local function retain(ms)
-  retain_ms = ms
+  retention = {keys = PK, ms = ms}
 end
 
 -- Cancels every gate still pending; the pause is abandoned and will never be resumed.

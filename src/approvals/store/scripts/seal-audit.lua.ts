@@ -45,6 +45,27 @@ local function append_sealed(pause_key, audit_key, new_head, rest, lines, trail)
 end
 `;
 
+/** `seal_one(pause_key, audit_key, after, new_head, lines)`: seal_audit's compare-and-set on one pause. */
+const LUA_SEAL_ONE = `
+local function seal_one(PAUSE, AUDIT, after, new_head, lines)
+  -- One read: whether the pause is there (every pause holds gateCount), its chain and its trail.
+  local f = hmget(PAUSE, {'gateCount', '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}', '${TRAIL_FIELD}'})
+  if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return {0} end
+  local head, unsealed, trail = f[2] or '', f[3] or '', f[4]
+  local count = #lines
+  -- The bodies sealed are the first count of the unsealed ones: skip past them.
+  local rest = unsealed
+  for i = 1, count do
+    if rest == nil then break end
+    local at = string.find(rest, '\\n', 1, true)
+    if at then rest = string.sub(rest, at + 1) elseif i == count then rest = '' else rest = nil end
+  end
+  if head ~= after or rest == nil or count == 0 then return {2, head, unsealed} end
+  append_sealed(PAUSE, AUDIT, new_head, rest, lines, trail)
+  return {1}
+end
+`;
+
 /**
  * seal_audit: moves the first `count` of a pause's unsealed chain line bodies into its trail as
  * the sealed lines Node computed for them (audit-chain.ts), if the chain head is still the one
@@ -60,21 +81,32 @@ end
 export const SEAL_AUDIT_LUA = `
 ${LUA_HASH_CACHE}
 ${LUA_APPEND_SEALED}
-local PAUSE, AUDIT = KEYS[1], KEYS[2]
--- One read: whether the pause is there (every pause holds gateCount), its chain and its trail.
-local f = hmget(PAUSE, {'gateCount', '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}', '${TRAIL_FIELD}'})
-if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return {0} end
-local head, unsealed, trail = f[2] or '', f[3] or '', f[4]
-local count = #ARGV - 2
--- The bodies sealed are the first count of the unsealed ones: skip past them.
-local rest = unsealed
-for i = 1, count do
-  if rest == nil then break end
-  local at = string.find(rest, '\\n', 1, true)
-  if at then rest = string.sub(rest, at + 1) elseif i == count then rest = '' else rest = nil end
-end
-if head ~= ARGV[1] or rest == nil or count == 0 then return {2, head, unsealed} end
-append_sealed(PAUSE, AUDIT, ARGV[2], rest, {unpack(ARGV, 3)}, trail)
+${LUA_SEAL_ONE}
+local sealed = seal_one(KEYS[1], KEYS[2], ARGV[1], ARGV[2], {unpack(ARGV, 3)})
 flush_hashes()
-return {1}
+return sealed
+`;
+
+/**
+ * seal_audits: seal_audit on many pauses in one call (a single Redis: all keys on one node),
+ * each a compare-and-set of its own.
+ * KEYS: each pause's [pause hash, audit list], in turn
+ * ARGV: per pause: its line count n, the head the lines follow, the new head, its n lines
+ * Returns one seal_audit reply per pause, in order.
+ */
+export const SEAL_AUDITS_LUA = `
+${LUA_HASH_CACHE}
+${LUA_APPEND_SEALED}
+${LUA_SEAL_ONE}
+local replies = {}
+local a = 1
+for k = 1, #KEYS, 2 do
+  local count = tonumber(ARGV[a])
+  local lines = {}
+  for j = 1, count do lines[j] = ARGV[a + 2 + j] end
+  replies[#replies + 1] = seal_one(KEYS[k], KEYS[k + 1], ARGV[a + 1], ARGV[a + 2], lines)
+  a = a + 3 + count
+end
+flush_hashes()
+return replies
 `;
