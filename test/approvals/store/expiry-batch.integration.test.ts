@@ -75,7 +75,11 @@ async function previousVersionReplica(): Promise<ApprovalStore> {
   return store;
 }
 
-/** The scripts (by name) all clients of this file ran on this test's keys during `work`. */
+/**
+ * The scripts (by name) all clients of this file ran on this test's keys during `work`, counted
+ * by their EVALSHA: every script call starts with one, and the EVAL that follows a NOSCRIPT
+ * answer (a script's first run on a server) is the same call.
+ */
 async function scriptsRunDuring(work: () => Promise<unknown>): Promise<Map<string, number>> {
   const runs = new Map<string, number>();
   const count = (script: unknown, rest: unknown[]) => {
@@ -88,7 +92,7 @@ async function scriptsRunDuring(work: () => Promise<unknown>): Promise<Map<strin
     runs.set(name, (runs.get(name) ?? 0) + 1);
   };
   const restore = [Redis.prototype, Cluster.prototype].flatMap((proto) =>
-    (['evalsha', 'eval'] as const).map((name) => {
+    (['evalsha'] as const).map((name) => {
       const own = Object.hasOwn(proto, name);
       const original = proto[name];
       Object.defineProperty(proto, name, {
