@@ -60,6 +60,14 @@ describe.skipIf(PYTHON_ADK === undefined)('/agent against a Python adk api_serve
       });
       const answer = await harness.reply(OPS, root.ts, 'Tool transfer_money returned');
       expect(answer.text).toContain('"amount":300');
+      // The answer streams into the thread before the resume is marked done; the card says when.
+      await harness.sandbox.waitFor(
+        () => {
+          const now = harness.sandbox.message(OPS, card.ts);
+          return now !== undefined && cardText(now).includes('Agent resumed') && now;
+        },
+        { timeoutMs: 15_000 },
+      );
       const view = await harness.pauseOf(card);
       expect(view.pause.resume.state).toBe('resumed');
       const { userId, sessionId } = view.pause.adk;
