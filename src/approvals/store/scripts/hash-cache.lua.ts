@@ -17,6 +17,9 @@
  */
 export const LUA_HASH_CACHE = `
 local hash_cache = {}
+-- The hashes written since the last flush, in the order first written: a flush looks at these
+-- only, not at every hash the call has read (a sweep batch reads thousands).
+local dirty_hashes = {}
 local function cached_hash(key)
   local entry = hash_cache[key]
   if not entry then
@@ -66,7 +69,10 @@ local function hset(key, ...)
     entry.values[field] = tostring(value)
     entry.dirty[field] = true
   end
-  entry.any_dirty = true
+  if not entry.any_dirty then
+    entry.any_dirty = true
+    dirty_hashes[#dirty_hashes + 1] = key
+  end
 end
 
 local function hdel(key, ...)
@@ -76,7 +82,10 @@ local function hdel(key, ...)
     entry.values[field] = false
     entry.dirty[field] = true
   end
-  entry.any_dirty = true
+  if not entry.any_dirty then
+    entry.any_dirty = true
+    dirty_hashes[#dirty_hashes + 1] = key
+  end
 end
 
 -- As HINCRBY: the new value, as a number.
@@ -106,7 +115,10 @@ end
 
 -- Writes every deferred change: per hash, one HDEL of the fields removed, one HSET of the rest.
 local function flush_hashes()
-  for key, entry in pairs(hash_cache) do
+  local keys = dirty_hashes
+  dirty_hashes = {}
+  for _, key in ipairs(keys) do
+    local entry = hash_cache[key]
     if entry.any_dirty then
       local sets, dels = {}, {}
       for field in pairs(entry.dirty) do
@@ -123,5 +135,12 @@ local function flush_hashes()
       entry.dirty, entry.any_dirty = {}, false
     end
   end
+end
+
+-- Forgets what the call read and wrote (flushed first): for a script working on many pauses in
+-- turn, so that what it keeps does not grow with each one.
+local function forget_hashes()
+  flush_hashes()
+  hash_cache, key_types = {}, {}
 end
 `;

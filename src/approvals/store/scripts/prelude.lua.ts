@@ -201,6 +201,7 @@ local PAUSE_ID = string.match(PAUSE, '{(.-)}')
 -- Makes the helpers work on another pause (keys laid out as KEYS are for one pause), with no
 -- audit entry written nor seal offered yet: what a script run on those keys would start from.
 local function select_pause(keys)
+  forget_hashes()
   PK, PAUSE, AUDIT = keys, keys[1], keys[2]
   PAUSE_ID = string.match(PAUSE, '{(.-)}')
   audited, seal_offer = 0, nil
