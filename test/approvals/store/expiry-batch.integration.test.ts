@@ -1,4 +1,3 @@
-import { Cluster, Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditExportLines } from '../../../src/approvals/audit-export.js';
 import { AuditVerifier } from '../../../src/approvals/audit-verify.js';
@@ -21,6 +20,7 @@ import {
   usingCluster,
 } from '../../support/redis.js';
 import { firstCallId, newPause, policy, T0 } from './fixtures.js';
+import { whileScriptsRun } from './script-calls.js';
 
 /**
  * On a single Redis the sweeper expires the due gates of many pauses in one expire_gates call
@@ -75,51 +75,15 @@ async function previousVersionReplica(): Promise<ApprovalStore> {
   return store;
 }
 
-/**
- * The scripts (by name) all clients of this file ran on this test's keys during `work`, counted
- * by their EVALSHA: every script call starts with one, and the EVAL that follows a NOSCRIPT
- * answer (a script's first run on a server) is the same call.
- */
+/** The scripts (by name) all clients of this file ran on this test's keys during `work`. */
 async function scriptsRunDuring(work: () => Promise<unknown>): Promise<Map<string, number>> {
   const runs = new Map<string, number>();
-  const count = (script: unknown, rest: unknown[]) => {
-    const key = rest[1];
-    if (typeof key !== 'string' || !key.startsWith(keyPrefix)) return;
-    const name =
-      typeof script === 'string'
-        ? (SCRIPT_NAMES.get(script) ?? SCRIPT_NAMES.get(new LuaScript('', script).sha) ?? 'another')
-        : 'another';
+  await whileScriptsRun((sha, firstKey) => {
+    if (typeof firstKey !== 'string' || !firstKey.startsWith(keyPrefix)) return;
+    const name = SCRIPT_NAMES.get(sha) ?? 'another';
     runs.set(name, (runs.get(name) ?? 0) + 1);
-  };
-  const restore = [Redis.prototype, Cluster.prototype].flatMap((proto) =>
-    (['evalsha'] as const).map((name) => {
-      const own = Object.hasOwn(proto, name);
-      const original = proto[name];
-      Object.defineProperty(proto, name, {
-        configurable: true,
-        writable: true,
-        value(this: unknown, script: unknown, ...rest: unknown[]) {
-          count(script, rest);
-          return Reflect.apply(original, this, [script, ...rest]);
-        },
-      });
-      return () => {
-        if (own)
-          Object.defineProperty(proto, name, {
-            configurable: true,
-            writable: true,
-            value: original,
-          });
-        else Reflect.deleteProperty(proto, name);
-      };
-    }),
-  );
-  try {
-    await work();
-    return runs;
-  } finally {
-    for (const undo of restore) undo();
-  }
+  }, work);
+  return runs;
 }
 
 async function verifyExport() {

@@ -1,4 +1,3 @@
-import { Cluster, Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditExportLines } from '../../../src/approvals/audit-export.js';
 import { AuditVerifier } from '../../../src/approvals/audit-verify.js';
@@ -17,6 +16,7 @@ import { SEAL_AUDIT_LUA } from '../../../src/approvals/store/scripts/seal-audit.
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
 import { APPROVER, firstCallId, newPause, policy, T0 } from './fixtures.js';
+import { whileScriptsRun } from './script-calls.js';
 
 /**
  * A transition seals its own audit lines when its replica knows the pause's chain (the replica
@@ -41,60 +41,14 @@ afterEach(async () => {
   redis.disconnect();
 });
 
-/**
- * How many separate seals of this test's pauses the stores sent during `work`, counted where
- * every client of this file sends its scripts: an EVALSHA, or an EVAL when Redis lacked the
- * script (a node it never ran on, as in a fresh Cluster), the EVALSHA refused with NOSCRIPT
- * before it not counted, so that one seal counts once. (Counted at the client, not with
- * MONITOR: ioredis's monitor connection once mistook another test file's command for a reply
- * under load.)
- */
+/** How many separate seals of this test's pauses the stores sent during `work`. */
 async function sealCallsDuring(work: () => Promise<unknown>): Promise<number> {
   let seals = 0;
-  const isSeal = (script: unknown, keys: unknown[]) => {
-    const firstKey = keys[1];
-    const sealScript = script === SEAL_SHA || script === SEAL_AUDIT_LUA;
-    return sealScript && typeof firstKey === 'string' && firstKey.startsWith(keyPrefix);
-  };
-  const noScript = (error: unknown) =>
-    error instanceof Error && error.message.startsWith('NOSCRIPT');
-  const restore = [Redis.prototype, Cluster.prototype].flatMap((proto) =>
-    (['evalsha', 'eval'] as const).map((name) => {
-      const own = Object.hasOwn(proto, name);
-      const original = proto[name];
-      Object.defineProperty(proto, name, {
-        configurable: true,
-        writable: true,
-        value(this: unknown, script: unknown, ...rest: unknown[]) {
-          const sent = Reflect.apply(original, this, [script, ...rest]);
-          if (!isSeal(script, rest)) return sent;
-          if (name === 'eval') seals += 1;
-          else {
-            const counted = (error?: unknown) => {
-              if (error === undefined || !noScript(error)) seals += 1;
-            };
-            sent.then(() => counted(), counted);
-          }
-          return sent;
-        },
-      });
-      return () => {
-        if (own)
-          Object.defineProperty(proto, name, {
-            configurable: true,
-            writable: true,
-            value: original,
-          });
-        else Reflect.deleteProperty(proto, name);
-      };
-    }),
-  );
-  try {
-    await work();
-    return seals;
-  } finally {
-    for (const undo of restore) undo();
-  }
+  await whileScriptsRun((sha, firstKey) => {
+    if (sha === SEAL_SHA && typeof firstKey === 'string' && firstKey.startsWith(keyPrefix))
+      seals += 1;
+  }, work);
+  return seals;
 }
 
 function expectChained(lines: readonly string[]): void {

@@ -37,6 +37,14 @@ local function hash_learn(key, fields, values)
   end
 end
 
+-- Notes that a hash has writes to flush.
+local function mark_written(key, entry)
+  if not entry.any_dirty then
+    entry.any_dirty = true
+    dirty_hashes[#dirty_hashes + 1] = key
+  end
+end
+
 -- As HMGET: one read of the fields not known yet, then every value from what is known.
 local function hmget(key, fields)
   local entry = cached_hash(key)
@@ -69,10 +77,7 @@ local function hset(key, ...)
     entry.values[field] = tostring(value)
     entry.dirty[field] = true
   end
-  if not entry.any_dirty then
-    entry.any_dirty = true
-    dirty_hashes[#dirty_hashes + 1] = key
-  end
+  mark_written(key, entry)
 end
 
 local function hdel(key, ...)
@@ -82,10 +87,7 @@ local function hdel(key, ...)
     entry.values[field] = false
     entry.dirty[field] = true
   end
-  if not entry.any_dirty then
-    entry.any_dirty = true
-    dirty_hashes[#dirty_hashes + 1] = key
-  end
+  mark_written(key, entry)
 end
 
 -- As HINCRBY: the new value, as a number.
