@@ -38,7 +38,10 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: INTEGRATION,
-          globalSetup: ['test/support/adk-server.global.ts'],
+          globalSetup: [
+            'test/support/adk-server.global.ts',
+            'test/support/child-processes.global.ts',
+          ],
           testTimeout: 20_000,
           hookTimeout: 60_000,
         },

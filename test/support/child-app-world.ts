@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
-import { type Child, compileProcesses, startChild } from '../../bench/support/child-processes.js';
+import { type Child, startChild } from '../../bench/support/child-processes.js';
 import { type FakeAdk, startFakeAdk } from '../../bench/support/fake-adk.js';
 import { openRedisStore } from '../../src/approvals/store/redis-store.js';
 import type { ApprovalStore } from '../../src/approvals/store.js';
@@ -49,7 +49,8 @@ export async function startChildAppWorld(files: {
   slackFaults?: boolean;
 }): Promise<ChildAppWorld> {
   const cleanups: Array<() => Promise<unknown>> = [];
-  await compileProcesses();
+  // Compiled once for the run by the integration project's global setup
+  // (child-processes.global.ts): compiling here raced the other files' running children.
   const dir = await mkdtemp(join(tmpdir(), 'child-app-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const policyFile = join(dir, 'policy.yml');
