@@ -38,10 +38,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: INTEGRATION,
-          globalSetup: [
-            'test/support/adk-server.global.ts',
-            'test/support/child-processes.global.ts',
-          ],
+          globalSetup: ['test/support/adk-server.global.ts'],
           testTimeout: 20_000,
           hookTimeout: 60_000,
         },

@@ -49,8 +49,8 @@ export async function startChildAppWorld(files: {
   slackFaults?: boolean;
 }): Promise<ChildAppWorld> {
   const cleanups: Array<() => Promise<unknown>> = [];
-  // Compiled once for the run by the integration project's global setup
-  // (child-processes.global.ts): compiling here raced the other files' running children.
+  // Compiled once for the run by the integration tests' global setup
+  // (child-processes-compiled.ts): compiling here raced the other files' running children.
   const dir = await mkdtemp(join(tmpdir(), 'child-app-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const policyFile = join(dir, 'policy.yml');
