@@ -123,23 +123,21 @@ local function corrupt(key_index, problem)
   return {CODE.CORRUPT, {key_index, problem}, audited, {}, {}, {}}
 end
 
-local function type_of(key)
-  return key_type(key)
-end
-
 -- A hash's fields (HMGET), or nil and the corrupt reply when the key holds another type: the
 -- read itself finds out, so that a well-formed record costs no TYPE call. What it read is kept
 -- for the rest of the call (hash-cache.lua.ts).
 local function hash_fields(key, key_index, fields)
   local values = redis.pcall('HMGET', key, unpack(fields))
-  if values.err then return nil, corrupt(key_index, 'holds a ' .. type_of(key) .. ', not a hash') end
+  if values.err then return nil, corrupt(key_index, 'holds a ' .. key_type(key) .. ', not a hash') end
   hash_learn(key, fields, values)
   return values
 end
 
 -- Reads and checks the fields the scripts decide on before anything is written, so that a
 -- garbled record is reported instead of half-updated. Returns pause, gates; or nil, a reply.
-local function load()
+-- \`reading\`: the call writes nothing (read_pause), so the audit list, which only writes touch,
+-- is not looked at.
+local function load(reading)
   -- The gates' policies are kept on the pause (fields.ts): read with its own fields.
   local fields = {'gateCount', 'pending', 'resumeState', 'attempts', 'leaseOwner', 'leaseUntil'}
   local policies_at = #fields
@@ -150,7 +148,7 @@ local function load()
   local f, problem = hash_fields(PAUSE, 1, fields)
   if not f then return nil, problem end
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
-  local kind = type_of(AUDIT)
+  local kind = reading and 'none' or key_type(AUDIT)
   if kind ~= 'list' and kind ~= 'none' then
     return nil, corrupt(2, 'holds a ' .. kind .. ', not a list')
   end
