@@ -69,4 +69,5 @@ REDIS_CLUSTER_NODES="$(IFS=,; echo "${nodes[*]}")" npx vitest run \
   test/approvals/store/sweeper.integration.test.ts test/approvals/store/seal-ahead.integration.test.ts \
   test/approvals/grant-store.integration.test.ts \
   test/approvals/store/expiry-batch.integration.test.ts \
+  test/approvals/store/cluster-connection.integration.test.ts \
   test/e2e/redis-cluster.test.ts "$@"

@@ -84,14 +84,26 @@ export async function connectRedisCluster(
     },
   };
   const cluster = new Cluster(seeds, clusterOptions);
-  await connectAndPing(cluster, where, options);
+  // Every node's connection is opened up front (and a node found later at once), not by the
+  // first command sent to it: with no offline queue, commands that meet a node still connecting
+  // are sent again after a delay, each late and out of the order they were sent in (the audit
+  // stream's lines of one transition among them). (Not while the cluster connects: it opens the
+  // nodes it needs then, and one opened beside it hung the connect.)
+  cluster.on('+node', (node: Redis) => {
+    if (cluster.status === 'ready' && node.status === 'wait') node.connect().catch(() => {});
+  });
+  await connectAndPing(cluster, where, options, () =>
+    Promise.all(cluster.nodes('all').map((node) => node.ping())),
+  );
   return cluster;
 }
 
+/** `thenAlso`: more to wait for once the client answers (a Cluster's every node answering). */
 async function connectAndPing(
   client: RedisClient,
   where: string,
   options: ConnectOptions,
+  thenAlso: () => Promise<unknown> = () => Promise.resolve(),
 ): Promise<void> {
   let lastError: Error | undefined;
   const remember = (error: Error) => {
@@ -104,7 +116,13 @@ async function connectAndPing(
     timer = setTimeout(() => reject(new Error(`no answer within ${limitMs} ms`)), limitMs);
   });
   try {
-    await Promise.race([client.connect().then(() => client.ping()), timeout]);
+    await Promise.race([
+      client
+        .connect()
+        .then(() => client.ping())
+        .then(thenAlso),
+      timeout,
+    ]);
   } catch (error) {
     client.disconnect();
     const cause = lastError ?? error;
