@@ -7,7 +7,12 @@ import { AuditMirrorBatcher } from './redis-audit-mirror.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { IndexBatch } from './redis-index-batch.js';
 import { indexMember, parseMember, withScores } from './redis-index-members.js';
-import { isLiveResume, pendingIndexesOf, pendingIndexName } from './rules.js';
+import {
+  FINISHED_RESUME_STATES,
+  isLiveResume,
+  pendingIndexesOf,
+  pendingIndexName,
+} from './rules.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
@@ -250,13 +255,23 @@ export class RedisIndexes {
     ];
   }
 
-  /** Only the resume entry this lease put there: a Retry's claim may already have moved it. */
+  /**
+   * The resume entry this lease put there is dropped. After a failed resume, only that entry: a
+   * Retry's claim may already have moved it. Once finished for good (resumed, refused), no
+   * transition puts it back to any use, so whatever is there goes, with no script.
+   */
   afterFinish(view: PauseView, leaseUntil: string): Promise<unknown>[] {
-    const { id, callIds } = view.pause;
-    return [
-      ...(leaseUntil === '' ? [] : [this.zsetCas(this.keys.resume, id, leaseUntil, '')]),
-      ...callIds.map((callId) => this.callIndex(callId, id, 'expire')),
-    ];
+    const { id, callIds, resume } = view.pause;
+    const finished = FINISHED_RESUME_STATES.some((state) => state === resume.state);
+    const drops =
+      leaseUntil === ''
+        ? []
+        : [
+            finished
+              ? this.redis.zrem(this.keys.resume, id)
+              : this.zsetCas(this.keys.resume, id, leaseUntil, ''),
+          ];
+    return [...drops, ...callIds.map((callId) => this.callIndex(callId, id, 'expire'))];
   }
 
   /**
