@@ -45,6 +45,9 @@ export type VoterCheck =
     }
   | { kind: 'refused'; refusal: Refusal };
 
+/** A check that allowed the vote. */
+export type AllowedCheck = Extract<VoterCheck, { kind: 'allowed' }>;
+
 /** The Retry button's check: nothing, or a private message saying why not. */
 export type RetryCheck = { kind: 'done' } | { kind: 'refused'; refusal: Refusal };
 
@@ -78,15 +81,16 @@ export class ApprovalChecks {
    * May `voter` decide these gates (every pending gate when `callIds` is empty)? Asked before a
    * vote and before a modal opens, so that nobody fills in a form only to be refused. `listing`:
    * asked to list what a person may decide (the App Home), not for a click: refusals are not
-   * logged as refused votes.
+   * logged as refused votes. `view`: the pause to check against, as the caller has it (read when
+   * absent); a vote made on it must carry its version (`VoteInput.seenVersion`).
    */
   async check(
     pauseId: string,
     callIds: readonly string[],
     voter: string,
-    { listing = false }: { listing?: boolean } = {},
+    { listing = false, view: given }: { listing?: boolean; view?: PauseView | undefined } = {},
   ): Promise<VoterCheck> {
-    const view = await this.deps.store.pauses.getPause(pauseId);
+    const view = given ?? (await this.deps.store.pauses.getPause(pauseId));
     if (view === undefined) return refuse({ kind: 'pause_gone' });
     const gates =
       callIds.length === 0

@@ -1,7 +1,13 @@
 import { gateKind } from '../adk/gate.js';
 import type { Clock } from '../approvals/clock.js';
 import type { Refusal } from '../approvals/outcomes.js';
-import type { GatePolicy, GateRecord, GateState, PauseView } from '../approvals/records.js';
+import {
+  type GatePolicy,
+  type GateRecord,
+  type GateState,
+  type PauseView,
+  viewVersion,
+} from '../approvals/records.js';
 import type {
   PauseStore,
   VoteAllInput,
@@ -11,7 +17,7 @@ import type {
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { displayNameWithin, type PersonNames } from '../slack/transport/person-names.js';
-import { type ApprovalChecks, questionOf } from './approval-checks.js';
+import { type AllowedCheck, type ApprovalChecks, questionOf } from './approval-checks.js';
 import type { CardUpdates } from './card-updates.js';
 import { closedGate } from './closed-gates.js';
 import type { ResumeScheduling } from './resume-scheduler.js';
@@ -33,6 +39,13 @@ const DONE: DecisionReply = { kind: 'done' };
 const refuse = (refusal: Refusal) => ({ kind: 'refused', refusal }) as const;
 
 /**
+ * Checks and votes of one click while the pause keeps changing under them (other votes landing
+ * between a check and its vote): the last vote is applied to the pause as it is then, as every
+ * vote was before checks carried a version.
+ */
+const CHECKED_VOTE_TRIES = 3;
+
+/**
  * Step 5 of the flow: checks the voter against the current policy (`ApprovalChecks`), applies
  * the vote with one atomic store call, schedules the resume, then asks for the card to be updated
  * (off the decision's critical path: Slack being slow delays no decision and no resume). Every
@@ -41,7 +54,7 @@ const refuse = (refusal: Refusal) => ({ kind: 'refused', refusal }) as const;
 export class Decider {
   constructor(
     private readonly deps: {
-      store: { pauses: Pick<PauseStore, 'vote' | 'voteAll'> };
+      store: { pauses: Pick<PauseStore, 'vote' | 'voteAll' | 'recentPause'> };
       checks: Pick<ApprovalChecks, 'check'>;
       /** The card is redrawn and its Homes follow; never waits on Slack. */
       cards: Pick<CardUpdates, 'pauseChanged'>;
@@ -55,17 +68,63 @@ export class Decider {
     },
   ) {}
 
+  /**
+   * A click's vote. The check starts from the pause as this replica last saw it, if it saw it
+   * lately (no read), and the vote carries the version it was checked at: the store applies it
+   * only if the pause has not changed since, and otherwise answers with the pause as it is,
+   * which is checked again. A refusal is never based on a remembered view: it is checked again
+   * on the pause as it is.
+   */
   async vote(request: VoteRequest): Promise<DecisionReply> {
     // The name is looked up while the vote is authorized: a cached one costs nothing.
     const name = displayNameWithin(this.deps.people, request.voter);
-    const check = await this.deps.checks.check(request.pauseId, [request.callId], request.voter);
+    const { pauseId, callId } = request;
+    let view = this.deps.store.pauses.recentPause(pauseId);
+    let remembered = view !== undefined;
+    for (let tries = 1; ; tries++) {
+      const allowed = await this.checkVote(request, view);
+      if (allowed.kind === 'refused') {
+        if (!remembered) return allowed;
+        view = undefined;
+        remembered = false;
+        continue;
+      }
+      const { check } = allowed;
+      const vote = withVoterName(onBehalf(request, check.onBehalfOf), await name);
+      const seenVersion = tries < CHECKED_VOTE_TRIES ? viewVersion(check.view) : undefined;
+      const now = this.deps.clock();
+      const result = await this.deps.store.pauses.vote({
+        ...vote,
+        ...(seenVersion === undefined ? {} : { seenVersion }),
+        now,
+      });
+      if (result.kind !== 'stale') return this.settle(vote, result, now);
+      this.deps.log.debug('vote checked again: the pause changed since its check', {
+        pauseId,
+        callId,
+        tries,
+      });
+      view = result.view;
+      remembered = false;
+    }
+  }
+
+  /** May the voter cast this vote on the pause (`view`: as given, else as it is)? */
+  private async checkVote(
+    request: VoteRequest,
+    view: PauseView | undefined,
+  ): Promise<
+    { kind: 'allowed'; check: AllowedCheck } | Extract<DecisionReply, { kind: 'refused' }>
+  > {
+    const { pauseId, callId, voter } = request;
+    const check = await this.deps.checks.check(pauseId, [callId], voter, { view });
     if (check.kind === 'refused') return check;
     const noReason = reasonRefusal(request, check.policies);
     if (noReason !== undefined) return refuse(noReason);
     if (check.gates.some((gate) => gateKind(gate) === 'input') && !isAnswer(request)) {
       return refuse({ kind: 'answer_required' });
     }
-    return this.apply(withVoterName(onBehalf(request, check.onBehalfOf), await name));
+    return { kind: 'allowed', check };
   }
 
   /**
@@ -140,6 +199,11 @@ export class Decider {
   private async apply(request: VoteRequest): Promise<DecisionReply> {
     const now = this.deps.clock();
     const result = await this.deps.store.pauses.vote({ ...request, now });
+    return this.settle(request, result, now);
+  }
+
+  /** The voter's reply, the resume scheduled and the card updated, for a vote the store applied or refused. */
+  private settle(request: VoteRequest, result: VoteResult, now: number): DecisionReply {
     const reply = this.replyTo(request, result, now);
     const pauseDecided =
       (result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided;
@@ -158,6 +222,9 @@ export class Decider {
     switch (result.kind) {
       case 'not_found':
         return refuse({ kind: 'not_found' });
+      case 'stale':
+        // Only a vote given the version it was checked at (`vote`) is ever answered stale.
+        throw new Error(`a vote on pause ${request.pauseId} without a checked version was stale`);
       case 'already_voted': {
         const gate = gateOf(result.view, request.callId);
         return refuse({

@@ -21,6 +21,12 @@ export interface PauseStore {
   createPause(input: NewPause): Promise<CreatePauseResult>;
   getPause(pauseId: string): Promise<PauseView | undefined>;
   /**
+   * The pause as this replica last saw it (a transition's reply or a read), if it saw it lately:
+   * nothing is read, so it may be stale. A vote given its version (`seenVersion`) is applied only
+   * if nothing changed since, and answers `stale` otherwise.
+   */
+  recentPause(pauseId: string): PauseView | undefined;
+  /**
    * Whether the pause changed (or is gone) since `view` was read: its versions only, without
    * reading or decoding its records, for a caller that already rendered `view`.
    */
@@ -92,6 +98,12 @@ export interface VoteInput {
   choice: 'approve' | 'reject';
   payload?: JsonValue;
   reason?: string;
+  /**
+   * The pause's version (`viewVersion`) the voter was checked against: the vote is applied only
+   * to the pause as it was checked, and answers `stale` if it changed since. Absent: applied to
+   * the pause as it is.
+   */
+  seenVersion?: number;
   now: number;
 }
 
@@ -105,9 +117,11 @@ export type VoteResult =
   | { kind: 'already_decided'; view: PauseView; state: GateState; decision: GateDecision }
   /** The gate's time ran out; the vote applied its expiry instead (see `ExpiredGate`). */
   | { kind: 'expired'; view: PauseView; state: GateState; pauseDecided: boolean }
+  /** Only with `seenVersion`: the pause changed since; nothing was applied; `view` is as it is now. */
+  | { kind: 'stale'; view: PauseView }
   | { kind: 'not_found' };
 
-export interface VoteAllInput extends Omit<VoteInput, 'callId' | 'payload'> {
+export interface VoteAllInput extends Omit<VoteInput, 'callId' | 'payload' | 'seenVersion'> {
   /** The gates to vote on, at least one. */
   callIds: readonly string[];
   /** Part of a batch from the App Home of this many calls (for the audit). */

@@ -22,7 +22,7 @@ import { viewOf } from './memory/prelude.js';
 import { reopen } from './memory/reopen.js';
 import { setCardTs } from './memory/set-card-ts.js';
 import { undo } from './memory/undo.js';
-import { vote, voteAll } from './memory/vote.js';
+import { voteAll, voteIfUnchanged } from './memory/vote.js';
 import { withdraw } from './memory/withdraw.js';
 import type { MemoryNudges } from './memory-nudges.js';
 import type { MemoryPauseBook } from './memory-pause-book.js';
@@ -77,6 +77,12 @@ export class MemoryPauses implements PauseStore {
     return entry && viewOf(entry);
   }
 
+  /** The pause as it is: this store is the only replica, so what it saw last is never stale. */
+  recentPause(pauseId: string): PauseView | undefined {
+    const entry = this.book.pauses.get(pauseId);
+    return entry && viewOf(entry);
+  }
+
   async changedSince(view: PauseView): Promise<boolean> {
     const entry = this.book.pauses.get(view.pause.id);
     if (entry === undefined) return true;
@@ -104,7 +110,7 @@ export class MemoryPauses implements PauseStore {
     const run = this.book.load(pauseId, now);
     const gate = run?.gate(callId);
     if (!run || !gate) return { kind: 'not_found' };
-    const reply = vote(run, gate, {
+    const reply = voteIfUnchanged(run, gate, {
       now,
       gateIndex: run.entry.pause.callIds.indexOf(callId) + 1,
       voter,
@@ -115,6 +121,7 @@ export class MemoryPauses implements PauseStore {
       expiry: systemDecision(now),
       retentionMs: this.book.retentionMs,
       detail: voteDetail(input),
+      seenVersion: input.seenVersion ?? 0,
       // The twin seals every line at once: nothing to seal ahead.
       ...NO_SEAL_OFFER,
     });

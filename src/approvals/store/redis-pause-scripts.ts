@@ -1,6 +1,7 @@
 import type { PauseView } from '../records.js';
 import { StoreError } from '../store.js';
 import type { StoreKeys } from './keys.js';
+import type { RecentViews } from './recent-views.js';
 import { type AuditSealer, entryOf } from './redis-audit-seal.js';
 import type { ChainOffers } from './redis-chain-offers.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
@@ -75,6 +76,8 @@ export interface PauseScriptContext {
   callIdCache: Map<string, readonly string[]>;
   /** What this replica knows of pauses' chains, to seal a transition's lines ahead. */
   chains: ChainOffers;
+  /** The pauses as this replica last saw them (`PauseStore.recentPause`). */
+  views: RecentViews;
 }
 
 /**
@@ -90,6 +93,7 @@ export abstract class RedisPauseScripts {
   private readonly sealer: AuditSealer;
   private readonly callIdCache: Map<string, readonly string[]>;
   protected readonly chains: ChainOffers;
+  protected readonly views: RecentViews;
 
   constructor(context: PauseScriptContext) {
     this.redis = context.redis;
@@ -99,6 +103,7 @@ export abstract class RedisPauseScripts {
     this.sealer = context.sealer;
     this.callIdCache = context.callIdCache;
     this.chains = context.chains;
+    this.views = context.views;
   }
 
   /**
@@ -149,6 +154,7 @@ export abstract class RedisPauseScripts {
       const outcome = await this.runScript(script, pauseId, callIds, argv, offer);
       if (outcome.code === 'NOT_FOUND') {
         this.callIdCache.delete(pauseId);
+        this.views.forget(pauseId);
         return outcome;
       }
       if (outcome.view !== undefined) {
@@ -179,7 +185,10 @@ export abstract class RedisPauseScripts {
       reply.pauseValues.length === 0
         ? undefined
         : decodeView(keys, callIds, reply.pauseValues, reply.gateValues);
-    if (view !== undefined) this.chains.learnView(view);
+    if (view !== undefined) {
+      this.chains.learnView(view);
+      this.views.remember(view);
+    }
     const audit = await this.sealed(pauseId, keys, reply, offer);
     return { ...reply, audit, view };
   }
@@ -220,6 +229,7 @@ export abstract class RedisPauseScripts {
       if (view === undefined) this.callIdCache.delete(call.pauseId);
       else {
         this.chains.learnView(view);
+        this.views.remember(view);
         if (call.guessed) this.remember(call.pauseId, view.pause.callIds);
       }
       let audit: ScriptAuditEntry[] = [];

@@ -117,6 +117,10 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
     return outcome.view;
   }
 
+  recentPause(pauseId: string): PauseView | undefined {
+    return this.views.get(pauseId);
+  }
+
   /**
    * One HGET of `version` per record, sent together, and no script: every record's version only
    * grows, so reads that are not one snapshot still answer rightly. A change that lands between
@@ -191,6 +195,7 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
           expiry: systemDecision(now),
           retentionMs: this.retentionMs,
           detail,
+          seenVersion: input.seenVersion ?? 0,
           ...offer,
         };
       },

@@ -1,6 +1,7 @@
 import type { Log } from '../../log.js';
 import type { ApprovalStore } from '../store.js';
 import { storeKeys } from './keys.js';
+import { RecentViews } from './recent-views.js';
 import { RedisAuditLog } from './redis-audit-log.js';
 import { AuditSealer } from './redis-audit-seal.js';
 import { RedisCardClaims } from './redis-card-claims.js';
@@ -86,6 +87,7 @@ export function openRedisStore(options: RedisStoreOptions): ApprovalStore {
     retentionMs,
     callIdCache: new Map(),
     chains: new ChainOffers(),
+    views: new RecentViews(),
   };
   return {
     pauses: new RedisPauses(context, nudges),

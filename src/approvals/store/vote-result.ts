@@ -17,6 +17,8 @@ export function voteResultOf(reply: VoteGateReply, view: PauseView, callId: stri
       return { kind: 'expired', view, state: reply.state, pauseDecided: reply.pauseDecided };
     case 'ALREADY_VOTED':
       return { kind: 'already_voted', view };
+    case 'STALE':
+      return { kind: 'stale', view };
     case 'ALREADY_DECIDED': {
       const gate = view.gates.find((g) => g.confirmationCallId === callId);
       if (gate?.decision === undefined) {

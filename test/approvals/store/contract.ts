@@ -1,6 +1,6 @@
 import { canonicalJson } from '@adk-slack-approvals/adk-approvals/attestation';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SYSTEM_ACTOR } from '../../../src/approvals/records.js';
+import { SYSTEM_ACTOR, viewVersion } from '../../../src/approvals/records.js';
 import { AUDIT_GENESIS, sha256, splitChainLine } from '../../../src/approvals/store/audit-chain.js';
 import { PER_PAUSE_AUDIT_MAX } from '../../../src/approvals/store/rules.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
@@ -448,6 +448,28 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         );
         expect(kinds(claims)).toEqual({ claimed: 1, leased: 49 });
         expect((await store.pauses.getPause(input.id))?.pause.resume.attempts).toBe(1);
+      });
+
+      it('a vote given the version its voter was checked at is applied only to that version: else stale, with the pause as it is, and nothing written', async () => {
+        const input = newPause({ policies: [policy({ quorum: 2 })] });
+        const { view } = await store.pauses.createPause(input);
+        const seenVersion = viewVersion(view);
+        const vote = { pauseId: input.id, callId: firstCallId(input), choice: 'approve' as const };
+        const first = await store.pauses.vote({ ...vote, voter: 'U1', now: T0 + 1, seenVersion });
+        expect(first).toMatchObject({ kind: 'counted', approvals: 1 });
+        // U2 was checked on the pause as it was before U1's vote.
+        const stale = await store.pauses.vote({ ...vote, voter: 'U2', now: T0 + 2, seenVersion });
+        const current = await store.pauses.getPause(input.id);
+        expect(stale).toEqual({ kind: 'stale', view: current });
+        expect(current?.gates[0]?.votes.map((each) => each.voter)).toEqual(['U1']);
+        const trail = await store.audit.readAudit({ pauseId: input.id });
+        expect(trail.map((entry) => entry.event)).toEqual(['created', 'voted']);
+        if (current === undefined) throw new Error('the pause is gone');
+        const checkedAgain = { voter: 'U2', now: T0 + 3, seenVersion: viewVersion(current) };
+        expect(await store.pauses.vote({ ...vote, ...checkedAgain })).toMatchObject({
+          kind: 'decided',
+          state: 'approved',
+        });
       });
 
       it('two replicas racing on many gates decide each once and claim each once', async () => {

@@ -23,6 +23,7 @@ describe('a per-pause script defined once', () => {
       expiry: { by: 'system', at: 5 },
       retentionMs: 60_000,
       detail: 'approve',
+      seenVersion: 7,
       ...NO_SEAL_OFFER,
     });
     expect(argv).toEqual([
@@ -36,6 +37,7 @@ describe('a per-pause script defined once', () => {
       '{"by":"system","at":5}',
       60_000,
       'approve',
+      7,
       '',
       '',
       '',

@@ -170,7 +170,8 @@ local function load(reading)
     if not g[1] and redis.call('EXISTS', PK[i]) == 0 then
       return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}}
     end
-    local gate = {key = PK[i], call_id = g[1], state = g[2], expires_at = tonumber(g[4] or '')}
+    local gate = {key = PK[i], call_id = g[1], state = g[2], version = tonumber(g[3] or ''),
+      expires_at = tonumber(g[4] or '')}
     if not g[1] then return nil, corrupt(i, 'field callId') end
     if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
     if not tonumber(g[3] or '') then return nil, corrupt(i, 'field version') end

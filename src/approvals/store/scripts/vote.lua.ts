@@ -55,7 +55,9 @@ export type VoteGateReply =
   | { code: 'COUNTED'; approvals: number; quorum: number }
   | { code: 'DECIDED' | 'EXPIRED'; state: GateState; pauseDecided: boolean }
   | { code: 'ALREADY_VOTED' }
-  | { code: 'ALREADY_DECIDED' };
+  | { code: 'ALREADY_DECIDED' }
+  /** vote only, given the version its caller checked: the pause changed since. */
+  | { code: 'STALE' };
 
 /** One gate's vote reply from its code and its two info values. */
 export function decodeVoteGate(script: string, { code, info }: CodeAndInfo): VoteGateReply {
@@ -68,6 +70,7 @@ export function decodeVoteGate(script: string, { code, info }: CodeAndInfo): Vot
       return { code, state: gateStateSchema.parse(first), pauseDecided: second === '1' };
     case 'ALREADY_VOTED':
     case 'ALREADY_DECIDED':
+    case 'STALE':
       return { code };
     default:
       throw new StoreError('script', `script ${script} answered ${code}, which it never should`);
@@ -90,6 +93,11 @@ const VOTE_ARGS = {
   retentionMs: arg.number,
   /** The audit detail of the vote. */
   detail: arg.text(),
+  /**
+   * The pause's version (`viewVersion`) when the voter was checked, 0 for none: the vote is only
+   * applied to the pause as checked.
+   */
+  seenVersion: arg.number,
   ...SEAL_OFFER_ARGS,
 };
 export type VoteArgs = ArgsOf<typeof VOTE_ARGS>;
@@ -99,7 +107,8 @@ export type VoteArgs = ArgsOf<typeof VOTE_ARGS>;
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: VOTE_ARGS, in that order (the last four: lines sealed ahead, redis-chain-offers.ts)
  * Returns COUNTED {approvals, quorum} | DECIDED {state, pauseDecided '1'|'0'} | ALREADY_VOTED |
- *   ALREADY_DECIDED {state} | EXPIRED {state, pauseDecided} | NOT_FOUND | CORRUPT | KEYS_MISMATCH
+ *   ALREADY_DECIDED {state} | EXPIRED {state, pauseDecided} | STALE (the pause's version is not
+ *   seenVersion) | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
 export const VOTE = new PauseScript(
   'vote',
@@ -110,6 +119,11 @@ export const VOTE = new PauseScript(
 ${LUA_OFFER_SEAL}
 local pause, gates = load()
 if not pause then return gates end
+if args.seenVersion > 0 then
+  local version = tonumber(hget(PAUSE, 'version')) or 0
+  for _, gate in ipairs(gates) do version = version + gate.version end
+  if version ~= args.seenVersion then return reply(CODE.STALE, {}) end
+end
 local code, info = vote_gate(pause, gates, gates[args.gateIndex], args.voter, args.choice,
   args.vote, args.payload, args.decision, args.expiry, args.retentionMs, args.detail)
 return reply(code, info)
