@@ -305,7 +305,16 @@ export interface PauseView {
  * so an equal sum means nothing changed.
  */
 export function viewVersion(view: PauseView): number {
-  return view.gates.reduce((sum, gate) => sum + gate.version, view.pause.version);
+  return gatesVersion(view) + view.pause.version;
+}
+
+/**
+ * Grows with every change to any of the pause's gates (a vote, a decision, an expiry, an undo, a
+ * reopen): with the pause's facts fixed at its creation (requester, app, channel, origin), all a
+ * voter's check reads. The pause's own changes (its card posted, its resume) leave it as it is.
+ */
+export function gatesVersion(view: PauseView): number {
+  return view.gates.reduce((sum, gate) => sum + gate.version, 0);
 }
 
 /**

@@ -82,7 +82,7 @@ export class ApprovalChecks {
    * vote and before a modal opens, so that nobody fills in a form only to be refused. `listing`:
    * asked to list what a person may decide (the App Home), not for a click: refusals are not
    * logged as refused votes. `view`: the pause to check against, as the caller has it (read when
-   * absent); a vote made on it must carry its version (`VoteInput.seenVersion`).
+   * absent); a vote made on it must carry its version (`VoteInput.checkedGatesVersion`).
    */
   async check(
     pauseId: string,

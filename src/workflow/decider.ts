@@ -5,8 +5,8 @@ import {
   type GatePolicy,
   type GateRecord,
   type GateState,
+  gatesVersion,
   type PauseView,
-  viewVersion,
 } from '../approvals/records.js';
 import type {
   PauseStore,
@@ -70,10 +70,10 @@ export class Decider {
 
   /**
    * A click's vote. The check starts from the pause as this replica last saw it, if it saw it
-   * lately (no read), and the vote carries the version it was checked at: the store applies it
-   * only if the pause has not changed since, and otherwise answers with the pause as it is,
-   * which is checked again. A refusal is never based on a remembered view: it is checked again
-   * on the pause as it is.
+   * lately (no read), and the vote carries the version of the gates it was checked on: the store
+   * applies it only if no gate changed since, and otherwise answers with the pause as it is,
+   * which is checked again. A refusal (the check's, or the store's "no such pause") is never
+   * based on a remembered view: the pause is read afresh and checked again.
    */
   async vote(request: VoteRequest): Promise<DecisionReply> {
     // The name is looked up while the vote is authorized: a cached one costs nothing.
@@ -91,15 +91,20 @@ export class Decider {
       }
       const { check } = allowed;
       const vote = withVoterName(onBehalf(request, check.onBehalfOf), await name);
-      const seenVersion = tries < CHECKED_VOTE_TRIES ? viewVersion(check.view) : undefined;
+      const checkedGatesVersion = tries < CHECKED_VOTE_TRIES ? gatesVersion(check.view) : undefined;
       const now = this.deps.clock();
       const result = await this.deps.store.pauses.vote({
         ...vote,
-        ...(seenVersion === undefined ? {} : { seenVersion }),
+        ...(checkedGatesVersion === undefined ? {} : { checkedGatesVersion }),
         now,
       });
+      if (result.kind === 'not_found' && remembered) {
+        view = undefined;
+        remembered = false;
+        continue;
+      }
       if (result.kind !== 'stale') return this.settle(vote, result, now);
-      this.deps.log.debug('vote checked again: the pause changed since its check', {
+      this.deps.log.debug('vote checked again: a gate changed since its check', {
         pauseId,
         callId,
         tries,

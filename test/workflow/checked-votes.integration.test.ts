@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Delegation, MemoryDelegationStore } from '../../src/approvals/delegations.js';
-import { viewVersion } from '../../src/approvals/records.js';
+import { gatesVersion } from '../../src/approvals/records.js';
 import type { RedisClient } from '../../src/approvals/store/redis-connection.js';
 import { openRedisStore } from '../../src/approvals/store/redis-store.js';
 import type { ApprovalStore } from '../../src/approvals/store.js';
@@ -14,7 +14,7 @@ import { policyOf, workflowTestDefaults } from '../support/workflow.js';
 
 /**
  * A click's check starts from the pause as this replica last saw it, with no read, and its vote
- * carries the version it was checked at (`seenVersion`): a pause another replica changed since
+ * carries the version it was checked at (`checkedGatesVersion`): a pause another replica changed since
  * is checked again as it is, never decided on what it was. Two replicas of one Redis store.
  */
 const HOUR = 3_600_000;
@@ -110,7 +110,7 @@ describe('a click checked on the pause as this replica saw it', () => {
     });
     expect(reply).toEqual({ kind: 'done' });
     expect(reads).toEqual([]);
-    expect(votes.map((vote) => vote.seenVersion)).toEqual([viewVersion(view)]);
+    expect(votes.map((vote) => vote.checkedGatesVersion)).toEqual([gatesVersion(view)]);
     const after = await here.pauses.getPause(input.id);
     expect(after?.gates[0]?.votes.map((vote) => vote.voter)).toEqual(['UBOB']);
   });
@@ -153,5 +153,16 @@ describe('a click checked on the pause as this replica saw it', () => {
     expect(reply).toMatchObject({ kind: 'refused', refusal: { kind: 'not_approver' } });
     expect(reads).toEqual([input.id]);
     expect(votes).toEqual([]);
+  });
+
+  it('a pause gone from the store since this replica saw it is refused as gone, read afresh', async () => {
+    const input = newPause({ policies: [twoOfBobAndEve] });
+    await here.pauses.createPause(input);
+    await deleteWithPrefix(redis, keyPrefix);
+    const { decider, reads } = await deciderHere();
+    const bob = { pauseId: input.id, callId: firstCallId(input), voter: 'UBOB' };
+    const reply = await decider.vote({ ...bob, choice: 'approve' });
+    expect(reply).toMatchObject({ kind: 'refused', refusal: { kind: 'pause_gone' } });
+    expect(reads).toEqual([input.id]);
   });
 });

@@ -22,8 +22,8 @@ export interface PauseStore {
   getPause(pauseId: string): Promise<PauseView | undefined>;
   /**
    * The pause as this replica last saw it (a transition's reply or a read), if it saw it lately:
-   * nothing is read, so it may be stale. A vote given its version (`seenVersion`) is applied only
-   * if nothing changed since, and answers `stale` otherwise.
+   * nothing is read, so it may be stale. A vote given its gates' version (`checkedGatesVersion`)
+   * is applied only if no gate changed since, and answers `stale` otherwise.
    */
   recentPause(pauseId: string): PauseView | undefined;
   /**
@@ -99,11 +99,11 @@ export interface VoteInput {
   payload?: JsonValue;
   reason?: string;
   /**
-   * The pause's version (`viewVersion`) the voter was checked against: the vote is applied only
-   * to the pause as it was checked, and answers `stale` if it changed since. Absent: applied to
-   * the pause as it is.
+   * The version of the pause's gates (`gatesVersion`) the voter was checked against: the vote is
+   * applied only if no gate changed since, and answers `stale` otherwise. Absent: applied to the
+   * pause as it is.
    */
-  seenVersion?: number;
+  checkedGatesVersion?: number;
   now: number;
 }
 
@@ -117,11 +117,12 @@ export type VoteResult =
   | { kind: 'already_decided'; view: PauseView; state: GateState; decision: GateDecision }
   /** The gate's time ran out; the vote applied its expiry instead (see `ExpiredGate`). */
   | { kind: 'expired'; view: PauseView; state: GateState; pauseDecided: boolean }
-  /** Only with `seenVersion`: the pause changed since; nothing was applied; `view` is as it is now. */
+  /** Only with `checkedGatesVersion`: a gate changed since; nothing was applied; `view` is the pause now. */
   | { kind: 'stale'; view: PauseView }
   | { kind: 'not_found' };
 
-export interface VoteAllInput extends Omit<VoteInput, 'callId' | 'payload' | 'seenVersion'> {
+export interface VoteAllInput
+  extends Omit<VoteInput, 'callId' | 'payload' | 'checkedGatesVersion'> {
   /** The gates to vote on, at least one. */
   callIds: readonly string[];
   /** Part of a batch from the App Home of this many calls (for the audit). */

@@ -121,7 +121,7 @@ export class MemoryPauses implements PauseStore {
       expiry: systemDecision(now),
       retentionMs: this.book.retentionMs,
       detail: voteDetail(input),
-      seenVersion: input.seenVersion ?? 0,
+      checkedGatesVersion: input.checkedGatesVersion ?? 0,
       // The twin seals every line at once: nothing to seal ahead.
       ...NO_SEAL_OFFER,
     });

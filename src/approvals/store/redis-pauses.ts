@@ -195,7 +195,7 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
           expiry: systemDecision(now),
           retentionMs: this.retentionMs,
           detail,
-          seenVersion: input.seenVersion ?? 0,
+          checkedGatesVersion: input.checkedGatesVersion ?? 0,
           ...offer,
         };
       },

@@ -1,6 +1,6 @@
 import { canonicalJson } from '@adk-slack-approvals/adk-approvals/attestation';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SYSTEM_ACTOR, viewVersion } from '../../../src/approvals/records.js';
+import { gatesVersion, SYSTEM_ACTOR } from '../../../src/approvals/records.js';
 import { AUDIT_GENESIS, sha256, splitChainLine } from '../../../src/approvals/store/audit-chain.js';
 import { PER_PAUSE_AUDIT_MAX } from '../../../src/approvals/store/rules.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
@@ -450,22 +450,38 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect((await store.pauses.getPause(input.id))?.pause.resume.attempts).toBe(1);
       });
 
-      it('a vote given the version its voter was checked at is applied only to that version: else stale, with the pause as it is, and nothing written', async () => {
+      it("a vote given the gates' version its voter was checked at is applied only to those gates: else stale, with the pause as it is, and nothing written", async () => {
         const input = newPause({ policies: [policy({ quorum: 2 })] });
         const { view } = await store.pauses.createPause(input);
-        const seenVersion = viewVersion(view);
+        const checkedGatesVersion = gatesVersion(view);
         const vote = { pauseId: input.id, callId: firstCallId(input), choice: 'approve' as const };
-        const first = await store.pauses.vote({ ...vote, voter: 'U1', now: T0 + 1, seenVersion });
+        // A change of the pause's own (its card posted) leaves the gates as they were checked.
+        await store.pauses.setCardTs(input.id, '1700000000.000100', T0);
+        const first = await store.pauses.vote({
+          ...vote,
+          voter: 'U1',
+          now: T0 + 1,
+          checkedGatesVersion,
+        });
         expect(first).toMatchObject({ kind: 'counted', approvals: 1 });
         // U2 was checked on the pause as it was before U1's vote.
-        const stale = await store.pauses.vote({ ...vote, voter: 'U2', now: T0 + 2, seenVersion });
+        const stale = await store.pauses.vote({
+          ...vote,
+          voter: 'U2',
+          now: T0 + 2,
+          checkedGatesVersion,
+        });
         const current = await store.pauses.getPause(input.id);
         expect(stale).toEqual({ kind: 'stale', view: current });
         expect(current?.gates[0]?.votes.map((each) => each.voter)).toEqual(['U1']);
         const trail = await store.audit.readAudit({ pauseId: input.id });
-        expect(trail.map((entry) => entry.event)).toEqual(['created', 'voted']);
+        expect(trail.map((entry) => entry.event)).toEqual(['created', 'card_posted', 'voted']);
         if (current === undefined) throw new Error('the pause is gone');
-        const checkedAgain = { voter: 'U2', now: T0 + 3, seenVersion: viewVersion(current) };
+        const checkedAgain = {
+          voter: 'U2',
+          now: T0 + 3,
+          checkedGatesVersion: gatesVersion(current),
+        };
         expect(await store.pauses.vote({ ...vote, ...checkedAgain })).toMatchObject({
           kind: 'decided',
           state: 'approved',

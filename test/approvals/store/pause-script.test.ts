@@ -23,7 +23,7 @@ describe('a per-pause script defined once', () => {
       expiry: { by: 'system', at: 5 },
       retentionMs: 60_000,
       detail: 'approve',
-      seenVersion: 7,
+      checkedGatesVersion: 7,
       ...NO_SEAL_OFFER,
     });
     expect(argv).toEqual([

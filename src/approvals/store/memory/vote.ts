@@ -5,14 +5,13 @@ import type { VoteAllArgs, VoteArgs, VoteGateReply } from '../scripts/vote.lua.j
 import type { MemoryGate, PauseRun } from './prelude.js';
 
 /**
- * Twin of the vote script's body (scripts/vote.lua.ts): nothing when the pause's version is not
+ * Twin of the vote script's body (scripts/vote.lua.ts): nothing when the gates' version is not
  * the one its voter was checked at, else the vote on the gate.
  */
 export function voteIfUnchanged(run: PauseRun, gate: MemoryGate, args: VoteArgs): VoteGateReply {
-  if (args.seenVersion > 0) {
-    const { pause, gates } = run.entry;
-    const version = gates.reduce((sum, each) => sum + each.record.version, pause.version);
-    if (version !== args.seenVersion) return { code: 'STALE' };
+  if (args.checkedGatesVersion > 0) {
+    const version = run.entry.gates.reduce((sum, each) => sum + each.record.version, 0);
+    if (version !== args.checkedGatesVersion) return { code: 'STALE' };
   }
   return vote(run, gate, args);
 }
@@ -69,7 +68,7 @@ export function voteAll(
       ...shared,
       gateIndex: args.gateIndexes[i] ?? 0,
       payload: undefined,
-      seenVersion: 0,
+      checkedGatesVersion: 0,
       // The twin seals every line at once: nothing to seal ahead.
       ...NO_SEAL_OFFER,
     }),

@@ -12,7 +12,7 @@ export const ScriptCode = {
   ALREADY_VOTED: 12,
   ALREADY_DECIDED: 13,
   EXPIRED: 14,
-  /** The pause changed since the version the caller checked it at: nothing written. */
+  /** A gate of the pause changed since the caller checked it (vote's checkedGatesVersion): nothing written. */
   STALE: 15,
   CANCELLED: 20,
   NOTHING_PENDING: 21,

@@ -94,10 +94,10 @@ const VOTE_ARGS = {
   /** The audit detail of the vote. */
   detail: arg.text(),
   /**
-   * The pause's version (`viewVersion`) when the voter was checked, 0 for none: the vote is only
-   * applied to the pause as checked.
+   * The version of the pause's gates (`gatesVersion`) when the voter was checked, 0 for none: the
+   * vote is only applied to the gates as checked.
    */
-  seenVersion: arg.number,
+  checkedGatesVersion: arg.number,
   ...SEAL_OFFER_ARGS,
 };
 export type VoteArgs = ArgsOf<typeof VOTE_ARGS>;
@@ -107,8 +107,8 @@ export type VoteArgs = ArgsOf<typeof VOTE_ARGS>;
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: VOTE_ARGS, in that order (the last four: lines sealed ahead, redis-chain-offers.ts)
  * Returns COUNTED {approvals, quorum} | DECIDED {state, pauseDecided '1'|'0'} | ALREADY_VOTED |
- *   ALREADY_DECIDED {state} | EXPIRED {state, pauseDecided} | STALE (the pause's version is not
- *   seenVersion) | NOT_FOUND | CORRUPT | KEYS_MISMATCH
+ *   ALREADY_DECIDED {state} | EXPIRED {state, pauseDecided} | STALE (the gates' version is not
+ *   checkedGatesVersion) | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
 export const VOTE = new PauseScript(
   'vote',
@@ -119,10 +119,10 @@ export const VOTE = new PauseScript(
 ${LUA_OFFER_SEAL}
 local pause, gates = load()
 if not pause then return gates end
-if args.seenVersion > 0 then
-  local version = tonumber(hget(PAUSE, 'version')) or 0
+if args.checkedGatesVersion > 0 then
+  local version = 0
   for _, gate in ipairs(gates) do version = version + gate.version end
-  if version ~= args.seenVersion then return reply(CODE.STALE, {}) end
+  if version ~= args.checkedGatesVersion then return reply(CODE.STALE, {}) end
 end
 local code, info = vote_gate(pause, gates, gates[args.gateIndex], args.voter, args.choice,
   args.vote, args.payload, args.decision, args.expiry, args.retentionMs, args.detail)
