@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/support/slowest-first.js';
 import { workspaceSources } from './test/support/workspace-sources.js';
 
 /**
@@ -21,6 +22,8 @@ export default defineConfig({
     // The integration tests mostly wait (on the sandbox, the ADK server, Redis, timers): four at
     // once on a 2-core machine take the suite from 515 s to 271 s, and pass the same.
     maxWorkers: Math.max(4, availableParallelism()),
+    // The slowest files first: a fresh clone has no cached durations to order by.
+    sequence: { sequencer: SlowestFirst },
     projects: [
       {
         extends: true,
