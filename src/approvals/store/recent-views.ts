@@ -7,8 +7,8 @@ const RECENT_VIEWS = 1_000;
  * The pauses as this replica's transitions and reads last showed them, so that a click's check
  * can start from one without reading the pause again (`PauseStore.recentPause`). A view kept
  * here may be stale (another replica may have changed the pause since): a vote made on it
- * carries its version and is refused if the pause moved on. Of two replies that come back out of
- * order, the newer version stays.
+ * carries its gates' version and is refused if a gate moved on. Of two replies that come back
+ * out of order, the newer version stays. Views are shared, not copied: nothing may change one.
  */
 export class RecentViews {
   private readonly views = new Map<string, PauseView>();
