@@ -62,7 +62,8 @@ for port in "${ports[@]}"; do
 done
 
 echo "Redis Cluster ready: ${nodes[*]}"
-REDIS_CLUSTER_NODES="$(IFS=,; echo "${nodes[*]}")" npx vitest run \
+# No crash test here: the app's child processes need no compile (test/support/adk-server.global.ts).
+TEST_CHILD_PROCESSES=none REDIS_CLUSTER_NODES="$(IFS=,; echo "${nodes[*]}")" npx vitest run \
   --project integration test/approvals/store/redis-store.integration.test.ts \
   test/approvals/store/redis-layout.integration.test.ts \
   test/approvals/store/run-threads.integration.test.ts test/approvals/store/audit-seal.integration.test.ts \

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@adk-slack-approvals/slack-sandbox';
+import { inject } from 'vitest';
 import { type Child, startChild } from '../../bench/support/child-processes.js';
 import { type FakeAdk, startFakeAdk } from '../../bench/support/fake-adk.js';
 import { openRedisStore } from '../../src/approvals/store/redis-store.js';
@@ -48,9 +49,14 @@ export async function startChildAppWorld(files: {
   /** Put a proxy that hangs chosen calls, or loses Slack's answers to them, before the sandbox. */
   slackFaults?: boolean;
 }): Promise<ChildAppWorld> {
-  const cleanups: Array<() => Promise<unknown>> = [];
   // Compiled once for the run by the integration tests' global setup
   // (child-processes-compiled.ts): compiling here raced the other files' running children.
+  if (!inject('childProcessesCompiled')) {
+    throw new Error(
+      'the child processes were not compiled for this run (TEST_CHILD_PROCESSES=none): unset it to run a crash test',
+    );
+  }
+  const cleanups: Array<() => Promise<unknown>> = [];
   const dir = await mkdtemp(join(tmpdir(), 'child-app-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const policyFile = join(dir, 'policy.yml');
