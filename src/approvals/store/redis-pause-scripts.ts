@@ -187,7 +187,7 @@ export abstract class RedisPauseScripts {
         : decodeView(keys, callIds, reply.pauseValues, reply.gateValues);
     if (view !== undefined) {
       this.chains.learnView(view);
-      this.views.remember(view);
+      this.views.remember(view, replyBytes(reply));
     }
     const audit = await this.sealed(pauseId, keys, reply, offer);
     return { ...reply, audit, view };
@@ -229,7 +229,7 @@ export abstract class RedisPauseScripts {
       if (view === undefined) this.callIdCache.delete(call.pauseId);
       else {
         this.chains.learnView(view);
-        this.views.remember(view);
+        this.views.remember(view, replyBytes(reply));
         if (call.guessed) this.remember(call.pauseId, view.pause.callIds);
       }
       let audit: ScriptAuditEntry[] = [];
@@ -323,4 +323,12 @@ function corruptError(reply: PauseScriptReply, keys: readonly string[], pauseId:
 
 export function unexpected(script: LuaScript, code: ScriptCodeName): StoreError {
   return new StoreError('script', `script ${script.name} answered ${code}, which it never should`);
+}
+
+/** The size of the records a reply's view is decoded from (their text, as Redis sent it). */
+function replyBytes(reply: Pick<PauseScriptReply, 'pauseValues' | 'gateValues'>): number {
+  let bytes = 0;
+  for (const value of reply.pauseValues) bytes += value?.length ?? 0;
+  for (const gate of reply.gateValues) for (const value of gate) bytes += value?.length ?? 0;
+  return bytes;
 }
