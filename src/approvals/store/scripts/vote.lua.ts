@@ -56,7 +56,7 @@ export type VoteGateReply =
   | { code: 'DECIDED' | 'EXPIRED'; state: GateState; pauseDecided: boolean }
   | { code: 'ALREADY_VOTED' }
   | { code: 'ALREADY_DECIDED' }
-  /** vote only, given the version its caller checked: the pause changed since. */
+  /** vote only, given the gates' version its caller checked: a gate changed since. */
   | { code: 'STALE' };
 
 /** One gate's vote reply from its code and its two info values. */
