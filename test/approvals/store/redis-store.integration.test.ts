@@ -227,10 +227,11 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     // Each of the forty entries (voted, approved) is one XADD, sent by the store (no script).
     expect(commands.count('xadd')).toBe(40);
     // Twenty transitions, not forty list writes (the approver's and the requester's lists): the
-    // first goes at once and the rest together after it (two of each here), a few more where
-    // replies straggle in (a Cluster's nodes).
+    // first goes at once and the rest together after it (two of each here), more where replies
+    // straggle in (a Cluster's nodes, three, on a loaded machine: CI saw ten); one write per
+    // transition and person would be forty.
     expect(commands.count('lpush')).toBeGreaterThanOrEqual(2);
-    expect(commands.count('lpush')).toBeLessThanOrEqual(8);
+    expect(commands.count('lpush')).toBeLessThanOrEqual(16);
   });
 
   it('parses what never changes once per text: later reads share it, frozen; a bad one still fails', async () => {
