@@ -92,18 +92,35 @@ export async function connectRedisCluster(
   cluster.on('+node', (node: Redis) => {
     if (cluster.status === 'ready' && node.status === 'wait') node.connect().catch(() => {});
   });
-  await connectAndPing(cluster, where, options, () =>
-    Promise.all(cluster.nodes('all').map((node) => node.ping())),
-  );
+  await connectAndPing(cluster, where, options);
+  await openEveryNode(cluster, options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS);
   return cluster;
 }
 
-/** `thenAlso`: more to wait for once the client answers (a Cluster's every node answering). */
+/**
+ * Waits, for at most `limitMs`, until every node the cluster announced has answered a PING (its
+ * connection open). A node that does not answer (a replica down) is left to the cluster as
+ * before: the store starts all the same.
+ */
+async function openEveryNode(cluster: Cluster, limitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, limitMs);
+  });
+  try {
+    await Promise.race([
+      Promise.allSettled(cluster.nodes('all').map((node) => node.ping())),
+      limit,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function connectAndPing(
   client: RedisClient,
   where: string,
   options: ConnectOptions,
-  thenAlso: () => Promise<unknown> = () => Promise.resolve(),
 ): Promise<void> {
   let lastError: Error | undefined;
   const remember = (error: Error) => {
@@ -116,13 +133,7 @@ async function connectAndPing(
     timer = setTimeout(() => reject(new Error(`no answer within ${limitMs} ms`)), limitMs);
   });
   try {
-    await Promise.race([
-      client
-        .connect()
-        .then(() => client.ping())
-        .then(thenAlso),
-      timeout,
-    ]);
+    await Promise.race([client.connect().then(() => client.ping()), timeout]);
   } catch (error) {
     client.disconnect();
     const cause = lastError ?? error;
