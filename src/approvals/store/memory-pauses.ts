@@ -73,8 +73,7 @@ export class MemoryPauses implements PauseStore {
   }
 
   async getPause(pauseId: string): Promise<PauseView | undefined> {
-    const entry = this.book.pauses.get(pauseId);
-    return entry && viewOf(entry);
+    return this.recentPause(pauseId);
   }
 
   /** The pause as it is: this store is the only replica, so what it saw last is never stale. */

@@ -185,10 +185,7 @@ export abstract class RedisPauseScripts {
       reply.pauseValues.length === 0
         ? undefined
         : decodeView(keys, callIds, reply.pauseValues, reply.gateValues);
-    if (view !== undefined) {
-      this.chains.learnView(view);
-      this.views.remember(view, replyBytes(reply));
-    }
+    if (view !== undefined) this.learn(view, reply);
     const audit = await this.sealed(pauseId, keys, reply, offer);
     return { ...reply, audit, view };
   }
@@ -228,8 +225,7 @@ export abstract class RedisPauseScripts {
           : decodeView(keys, call.callIds, reply.pauseValues, reply.gateValues);
       if (view === undefined) this.callIdCache.delete(call.pauseId);
       else {
-        this.chains.learnView(view);
-        this.views.remember(view, replyBytes(reply));
+        this.learn(view, reply);
         if (call.guessed) this.remember(call.pauseId, view.pause.callIds);
       }
       let audit: ScriptAuditEntry[] = [];
@@ -268,6 +264,12 @@ export abstract class RedisPauseScripts {
     const entries = await this.sealer.seal(keyPair, chain);
     this.learnSealed(pauseId, entries);
     return entries;
+  }
+
+  /** What a reply showed of a pause: its chain's tallies, and the view a click may start from. */
+  private learn(view: PauseView, reply: PauseScriptReply): void {
+    this.chains.learnView(view);
+    this.views.remember(view, replyBytes(reply));
   }
 
   /** The entries of the lines a script appended from the offer. */

@@ -174,7 +174,7 @@ local function load(reading)
       expires_at = tonumber(g[4] or '')}
     if not g[1] then return nil, corrupt(i, 'field callId') end
     if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
-    if not tonumber(g[3] or '') then return nil, corrupt(i, 'field version') end
+    if not gate.version then return nil, corrupt(i, 'field version') end
     if g[4] and not gate.expires_at then return nil, corrupt(i, 'field expiresAt') end
     local policy_json = g[5] or f[policies_at + i - 2] or ''
     local ok, policy = pcall(cjson.decode, policy_json)
