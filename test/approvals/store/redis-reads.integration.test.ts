@@ -5,6 +5,7 @@ import type { RedisClient } from '../../../src/approvals/store/redis-connection.
 import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import { READ_PAUSE_LUA } from '../../../src/approvals/store/scripts/read-pause.lua.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
+import { countingLua } from '../../support/counting-lua.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
 import { APPROVER, callIdsOf, firstCallId, newPause, T0 } from './fixtures.js';
 
@@ -78,24 +79,14 @@ describe('the reads around a decision, on Redis', () => {
 
 /**
  * The commands a script runs inside Redis for `keys` (a client sees only its EVAL): the script
- * run as it is, with `redis` shadowed by a table that counts each call and pcall.
+ * run in a counting wrapper.
  */
 async function commandsInside(source: string, keys: readonly string[], args: readonly string[]) {
-  const counting = `local real, n = redis, 0
-local redis = {
-  call = function(...) n = n + 1 return real.call(...) end,
-  pcall = function(...) n = n + 1 return real.pcall(...) end,
-}
-local function body()
-${source}
-end
-local reply = body()
-return {n, reply[1]}`;
-  const [count, code] = (await redis.eval(counting, keys.length, ...keys, ...args)) as [
+  const [count, reply] = (await redis.eval(countingLua(source), keys.length, ...keys, ...args)) as [
     number,
-    number,
+    [number],
   ];
-  return { count, code };
+  return { count, code: reply[0] };
 }
 
 describe('read_pause, the read of a pause (a click’s check, the App Home)', () => {

@@ -19,6 +19,7 @@ if redis.call('EXISTS', PAUSE) == 1 then
   return reply(CODE.EXISTED)
 end
 local gate_count = #KEYS - 2
+hash_known_empty(PAUSE)
 hset(PAUSE, 'record', ARGV[2], 'version', 1, 'gateCount', gate_count,
   'pending', gate_count, 'resumeState', RESUME.idle, 'attempts', 0, 'audit:', ARGV[6])
 if ARGV[3] ~= '' then hset(PAUSE, 'cardTs', ARGV[3]) end
@@ -26,6 +27,7 @@ for i = 3, #KEYS do
   local a = 11 + (i - 3) * 5
   -- A gate left over without its pause (deleted by hand) must not lend its voters to this one.
   redis.call('DEL', KEYS[i])
+  hash_known_empty(KEYS[i])
   -- The large JSON values go to the pause hash, so that the gate hash stays small (fields.ts).
   hset(PAUSE, 'record:' .. (i - 2), ARGV[a + 1], 'policy:' .. (i - 2), ARGV[a + 2],
     'audit:' .. ARGV[a], ARGV[a + 4])

@@ -23,16 +23,25 @@ local dirty_hashes = {}
 local function cached_hash(key)
   local entry = hash_cache[key]
   if not entry then
-    entry = {values = {}, dirty = {}, any_dirty = false}
+    -- values: as the call sees them; stored: as Redis holds them (read, or flushed), where known.
+    entry = {values = {}, stored = {}, dirty = {}, any_dirty = false}
     hash_cache[key] = entry
   end
   return entry
+end
+
+-- Notes that the key holds no hash yet (the caller checked, or deleted it): its fields are read
+-- as missing without asking Redis.
+local function hash_known_empty(key)
+  local entry = cached_hash(key)
+  entry.empty = true
 end
 
 -- Records values read by the caller (an HMGET it sent itself), unless written since.
 local function hash_learn(key, fields, values)
   local entry = cached_hash(key)
   for i, field in ipairs(fields) do
+    entry.stored[field] = values[i] or false
     if not entry.dirty[field] then entry.values[field] = values[i] or false end
   end
 end
@@ -50,11 +59,20 @@ local function hmget(key, fields)
   local entry = cached_hash(key)
   local missing = {}
   for _, field in ipairs(fields) do
-    if entry.values[field] == nil then missing[#missing + 1] = field end
+    if entry.values[field] == nil then
+      if entry.empty then
+        entry.values[field], entry.stored[field] = false, false
+      else
+        missing[#missing + 1] = field
+      end
+    end
   end
   if #missing > 0 then
     local read = redis.call('HMGET', key, unpack(missing))
-    for i, field in ipairs(missing) do entry.values[field] = read[i] or false end
+    for i, field in ipairs(missing) do
+      entry.values[field] = read[i] or false
+      entry.stored[field] = read[i] or false
+    end
   end
   local out = {}
   for i, field in ipairs(fields) do out[i] = entry.values[field] end
@@ -116,6 +134,8 @@ local function key_type(key)
 end
 
 -- Writes every deferred change: per hash, one HDEL of the fields removed, one HSET of the rest.
+-- A field left as Redis holds it is not sent: a field written and removed again in one call
+-- (an audit body the call sealed itself) costs no HDEL.
 local function flush_hashes()
   local keys = dirty_hashes
   dirty_hashes = {}
@@ -125,12 +145,17 @@ local function flush_hashes()
       local sets, dels = {}, {}
       for field in pairs(entry.dirty) do
         local value = entry.values[field]
-        if value then
+        local stored = entry.stored[field]
+        if stored == nil and entry.empty then stored = false end
+        if value == stored then
+          -- unchanged
+        elseif value then
           sets[#sets + 1] = field
           sets[#sets + 1] = value
         else
           dels[#dels + 1] = field
         end
+        entry.stored[field] = value
       end
       if #dels > 0 then redis.call('HDEL', key, unpack(dels)) end
       if #sets > 0 then redis.call('HSET', key, unpack(sets)) end

@@ -89,7 +89,11 @@ local retention = nil
 local function finish_writes()
   flush_hashes()
   if retention then
-    for _, key in ipairs(retention.keys) do redis.call('PEXPIRE', key, retention.ms) end
+    -- A key the call found missing (the audit list of a pause whose trail is in its hash) is
+    -- not there to expire.
+    for _, key in ipairs(retention.keys) do
+      if key_types[key] ~= 'none' then redis.call('PEXPIRE', key, retention.ms) end
+    end
     retention = nil
   end
 end
@@ -136,8 +140,8 @@ end
 -- Reads and checks the fields the scripts decide on before anything is written, so that a
 -- garbled record is reported instead of half-updated. Returns pause, gates; or nil, a reply.
 -- \`reading\`: the call writes nothing (read_pause), so the audit list, which only writes touch,
--- is not looked at.
-local function load(reading)
+-- is not looked at. \`voter\`: a vote's voter, whose vote on each gate is read with it.
+local function load(reading, voter)
   -- The gates' policies are kept on the pause (fields.ts): read with its own fields.
   local fields = {'gateCount', 'pending', 'resumeState', 'attempts', 'leaseOwner', 'leaseUntil'}
   local policies_at = #fields
@@ -145,6 +149,15 @@ local function load(reading)
   -- Read now too: what the audit and the reply read (one HMGET for the whole call).
   for _, field in ipairs(reply_pause_fields()) do fields[#fields + 1] = field end
   fields[#fields + 1], fields[#fields + 2] = 'auditSeq', 'audit:'
+  if not reading then
+    -- What an audit entry about a gate reads (its audit:<call id> facts, the call id taken from
+    -- the gate's key), and the trail a seal offered ahead appends to.
+    for i = 3, #PK do
+      local call_id = string.match(PK[i], '}:gate:(.*)$')
+      if call_id then fields[#fields + 1] = 'audit:' .. call_id end
+    end
+    if seal_offer then fields[#fields + 1] = '${TRAIL_FIELD}' end
+  end
   local f, problem = hash_fields(PAUSE, 1, fields)
   if not f then return nil, problem end
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
@@ -163,8 +176,11 @@ local function load(reading)
   if not pause.attempts then return nil, corrupt(1, 'field attempts') end
   if f[6] and not pause.lease_until then return nil, corrupt(1, 'field leaseUntil') end
   local gates = {}
+  -- A vote reads whether the voter voted on the gate: read with the gate's fields.
+  local gate_fields = GATE_LOAD_FIELDS
+  if voter then gate_fields = {unpack(GATE_LOAD_FIELDS)}; gate_fields[#gate_fields + 1] = 'v:' .. voter end
   for i = 3, #PK do
-    local g, garbled = hash_fields(PK[i], i, GATE_LOAD_FIELDS)
+    local g, garbled = hash_fields(PK[i], i, gate_fields)
     if not g then return nil, garbled end
     -- No such gate: the caller built its keys from stale or guessed call ids.
     if not g[1] and redis.call('EXISTS', PK[i]) == 0 then

@@ -117,7 +117,7 @@ export const VOTE = new PauseScript(
     functions: VOTE_GATE,
     body: `
 ${LUA_OFFER_SEAL}
-local pause, gates = load()
+local pause, gates = load(false, args.voter)
 if not pause then return gates end
 if args.checkedGatesVersion > 0 then
   local version = 0
@@ -160,7 +160,7 @@ export const VOTE_ALL = new PauseScript(
   {
     functions: VOTE_GATE,
     body: `
-local pause, gates = load()
+local pause, gates = load(false, args.voter)
 if not pause then return gates end
 local out = {}
 for _, index in ipairs(args.gateIndexes) do
