@@ -92,10 +92,13 @@ export class Decider {
       const { check } = allowed;
       const vote = withVoterName(onBehalf(request, check.onBehalfOf), await name);
       const checkedGatesVersion = tries < CHECKED_VOTE_TRIES ? gatesVersion(check.view) : undefined;
+      // Should this vote decide the pause, its resume is claimed in the same step.
+      const resumeClaim = this.deps.resumes.leaseAhead(check.view);
       const now = this.deps.clock();
       const result = await this.deps.store.pauses.vote({
         ...vote,
         ...(checkedGatesVersion === undefined ? {} : { checkedGatesVersion }),
+        ...(resumeClaim === undefined ? {} : { resumeClaim }),
         now,
       });
       if (result.kind === 'not_found' && remembered) {
@@ -103,7 +106,7 @@ export class Decider {
         remembered = false;
         continue;
       }
-      if (result.kind !== 'stale') return this.settle(vote, result, now);
+      if (result.kind !== 'stale') return this.settle(vote, result, now, resumeClaim);
       this.deps.log.debug('vote checked again: a gate changed since its check', {
         pauseId,
         callId,
@@ -207,13 +210,25 @@ export class Decider {
     return this.settle(request, result, now);
   }
 
-  /** The voter's reply, the resume scheduled and the card updated, for a vote the store applied or refused. */
-  private settle(request: VoteRequest, result: VoteResult, now: number): DecisionReply {
+  /**
+   * The voter's reply, the resume scheduled and the card updated, for a vote the store applied or
+   * refused; `resumeClaim`: the lease the vote was given to claim the resume with.
+   */
+  private settle(
+    request: VoteRequest,
+    result: VoteResult,
+    now: number,
+    resumeClaim?: { owner: string },
+  ): DecisionReply {
     const reply = this.replyTo(request, result, now);
     const pauseDecided =
       (result.kind === 'decided' || result.kind === 'expired') && result.pauseDecided;
+    const claimed =
+      result.kind === 'decided' && result.claimed !== undefined && resumeClaim !== undefined
+        ? { owner: resumeClaim.owner, view: result.view, attempt: result.claimed.attempt, at: now }
+        : undefined;
     // The resume first: the card update may wait on Slack, the agent must not.
-    if (pauseDecided) this.deps.resumes.pauseDecided(request.pauseId);
+    if (pauseDecided) this.deps.resumes.pauseDecided(request.pauseId, claimed && { claimed });
     // A decided pause's card is rendered from the store: the resume's claim, just made, shows.
     if (result.kind !== 'not_found') {
       this.deps.cards.pauseChanged(request.pauseId, pauseDecided ? {} : { view: result.view });

@@ -1,9 +1,11 @@
 import type { PauseSignals } from '../approvals/pause-signals.js';
+import type { PauseView } from '../approvals/records.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import type { CardRefresher } from './card-refresher.js';
 import type { CriticalPath } from './critical-path.js';
 import type { ResumeTargets } from './resume-targets.js';
+import type { ClaimedResume } from './resumer.js';
 import type { KeyedWorkQueue } from './work-queue.js';
 
 /**
@@ -11,8 +13,16 @@ import type { KeyedWorkQueue } from './work-queue.js';
  * withdrawal, a verified vote, the Retry button) has it resumed. Never waits for the resume.
  */
 export interface ResumeScheduling {
-  /** `retry`: a person pressed Retry, so a failed resume may be claimed again. */
-  pauseDecided(pauseId: string, options?: { retry?: boolean }): void;
+  /**
+   * A lease for the vote about to decide the pause to claim its resume with in the same step
+   * (`VoteInput.resumeClaim`); undefined when its target claims it on delivery.
+   */
+  leaseAhead(view: PauseView): { owner: string; leaseMs: number } | undefined;
+  /**
+   * `retry`: a person pressed Retry, so a failed resume may be claimed again. `claimed`: the vote
+   * claimed the resume with a lease from `leaseAhead`.
+   */
+  pauseDecided(pauseId: string, options?: { retry?: boolean; claimed?: ClaimedResume }): void;
 }
 
 /**
@@ -66,7 +76,11 @@ export class ResumeScheduler implements ResumeScheduling {
     }
   }
 
-  pauseDecided(pauseId: string, options: { retry?: boolean } = {}): void {
+  leaseAhead(view: PauseView): { owner: string; leaseMs: number } | undefined {
+    return this.targets?.leaseAhead(view);
+  }
+
+  pauseDecided(pauseId: string, options: { retry?: boolean; claimed?: ClaimedResume } = {}): void {
     const { targets } = this;
     if (targets === undefined)
       throw new Error('a resume was scheduled before its targets were set');

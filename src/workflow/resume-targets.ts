@@ -1,11 +1,12 @@
 import type { AdkClient } from '../adk/client.js';
+import type { PauseView } from '../approvals/records.js';
 import type { ApprovalStore } from '../approvals/store.js';
 import type { Log } from '../log.js';
 import type { PersonNames } from '../slack/transport/person-names.js';
 import type { ApprovalCards } from './cards.js';
 import { PollResumes } from './poll-resumes.js';
 import type { ResumeTiming } from './resume-sender.js';
-import { Resumer, type ResumerDeps } from './resumer.js';
+import { type ClaimedResume, Resumer, type ResumerDeps } from './resumer.js';
 import { type RunPauses, RunStreamer } from './run-streamer.js';
 import {
   WebhookDeliveries,
@@ -94,12 +95,30 @@ export class ResumeTargets {
     });
   }
 
-  /** `retry`: a person pressed Retry, so a failed resume may be claimed again. */
-  async resume(pauseId: string, options: { retry?: boolean } & ResumeTiming): Promise<void> {
+  /**
+   * A lease for the vote that decides the pause to claim its resume with, when this replica's
+   * resumer of its target resumes it (`/agent` runs, `adk` mode); undefined for a webhook or a
+   * long-poll, which claim when they deliver.
+   */
+  leaseAhead(view: PauseView): { owner: string; leaseMs: number } | undefined {
+    const resume = view.pause.external?.resume;
+    if (resume === undefined) return this.runs.leaseAhead();
+    if (resume.mode !== 'adk' || this.webhooks === undefined) return undefined;
+    return this.adkTargets.get(resume.target)?.leaseAhead();
+  }
+
+  /**
+   * `retry`: a person pressed Retry, so a failed resume may be claimed again. `claimed`: the vote
+   * that decided the pause claimed its resume with a lease from `leaseAhead`.
+   */
+  async resume(
+    pauseId: string,
+    options: { retry?: boolean; claimed?: ClaimedResume } & ResumeTiming,
+  ): Promise<void> {
     if (this.webhooks === undefined || this.polls === undefined) {
       return this.runs.resume(pauseId, options);
     }
-    const view = await this.store.pauses.getPause(pauseId);
+    const view = options.claimed?.view ?? (await this.store.pauses.getPause(pauseId));
     const resume = view?.pause.external?.resume;
     if (resume === undefined) return this.runs.resume(pauseId, options);
     switch (resume.mode) {

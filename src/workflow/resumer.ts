@@ -47,6 +47,18 @@ export interface ResumerDeps {
 }
 
 /**
+ * A resume the vote that decided the pause claimed for this replica (`VoteInput.resumeClaim`):
+ * the lease is held from `at` on, as if `claimResume` had answered.
+ */
+export interface ClaimedResume {
+  owner: string;
+  view: PauseView;
+  attempt: number;
+  /** When the lease began (the vote's clock). */
+  at: number;
+}
+
+/**
  * Step 6 of the flow: once every gate of a pause is decided, one replica claims the resume, sends
  * one message that answers every gate, and streams the continuation into the run's thread.
  * A resume that fails is retried while the request cannot have reached the agent, then shown on
@@ -100,34 +112,86 @@ export class Resumer {
   }
 
   /**
-   * `retry`: a person pressed Retry, so a failed resume may be claimed again. `sending` is not
-   * called when nothing is sent (not claimed, sent back, answered before).
+   * A lease for a resume by this resumer, for the vote that decides the pause to claim in the
+   * same step. A lease is never shared, not even by one replica's click handler and its sweeper:
+   * each attempt has an owner of its own.
+   */
+  leaseAhead(): { owner: string; leaseMs: number } {
+    const { options } = this.deps;
+    return { owner: `${options.owner}:${randomUUID().slice(0, 8)}`, leaseMs: options.leaseMs };
+  }
+
+  /**
+   * `retry`: a person pressed Retry, so a failed resume may be claimed again. `claimed`: the vote
+   * that decided the pause claimed it already. `sending` is not called when nothing is sent (not
+   * claimed, sent back, answered before).
    */
   async resume(
     pauseId: string,
-    { retry = false, ...timing }: { retry?: boolean } & ResumeTiming = {},
+    {
+      retry = false,
+      claimed,
+      ...timing
+    }: { retry?: boolean; claimed?: ClaimedResume } & ResumeTiming = {},
   ): Promise<void> {
-    const { store, log, options } = this.deps;
-    // A lease is never shared, not even by one replica's click handler and its sweeper: each
-    // attempt has an owner of its own.
-    const owner = `${options.owner}:${randomUUID().slice(0, 8)}`;
-    const claim = await store.leases.claimResume({
+    const held =
+      claimed === undefined ? await this.claim(pauseId, retry) : { ...claimed, retried: false };
+    if (held === undefined || !(await this.stillHeld(pauseId, held))) return;
+    const { owner } = held;
+    const heartbeat = startLeaseHeartbeat(this.deps, {
       pauseId,
       owner,
-      now: this.deps.clock(),
-      leaseMs: options.leaseMs,
-      retryFailed: retry,
+      leaseMs: this.deps.options.leaseMs,
     });
-    if (claim.kind !== 'claimed') {
-      log.debug('resume not claimed', { pauseId, outcome: claim.kind });
-      return;
-    }
-    const heartbeat = startLeaseHeartbeat(this.deps, { pauseId, owner, leaseMs: options.leaseMs });
     try {
-      await this.resumeClaimed(claim, owner, timing);
+      await this.resumeClaimed(held, owner, timing);
     } finally {
       heartbeat.stop();
     }
+  }
+
+  private async claim(
+    pauseId: string,
+    retry: boolean,
+  ): Promise<(ClaimedResume & { retried: boolean }) | undefined> {
+    const { owner, leaseMs } = this.leaseAhead();
+    const now = this.deps.clock();
+    const claim = await this.deps.store.leases.claimResume({
+      pauseId,
+      owner,
+      now,
+      leaseMs,
+      retryFailed: retry,
+    });
+    if (claim.kind !== 'claimed') {
+      this.deps.log.debug('resume not claimed', { pauseId, outcome: claim.kind });
+      return undefined;
+    }
+    const { view, attempt, retried } = claim;
+    return { owner, view, attempt, retried, at: now };
+  }
+
+  /**
+   * Whether the lease is still this resume's: a lease claimed ahead by a vote may have waited in
+   * the queue; past half its length it is renewed before anything is sent, so that a lease that
+   * lapsed meanwhile (and may have been taken over) sends nothing.
+   */
+  private async stillHeld(pauseId: string, held: ClaimedResume): Promise<boolean> {
+    const { leaseMs } = this.deps.options;
+    const now = this.deps.clock();
+    if (now - held.at < leaseMs / 2) return true;
+    const renewed = await this.deps.store.leases.renewLease({
+      pauseId,
+      owner: held.owner,
+      now,
+      leaseMs,
+    });
+    if (renewed.kind === 'renewed') return true;
+    this.deps.log.warn('the resume’s lease lapsed before it started; another replica resumes it', {
+      pauseId,
+      outcome: renewed.kind,
+    });
+    return false;
   }
 
   private async resumeClaimed(

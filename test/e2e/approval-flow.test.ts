@@ -1,7 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { SandboxMessage } from '@adk-slack-approvals/slack-sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIM_RESUME } from '../../src/approvals/store/scripts/claim-resume.lua.js';
+import { VOTE } from '../../src/approvals/store/scripts/vote.lua.js';
 import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
+import { whileScriptsRun } from '../approvals/store/script-calls.js';
 import {
   buttons,
   CHANNELS,
@@ -97,6 +100,29 @@ describe('approvals in Slack, end to end', () => {
     expect(cardText(decided)).toContain(`<@${bob.id}>`);
     expect(buttons(decided)).toEqual([]);
     expect(await harness.toolRuns(card, 'transfer_money', 'transferred')).toBe(1);
+  });
+
+  it('the click that decides the pause claims its resume in the vote’s own store step', async () => {
+    const { root, card } = await startRun('payments transfer 251');
+    const scripts = new Set<string>();
+    const answer = await whileScriptsRun(
+      (sha) => scripts.add(sha),
+      async () => {
+        expect(await click(bob.id, card, ACTION_IDS.approve)).toMatchObject({ status: 200 });
+        return harness.reply(OPS, root.ts, 'Tool transfer_money returned');
+      },
+    );
+    expect(answer.text).toContain('"amount":251');
+    expect(scripts.has(VOTE.lua.sha)).toBe(true);
+    expect(scripts.has(CLAIM_RESUME.lua.sha)).toBe(false);
+    const view = await harness.pauseOf(card);
+    await expect
+      .poll(async () => (await harness.pauseOf(card)).pause.resume, { timeout: 10_000 })
+      .toMatchObject({ state: 'resumed', attempts: 1 });
+    // The claim's line is the vote's: written at the vote's clock, right after its decision.
+    const trail = await harness.store.audit.readAudit({ pauseId: view.pause.id });
+    const approved = trail.findIndex((entry) => entry.event === 'approved');
+    expect(trail[approved + 1]).toMatchObject({ event: 'resume_claimed', at: trail[approved]?.at });
   });
 
   it('a reject with a reason reaches the model, and the tool does not run', async () => {

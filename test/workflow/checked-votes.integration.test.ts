@@ -88,7 +88,7 @@ async function deciderHere() {
     store: { pauses },
     checks,
     cards: { pauseChanged: () => {} },
-    resumes: { pauseDecided: () => {} },
+    resumes: { leaseAhead: () => undefined, pauseDecided: () => {} },
     clock,
     log,
     metrics: noMetrics,

@@ -104,14 +104,29 @@ export interface VoteInput {
    * pause as it is.
    */
   checkedGatesVersion?: number;
+  /**
+   * Who resumes the pause if this vote decides it: the resume is claimed for them in the same
+   * step (as `claimResume` would, `leaseMs` from `now`), unless an undo window holds it; the
+   * result's `claimed` says so.
+   */
+  resumeClaim?: { owner: string; leaseMs: number };
   now: number;
 }
 
 export type VoteResult =
   /** Counted; the gate still needs more approvals. */
   | { kind: 'counted'; view: PauseView; approvals: number; quorum: number }
-  /** This vote decided the gate. `pauseDecided`: every gate of the pause is now decided. */
-  | { kind: 'decided'; view: PauseView; state: GateState; pauseDecided: boolean }
+  /**
+   * This vote decided the gate. `pauseDecided`: every gate of the pause is now decided.
+   * `claimed`: the resume was claimed for the input's `resumeClaim` owner, this attempt.
+   */
+  | {
+      kind: 'decided';
+      view: PauseView;
+      state: GateState;
+      pauseDecided: boolean;
+      claimed?: { attempt: number };
+    }
   | { kind: 'already_voted'; view: PauseView }
   /** The gate was decided before this vote; by whom and when is in `decision`. */
   | { kind: 'already_decided'; view: PauseView; state: GateState; decision: GateDecision }

@@ -121,6 +121,8 @@ export class MemoryPauses implements PauseStore {
       retentionMs: this.book.retentionMs,
       detail: voteDetail(input),
       checkedGatesVersion: input.checkedGatesVersion ?? 0,
+      claimOwner: input.resumeClaim?.owner ?? '',
+      claimLeaseMs: input.resumeClaim?.leaseMs ?? 0,
       // The twin seals every line at once: nothing to seal ahead.
       ...NO_SEAL_OFFER,
     });

@@ -27,6 +27,8 @@ export interface GateTally {
   quorum: number;
   /** What its policy does when its time runs out. */
   onExpiry: GatePolicy['onExpiry'];
+  /** Its undo window (0 for none): a person's deciding approval holds the resume that long. */
+  undoMs: number;
 }
 
 /** What the last reply showed of a pause: its pending gates (in call id order) and its resume. */
@@ -62,8 +64,8 @@ export class ChainOffers {
     for (const gate of view.gates) {
       if (gate.state !== 'pending') continue;
       const approvals = gate.votes.filter((vote) => vote.choice === 'approve').length;
-      const { quorum, onExpiry } = gate.policy;
-      pending.set(gate.confirmationCallId, { approvals, quorum, onExpiry });
+      const { quorum, onExpiry, undoWindowMs = 0 } = gate.policy;
+      pending.set(gate.confirmationCallId, { approvals, quorum, onExpiry, undoMs: undoWindowMs });
     }
     this.seen.delete(view.pause.id);
     this.seen.set(view.pause.id, { pending, resume: view.pause.resume });
@@ -71,11 +73,6 @@ export class ChainOffers {
       const oldest = this.seen.keys().next();
       if (!oldest.done) this.seen.delete(oldest.value);
     }
-  }
-
-  /** A pending gate's tally as last seen; undefined when not seen pending. */
-  tally(pauseId: string, callId: string): GateTally | undefined {
-    return this.seen.get(pauseId)?.pending.get(callId);
   }
 
   /** The pause as the last reply showed it; undefined when not seen. */

@@ -49,7 +49,7 @@ import { NO_SEAL_OFFER } from './scripts/pause-script.js';
 import { REOPEN } from './scripts/reopen.lua.js';
 import { plannedCardPostedEntries, SET_CARD_TS } from './scripts/set-card-ts.lua.js';
 import { UNDO } from './scripts/undo.lua.js';
-import { decodeVoteGate, plannedVoteEntries, VOTE, VOTE_ALL } from './scripts/vote.lua.js';
+import { decodeVoteGate, plannedVoteAndClaimEntries, VOTE, VOTE_ALL } from './scripts/vote.lua.js';
 import { WITHDRAW } from './scripts/withdraw.lua.js';
 import { voteResultOf } from './vote-result.js';
 
@@ -165,19 +165,18 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
     const decision = personDecision(voter, now, reason, voterName, input.onBehalfOf);
     const marking = this.indexes.beforeVote(pauseId, now);
     const detail = voteDetail(input);
-    // This vote's lines, sealed ahead when this replica knows the pause's chain and tally.
-    const tally = this.chains.tally(pauseId, callId);
-    const offer =
-      tally === undefined
-        ? NO_SEAL_OFFER
-        : this.chains.offer(
-            pauseId,
-            now,
-            plannedVoteEntries(
-              { voter, choice, callId, detail, decision: JSON.stringify(decision) },
-              tally,
-            ),
-          );
+    const claim = input.resumeClaim;
+    // This vote's lines (and its claim's), sealed ahead when this replica knows the pause's chain
+    // and tally.
+    const seen = this.chains.lastSeen(pauseId);
+    const planned =
+      seen &&
+      plannedVoteAndClaimEntries(
+        { voter, choice, callId, detail, decision: JSON.stringify(decision) },
+        seen,
+        claim && { ...claim, now },
+      );
+    const offer = planned === undefined ? NO_SEAL_OFFER : this.chains.offer(pauseId, now, planned);
     const outcome = await this.onTypedPause(
       VOTE,
       pauseId,
@@ -196,6 +195,8 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
           retentionMs: this.retentionMs,
           detail,
           checkedGatesVersion: input.checkedGatesVersion ?? 0,
+          claimOwner: claim?.owner ?? '',
+          claimLeaseMs: claim?.leaseMs ?? 0,
           ...offer,
         };
       },
@@ -210,6 +211,10 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
     const updates = decided
       ? this.indexes.afterDecision(view, now, [callId], result.pauseDecided, marked)
       : [];
+    // Claimed: due when the lease lapses, as after claimResume.
+    if (result.kind === 'decided' && result.claimed && claim) {
+      updates.push(...this.indexes.afterClaim(view, now + claim.leaseMs, 'idle'));
+    }
     await this.indexes.apply(view, outcome.audit, now, updates);
     return result;
   }

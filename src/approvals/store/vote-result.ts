@@ -11,8 +11,13 @@ export function voteResultOf(reply: VoteGateReply, view: PauseView, callId: stri
   switch (reply.code) {
     case 'COUNTED':
       return { kind: 'counted', view, approvals: reply.approvals, quorum: reply.quorum };
-    case 'DECIDED':
-      return { kind: 'decided', view, state: reply.state, pauseDecided: reply.pauseDecided };
+    case 'DECIDED': {
+      const { state, pauseDecided, claimedAttempt } = reply;
+      const decided = { kind: 'decided', view, state, pauseDecided } as const;
+      return claimedAttempt === undefined
+        ? decided
+        : { ...decided, claimed: { attempt: claimedAttempt } };
+    }
     case 'EXPIRED':
       return { kind: 'expired', view, state: reply.state, pauseDecided: reply.pauseDecided };
     case 'ALREADY_VOTED':

@@ -908,6 +908,84 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         return input.id;
       }
 
+      it('a vote that decides the pause claims its resume for the claim’s owner in the same step; one that does not decide claims nothing', async () => {
+        const input = newPause({ gates: 2 });
+        await store.pauses.createPause(input);
+        const [first = '', second = ''] = callIdsOf(input);
+        const resumeClaim = { owner: 'r1', leaseMs: LEASE_MS };
+        const vote = {
+          pauseId: input.id,
+          voter: APPROVER,
+          choice: 'approve' as const,
+          resumeClaim,
+        };
+        const counted = await store.pauses.vote({ ...vote, callId: first, now: T0 + 1 });
+        expect(counted).toMatchObject({ kind: 'decided', pauseDecided: false });
+        expect(decided(counted).claimed).toBeUndefined();
+        expect(counted.kind === 'decided' && counted.view.pause.resume.state).toBe('idle');
+
+        const last = decided(await store.pauses.vote({ ...vote, callId: second, now: T0 + 2 }));
+        expect(last).toMatchObject({ pauseDecided: true, claimed: { attempt: 1 } });
+        expect(last.view.pause.resume).toMatchObject({
+          state: 'resuming',
+          leaseOwner: 'r1',
+          leaseUntil: T0 + 2 + LEASE_MS,
+          attempts: 1,
+        });
+        // Held as claimResume's lease is: not due, not claimed by another, due once it lapses.
+        const other = await harness.replica();
+        expect(
+          await other.leases.claimResume({
+            pauseId: input.id,
+            owner: 'r2',
+            now: T0 + 3,
+            leaseMs: 1,
+          }),
+        ).toMatchObject({ kind: 'leased', leaseUntil: T0 + 2 + LEASE_MS });
+        expect(await store.leases.dueResumes(T0 + 3)).not.toContain(input.id);
+        expect(await store.leases.dueResumes(T0 + 2 + LEASE_MS)).toContain(input.id);
+        // The owner renews and finishes it as a claim's.
+        expect(
+          (
+            await store.leases.renewLease({
+              pauseId: input.id,
+              owner: 'r1',
+              now: T0 + 4,
+              leaseMs: LEASE_MS,
+            })
+          ).kind,
+        ).toBe('renewed');
+        const trail = await store.audit.readAudit({ pauseId: input.id });
+        expect(trail.slice(-3).map((entry) => [entry.event, entry.actor])).toEqual([
+          ['voted', APPROVER],
+          ['approved', APPROVER],
+          ['resume_claimed', 'r1'],
+        ]);
+        expect(trail.at(-1)?.detail).toBe(`attempt=1 lease_ms=${LEASE_MS}`);
+        expect(
+          (await store.leases.markResumed({ pauseId: input.id, owner: 'r1', now: T0 + 5 })).kind,
+        ).toBe('ok');
+      });
+
+      it('a deciding vote claims nothing while an undo window holds the resume', async () => {
+        const input = newPause({ policies: [policy({ undoWindowMs: 30_000 })] });
+        await store.pauses.createPause(input);
+        const result = decided(
+          await store.pauses.vote({
+            pauseId: input.id,
+            callId: firstCallId(input),
+            voter: APPROVER,
+            choice: 'approve',
+            resumeClaim: { owner: 'r1', leaseMs: LEASE_MS },
+            now: T0 + 1,
+          }),
+        );
+        expect(result.pauseDecided).toBe(true);
+        expect(result.claimed).toBeUndefined();
+        expect(result.view.pause.resume).toMatchObject({ state: 'idle', holdUntil: T0 + 30_001 });
+        expect(await store.leases.dueResumes(T0 + 30_001)).toContain(input.id);
+      });
+
       it('a renewed lease keeps others out past its first end; a lapsed one is taken over, and its old owner can no longer renew', async () => {
         const pauseId = await decidedPause();
         const other = await harness.replica();

@@ -24,6 +24,8 @@ describe('a per-pause script defined once', () => {
       retentionMs: 60_000,
       detail: 'approve',
       checkedGatesVersion: 7,
+      claimOwner: 'replica-a:1',
+      claimLeaseMs: 30_000,
       ...NO_SEAL_OFFER,
     });
     expect(argv).toEqual([
@@ -38,6 +40,8 @@ describe('a per-pause script defined once', () => {
       60_000,
       'approve',
       7,
+      'replica-a:1',
+      30_000,
       '',
       '',
       '',

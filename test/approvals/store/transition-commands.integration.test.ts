@@ -105,4 +105,28 @@ describe.skipIf(usingCluster)('a decision’s transitions inside Redis', () => {
     // pause does not have.
     expect(counted.splice(0, 1)).toEqual([{ commands: 6 }]);
   });
+
+  it('a deciding vote given a claim owner claims the resume in its own script, its lines sealed in it', async () => {
+    const input = newPause();
+    await store.pauses.createPause(input);
+    counted.length = 0;
+    const vote = await store.pauses.vote({
+      pauseId: input.id,
+      callId: firstCallId(input),
+      voter: APPROVER,
+      choice: 'approve',
+      resumeClaim: { owner: 'replica-a', leaseMs: 60_000 },
+      now: T0 + 1,
+    });
+    expect(vote).toMatchObject({ kind: 'decided', claimed: { attempt: 1 } });
+    // One script call (no claim_resume, no separate seal), running what the vote alone runs.
+    expect(counted.splice(0)).toEqual([{ commands: 5 }]);
+    const trail = await store.audit.readAudit({ pauseId: input.id });
+    expect(trail.map((entry) => [entry.event, entry.line !== undefined])).toEqual([
+      ['created', true],
+      ['voted', true],
+      ['approved', true],
+      ['resume_claimed', true],
+    ]);
+  });
 });

@@ -23,24 +23,38 @@ export function claimResume(run: PauseRun, args: ClaimResumeArgs): ClaimResult {
   if (state === 'resuming' && resume.leaseUntil !== undefined && resume.leaseUntil > run.now) {
     return { kind: 'leased', view: run.view(), leaseUntil: resume.leaseUntil };
   }
-  const attempt = resume.attempts + 1;
-  const tookOverFrom = state === 'resuming' ? resume.leaseOwner : undefined;
   // A failed pause was set to expire with the retention; a retry makes it live again.
   if (state === 'failed') run.entry.removeAt = undefined;
+  const attempt = takeLease(run, args);
+  return { kind: 'claimed', view: run.view(), attempt, retried: state === 'failed' };
+}
+
+/**
+ * Twin of take_lease (claim-resume.lua.ts): the resume is `owner`'s until `leaseUntil`, one
+ * attempt more, with its audit entry; returns the attempt.
+ */
+export function takeLease(
+  run: PauseRun,
+  lease: { owner: string; leaseUntil: number; leaseMs: number },
+): number {
+  const pause = run.entry.pause;
+  const resume = pause.resume;
+  const attempt = resume.attempts + 1;
+  const tookOverFrom = resume.state === 'resuming' ? resume.leaseOwner : undefined;
   pause.resume = {
     ...resume,
     state: 'resuming',
     at: run.now,
-    leaseOwner: args.owner,
-    leaseUntil: args.leaseUntil,
+    leaseOwner: lease.owner,
+    leaseUntil: lease.leaseUntil,
     attempts: attempt,
   };
   pause.version += 1;
   run.audit(
     'resume_claimed',
-    args.owner,
+    lease.owner,
     '',
-    claimDetail({ attempt, leaseMs: args.leaseMs, tookOverFrom }),
+    claimDetail({ attempt, leaseMs: lease.leaseMs, tookOverFrom }),
   );
-  return { kind: 'claimed', view: run.view(), attempt, retried: state === 'failed' };
+  return attempt;
 }

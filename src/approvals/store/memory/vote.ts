@@ -2,18 +2,30 @@ import { initiatorOf } from '../audit-chain.js';
 import { approvedDetail, isDue, VOTE_OUTCOME } from '../rules.js';
 import { NO_SEAL_OFFER } from '../scripts/pause-script.js';
 import type { VoteAllArgs, VoteArgs, VoteGateReply } from '../scripts/vote.lua.js';
+import { takeLease } from './claim-resume.js';
 import type { MemoryGate, PauseRun } from './prelude.js';
 
 /**
  * Twin of the vote script's body (scripts/vote.lua.ts): nothing when the gates' version is not
- * the one its voter was checked at, else the vote on the gate.
+ * the one its voter was checked at, else the vote on the gate; a vote that decides the pause
+ * claims its resume for `claimOwner`, unless an undo window holds it.
  */
 export function voteIfUnchanged(run: PauseRun, gate: MemoryGate, args: VoteArgs): VoteGateReply {
   if (args.checkedGatesVersion > 0) {
     const version = run.entry.gates.reduce((sum, each) => sum + each.record.version, 0);
     if (version !== args.checkedGatesVersion) return { code: 'STALE' };
   }
-  return vote(run, gate, args);
+  const reply = vote(run, gate, args);
+  const { resume } = run.entry.pause;
+  if (reply.code !== 'DECIDED' || !reply.pauseDecided || args.claimOwner === '') return reply;
+  if (resume.state !== 'idle') return reply;
+  if (resume.holdUntil !== undefined && run.now < resume.holdUntil) return reply;
+  const lease = {
+    owner: args.claimOwner,
+    leaseUntil: run.now + args.claimLeaseMs,
+    leaseMs: args.claimLeaseMs,
+  };
+  return { ...reply, claimedAttempt: takeLease(run, lease) };
 }
 
 /**
@@ -69,6 +81,8 @@ export function voteAll(
       gateIndex: args.gateIndexes[i] ?? 0,
       payload: undefined,
       checkedGatesVersion: 0,
+      claimOwner: '',
+      claimLeaseMs: 0,
       // The twin seals every line at once: nothing to seal ahead.
       ...NO_SEAL_OFFER,
     }),

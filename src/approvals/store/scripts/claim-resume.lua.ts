@@ -3,6 +3,26 @@ import type { PlannedEntry } from '../redis-chain-offers.js';
 import { claimDetail } from '../rules.js';
 import { type ArgsOf, arg, LUA_OFFER_SEAL, PauseScript, SEAL_OFFER_ARGS } from './pause-script.js';
 
+/**
+ * `take_lease(pause, owner, lease_until, lease_ms)`: the resume is this owner's until
+ * `lease_until` (`lease_ms` from now), one attempt more, with its audit line; returns the
+ * attempt. Shared by claim_resume and a deciding vote that claims its resume (vote.lua.ts).
+ */
+export const LUA_TAKE_LEASE = `
+local function take_lease(pause, owner, lease_until, lease_ms)
+  local state = pause.resume_state
+  local attempt = pause.attempts + 1
+  local took_over_from = nil
+  if state == RESUME.resuming then took_over_from = pause.lease_owner end
+  hset(PAUSE, 'resumeState', RESUME.resuming, 'resumeAt', NOW, 'leaseOwner', owner,
+    'leaseUntil', lease_until, 'attempts', attempt)
+  bump(PAUSE)
+  audit(EVENT.resume_claimed, owner, nil,
+    detail(FACT.attempt, attempt, FACT.lease_ms, lease_ms, FACT.took_over_from, took_over_from))
+  return attempt
+end
+`;
+
 const CLAIM_RESUME_ARGS = {
   now: arg.number,
   owner: arg.text(),
@@ -30,6 +50,7 @@ export const CLAIM_RESUME = new PauseScript(
   'claim_resume',
   CLAIM_RESUME_ARGS,
   {
+    functions: LUA_TAKE_LEASE,
     body: `
 ${LUA_OFFER_SEAL}
 local pause, gates = load()
@@ -45,18 +66,11 @@ end
 if state == RESUME.resuming and pause.lease_until and pause.lease_until > NOW_MS then
   return reply(CODE.LEASED, {tostring(pause.lease_until)})
 end
-local attempt = pause.attempts + 1
-local took_over_from = nil
-if state == RESUME.resuming then took_over_from = pause.lease_owner end
 -- A failed pause was set to expire with the retention; a retry makes it live again.
 if state == RESUME.failed then
   for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
 end
-hset(PAUSE, 'resumeState', RESUME.resuming, 'resumeAt', NOW, 'leaseOwner', args.owner,
-  'leaseUntil', args.leaseUntil, 'attempts', attempt)
-bump(PAUSE)
-audit(EVENT.resume_claimed, args.owner, nil,
-  detail(FACT.attempt, attempt, FACT.lease_ms, args.leaseMs, FACT.took_over_from, took_over_from))
+local attempt = take_lease(pause, args.owner, args.leaseUntil, args.leaseMs)
 return reply(CODE.CLAIMED, {attempt, state})
 `,
   },

@@ -1,8 +1,10 @@
 import type { JsonValue } from '../../../json.js';
 import { type GateDecision, type GateState, gateStateSchema, type Vote } from '../../records.js';
 import { StoreError } from '../../store.js';
-import type { PlannedEntry } from '../redis-chain-offers.js';
+import { initiatorOf } from '../audit-chain.js';
+import type { PauseSeen, PlannedEntry } from '../redis-chain-offers.js';
 import { approvedDetail, VOTE_OUTCOME } from '../rules.js';
+import { LUA_TAKE_LEASE, plannedClaimEntries } from './claim-resume.lua.js';
 import {
   type ArgsOf,
   arg,
@@ -53,7 +55,9 @@ end
 /** What one gate's vote came to, as vote and vote_all reply it and the memory twin returns it. */
 export type VoteGateReply =
   | { code: 'COUNTED'; approvals: number; quorum: number }
-  | { code: 'DECIDED' | 'EXPIRED'; state: GateState; pauseDecided: boolean }
+  /** `claimedAttempt`: vote only, given a resume claim: the resume is claimed, this attempt. */
+  | { code: 'DECIDED'; state: GateState; pauseDecided: boolean; claimedAttempt?: number }
+  | { code: 'EXPIRED'; state: GateState; pauseDecided: boolean }
   | { code: 'ALREADY_VOTED' }
   | { code: 'ALREADY_DECIDED' }
   /** vote only, given the gates' version its caller checked: a gate changed since. */
@@ -61,11 +65,14 @@ export type VoteGateReply =
 
 /** One gate's vote reply from its code and its two info values. */
 export function decodeVoteGate(script: string, { code, info }: CodeAndInfo): VoteGateReply {
-  const [first = '', second = ''] = info;
+  const [first = '', second = '', third = ''] = info;
   switch (code) {
     case 'COUNTED':
       return { code, approvals: Number(first), quorum: Number(second) };
-    case 'DECIDED':
+    case 'DECIDED': {
+      const decided = { code, state: gateStateSchema.parse(first), pauseDecided: second === '1' };
+      return third === '' ? decided : { ...decided, claimedAttempt: Number(third) };
+    }
     case 'EXPIRED':
       return { code, state: gateStateSchema.parse(first), pauseDecided: second === '1' };
     case 'ALREADY_VOTED':
@@ -98,15 +105,25 @@ const VOTE_ARGS = {
    * vote is only applied to the gates as checked.
    */
   checkedGatesVersion: arg.number,
+  /**
+   * Who resumes the pause if this vote decides it ('' for no claim): the resume is claimed for
+   * them in the same step, unless an undo window holds it.
+   */
+  claimOwner: arg.text(),
+  /** The claim's lease (ms). */
+  claimLeaseMs: arg.number,
   ...SEAL_OFFER_ARGS,
 };
 export type VoteArgs = ArgsOf<typeof VOTE_ARGS>;
 
 /**
- * vote: one voter's approve or reject on one gate, compare-and-set on the gate's state.
+ * vote: one voter's approve or reject on one gate, compare-and-set on the gate's state; given a
+ * claim owner, a vote that decides the pause's last gate also claims its resume (claim_resume's
+ * lease, attempt and line), unless an undo window holds it.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: VOTE_ARGS, in that order (the last four: lines sealed ahead, redis-chain-offers.ts)
- * Returns COUNTED {approvals, quorum} | DECIDED {state, pauseDecided '1'|'0'} | ALREADY_VOTED |
+ * Returns COUNTED {approvals, quorum} | DECIDED {state, pauseDecided '1'|'0', the claim's attempt
+ *   when claimed} | ALREADY_VOTED |
  *   ALREADY_DECIDED {state} | EXPIRED {state, pauseDecided} | STALE (the gates' version is not
  *   checkedGatesVersion) | NOT_FOUND | CORRUPT | KEYS_MISMATCH
  */
@@ -114,7 +131,7 @@ export const VOTE = new PauseScript(
   'vote',
   VOTE_ARGS,
   {
-    functions: VOTE_GATE,
+    functions: VOTE_GATE + LUA_TAKE_LEASE,
     body: `
 ${LUA_OFFER_SEAL}
 local pause, gates = load(false, args.voter)
@@ -126,6 +143,13 @@ if args.checkedGatesVersion > 0 then
 end
 local code, info = vote_gate(pause, gates, gates[args.gateIndex], args.voter, args.choice,
   args.vote, args.payload, args.decision, args.expiry, args.retentionMs, args.detail)
+if code == CODE.DECIDED and info[2] == '1' and args.claimOwner ~= ''
+    and pause.resume_state == RESUME.idle then
+  local hold_until = tonumber(hget(PAUSE, 'holdUntil') or '')
+  if not (hold_until and NOW_MS < hold_until) then
+    info[3] = take_lease(pause, args.claimOwner, NOW_MS + args.claimLeaseMs, args.claimLeaseMs)
+  end
+end
 return reply(code, info)
 `,
   },
@@ -199,4 +223,25 @@ export function plannedVoteEntries(
   if (approvals < tally.quorum) return [voted];
   const detail = approvedDetail(approvals, tally.quorum);
   return [voted, { event: VOTE_OUTCOME.approve, actor, callId, detail, decision }];
+}
+
+/**
+ * plannedVoteEntries, then the claim's line when the vote is expected to decide the pause's last
+ * pending gate with nothing holding its resume: a vote given a claim owner claims it then.
+ */
+export function plannedVoteAndClaimEntries(
+  vote: Parameters<typeof plannedVoteEntries>[0],
+  seen: PauseSeen,
+  claim: { owner: string; leaseMs: number; now: number } | undefined,
+): PlannedEntry[] | undefined {
+  const tally = seen.pending.get(vote.callId);
+  if (tally === undefined) return undefined;
+  const entries = plannedVoteEntries(vote, tally);
+  const decides = entries.length > 1;
+  if (claim === undefined || !decides || seen.pending.size > 1) return entries;
+  const holds =
+    (seen.resume.holdUntil ?? 0) > claim.now ||
+    (vote.choice === 'approve' && tally.undoMs > 0 && initiatorOf(vote.voter) === 'person');
+  if (seen.resume.state !== 'idle' || holds) return entries;
+  return [...entries, ...plannedClaimEntries(claim, seen.resume)];
 }

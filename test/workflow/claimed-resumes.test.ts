@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { openMemoryStore } from '../../src/approvals/store/memory-store.js';
+import { noMetrics } from '../../src/metrics.js';
+import { type ClaimedResume, Resumer, type ResumerDeps } from '../../src/workflow/resumer.js';
+import type { RunStreamer } from '../../src/workflow/run-streamer.js';
+import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
+import { workflowTestDefaults } from '../support/workflow.js';
+
+/**
+ * A resume the deciding vote claimed (`VoteInput.resumeClaim`) may wait in the queue of runs
+ * before it starts: past half its lease it is renewed before anything is sent, and one whose lease
+ * lapsed and was taken over sends nothing.
+ */
+const LEASE_MS = workflowTestDefaults.options.leaseMs;
+
+async function claimedByVote() {
+  const store = openMemoryStore();
+  const input = newPause();
+  await store.pauses.createPause(input);
+  const owner = 'test:claimed1';
+  const result = await store.pauses.vote({
+    pauseId: input.id,
+    callId: firstCallId(input),
+    voter: APPROVER,
+    choice: 'approve',
+    resumeClaim: { owner, leaseMs: LEASE_MS },
+    now: T0,
+  });
+  if (result.kind !== 'decided' || result.claimed === undefined) throw new Error('not claimed');
+  const claimed: ClaimedResume = { owner, view: result.view, attempt: 1, at: T0 };
+  return { store, pauseId: input.id, claimed };
+}
+
+/** A resumer at `now` whose stream records that it sent, then stops the resume there. */
+function resumerAt(store: ResumerDeps['store'], now: number, events: string[]): Resumer {
+  const streamer = {
+    stream: async () => {
+      events.push('sent');
+      throw new Error('stopped after sending');
+    },
+  } as unknown as RunStreamer;
+  const unused = () => {
+    throw new Error('not reached');
+  };
+  return new Resumer({
+    store,
+    cards: { pauseChanged: () => events.push('card') } as unknown as ResumerDeps['cards'],
+    adk: { getSession: unused },
+    streamer,
+    threads: { post: async () => undefined } as unknown as ResumerDeps['threads'],
+    clock: () => now,
+    log: workflowTestDefaults.log,
+    metrics: noMetrics,
+    tracing: { resumeSent: () => {} } as unknown as ResumerDeps['tracing'],
+    options: workflowTestDefaults.options,
+  });
+}
+
+describe('a resume the deciding vote claimed', () => {
+  it('sends at once while its lease is young, with no claim of its own', async () => {
+    const { store, pauseId, claimed } = await claimedByVote();
+    const events: string[] = [];
+    await expect(resumerAt(store, T0 + 10, events).resume(pauseId, { claimed })).rejects.toThrow(
+      'stopped after sending',
+    );
+    expect(events).toEqual(['sent']);
+    expect((await store.pauses.getPause(pauseId))?.pause.resume).toMatchObject({
+      attempts: 1,
+      leaseOwner: claimed.owner,
+      leaseUntil: T0 + LEASE_MS,
+    });
+  });
+
+  it('renews its lease first when it waited past half of it', async () => {
+    const { store, pauseId, claimed } = await claimedByVote();
+    const events: string[] = [];
+    const late = T0 + LEASE_MS / 2 + 1;
+    await expect(resumerAt(store, late, events).resume(pauseId, { claimed })).rejects.toThrow(
+      'stopped after sending',
+    );
+    expect(events).toEqual(['sent']);
+    expect((await store.pauses.getPause(pauseId))?.pause.resume.leaseUntil).toBe(late + LEASE_MS);
+  });
+
+  it('sends nothing once its lease lapsed and another replica took the resume over', async () => {
+    const { store, pauseId, claimed } = await claimedByVote();
+    const takeover = await store.leases.claimResume({
+      pauseId,
+      owner: 'other:replica',
+      now: T0 + LEASE_MS + 1,
+      leaseMs: LEASE_MS,
+    });
+    expect(takeover).toMatchObject({ kind: 'claimed', attempt: 2 });
+    const events: string[] = [];
+    await resumerAt(store, T0 + LEASE_MS + 2, events).resume(pauseId, { claimed });
+    expect(events).toEqual([]);
+    expect((await store.pauses.getPause(pauseId))?.pause.resume).toMatchObject({
+      state: 'resuming',
+      leaseOwner: 'other:replica',
+      attempts: 2,
+    });
+  });
+});
