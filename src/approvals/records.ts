@@ -202,6 +202,20 @@ export const resumeSchema = z.object({
 export type ResumeStatus = z.infer<typeof resumeSchema>;
 
 /**
+ * Resumes that are over: a claim answers `finished`, and no transition changes the pause or its
+ * gates again (only its notes, outside its versions).
+ */
+export const FINISHED_RESUME_STATES = [
+  'resumed',
+  'refused',
+  'abandoned',
+] as const satisfies readonly ResumeStatus['state'][];
+
+export function isFinishedResume(state: ResumeStatus['state']): boolean {
+  return FINISHED_RESUME_STATES.some((finished) => finished === state);
+}
+
+/**
  * How an agent that runs elsewhere gets its decision back: the app resumes it on a configured ADK
  * target (never a URL from the request), POSTs it to a webhook URL the key allows, or sends
  * nothing and the agent long-polls.

@@ -6,7 +6,7 @@ import {
   type DelegationStore,
   standIns,
 } from '../approvals/delegations.js';
-import type { PauseView } from '../approvals/records.js';
+import { isFinishedResume, type PauseView } from '../approvals/records.js';
 import type { ApprovalStore } from '../approvals/store.js';
 import type { ToolOutcome } from '../approvals/tool-outcomes.js';
 import { errorMessage } from '../error-message.js';
@@ -231,7 +231,9 @@ export class ApprovalCards {
         await this.deps.slack.updateMessage({ channel: view.pause.card.channelId, ts, ...card });
         this.remember(pauseId, digest);
         // Changed meanwhile (another replica's update may have landed before this one): again.
-        if (superseded?.() || !(await this.deps.store.pauses.changedSince(view))) return DONE;
+        // A pause whose resume is over changes no more: nothing can have landed after this view.
+        if (superseded?.() || isFinishedResume(view.pause.resume.state)) return DONE;
+        if (!(await this.deps.store.pauses.changedSince(view))) return DONE;
         view = await this.deps.store.pauses.getPause(pauseId);
       }
       return DONE;

@@ -96,6 +96,33 @@ describe('refreshing a card', () => {
     expect(calls).toEqual({ reads: 0, checks: 1 });
   });
 
+  it('checks nothing after updating the card of a pause whose resume is over: it changes no more', async () => {
+    const memory = openMemoryStore();
+    const view = await carded(memory);
+    const decided = await memory.pauses.vote({
+      pauseId: view.pause.id,
+      callId: view.pause.callIds[0] ?? '',
+      voter: APPROVER,
+      choice: 'approve',
+      resumeClaim: { owner: 'r1', leaseMs: 60_000 },
+      now: T0 + 5,
+    });
+    expect(decided).toMatchObject({ kind: 'decided', claimed: { attempt: 1 } });
+    const finished = await memory.leases.markResumed({
+      pauseId: view.pause.id,
+      owner: 'r1',
+      now: T0 + 6,
+    });
+    if (finished.kind !== 'ok') throw new Error(`not resumed: ${finished.kind}`);
+    const { store, calls } = counted(memory);
+    const { slack, updates } = recordingSlack();
+    expect(await cardsOver(store, slack).refresh(view.pause.id, { known: finished.view })).toEqual({
+      kind: 'done',
+    });
+    expect(updates).toHaveLength(1);
+    expect(calls).toEqual({ reads: 0, checks: 0 });
+  });
+
   it('renders again when the pause changed while its update was on its way', async () => {
     const memory = openMemoryStore();
     const view = await carded(memory);

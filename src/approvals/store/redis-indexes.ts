@@ -1,5 +1,5 @@
 import type { Log } from '../../log.js';
-import type { PauseView } from '../records.js';
+import { isFinishedResume, type PauseView } from '../records.js';
 import { StoreError } from '../store.js';
 import type { GateRef } from '../store-roles/pending-queries.js';
 import type { StoreKeys } from './keys.js';
@@ -7,12 +7,7 @@ import { AuditMirrorBatcher } from './redis-audit-mirror.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import { IndexBatch } from './redis-index-batch.js';
 import { indexMember, parseMember, withScores } from './redis-index-members.js';
-import {
-  FINISHED_RESUME_STATES,
-  isLiveResume,
-  pendingIndexesOf,
-  pendingIndexName,
-} from './rules.js';
+import { isLiveResume, pendingIndexesOf, pendingIndexName } from './rules.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
@@ -262,7 +257,7 @@ export class RedisIndexes {
    */
   afterFinish(view: PauseView, leaseUntil: string): Promise<unknown>[] {
     const { id, callIds, resume } = view.pause;
-    const finished = FINISHED_RESUME_STATES.some((state) => state === resume.state);
+    const finished = isFinishedResume(resume.state);
     const drops =
       leaseUntil === ''
         ? []

@@ -37,13 +37,6 @@ type ResumeState = ResumeStatus['state'];
 type VoteChoice = Vote['choice'];
 type OnExpiry = GatePolicy['onExpiry'];
 
-/** Resumes that are over: a claim answers `finished`. */
-export const FINISHED_RESUME_STATES = [
-  'resumed',
-  'refused',
-  'abandoned',
-] as const satisfies readonly ResumeState[];
-
 /** Resumes that still happen without a person: due once decided, or once a lease lapses. */
 export const LIVE_RESUME_STATES = ['idle', 'resuming'] as const satisfies readonly ResumeState[];
 

@@ -1,5 +1,6 @@
+import { isFinishedResume } from '../../records.js';
 import type { ClaimResult } from '../../store-roles/resume-leases.js';
-import { claimDetail, FINISHED_RESUME_STATES } from '../rules.js';
+import { claimDetail } from '../rules.js';
 import type { ClaimResumeArgs } from '../scripts/claim-resume.lua.js';
 import type { PauseRun } from './prelude.js';
 
@@ -11,7 +12,7 @@ export function claimResume(run: PauseRun, args: ClaimResumeArgs): ClaimResult {
   const pause = run.entry.pause;
   const resume = pause.resume;
   const state = resume.state;
-  if (FINISHED_RESUME_STATES.some((finished) => finished === state)) {
+  if (isFinishedResume(state)) {
     return { kind: 'finished', view: run.view() };
   }
   if (run.pending() > 0) return { kind: 'not_decided', view: run.view() };

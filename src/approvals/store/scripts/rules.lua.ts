@@ -1,4 +1,10 @@
-import { GATE_STATES, RESUME_STATES, SYSTEM_ACTOR, voteSchema } from '../../records.js';
+import {
+  FINISHED_RESUME_STATES,
+  GATE_STATES,
+  RESUME_STATES,
+  SYSTEM_ACTOR,
+  voteSchema,
+} from '../../records.js';
 import {
   AUDIT_EVENTS,
   AUDIT_FACTS,
@@ -9,7 +15,6 @@ import {
   FACT_PARTS,
   FACT_SEPARATOR,
   FINISH_EVENT,
-  FINISHED_RESUME_STATES,
   PER_PAUSE_AUDIT_MAX,
   VOTE_OUTCOME,
 } from '../rules.js';
