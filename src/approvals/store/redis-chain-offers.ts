@@ -106,6 +106,24 @@ export class ChainOffers {
     }
   }
 
+  /**
+   * Learns a pause's chain from a read (read_pause): its head and seq, every line sealed, and
+   * what the pause and each gate are. A chain known further along is kept.
+   */
+  learnRead(
+    pauseId: string,
+    read: { head: string; seq: number; whats: readonly (readonly [string, string | null])[] },
+  ): void {
+    const known = this.known.get(pauseId);
+    if (known !== undefined && known.seq >= read.seq) return;
+    this.known.delete(pauseId);
+    this.known.set(pauseId, { head: read.head, seq: read.seq, what: new Map(read.whats) });
+    if (this.known.size > KNOWN_CHAINS) {
+      const oldest = this.known.keys().next();
+      if (!oldest.done) this.known.delete(oldest.value);
+    }
+  }
+
   /** Learns what each gate of a pause is (its `audit:<call id>` text) once it is recorded. */
   learnWhat(pauseId: string, whats: readonly (readonly [string, string])[]): void {
     const chain = this.known.get(pauseId);

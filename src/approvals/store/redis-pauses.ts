@@ -46,6 +46,7 @@ import { CANCEL } from './scripts/cancel.lua.js';
 import { scriptCodeName } from './scripts/codes.js';
 import { plannedCreateEntries } from './scripts/create-pause.lua.js';
 import { NO_SEAL_OFFER } from './scripts/pause-script.js';
+import { chainOfRead } from './scripts/read-pause.lua.js';
 import { REOPEN } from './scripts/reopen.lua.js';
 import { plannedCardPostedEntries, SET_CARD_TS } from './scripts/set-card-ts.lua.js';
 import { UNDO } from './scripts/undo.lua.js';
@@ -114,7 +115,11 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
 
   async getPause(pauseId: string): Promise<PauseView | undefined> {
     const outcome = await this.onPause(SCRIPTS.readPause, pauseId, () => ['']);
-    return outcome.view;
+    const { view } = outcome;
+    // The chain as read: this replica's next transition on the pause can seal its lines ahead.
+    const chain = view && chainOfRead(outcome.info, view.pause.callIds);
+    if (chain !== undefined) this.chains.learnRead(pauseId, chain);
+    return view;
   }
 
   recentPause(pauseId: string): PauseView | undefined {

@@ -129,4 +129,25 @@ describe.skipIf(usingCluster)('a decision’s transitions inside Redis', () => {
       ['resume_claimed', true],
     ]);
   });
+
+  it('a replica that only read the pause seals its deciding vote’s lines in the vote: no separate seal', async () => {
+    const input = newPause();
+    const recorder = openRedisStore({ redis, keyPrefix });
+    await recorder.pauses.createPause(input);
+    await recorder.lifecycle.close();
+    expect(await store.pauses.getPause(input.id)).toBeDefined();
+    // The read: one HMGET of the pause (its chain with it) and one of its gate.
+    expect(counted.splice(0)).toEqual([{ commands: 2 }]);
+    const vote = await store.pauses.vote({
+      pauseId: input.id,
+      callId: firstCallId(input),
+      voter: APPROVER,
+      choice: 'approve',
+      now: T0 + 1,
+    });
+    expect(vote.kind).toBe('decided');
+    expect(counted.splice(0)).toEqual([{ commands: 5 }]);
+    const trail = await store.audit.readAudit({ pauseId: input.id });
+    expect(trail.map((entry) => entry.event)).toEqual(['created', 'voted', 'approved']);
+  });
 });

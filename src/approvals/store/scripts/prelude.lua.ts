@@ -149,15 +149,13 @@ local function load(reading, voter)
   -- Read now too: what the audit and the reply read (one HMGET for the whole call).
   for _, field in ipairs(reply_pause_fields()) do fields[#fields + 1] = field end
   fields[#fields + 1], fields[#fields + 2] = 'auditSeq', 'audit:'
-  if not reading then
-    -- What an audit entry about a gate reads (its audit:<call id> facts, the call id taken from
-    -- the gate's key), and the trail a seal offered ahead appends to.
-    for i = 3, #PK do
-      local call_id = string.match(PK[i], '}:gate:(.*)$')
-      if call_id then fields[#fields + 1] = 'audit:' .. call_id end
-    end
-    if seal_offer then fields[#fields + 1] = '${TRAIL_FIELD}' end
+  -- What an audit entry about a gate reads (its audit:<call id> facts, the call id taken from the
+  -- gate's key; read_pause answers them too), and the trail a seal offered ahead appends to.
+  for i = 3, #PK do
+    local call_id = string.match(PK[i], '}:gate:(.*)$')
+    if call_id then fields[#fields + 1] = 'audit:' .. call_id end
   end
+  if seal_offer and not reading then fields[#fields + 1] = '${TRAIL_FIELD}' end
   local f, problem = hash_fields(PAUSE, 1, fields)
   if not f then return nil, problem end
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
