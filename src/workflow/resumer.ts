@@ -66,9 +66,12 @@ export interface ClaimedResume {
  */
 export class Resumer {
   private readonly sender: ResumeSender;
+  /** The leases offered to votes (`leaseAhead`) and not yet resumed under. */
+  private readonly offered: OfferedLeases;
 
   constructor(private readonly deps: ResumerDeps) {
     this.sender = new ResumeSender(deps);
+    this.offered = new OfferedLeases(deps.options.leaseMs);
   }
 
   /** The gates go back to pending; the card and the thread say why. Nothing reaches the agent. */
@@ -118,7 +121,9 @@ export class Resumer {
    */
   leaseAhead(): { owner: string; leaseMs: number } {
     const { options } = this.deps;
-    return { owner: `${options.owner}:${randomUUID().slice(0, 8)}`, leaseMs: options.leaseMs };
+    const owner = `${options.owner}:${randomUUID().slice(0, 8)}`;
+    this.offered.note(owner, this.deps.clock());
+    return { owner, leaseMs: options.leaseMs };
   }
 
   /**
@@ -134,6 +139,12 @@ export class Resumer {
       ...timing
     }: { retry?: boolean; claimed?: ClaimedResume } & ResumeTiming = {},
   ): Promise<void> {
+    // A lease offered to a vote is resumed under once in this process: by the task its vote
+    // scheduled, or by a claim that finds the lease of a vote whose answer was lost.
+    if (claimed !== undefined && this.offered.take(claimed.owner) === undefined) {
+      this.deps.log.debug('resume not claimed', { pauseId, outcome: 'resumed under already' });
+      return;
+    }
     const held =
       claimed === undefined ? await this.claim(pauseId, retry) : { ...claimed, retried: false };
     if (held === undefined || !(await this.stillHeld(pauseId, held))) return;
@@ -163,6 +174,22 @@ export class Resumer {
       leaseMs,
       retryFailed: retry,
     });
+    if (claim.kind === 'leased') {
+      // Leased by a vote this resumer offered a lease to, whose answer never came back (the vote
+      // was applied, its claim with it): that lease is this resume's.
+      const { leaseOwner, attempts } = claim.view.pause.resume;
+      const offeredAt = leaseOwner === undefined ? undefined : this.offered.take(leaseOwner);
+      if (leaseOwner !== undefined && offeredAt !== undefined) {
+        this.deps.log.info('resuming under the lease its deciding vote claimed', { pauseId });
+        return {
+          owner: leaseOwner,
+          view: claim.view,
+          attempt: attempts,
+          retried: false,
+          at: offeredAt,
+        };
+      }
+    }
     if (claim.kind !== 'claimed') {
       this.deps.log.debug('resume not claimed', { pauseId, outcome: claim.kind });
       return undefined;
@@ -395,4 +422,29 @@ export function runContextOf(view: PauseView): RunContext {
     thread,
     ...(pause.origin?.prompt === undefined ? {} : { prompt: pause.origin.prompt }),
   };
+}
+
+/**
+ * Lease owners this resumer handed to votes, each with when: a vote's claim whose answer was lost
+ * is still recognised as this resumer's. Kept one lease long (the claim lapses after it anyway).
+ */
+class OfferedLeases {
+  private readonly at = new Map<string, number>();
+
+  constructor(private readonly leaseMs: number) {}
+
+  note(owner: string, now: number): void {
+    for (const [earlier, when] of this.at) {
+      if (now - when < this.leaseMs) break;
+      this.at.delete(earlier);
+    }
+    this.at.set(owner, now);
+  }
+
+  /** When `owner` was offered, if this resumer offered it and nobody resumed under it yet. */
+  take(owner: string): number | undefined {
+    const when = this.at.get(owner);
+    this.at.delete(owner);
+    return when;
+  }
 }

@@ -13,26 +13,35 @@ import { workflowTestDefaults } from '../support/workflow.js';
  */
 const LEASE_MS = workflowTestDefaults.options.leaseMs;
 
-async function claimedByVote() {
+/** A pause decided by a vote that claimed its resume with a lease `resumer` offered. */
+async function claimedByVote(resumer: (store: ResumerDeps['store']) => Resumer) {
   const store = openMemoryStore();
   const input = newPause();
   await store.pauses.createPause(input);
-  const owner = 'test:claimed1';
+  const lease = resumer(store).leaseAhead();
   const result = await store.pauses.vote({
     pauseId: input.id,
     callId: firstCallId(input),
     voter: APPROVER,
     choice: 'approve',
-    resumeClaim: { owner, leaseMs: LEASE_MS },
+    resumeClaim: lease,
     now: T0,
   });
   if (result.kind !== 'decided' || result.claimed === undefined) throw new Error('not claimed');
-  const claimed: ClaimedResume = { owner, view: result.view, attempt: 1, at: T0 };
+  const claimed: ClaimedResume = { owner: lease.owner, view: result.view, attempt: 1, at: T0 };
   return { store, pauseId: input.id, claimed };
 }
 
 /** A resumer at `now` whose stream records that it sent, then stops the resume there. */
-function resumerAt(store: ResumerDeps['store'], now: number, events: string[]): Resumer {
+function resumerAt(now: number, events: string[]): (store: ResumerDeps['store']) => Resumer {
+  let made: Resumer | undefined;
+  return (store) => {
+    made ??= newResumer(store, now, events);
+    return made;
+  };
+}
+
+function newResumer(store: ResumerDeps['store'], now: number, events: string[]): Resumer {
   const streamer = {
     stream: async () => {
       events.push('sent');
@@ -58,9 +67,10 @@ function resumerAt(store: ResumerDeps['store'], now: number, events: string[]): 
 
 describe('a resume the deciding vote claimed', () => {
   it('sends at once while its lease is young, with no claim of its own', async () => {
-    const { store, pauseId, claimed } = await claimedByVote();
     const events: string[] = [];
-    await expect(resumerAt(store, T0 + 10, events).resume(pauseId, { claimed })).rejects.toThrow(
+    const resumer = resumerAt(T0 + 10, events);
+    const { store, pauseId, claimed } = await claimedByVote(resumer);
+    await expect(resumer(store).resume(pauseId, { claimed })).rejects.toThrow(
       'stopped after sending',
     );
     expect(events).toEqual(['sent']);
@@ -72,10 +82,11 @@ describe('a resume the deciding vote claimed', () => {
   });
 
   it('renews its lease first when it waited past half of it', async () => {
-    const { store, pauseId, claimed } = await claimedByVote();
     const events: string[] = [];
     const late = T0 + LEASE_MS / 2 + 1;
-    await expect(resumerAt(store, late, events).resume(pauseId, { claimed })).rejects.toThrow(
+    const resumer = resumerAt(late, events);
+    const { store, pauseId, claimed } = await claimedByVote(resumer);
+    await expect(resumer(store).resume(pauseId, { claimed })).rejects.toThrow(
       'stopped after sending',
     );
     expect(events).toEqual(['sent']);
@@ -83,7 +94,9 @@ describe('a resume the deciding vote claimed', () => {
   });
 
   it('sends nothing once its lease lapsed and another replica took the resume over', async () => {
-    const { store, pauseId, claimed } = await claimedByVote();
+    const events: string[] = [];
+    const resumer = resumerAt(T0 + LEASE_MS + 2, events);
+    const { store, pauseId, claimed } = await claimedByVote(resumer);
     const takeover = await store.leases.claimResume({
       pauseId,
       owner: 'other:replica',
@@ -91,13 +104,38 @@ describe('a resume the deciding vote claimed', () => {
       leaseMs: LEASE_MS,
     });
     expect(takeover).toMatchObject({ kind: 'claimed', attempt: 2 });
-    const events: string[] = [];
-    await resumerAt(store, T0 + LEASE_MS + 2, events).resume(pauseId, { claimed });
+    await resumer(store).resume(pauseId, { claimed });
     expect(events).toEqual([]);
     expect((await store.pauses.getPause(pauseId))?.pause.resume).toMatchObject({
       state: 'resuming',
       leaseOwner: 'other:replica',
       attempts: 2,
     });
+  });
+
+  it('is resumed under when its vote’s answer was lost: a claim finds the lease its vote took', async () => {
+    const events: string[] = [];
+    const resumer = resumerAt(T0 + 10, events);
+    const { store, pauseId } = await claimedByVote(resumer);
+    // The vote was applied, but its answer never came: the pause is resumed as decided.
+    await expect(resumer(store).resume(pauseId)).rejects.toThrow('stopped after sending');
+    expect(events).toEqual(['sent']);
+  });
+
+  it('is resumed under once in a process: the task its vote scheduled, after a claim took it, sends nothing', async () => {
+    const events: string[] = [];
+    const resumer = resumerAt(T0 + 10, events);
+    const { store, pauseId, claimed } = await claimedByVote(resumer);
+    await expect(resumer(store).resume(pauseId)).rejects.toThrow('stopped after sending');
+    await resumer(store).resume(pauseId, { claimed });
+    expect(events).toEqual(['sent']);
+    // And the other way round: after the vote's own task, a claim finds the lease leased.
+    const again = resumerAt(T0 + 10, events);
+    const second = await claimedByVote(again);
+    await expect(
+      again(second.store).resume(second.pauseId, { claimed: second.claimed }),
+    ).rejects.toThrow('stopped after sending');
+    await again(second.store).resume(second.pauseId);
+    expect(events).toEqual(['sent', 'sent']);
   });
 });
