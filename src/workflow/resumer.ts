@@ -120,10 +120,13 @@ export class Resumer {
    * each attempt has an owner of its own.
    */
   leaseAhead(): { owner: string; leaseMs: number } {
-    const { options } = this.deps;
-    const owner = `${options.owner}:${randomUUID().slice(0, 8)}`;
+    const owner = this.newOwner();
     this.offered.note(owner, this.deps.clock());
-    return { owner, leaseMs: options.leaseMs };
+    return { owner, leaseMs: this.deps.options.leaseMs };
+  }
+
+  private newOwner(): string {
+    return `${this.deps.options.owner}:${randomUUID().slice(0, 8)}`;
   }
 
   /**
@@ -165,7 +168,9 @@ export class Resumer {
     pauseId: string,
     retry: boolean,
   ): Promise<(ClaimedResume & { retried: boolean }) | undefined> {
-    const { owner, leaseMs } = this.leaseAhead();
+    // Not an offered lease: a claim made here is resumed under by this call alone.
+    const owner = this.newOwner();
+    const { leaseMs } = this.deps.options;
     const now = this.deps.clock();
     const claim = await this.deps.store.leases.claimResume({
       pauseId,

@@ -138,4 +138,24 @@ describe('a resume the deciding vote claimed', () => {
     await again(second.store).resume(second.pauseId);
     expect(events).toEqual(['sent', 'sent']);
   });
+
+  it('a lease the resumer claimed itself is never taken for a vote’s: a second resume while it is held sends nothing', async () => {
+    const events: string[] = [];
+    const resumer = resumerAt(T0 + 10, events);
+    const store = openMemoryStore();
+    const input = newPause();
+    await store.pauses.createPause(input);
+    await store.pauses.vote({
+      pauseId: input.id,
+      callId: firstCallId(input),
+      voter: APPROVER,
+      choice: 'approve',
+      now: T0,
+    });
+    await expect(resumer(store).resume(input.id)).rejects.toThrow('stopped after sending');
+    // The first resume still holds its lease (it stopped before finishing): a second one, say a
+    // verified vote's, finds it leased.
+    await resumer(store).resume(input.id);
+    expect(events).toEqual(['sent']);
+  });
 });
