@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPolicyCli } from '../../src/cli/policy-cli.js';
 import { ACTION_IDS } from '../../src/slack/codecs/action-ids.js';
 import { type FakeGemini, type FunctionCall, startFakeGemini } from '../support/fake-gemini.js';
-import { freePort, PYTHON_ADK, PYTHON_ADK_SKIPPED } from '../support/python-adk.js';
+import { PYTHON_ADK, PYTHON_ADK_SKIPPED } from '../support/python-adk.js';
+import { portOutsideEphemeralRange } from '../support/server-process.js';
 import { allBlocks, type DocBlock, REPO_ROOT, where } from './doc-blocks.js';
 import {
   Approver,
@@ -63,11 +64,13 @@ beforeAll(async () => {
   // What the docs install with npm in a folder of the reader's (@google/adk, tsx…) is found
   // there through the home's node_modules: this checkout's.
   await symlink(join(REPO_ROOT, 'node_modules'), join(home, 'node_modules'));
+  // Chosen now, listened on sections later: outside the range outgoing connections take theirs from.
+  const taken: number[] = [];
   ports = {
-    app: await freePort(),
-    sandbox: await freePort(),
-    adk: await freePort(),
-    alertmanager: await freePort(),
+    app: await anotherPort(taken),
+    sandbox: await anotherPort(taken),
+    adk: await anotherPort(taken),
+    alertmanager: await anotherPort(taken),
   };
   gemini = await startFakeGemini(MODEL_TURNS);
   env = {
@@ -221,4 +224,14 @@ for (const [name, section] of sections) {
       await runSection(section);
     });
   });
+}
+
+/** A port free now, outside the ephemeral range and not among `taken` (which it joins). */
+async function anotherPort(taken: number[]): Promise<number> {
+  for (;;) {
+    const port = await portOutsideEphemeralRange();
+    if (taken.includes(port)) continue;
+    taken.push(port);
+    return port;
+  }
 }

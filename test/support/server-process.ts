@@ -61,6 +61,31 @@ export async function startServerProcess(options: {
   };
 }
 
+/**
+ * A port free now and below the kernel's range of ephemeral ports (Linux: 32768–60999), for a
+ * server started long after the port is chosen: `freePort`'s come from that range, where any
+ * outgoing connection made meanwhile may take it (seen in the docs run: Alertmanager's port held
+ * by one, minutes after it was chosen). Walks 20000–31999 from a random start.
+ */
+export async function portOutsideEphemeralRange(): Promise<number> {
+  const low = 20_000;
+  const span = 12_000;
+  const start = Math.floor(Math.random() * span);
+  for (let step = 0; step < 500; step++) {
+    const port = low + ((start + step) % span);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${low}–${low + span - 1}`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
