@@ -2,7 +2,7 @@ import type { AuditEntry, AuditLog, AuditPageOptions } from '../store-roles/audi
 import type { StoreKeys } from './keys.js';
 import { parseRecentDecisions, readAuditStream, readPauseTrail } from './redis-audit.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
-import { DEFAULT_LIMIT } from './rules.js';
+import { DEFAULT_LIMIT, RECENT_DECISIONS_MAX } from './rules.js';
 
 /**
  * The audit on Redis, read: a pause's own trail (kept as long as the pause), the store-wide
@@ -26,7 +26,9 @@ export class RedisAuditLog implements AuditLog {
 
   async readRecentDecisions(userId: string, limit: number): Promise<AuditEntry[]> {
     const key = this.keys.recentDecisions(userId);
-    const items = await redisCall(`read ${key}`, () => this.redis.lrange(key, 0, limit - 1));
+    // The list may hold a few more than RECENT_DECISIONS_MAX until it is cut back: never shown.
+    const count = Math.min(limit, RECENT_DECISIONS_MAX);
+    const items = await redisCall(`read ${key}`, () => this.redis.lrange(key, 0, count - 1));
     return parseRecentDecisions(key, items);
   }
 

@@ -3,6 +3,7 @@ import { appendToAuditStream, type StreamEntry } from './redis-audit.js';
 import type { RedisClient } from './redis-connection.js';
 import {
   RECENT_DECISIONS_MAX,
+  RECENT_DECISIONS_SLACK,
   RECENT_DECISIONS_TTL_MS,
   recentDecisionHolders,
   recentEntries,
@@ -99,18 +100,20 @@ export class AuditMirrorBatcher {
         }
       }
     }
-    // Per person: the items at the head, the list cut to its newest, its expiry renewed. Sent
-    // together, in that order on one connection (one key: one node of a Cluster); not atomic,
-    // and need not be: a reader between them sees a few items past the cap, never fewer.
+    // Per person: the items at the head and the list's expiry renewed, sent together on one
+    // connection (one key: one node of a Cluster); the list is cut back to its newest once it
+    // has grown RECENT_DECISIONS_SLACK past them (reads never show more than those).
     await Promise.all(
-      [...byUser].flatMap(([user, items]) => {
+      [...byUser].map(async ([user, items]) => {
         const key = this.keys.recentDecisions(user);
         // The list keeps its newest RECENT_DECISIONS_MAX: older items would be trimmed at once.
-        return [
+        const [length] = await Promise.all([
           this.redis.lpush(key, ...items.slice(-RECENT_DECISIONS_MAX)),
-          this.redis.ltrim(key, 0, RECENT_DECISIONS_MAX - 1),
           this.redis.pexpire(key, RECENT_DECISIONS_TTL_MS),
-        ];
+        ]);
+        if (length > RECENT_DECISIONS_MAX + RECENT_DECISIONS_SLACK) {
+          await this.redis.ltrim(key, 0, RECENT_DECISIONS_MAX - 1);
+        }
       }),
     );
   }

@@ -460,6 +460,11 @@ export function recentEntries<T extends { event: string; actor: string; callId?:
 
 /** Decisions kept per person for their App Home (by them, or on their requests). */
 export const RECENT_DECISIONS_MAX = 50;
+/**
+ * How far past RECENT_DECISIONS_MAX a person's list on Redis may grow before it is cut back to it:
+ * one LTRIM per that many items rather than one per write. Reads never show more than the max.
+ */
+export const RECENT_DECISIONS_SLACK = 16;
 
 /** A person's recent decisions are forgotten this long after the last one. */
 export const RECENT_DECISIONS_TTL_MS = 30 * 24 * 60 * 60 * 1000;

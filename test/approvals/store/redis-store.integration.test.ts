@@ -9,6 +9,7 @@ import {
 import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import {
   RECENT_DECISIONS_MAX,
+  RECENT_DECISIONS_SLACK,
   RECENT_DECISIONS_TTL_MS,
 } from '../../../src/approvals/store/rules.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
@@ -179,7 +180,11 @@ describe(`${where}: what only a durable, shared store shows`, () => {
 
   it("keeps a person's newest recent decisions only, and forgets them a while after the last", async () => {
     const voter = 'U0BUSYVOTER';
-    const inputs = Array.from({ length: RECENT_DECISIONS_MAX + 3 }, () => newPause());
+    const key = storeKeys(keyPrefix).recentDecisions(voter);
+    const inputs = Array.from({ length: RECENT_DECISIONS_MAX + RECENT_DECISIONS_SLACK + 3 }, () =>
+      newPause(),
+    );
+    const lengths: number[] = [];
     for (const [i, input] of inputs.entries()) {
       await store.pauses.createPause(input);
       await store.pauses.vote({
@@ -189,12 +194,22 @@ describe(`${where}: what only a durable, shared store shows`, () => {
         choice: 'approve',
         now: T0 + i,
       });
+      lengths.push(await redis.llen(key));
     }
-    const key = storeKeys(keyPrefix).recentDecisions(voter);
-    expect(await redis.llen(key)).toBe(RECENT_DECISIONS_MAX);
-    const recent = await store.audit.readRecentDecisions(voter, RECENT_DECISIONS_MAX);
+    // Grown one by one up to the slack past the cap, then cut back to the cap once: one LTRIM
+    // for RECENT_DECISIONS_SLACK writes, not one per write.
+    const cut = RECENT_DECISIONS_MAX + RECENT_DECISIONS_SLACK;
+    expect(lengths.slice(0, cut)).toEqual(Array.from({ length: cut }, (_, i) => i + 1));
+    expect(lengths.slice(cut)).toEqual([
+      RECENT_DECISIONS_MAX,
+      RECENT_DECISIONS_MAX + 1,
+      RECENT_DECISIONS_MAX + 2,
+    ]);
+    // Reads show the newest RECENT_DECISIONS_MAX, never more, whatever the list holds.
+    const recent = await store.audit.readRecentDecisions(voter, RECENT_DECISIONS_MAX + 10);
+    expect(recent).toHaveLength(RECENT_DECISIONS_MAX);
     expect(recent[0]?.pauseId).toBe(inputs.at(-1)?.id);
-    expect(recent.at(-1)?.pauseId).toBe(inputs[3]?.id);
+    expect(recent.at(-1)?.pauseId).toBe(inputs.at(-RECENT_DECISIONS_MAX)?.id);
     const ttl = await redis.pttl(key);
     expect(ttl).toBeGreaterThan(RECENT_DECISIONS_TTL_MS - 60_000);
     expect(ttl).toBeLessThanOrEqual(RECENT_DECISIONS_TTL_MS);
