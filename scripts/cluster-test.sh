@@ -20,7 +20,9 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# Three ports whose cluster bus port (port + 10000) is free too.
+# Three ports whose cluster bus port (port + 10000) is free too, both below the kernel's range of
+# ephemeral ports (32768 and up), where an outgoing connection could take one before its node
+# listens.
 read -r -a ports <<<"$(node --input-type=module -e '
 import net from "node:net";
 const free = (port) => new Promise((resolve) => {
@@ -29,7 +31,7 @@ const free = (port) => new Promise((resolve) => {
 });
 const found = [];
 while (found.length < 3) {
-  const port = 20000 + Math.floor(Math.random() * 10000);
+  const port = 20000 + Math.floor(Math.random() * 2700);
   if (!found.includes(port) && (await free(port)) && (await free(port + 10000))) found.push(port);
 }
 console.log(found.join(" "));
