@@ -17,10 +17,8 @@ export function claimResume(run: PauseRun, args: ClaimResumeArgs): ClaimResult {
   }
   if (run.pending() > 0) return { kind: 'not_decided', view: run.view() };
   if (state === 'failed' && !args.retryFailed) return { kind: 'awaiting_retry', view: run.view() };
-  const { holdUntil } = resume;
-  if (state === 'idle' && holdUntil !== undefined && run.now < holdUntil) {
-    return { kind: 'held', view: run.view(), until: holdUntil };
-  }
+  const holdUntil = run.heldUntil();
+  if (holdUntil !== undefined) return { kind: 'held', view: run.view(), until: holdUntil };
   if (state === 'resuming' && resume.leaseUntil !== undefined && resume.leaseUntil > run.now) {
     return { kind: 'leased', view: run.view(), leaseUntil: resume.leaseUntil };
   }

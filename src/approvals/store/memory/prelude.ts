@@ -137,6 +137,17 @@ export class PauseRun {
     this.entry.pause.version += 1;
   }
 
+  /**
+   * Twin of held_until (prelude.lua.ts): the end of the undo window that holds the resume, while
+   * it holds (the resume idle, the end not reached); undefined otherwise.
+   */
+  heldUntil(): number | undefined {
+    const { state, holdUntil } = this.entry.pause.resume;
+    return state === 'idle' && holdUntil !== undefined && this.now < holdUntil
+      ? holdUntil
+      : undefined;
+  }
+
   /** An undo window: the resume is not claimed before `until` (the latest of the pause's holds). */
   hold(until: number): void {
     const pause = this.entry.pause;

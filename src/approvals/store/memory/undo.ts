@@ -8,10 +8,7 @@ import type { PauseRun } from './prelude.js';
  */
 export function undo(run: PauseRun, args: UndoArgs): UndoResult {
   const pause = run.entry.pause;
-  const holdUntil = pause.resume.holdUntil;
-  if (pause.resume.state !== 'idle' || holdUntil === undefined || run.now >= holdUntil) {
-    return { kind: 'too_late', view: run.view() };
-  }
+  if (run.heldUntil() === undefined) return { kind: 'too_late', view: run.view() };
   const callIds: string[] = [];
   for (const gate of run.entry.gates) {
     if (gate.record.state !== 'approved') continue;

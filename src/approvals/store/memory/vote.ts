@@ -16,10 +16,8 @@ export function voteIfUnchanged(run: PauseRun, gate: MemoryGate, args: VoteArgs)
     if (version !== args.checkedGatesVersion) return { code: 'STALE' };
   }
   const reply = vote(run, gate, args);
-  const { resume } = run.entry.pause;
   if (reply.code !== 'DECIDED' || !reply.pauseDecided || args.claimOwner === '') return reply;
-  if (resume.state !== 'idle') return reply;
-  if (resume.holdUntil !== undefined && run.now < resume.holdUntil) return reply;
+  if (run.entry.pause.resume.state !== 'idle' || run.heldUntil() !== undefined) return reply;
   const lease = {
     owner: args.claimOwner,
     leaseUntil: run.now + args.claimLeaseMs,

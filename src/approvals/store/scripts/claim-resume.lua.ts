@@ -59,10 +59,8 @@ local state = pause.resume_state
 if RESUME_FINISHED[state] then return reply(CODE.FINISHED) end
 if pause.pending > 0 then return reply(CODE.NOT_DECIDED) end
 if state == RESUME.failed and not args.retryFailed then return reply(CODE.AWAITING_RETRY) end
-local hold_until = tonumber(hget(PAUSE, 'holdUntil') or '')
-if state == RESUME.idle and hold_until and NOW_MS < hold_until then
-  return reply(CODE.NOT_DUE, {tostring(hold_until)})
-end
+local hold_until = held_until(pause)
+if hold_until then return reply(CODE.NOT_DUE, {tostring(hold_until)}) end
 if state == RESUME.resuming and pause.lease_until and pause.lease_until > NOW_MS then
   return reply(CODE.LEASED, {tostring(pause.lease_until)})
 end

@@ -268,6 +268,15 @@ local function hold(until_ms)
   end
 end
 
+-- The end of the undo window that holds the pause's resume, while it holds (the resume idle, the
+-- end not reached); nil otherwise: a claim may go ahead, an undo comes too late.
+local function held_until(pause)
+  if pause.resume_state ~= RESUME.idle then return nil end
+  local until_ms = tonumber(hget(PAUSE, 'holdUntil') or '')
+  if until_ms and NOW_MS < until_ms then return until_ms end
+  return nil
+end
+
 -- An approved gate back to pending (the re-check or an undo): its votes cleared, why kept.
 local function send_back(pause, gate, reopened_json)
   flush_hashes()

@@ -29,10 +29,7 @@ export const UNDO = new PauseScript(
     body: `
 local pause, gates = load()
 if not pause then return gates end
-local hold_until = tonumber(hget(PAUSE, 'holdUntil') or '')
-if pause.resume_state ~= RESUME.idle or not hold_until or NOW_MS >= hold_until then
-  return reply(CODE.TOO_LATE)
-end
+if not held_until(pause) then return reply(CODE.TOO_LATE) end
 local undone = {}
 for _, gate in ipairs(gates) do
   if gate.state == STATE.approved then

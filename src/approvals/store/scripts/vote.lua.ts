@@ -144,11 +144,8 @@ end
 local code, info = vote_gate(pause, gates, gates[args.gateIndex], args.voter, args.choice,
   args.vote, args.payload, args.decision, args.expiry, args.retentionMs, args.detail)
 if code == CODE.DECIDED and info[2] == '1' and args.claimOwner ~= ''
-    and pause.resume_state == RESUME.idle then
-  local hold_until = tonumber(hget(PAUSE, 'holdUntil') or '')
-  if not (hold_until and NOW_MS < hold_until) then
-    info[3] = take_lease(pause, args.claimOwner, NOW_MS + args.claimLeaseMs, args.claimLeaseMs)
-  end
+    and pause.resume_state == RESUME.idle and not held_until(pause) then
+  info[3] = take_lease(pause, args.claimOwner, NOW_MS + args.claimLeaseMs, args.claimLeaseMs)
 end
 return reply(code, info)
 `,
