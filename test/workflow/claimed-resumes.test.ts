@@ -3,7 +3,7 @@ import { openMemoryStore } from '../../src/approvals/store/memory-store.js';
 import { noMetrics } from '../../src/metrics.js';
 import { type ClaimedResume, Resumer, type ResumerDeps } from '../../src/workflow/resumer.js';
 import type { RunStreamer } from '../../src/workflow/run-streamer.js';
-import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
+import { approvalOfFirstGate, newPause, T0 } from '../approvals/store/fixtures.js';
 import { workflowTestDefaults } from '../support/workflow.js';
 
 /**
@@ -19,14 +19,7 @@ async function claimedByVote(resumer: (store: ResumerDeps['store']) => Resumer) 
   const input = newPause();
   await store.pauses.createPause(input);
   const lease = resumer(store).leaseAhead();
-  const result = await store.pauses.vote({
-    pauseId: input.id,
-    callId: firstCallId(input),
-    voter: APPROVER,
-    choice: 'approve',
-    resumeClaim: lease,
-    now: T0,
-  });
+  const result = await store.pauses.vote(approvalOfFirstGate(input, T0, { resumeClaim: lease }));
   if (result.kind !== 'decided' || result.claimed === undefined) throw new Error('not claimed');
   const claimed: ClaimedResume = { owner: lease.owner, view: result.view, attempt: 1, at: T0 };
   return { store, pauseId: input.id, claimed };
@@ -145,13 +138,7 @@ describe('a resume the deciding vote claimed', () => {
     const store = openMemoryStore();
     const input = newPause();
     await store.pauses.createPause(input);
-    await store.pauses.vote({
-      pauseId: input.id,
-      callId: firstCallId(input),
-      voter: APPROVER,
-      choice: 'approve',
-      now: T0,
-    });
+    await store.pauses.vote(approvalOfFirstGate(input, T0));
     await expect(resumer(store).resume(input.id)).rejects.toThrow('stopped after sending');
     // The first resume still holds its lease (it stopped before finishing): a second one, say a
     // verified vote's, finds it leased.

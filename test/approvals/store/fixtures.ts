@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Gate } from '../../../src/adk/gate.js';
 import { type GatePolicy, pauseIdFor } from '../../../src/approvals/records.js';
-import type { NewPause } from '../../../src/approvals/store-roles/pauses.js';
+import type { NewPause, VoteInput } from '../../../src/approvals/store-roles/pauses.js';
 import { jsonObjectSchema } from '../../../src/json.js';
 
 /**
@@ -128,4 +128,20 @@ export function firstCallId(pause: NewPause): string {
   const callId = pause.gates[0]?.confirmationCallId;
   if (callId === undefined) throw new Error('the pause has no gate');
   return callId;
+}
+
+/** APPROVER's approval of the pause's first gate at `now`; `more` adds to the vote or replaces. */
+export function approvalOfFirstGate(
+  pause: NewPause,
+  now: number,
+  more: Partial<VoteInput> = {},
+): VoteInput {
+  return {
+    pauseId: pause.id,
+    callId: firstCallId(pause),
+    voter: APPROVER,
+    choice: 'approve',
+    now,
+    ...more,
+  };
 }

@@ -9,7 +9,7 @@ import {
   randomPrefix,
   usingCluster,
 } from '../../support/redis.js';
-import { APPROVER, firstCallId, newPause, T0 } from './fixtures.js';
+import { approvalOfFirstGate, newPause, T0 } from './fixtures.js';
 
 /**
  * What a decision's transitions cost inside Redis, pinned script by script: the app bench's
@@ -73,13 +73,7 @@ describe.skipIf(usingCluster)('a decision’s transitions inside Redis', () => {
     // goes), then one HSET per hash.
     expect(counted.splice(0)).toEqual([{ commands: 5 }]);
 
-    const vote = await store.pauses.vote({
-      pauseId: input.id,
-      callId: firstCallId(input),
-      voter: APPROVER,
-      choice: 'approve',
-      now: T0 + 1,
-    });
+    const vote = await store.pauses.vote(approvalOfFirstGate(input, T0 + 1));
     expect(vote.kind).toBe('decided');
     // The pause's fields (with its gate's audit facts and the trail the sealed lines go to), the
     // audit list's type, the gate's fields (with the voter's vote), then one HSET per hash: no
@@ -110,14 +104,9 @@ describe.skipIf(usingCluster)('a decision’s transitions inside Redis', () => {
     const input = newPause();
     await store.pauses.createPause(input);
     counted.length = 0;
-    const vote = await store.pauses.vote({
-      pauseId: input.id,
-      callId: firstCallId(input),
-      voter: APPROVER,
-      choice: 'approve',
-      resumeClaim: { owner: 'replica-a', leaseMs: 60_000 },
-      now: T0 + 1,
-    });
+    const vote = await store.pauses.vote(
+      approvalOfFirstGate(input, T0 + 1, { resumeClaim: { owner: 'replica-a', leaseMs: 60_000 } }),
+    );
     expect(vote).toMatchObject({ kind: 'decided', claimed: { attempt: 1 } });
     // One script call (no claim_resume, no separate seal), running what the vote alone runs.
     expect(counted.splice(0)).toEqual([{ commands: 5 }]);
@@ -138,13 +127,7 @@ describe.skipIf(usingCluster)('a decision’s transitions inside Redis', () => {
     expect(await store.pauses.getPause(input.id)).toBeDefined();
     // The read: one HMGET of the pause (its chain with it) and one of its gate.
     expect(counted.splice(0)).toEqual([{ commands: 2 }]);
-    const vote = await store.pauses.vote({
-      pauseId: input.id,
-      callId: firstCallId(input),
-      voter: APPROVER,
-      choice: 'approve',
-      now: T0 + 1,
-    });
+    const vote = await store.pauses.vote(approvalOfFirstGate(input, T0 + 1));
     expect(vote.kind).toBe('decided');
     expect(counted.splice(0)).toEqual([{ commands: 5 }]);
     const trail = await store.audit.readAudit({ pauseId: input.id });
