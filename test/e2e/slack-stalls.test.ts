@@ -113,10 +113,16 @@ describe('when Slack stalls', () => {
     const card = await cardIn(CALM, 55);
     await approve(card);
     await harness.reply(CALM, card.root.ts, 'Tool transfer_money returned');
+    // The card's update may come after the answer (a busy machine): the limit is lifted only once
+    // an update of this card was refused, so the card is brought up to date after the limit ends.
+    await vi.waitFor(
+      () => expect(proxy.refused('chat.update', CALM, card.card.ts)).toBeGreaterThan(0),
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(stillHasButtons(CALM, card.card.ts)).toBe(true);
     proxy.clear();
     await harness.sandbox.waitFor(() => !stillHasButtons(CALM, card.card.ts), {
       timeoutMs: 20_000,
     });
-    expect(proxy.refused('chat.update', CALM)).toBeGreaterThan(0);
   });
 });

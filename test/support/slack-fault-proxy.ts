@@ -16,9 +16,9 @@ export interface SlackFaultProxy {
   fail(method: string, error: string): void;
   /** Lifts every fault; requests already held stay held. */
   clear(): void;
-  /** Requests held now, and refused with 429 so far, per `method channel`. */
+  /** Requests held now, and refused with 429 so far, per `method channel` (and message `ts`). */
   heldNow(method: string, channel: string): number;
-  refused(method: string, channel: string): number;
+  refused(method: string, channel: string, ts?: string): number;
   stop(): Promise<void>;
 }
 
@@ -41,7 +41,8 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
     incoming.on('end', () => {
       const body = Buffer.concat(chunks);
       const method = (incoming.url ?? '').split('?')[0]?.split('/').pop() ?? '';
-      const key = `${method} ${channelOf(body, incoming.headers['content-type'])}`;
+      const contentType = incoming.headers['content-type'];
+      const key = `${method} ${argumentOf(body, contentType, 'channel')}`;
       const hold = () => {
         const set = held.get(key) ?? new Set();
         held.set(key, set);
@@ -60,7 +61,9 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
       }
       const retryAfter = limits.get(key);
       if (retryAfter !== undefined) {
-        refusedCounts.set(key, (refusedCounts.get(key) ?? 0) + 1);
+        for (const counted of [key, `${key} ${argumentOf(body, contentType, 'ts')}`]) {
+          refusedCounts.set(counted, (refusedCounts.get(counted) ?? 0) + 1);
+        }
         outgoing.writeHead(429, {
           'content-type': 'application/json',
           'retry-after': String(retryAfter),
@@ -115,7 +118,9 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
       failures.clear();
     },
     heldNow: (method, channel) => held.get(`${method} ${channel}`)?.size ?? 0,
-    refused: (method, channel) => refusedCounts.get(`${method} ${channel}`) ?? 0,
+    refused: (method, channel, ts) =>
+      refusedCounts.get(ts === undefined ? `${method} ${channel}` : `${method} ${channel} ${ts}`) ??
+      0,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -124,12 +129,12 @@ export async function startSlackFaultProxy(sandboxApiUrl: string): Promise<Slack
   };
 }
 
-/** The `channel` argument of a Web API call, form-encoded or JSON; '' when it has none. */
-function channelOf(body: Buffer, contentType: string | undefined): string {
+/** A string argument of a Web API call (`channel`, `ts`), form-encoded or JSON; '' when absent. */
+function argumentOf(body: Buffer, contentType: string | undefined, name: string): string {
   const text = body.toString('utf8');
   if (contentType?.includes('application/json')) {
-    const match = /"channel"\s*:\s*"([^"]*)"/.exec(text);
+    const match = new RegExp(`"${name}"\\s*:\\s*"([^"]*)"`).exec(text);
     return match?.[1] ?? '';
   }
-  return new URLSearchParams(text).get('channel') ?? '';
+  return new URLSearchParams(text).get(name) ?? '';
 }
