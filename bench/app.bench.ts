@@ -703,7 +703,23 @@ function budgetRows(): BudgetRow[] {
   const clickToResume = single.map((row) => row.clickToResume.p99);
   const bareP99 = bareAcks?.p99PerBurst ?? [];
   const callsPerCycle = decisionRows.map((row) => totalOf(row.cycleCalls) / row.decisions);
+  const commands = decisionRows.map((row) => row.redisCommands.run / row.decisions);
+  const scripts = decisionRows.map((row) => row.redisCommands.scripts / row.decisions);
   return [
+    {
+      figure: "Redis commands per decision (scripts' own included), every burst, 1 and 2 processes",
+      measured: range(commands, (value) => value.toFixed(1)),
+      floor: '2 (the vote and the finish, one command each)',
+      budget: '≤ 30',
+      met: commands.length > 0 && Math.max(...commands) <= 30,
+    },
+    {
+      figure: 'Redis script calls per decision, every burst, 1 and 2 processes',
+      measured: range(scripts, (value) => value.toFixed(2)),
+      floor: '2 (the vote, claiming its resume, and the finish)',
+      budget: '≤ 5',
+      met: scripts.length > 0 && Math.max(...scripts) <= 5,
+    },
     {
       figure: 'Slack calls per /agent decision cycle (command → root done), every burst',
       measured: range(callsPerCycle, (value) => value.toFixed(2)),

