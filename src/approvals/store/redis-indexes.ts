@@ -24,8 +24,9 @@ import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
  *   no pending gate exists without an expiry entry; an entry without a record is dropped once
  *   a minute overdue (it may belong to a pause being created right now);
  * - every pause is in the resume set from its creation and re-checked every `recheckMs` while
- *   pending; a vote marks it due *before* its script runs (`beforeVote`), so a decided pause
- *   whose "resume now" update was lost is found by the next sweep;
+ *   pending; a vote marks it due *before* its script runs (`beforeVote`; a vote that claims the
+ *   resume it decides, when that claim's lease lapses), so a decided pause whose "resume now"
+ *   update was lost is found by a sweep;
  * - entries for decided gates or finished pauses are dropped by whoever next reads them, with a
  *   compare-and-set on the score where a newer transition may have moved them;
  * - pending-by-channel/approver entries are checked against the gate's state when listed, and
@@ -103,10 +104,14 @@ export class RedisIndexes {
    * `recheckMs` later. A check that finds gates still pending only puts the entry back to
    * `recheckMs` (see `checkResume`). Resolves to whether the mark was written: when it was not,
    * a deciding vote marks the resume afterwards, as every other decision does.
+   *
+   * `dueAt` is `now`, or for a vote that claims the resume it decides, when that claim's lease
+   * lapses: what `afterClaim` would write, so the claim needs no write of its own. A process
+   * that dies after such a vote leaves its resume to the sweep once the lease has lapsed.
    */
-  async beforeVote(pauseId: string, now: number): Promise<boolean> {
+  async beforeVote(pauseId: string, dueAt: number): Promise<boolean> {
     try {
-      await this.redis.zadd(this.keys.resume, 'LT', now, pauseId);
+      await this.redis.zadd(this.keys.resume, 'LT', dueAt, pauseId);
       return true;
     } catch (error) {
       this.options.log?.warn(

@@ -168,9 +168,9 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
   async vote(input: VoteInput): Promise<VoteResult> {
     const { pauseId, callId, voter, voterName, choice, payload, reason, now } = input;
     const decision = personDecision(voter, now, reason, voterName, input.onBehalfOf);
-    const marking = this.indexes.beforeVote(pauseId, now);
-    const detail = voteDetail(input);
     const claim = input.resumeClaim;
+    const marking = this.indexes.beforeVote(pauseId, claim ? now + claim.leaseMs : now);
+    const detail = voteDetail(input);
     // This vote's lines (and its claim's), sealed ahead when this replica knows the pause's chain
     // and tally.
     const seen = this.chains.lastSeen(pauseId);
@@ -216,8 +216,8 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
     const updates = decided
       ? this.indexes.afterDecision(view, now, [callId], result.pauseDecided, marked)
       : [];
-    // Claimed: due when the lease lapses, as after claimResume.
-    if (result.kind === 'decided' && result.claimed && claim) {
+    // Claimed: due when the lease lapses, as after claimResume (the mark said so already).
+    if (result.kind === 'decided' && result.claimed && claim && !marked) {
       updates.push(...this.indexes.afterClaim(view, now + claim.leaseMs, 'idle'));
     }
     await this.indexes.apply(view, outcome.audit, now, updates);

@@ -85,6 +85,38 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     expect(Number(await redis.zscore(resume, input.id))).toBe(T0 + 11 + recheckMs);
   });
 
+  it('a vote that claims the resume it decides marks it due when the lease lapses: one write of the resume set', async () => {
+    const resumeWrites: unknown[][] = [];
+    const resume = storeKeys(keyPrefix).resume;
+    const watched = new Proxy(redis, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (args[0] === resume) resumeWrites.push([property, ...args.slice(1)]);
+          return Reflect.apply(value, target, args);
+        };
+      },
+    });
+    const claiming = openRedisStore({ redis: watched, keyPrefix });
+    const input = newPause();
+    await claiming.pauses.createPause(input);
+    resumeWrites.length = 0;
+    const leaseMs = 10_000;
+    const result = await claiming.pauses.vote({
+      pauseId: input.id,
+      callId: firstCallId(input),
+      voter: APPROVER,
+      choice: 'approve',
+      now: T0 + 5,
+      resumeClaim: { owner: 'replica-a', leaseMs },
+    });
+    expect(result).toMatchObject({ kind: 'decided', claimed: { attempt: 1 } });
+    expect(resumeWrites).toEqual([['zadd', 'LT', T0 + 5 + leaseMs, input.id]]);
+    expect(Number(await redis.zscore(resume, input.id))).toBe(T0 + 5 + leaseMs);
+    await claiming.lifecycle.close();
+  });
+
   it('reads a marker placed by an earlier version (its start time alone) as present', async () => {
     await redis.set(storeKeys(keyPrefix).marker, String(T0));
     expect(await store.lifecycle.readMarker()).toEqual({ kind: 'present', placedAt: T0 });
