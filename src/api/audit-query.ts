@@ -22,7 +22,7 @@ const querySchema = z.strictObject({
   decider: z.string().min(1).max(200).optional(),
   cursor: z
     .string()
-    .regex(/^\d+-\d+$/, 'expected the nextCursor of an earlier export')
+    .regex(/^\d+-\d+(\.\d+)?$/, 'expected the nextCursor of an earlier export')
     .optional(),
   limit: z
     .string()

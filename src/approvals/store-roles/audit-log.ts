@@ -26,7 +26,10 @@ export interface AuditPageOptions {
 }
 
 export interface AuditEntry {
-  /** Stream entry id (or a monotonic id in memory). */
+  /**
+   * Its place in the store-wide audit: a stream entry id, `.<k>` after it for the `k`th line
+   * after an entry's first (an entry holds a batch's lines); a monotonic id in memory.
+   */
   id: string;
   at: number;
   pauseId: string;

@@ -1,6 +1,11 @@
 import type { AuditEntry, AuditLog, AuditPageOptions } from '../store-roles/audit-log.js';
 import type { StoreKeys } from './keys.js';
-import { parseRecentDecisions, readAuditStream, readPauseTrail } from './redis-audit.js';
+import {
+  parseRecentDecisions,
+  readAuditStream,
+  readPauseTrail,
+  streamPosition,
+} from './redis-audit.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
 import { DEFAULT_LIMIT, RECENT_DECISIONS_MAX } from './rules.js';
 
@@ -16,12 +21,16 @@ export class RedisAuditLog implements AuditLog {
 
   /**
    * With a pause id: that pause's exact trail (ids are positions in it), kept as long as the
-   * pause. Without: the global stream (ids are stream ids), capped at about `auditMaxLen`.
+   * pause. Without: the global stream (ids are stream ids, `.<k>` after them for the lines
+   * after an entry's first), capped at about `auditMaxLen`.
    */
   readAuditPage(options: AuditPageOptions): Promise<AuditEntry[]> {
-    const start = options.after !== undefined ? `(${options.after}` : String(options.since ?? '-');
+    const { start, skipLines } =
+      options.after !== undefined
+        ? streamPosition(options.after)
+        : { start: String(options.since ?? '-'), skipLines: 0 };
     const end = options.until === undefined ? '+' : String(options.until);
-    return readAuditStream(this.redis, this.keys.audit, options.limit, start, end);
+    return readAuditStream(this.redis, this.keys.audit, options.limit, start, end, skipLines);
   }
 
   async readRecentDecisions(userId: string, limit: number): Promise<AuditEntry[]> {

@@ -89,18 +89,64 @@ export async function appendToAuditStream(
   );
 }
 
-/** The global audit stream, oldest first; ids are stream ids. */
+/**
+ * The stream entry field holding the lines after its first, `\n`-joined: a write of several
+ * lines (a batch of transitions, of one pause or several) is one entry. Its first line has the
+ * fields an entry of one line has, so a reader that knows no `more` still reads that one.
+ */
+export const MORE_LINES_FIELD = 'more';
+
+/**
+ * Where a page of the stream starts after the line with id `after`: in its entry, past it. A
+ * line's id is its entry's (`<ms>-<seq>`) for the entry's first line, `<ms>-<seq>.<k>` for the
+ * `k`th after it.
+ */
+export function streamPosition(after: string): { start: string; skipLines: number } {
+  const found = /^(\d+-\d+)\.(\d+)$/.exec(after);
+  if (found?.[1] === undefined) return { start: after, skipLines: 1 };
+  return { start: found[1], skipLines: Number(found[2]) + 1 };
+}
+
+/**
+ * The global audit stream, oldest first, `count` lines at most from `start` (a stream range
+ * start; `skipLines` lines of its first entry were read already); ids are stream ids, and
+ * `<stream id>.<k>` for the lines after an entry's first.
+ */
 export async function readAuditStream(
   redis: RedisClient,
   key: string,
   count: number,
   start = '-',
   end = '+',
+  skipLines = 0,
 ): Promise<AuditEntry[]> {
-  const raw = await redisCall(`read ${key}`, () => redis.xrange(key, start, end, 'COUNT', count));
+  // Every entry holds a line at least: count + 1 entries hold count lines past those skipped.
+  const raw = await redisCall(`read ${key}`, () =>
+    redis.xrange(key, start, end, 'COUNT', count + (skipLines > 0 ? 1 : 0)),
+  );
   const parsed = streamSchema.safeParse(raw);
   if (!parsed.success) throw new StoreError('corrupt_record', `${key} is not an audit stream`);
-  return parsed.data.map(([id, flat]) => auditEntry(key, id, '', Object.fromEntries(pairs(flat))));
+  const lines = parsed.data.flatMap(([id, flat], index) => {
+    const all = streamEntryLines(key, id, flat);
+    return index === 0 && id === start ? all.slice(skipLines) : all;
+  });
+  return lines.slice(0, count);
+}
+
+/** A stream entry's lines: its own fields, then each line of `more`, read from the line. */
+function streamEntryLines(key: string, id: string, flat: readonly string[]): AuditEntry[] {
+  const fields = Object.fromEntries(pairs(flat));
+  const first = auditEntry(key, id, '', fields);
+  const more = fields[MORE_LINES_FIELD];
+  if (more === undefined || more === '') return [first];
+  return [
+    first,
+    ...more.split('\n').map((line, index) => {
+      const json = parseJsonText(line);
+      const of = json.ok && isRecord(json.value) ? json.value : undefined;
+      return auditEntry(key, `${id}.${index + 1}`, '', of && { ...of, line });
+    }),
+  ];
 }
 
 function auditEntry(key: string, id: string, pauseId: string, fields: unknown): AuditEntry {

@@ -1,0 +1,119 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AUDIT_CURSOR_KIND, auditExportLines } from '../../../src/approvals/audit-export.js';
+import { storeKeys } from '../../../src/approvals/store/keys.js';
+import { MORE_LINES_FIELD } from '../../../src/approvals/store/redis-audit.js';
+import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
+import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
+import type { ApprovalStore } from '../../../src/approvals/store.js';
+import { chain } from '../../support/audit-lines.js';
+import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
+
+/**
+ * The store-wide audit stream holds entries of one line (what every version wrote) and entries of
+ * several (a batch's lines: the first as an entry of one line has it, the others in `more`).
+ * Readers read both, one line at a time, and a cursor may fall inside an entry.
+ */
+
+let keyPrefix: string;
+let redis: RedisClient;
+let store: ApprovalStore;
+
+beforeEach(async () => {
+  keyPrefix = randomPrefix();
+  redis = await connectTestRedis();
+  store = openRedisStore({ redis, keyPrefix });
+});
+afterEach(async () => {
+  await deleteWithPrefix(redis, keyPrefix);
+  await store.lifecycle.close();
+  redis.disconnect();
+});
+
+/** An entry as the writers put it: the first line's own fields, the others in `more`. */
+async function addEntry(lines: readonly string[]): Promise<string> {
+  const [first, ...more] = lines;
+  if (first === undefined) throw new Error('an entry holds a line at least');
+  const facts = JSON.parse(first) as Record<string, string | number>;
+  const fields = [
+    'at',
+    String(facts.at),
+    'pauseId',
+    String(facts.pauseId),
+    'event',
+    String(facts.event),
+    'actor',
+    String(facts.actor),
+    ...(facts.callId === undefined ? [] : ['callId', String(facts.callId)]),
+    'line',
+    first,
+    ...(more.length === 0 ? [] : [MORE_LINES_FIELD, more.join('\n')]),
+  ];
+  const id = await redis.xadd(storeKeys(keyPrefix).audit, '*', ...fields);
+  if (id === null) throw new Error('XADD answered nothing');
+  return id;
+}
+
+describe('the audit stream: entries of one line and of several', () => {
+  const p1 = chain('p-one', 3);
+  const p2 = chain('p-two', 2);
+  const written = [p1[0], p1[1], p2[0], p2[1], p1[2]] as string[];
+
+  async function writeMixed(): Promise<string[]> {
+    const single = await addEntry([p1[0] as string]);
+    const batch = await addEntry([p1[1], p2[0], p2[1]] as string[]);
+    const last = await addEntry([p1[2] as string]);
+    return [single, batch, `${batch}.1`, `${batch}.2`, last];
+  }
+
+  it('reads each line of an entry of several as an entry of its own, in order, with its own id and facts', async () => {
+    const ids = await writeMixed();
+    const read = await store.audit.readAudit();
+    expect(read.map((entry) => entry.line)).toEqual(written);
+    expect(read.map((entry) => entry.id)).toEqual(ids);
+    expect(read[3]).toMatchObject({
+      pauseId: 'p-two',
+      event: 'voted',
+      actor: 'U0BOB',
+      callId: 'adk-1',
+    });
+  });
+
+  it.each([1, 2, 3, 4])(
+    'pages through them %i line(s) at a time, each line once, a cursor falling inside an entry',
+    async (limit) => {
+      await writeMixed();
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (let pages = 0; pages < 10; pages += 1) {
+        const page = await store.audit.readAuditPage({
+          limit,
+          ...(after === undefined ? {} : { after }),
+        });
+        seen.push(...page.map((entry) => entry.line ?? ''));
+        if (page.length < limit) break;
+        after = page.at(-1)?.id;
+      }
+      expect(seen).toEqual(written);
+    },
+  );
+
+  it('the export continues from a nextCursor inside an entry', async () => {
+    await writeMixed();
+    const collect = async (cursor?: string) => {
+      const out: string[] = [];
+      for await (const line of auditExportLines(store, {
+        limit: 2,
+        ...(cursor ? { cursor } : {}),
+      })) {
+        out.push(line);
+      }
+      return out.slice(1);
+    };
+    const first = await collect();
+    expect(first.slice(0, 2)).toEqual(written.slice(0, 2));
+    const cursor = JSON.parse(first[2] as string) as { kind: string; nextCursor: string };
+    expect(cursor.kind).toBe(AUDIT_CURSOR_KIND);
+    const second = await collect(cursor.nextCursor);
+    expect(second.slice(0, 2)).toEqual(written.slice(2, 4));
+  });
+});
