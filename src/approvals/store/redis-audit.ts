@@ -66,10 +66,10 @@ export interface StreamEntry {
 
 /**
  * Appends sealed entries to the global audit stream, in order, as `readAuditStream` reads them
- * back; nothing when there are none. One XADD each, sent together (one round trip, and no script
- * around them: a script would be one command more); the stream is one key, so a Cluster sends
- * them to one node, in order. `maxLen`: the stream's approximate cap, 0 for none (the retention
- * trims it by age).
+ * back; nothing when there are none. One XADD for them all: the first line with its own fields,
+ * as every version writes an entry of one line, and the others after it in `MORE_LINES_FIELD`
+ * (their lines say their pause, time and facts). `maxLen`: the stream's approximate cap in
+ * entries, 0 for none (the retention trims it by age).
  */
 export async function appendToAuditStream(
   redis: RedisClient,
@@ -77,16 +77,17 @@ export async function appendToAuditStream(
   maxLen: number,
   entries: readonly StreamEntry[],
 ): Promise<void> {
+  const [first, ...more] = entries;
+  if (first === undefined) return;
+  const { pauseId, entry, at } = first;
   const cap = maxLen === 0 ? [] : ['MAXLEN', '~', String(maxLen)];
-  await Promise.all(
-    entries.map(({ pauseId, entry, at }) => {
-      const fields = ['at', at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
-      if (entry.callId !== '') fields.push('callId', entry.callId);
-      if (entry.detail !== '') fields.push('detail', entry.detail);
-      fields.push('line', entry.line);
-      return redis.call('XADD', key, ...cap, '*', ...fields);
-    }),
-  );
+  const fields = ['at', at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
+  if (entry.callId !== '') fields.push('callId', entry.callId);
+  if (entry.detail !== '') fields.push('detail', entry.detail);
+  fields.push('line', entry.line);
+  if (more.length > 0)
+    fields.push(MORE_LINES_FIELD, more.map((next) => next.entry.line).join('\n'));
+  await redis.call('XADD', key, ...cap, '*', ...fields);
 }
 
 /**
