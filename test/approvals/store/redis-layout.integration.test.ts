@@ -4,6 +4,7 @@ import type { RedisClient } from '../../../src/approvals/store/redis-connection.
 import { indexMember } from '../../../src/approvals/store/redis-index-members.js';
 import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import { recordedGates } from '../../../src/approvals/store/rules.js';
+import { NO_AUDIT_LIST_FIELD } from '../../../src/approvals/store/scripts/fields.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import type { NewPause } from '../../../src/approvals/store-roles/pauses.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
@@ -140,9 +141,13 @@ describe('Redis: pauses recorded by the previous version', () => {
     expect(await redis.llen(storeKeys(prefix).pauseAudit(input.id))).toBe(events.length);
   });
 
-  it("keeps a new pause's trail in order when a previous-version replica appended to its list during a rolling upgrade", async () => {
+  it("keeps a pause's trail in order when a replica from before the trail moved into the hash appended to its list during a rolling upgrade", async () => {
     const input = newPause({ policies: [policy({ quorum: 2 })] });
     await store.pauses.createPause(input);
+    // Recorded by a version that kept the trail in the hash but did not say it had no list.
+    const pauseKey = storeKeys(prefix).pause(input.id);
+    expect(await redis.hget(pauseKey, NO_AUDIT_LIST_FIELD)).toBe('1');
+    await redis.hdel(pauseKey, NO_AUDIT_LIST_FIELD);
     const callId = callIdsOf(input)[0] ?? '';
     // What the previous version's vote script appends: an entry on the pause's list key.
     const entry = { at: String(T0 + 1), event: 'voted', actor: 'U1', callId, detail: 'x=1' };

@@ -69,16 +69,16 @@ describe.skipIf(usingCluster)('a decision’s transitions inside Redis', () => {
     const input = newPause();
     await store.pauses.createPause(input);
     // A new pause's hashes are known to be empty: nothing of them is read. Whether the pause
-    // exists, the gate's DEL (a leftover gate), the audit list's type (where the sealed line
-    // goes), then one HSET per hash.
+    // exists, the gate's DEL (a leftover gate), the audit list's type (none: the pause is
+    // recorded as having none, and its later transitions do not ask), then one HSET per hash.
     expect(counted.splice(0)).toEqual([{ commands: 5 }]);
 
     const vote = await store.pauses.vote(approvalOfFirstGate(input, T0 + 1));
     expect(vote.kind).toBe('decided');
     // The pause's fields (with its gate's audit facts and the trail the sealed lines go to), the
-    // audit list's type, the gate's fields (with the voter's vote), then one HSET per hash: no
-    // HDEL of the audit body the call sealed itself.
-    expect(counted.splice(0)).toEqual([{ commands: 5 }]);
+    // gate's fields (with the voter's vote), then one HSET per hash: no HDEL of the audit body
+    // the call sealed itself, and no TYPE of the audit list the pause was recorded without.
+    expect(counted.splice(0)).toEqual([{ commands: 4 }]);
 
     const claim = await store.leases.claimResume({
       pauseId: input.id,
@@ -87,7 +87,7 @@ describe.skipIf(usingCluster)('a decision’s transitions inside Redis', () => {
       leaseMs: 60_000,
     });
     expect(claim.kind).toBe('claimed');
-    expect(counted.splice(0)).toEqual([{ commands: 4 }]);
+    expect(counted.splice(0)).toEqual([{ commands: 3 }]);
 
     const finish = await store.leases.markResumed({
       pauseId: input.id,
@@ -97,7 +97,7 @@ describe.skipIf(usingCluster)('a decision’s transitions inside Redis', () => {
     expect(finish.kind).toBe('ok');
     // As the claim, and the retention set on the pause and its gate: not on the audit list the
     // pause does not have.
-    expect(counted.splice(0, 1)).toEqual([{ commands: 6 }]);
+    expect(counted.splice(0, 1)).toEqual([{ commands: 5 }]);
   });
 
   it('a deciding vote given a claim owner claims the resume in its own script, its lines sealed in it', async () => {
@@ -109,7 +109,7 @@ describe.skipIf(usingCluster)('a decision’s transitions inside Redis', () => {
     );
     expect(vote).toMatchObject({ kind: 'decided', claimed: { attempt: 1 } });
     // One script call (no claim_resume, no separate seal), running what the vote alone runs.
-    expect(counted.splice(0)).toEqual([{ commands: 5 }]);
+    expect(counted.splice(0)).toEqual([{ commands: 4 }]);
     const trail = await store.audit.readAudit({ pauseId: input.id });
     expect(trail.map((entry) => [entry.event, entry.line !== undefined])).toEqual([
       ['created', true],
@@ -129,7 +129,7 @@ describe.skipIf(usingCluster)('a decision’s transitions inside Redis', () => {
     expect(counted.splice(0)).toEqual([{ commands: 2 }]);
     const vote = await store.pauses.vote(approvalOfFirstGate(input, T0 + 1));
     expect(vote.kind).toBe('decided');
-    expect(counted.splice(0)).toEqual([{ commands: 5 }]);
+    expect(counted.splice(0)).toEqual([{ commands: 4 }]);
     const trail = await store.audit.readAudit({ pauseId: input.id });
     expect(trail.map((entry) => entry.event)).toEqual(['created', 'voted', 'approved']);
   });

@@ -1,4 +1,5 @@
 import type { PlannedEntry } from '../redis-chain-offers.js';
+import { NO_AUDIT_LIST_FIELD } from './fields.js';
 import { PAUSE_PRELUDE } from './prelude.lua.js';
 
 /**
@@ -22,6 +23,8 @@ local gate_count = #KEYS - 2
 hash_known_empty(PAUSE)
 hset(PAUSE, 'record', ARGV[2], 'version', 1, 'gateCount', gate_count,
   'pending', gate_count, 'resumeState', RESUME.idle, 'attempts', 0, 'audit:', ARGV[6])
+-- Its lines all go to the trail field from now on, unless a list was left there (fields.ts).
+if key_type(AUDIT) == 'none' then hset(PAUSE, '${NO_AUDIT_LIST_FIELD}', '1') end
 if ARGV[3] ~= '' then hset(PAUSE, 'cardTs', ARGV[3]) end
 for i = 3, #KEYS do
   local a = 11 + (i - 3) * 5

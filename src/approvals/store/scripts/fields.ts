@@ -6,7 +6,8 @@
  *
  * Pause hash: `record` (JSON: id, adk, requester, card without ts, callIds, createdAt), `cardTs`,
  * `version`, `gateCount`, `pending` (gates still pending), `resumeState`, `attempts`,
- * `leaseOwner`, `leaseUntil`, `lastError`, `resumeAt`, `holdUntil` (an undo window's end).
+ * `leaseOwner`, `leaseUntil`, `lastError`, `resumeAt`, `holdUntil` (an undo window's end),
+ * `noAuditList` (NO_AUDIT_LIST_FIELD).
  *
  * Gate hash: `record` (JSON: the gate; kept in the pause hash, see GATE_FIELDS_ON_PAUSE),
  * `policy` (JSON; likewise), `callId`, `state`,
@@ -27,6 +28,14 @@ export const TRAIL_FIELD = 'trail';
  * yet (audit-chain.ts), one per line, oldest first; removed once they are all sealed.
  */
 export const UNSEALED_FIELD = 'auditUnsealed';
+
+/**
+ * The pause hash field that says the pause has no audit list: set ('1') when a version that
+ * keeps the whole trail in the hash recorded it and no list was there. Its scripts then put
+ * every line in the trail field without asking the list's type (a command per transition). A
+ * pause without it (recorded before, or by a version before this field) is asked, as before.
+ */
+export const NO_AUDIT_LIST_FIELD = 'noAuditList';
 
 /** The pause hash field holding the hash of its last sealed chain line. */
 export const CHAIN_HEAD_FIELD = 'auditHead';

@@ -5,6 +5,7 @@ import {
   GATE_FIELDS,
   luaFieldList,
   luaGateFieldsOnPause,
+  NO_AUDIT_LIST_FIELD,
   PAUSE_FIELDS,
   TRAIL_FIELD,
   UNSEALED_FIELD,
@@ -155,10 +156,14 @@ local function load(reading, voter)
     local call_id = string.match(PK[i], '}:gate:(.*)$')
     if call_id then fields[#fields + 1] = 'audit:' .. call_id end
   end
+  fields[#fields + 1] = '${NO_AUDIT_LIST_FIELD}'
+  local no_list_at = #fields
   if seal_offer and not reading then fields[#fields + 1] = '${TRAIL_FIELD}' end
   local f, problem = hash_fields(PAUSE, 1, fields)
   if not f then return nil, problem end
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
+  -- A pause recorded with no audit list has none: its type is not asked (fields.ts).
+  if f[no_list_at] then key_types[AUDIT] = 'none' end
   local kind = reading and 'none' or key_type(AUDIT)
   if kind ~= 'list' and kind ~= 'none' then
     return nil, corrupt(2, 'holds a ' .. kind .. ', not a list')

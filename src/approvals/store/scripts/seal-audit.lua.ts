@@ -1,6 +1,6 @@
 import { SHORTEST_SEALED_LINE } from '../audit-chain.js';
 import { PER_PAUSE_AUDIT_MAX } from '../rules.js';
-import { CHAIN_HEAD_FIELD, TRAIL_FIELD, UNSEALED_FIELD } from './fields.js';
+import { CHAIN_HEAD_FIELD, NO_AUDIT_LIST_FIELD, TRAIL_FIELD, UNSEALED_FIELD } from './fields.js';
 import { LUA_HASH_CACHE } from './hash-cache.lua.js';
 
 /**
@@ -49,8 +49,10 @@ end
 const LUA_SEAL_ONE = `
 local function seal_one(PAUSE, AUDIT, after, new_head, lines)
   -- One read: whether the pause is there (every pause holds gateCount), its chain and its trail.
-  local f = hmget(PAUSE, {'gateCount', '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}', '${TRAIL_FIELD}'})
+  local f = hmget(PAUSE, {'gateCount', '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}', '${TRAIL_FIELD}',
+    '${NO_AUDIT_LIST_FIELD}'})
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return {0} end
+  if f[5] then key_types[AUDIT] = 'none' end
   local head, unsealed, trail = f[2] or '', f[3] or '', f[4]
   local count = #lines
   -- The bodies sealed are the first count of the unsealed ones: skip past them.
