@@ -112,7 +112,12 @@ export class ApprovalChecks {
     }
 
     const policies: GatePolicy[] = [];
-    const delegators = await this.delegatorsOf(voter);
+    // The hand-overs are read only for a voter who is not an approver themselves, once.
+    let asked: Promise<string[]> | undefined;
+    const delegators = () => {
+      asked ??= this.delegatorsOf(voter);
+      return asked;
+    };
     let onBehalfOf: string | undefined;
     for (const gate of gates) {
       const policy = await this.currentPolicy(view, gate);
@@ -136,7 +141,8 @@ export class ApprovalChecks {
 
   /**
    * May `voter` decide `gate`: in their own name, or else for one of `delegators` (who handed
-   * over to them, nearest first; `preferred` first), under the rule in force? A hand-over gives
+   * over to them, nearest first; `preferred` first; asked only when their own name is not
+   * enough), under the rule in force? A hand-over gives
    * the delegate the delegator's standing for the rule, and nothing more: never on a rule with
    * `delegation: false`, never for the delegate's own request (the requester check comes first,
    * in the delegate's name), never for a delegator who is the requester, and never a second
@@ -147,7 +153,7 @@ export class ApprovalChecks {
     gate: GateRecord,
     policy: GatePolicy,
     voter: string,
-    delegators: readonly string[],
+    delegators: () => Promise<readonly string[]>,
     preferred?: string,
   ): Promise<{ kind: 'allowed'; onBehalfOf?: string } | { kind: 'refused'; refusal: Refusal }> {
     const own = await this.authorizeOne(view, gate, policy, voter, true);
@@ -158,13 +164,13 @@ export class ApprovalChecks {
       }
       return { kind: 'allowed' };
     }
-    if (own.kind !== 'not_approver' || policy.delegation === false || delegators.length === 0) {
-      return refuse(own);
-    }
+    if (own.kind !== 'not_approver' || policy.delegation === false) return refuse(own);
+    const handedOver = await delegators();
+    if (handedOver.length === 0) return refuse(own);
     const ordered =
       preferred === undefined
-        ? delegators
-        : [preferred, ...delegators.filter((d) => d !== preferred)];
+        ? handedOver
+        : [preferred, ...handedOver.filter((d) => d !== preferred)];
     let refusal: Refusal = own;
     for (const delegator of ordered) {
       if (gate.votes.some((v) => v.voter === delegator || v.onBehalfOf === delegator)) {
@@ -275,7 +281,7 @@ export class ApprovalChecks {
     onBehalfOf: string | undefined,
   ): Promise<Refusal | undefined> {
     if (onBehalfOf === undefined) return this.authorizeOne(view, gate, policy, voter, true);
-    const delegators = (await this.delegatorsOf(voter)).filter((d) => d === onBehalfOf);
+    const delegators = async () => (await this.delegatorsOf(voter)).filter((d) => d === onBehalfOf);
     // Their own vote (now in the gate's votes) is not a second one for the delegator.
     const others = { ...gate, votes: gate.votes.filter((v) => v.voter !== voter) };
     const standing = await this.standing(view, others, policy, voter, delegators);

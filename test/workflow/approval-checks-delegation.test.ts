@@ -23,9 +23,19 @@ rules:
     delegation: false
 `;
 
-async function checksWith(view: PauseView, delegations: Delegation[], now = NOW) {
+async function checksWith(
+  view: PauseView,
+  delegations: Delegation[],
+  now = NOW,
+  onList: () => void = () => {},
+) {
   const store = new MemoryDelegationStore();
   for (const delegation of delegations) await store.set(delegation);
+  const list = store.list.bind(store);
+  store.list = (at: number) => {
+    onList();
+    return list(at);
+  };
   return new ApprovalChecks({
     store: {
       pauses: { getPause: async (id: string) => (id === view.pause.id ? view : undefined) },
@@ -61,6 +71,23 @@ describe('ApprovalChecks under hand-overs', () => {
       'UCAROL',
     );
     expect(after).toMatchObject({ kind: 'refused', refusal: { kind: 'not_approver' } });
+  });
+
+  it("an approver's own click reads no hand-overs; a stranger's reads them once, however many gates", async () => {
+    const view = pauseView([gateRecord(), gateRecord({ confirmationCallId: 'adk-2' })], {
+      requester: 'UALICE',
+    });
+    let lists = 0;
+    const counted = await checksWith(view, [bobToCarol], NOW, () => {
+      lists += 1;
+    });
+    expect(await counted.check(view.pause.id, [], 'UBOB')).toMatchObject({ kind: 'allowed' });
+    expect(lists).toBe(0);
+    expect(await counted.check(view.pause.id, [], 'UCAROL')).toMatchObject({
+      kind: 'allowed',
+      onBehalfOf: 'UBOB',
+    });
+    expect(lists).toBe(1);
   });
 
   it('a rule that says delegation: false is decided by its approvers themselves', async () => {
