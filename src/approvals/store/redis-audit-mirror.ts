@@ -1,3 +1,4 @@
+import { CoalescedWrites } from './coalesced-writes.js';
 import type { StoreKeys } from './keys.js';
 import { appendToAuditStream, type StreamEntry } from './redis-audit.js';
 import type { RedisClient } from './redis-connection.js';
@@ -22,53 +23,22 @@ export interface AuditMirror {
 
 /**
  * Copies sealed audit entries to the store-wide audit stream and each deciding entry to its
- * people's recent decisions. A write goes out at once when none is under way; those that come
- * while one is go together, their stream entries and one list write per person in one round
- * trip, as soon as it is done. So a lone transition waits for nothing, and a burst of them costs
- * a few round trips rather than one per transition. Each caller waits for the write that carried its
- * entries, and sees its failure.
+ * people's recent decisions. Mirrors that come while a write is under way go together
+ * (`CoalescedWrites`): their lines in one stream entry and one list write per person.
  */
 export class AuditMirrorBatcher {
-  /** The write under way, settled or not: the next batch starts after it. */
-  private running: Promise<void> | undefined;
-  /** The entries waiting for the write under way, and when they are written. */
-  private next: { batch: AuditMirror[]; written: Promise<void> } | undefined;
+  private readonly writes: CoalescedWrites<AuditMirror>;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,
     private readonly auditMaxLen: number,
-  ) {}
+  ) {
+    this.writes = new CoalescedWrites((batch) => this.send(batch));
+  }
 
   write(mirrors: readonly AuditMirror[]): Promise<void> {
-    const some = mirrors.filter((mirror) => mirror.audit.length > 0);
-    if (some.length === 0) return Promise.resolve();
-    const running = this.running;
-    if (running === undefined) return this.start(some);
-    if (this.next === undefined) {
-      const batch: AuditMirror[] = [];
-      const written = running.then(() => {
-        this.next = undefined;
-        return this.start(batch);
-      });
-      this.next = { batch, written };
-    }
-    this.next.batch.push(...some);
-    return this.next.written;
-  }
-
-  private start(batch: readonly AuditMirror[]): Promise<void> {
-    const sending = this.send(batch);
-    const running: Promise<void> = sending.then(
-      () => this.finished(running),
-      () => this.finished(running),
-    );
-    this.running = running;
-    return sending;
-  }
-
-  private finished(running: Promise<void>): void {
-    if (this.running === running) this.running = undefined;
+    return this.writes.write(mirrors.filter((mirror) => mirror.audit.length > 0));
   }
 
   private async send(batch: readonly AuditMirror[]): Promise<void> {

@@ -1,5 +1,11 @@
 import type { RedisClient } from './redis-connection.js';
 
+/** A call id's index entry, and the pause it must name to be changed. */
+export interface CallIndexEntry {
+  callId: string;
+  pauseId: string;
+}
+
 /**
  * Index updates collected from one or many transitions, sent as one command per key: ZREM with
  * every member to drop, ZADD with every member to (re)score.
@@ -28,7 +34,7 @@ export class IndexBatch {
 
   send(
     redis: RedisClient,
-    expireCallIndex: (callId: string, pauseId: string) => Promise<unknown>,
+    expireCallIndexes: (entries: readonly CallIndexEntry[]) => Promise<unknown>,
   ): Promise<unknown>[] {
     const sent: Promise<unknown>[] = [];
     for (const [key, members] of this.removals) sent.push(redis.zrem(key, ...members));
@@ -36,7 +42,11 @@ export class IndexBatch {
       const pairs = [...members].flatMap(([member, score]) => [score, member]);
       sent.push(redis.zadd(key, ...pairs));
     }
-    for (const [callId, pauseId] of this.callIndexes) sent.push(expireCallIndex(callId, pauseId));
+    if (this.callIndexes.size > 0) {
+      sent.push(
+        expireCallIndexes([...this.callIndexes].map(([callId, pauseId]) => ({ callId, pauseId }))),
+      );
+    }
     return sent;
   }
 }

@@ -1,11 +1,13 @@
+import { Cluster } from 'ioredis';
 import type { Log } from '../../log.js';
 import { isFinishedResume, type PauseView } from '../records.js';
 import { StoreError } from '../store.js';
 import type { GateRef } from '../store-roles/pending-queries.js';
+import { CoalescedWrites } from './coalesced-writes.js';
 import type { StoreKeys } from './keys.js';
 import { AuditMirrorBatcher } from './redis-audit-mirror.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
-import { IndexBatch } from './redis-index-batch.js';
+import { type CallIndexEntry, IndexBatch } from './redis-index-batch.js';
 import { indexMember, parseMember, withScores } from './redis-index-members.js';
 import { isLiveResume, pendingIndexesOf, pendingIndexName } from './rules.js';
 import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
@@ -63,6 +65,8 @@ export interface ExpiryDone {
 
 export class RedisIndexes {
   private readonly mirrors: AuditMirrorBatcher;
+  /** Call-id entries taking their pause's retention: those that come together go together. */
+  private readonly callIndexExpiries: CoalescedWrites<CallIndexEntry>;
 
   constructor(
     private readonly redis: RedisClient,
@@ -70,6 +74,9 @@ export class RedisIndexes {
     private readonly options: IndexOptions,
   ) {
     this.mirrors = new AuditMirrorBatcher(redis, keys, options.auditMaxLen);
+    this.callIndexExpiries = new CoalescedWrites((entries) =>
+      this.sendCallIndexes(entries, 'expire'),
+    );
   }
 
   // --- around transitions --------------------------------------------------------------------
@@ -158,7 +165,7 @@ export class RedisIndexes {
   ): Promise<unknown>[] {
     const batch = new IndexBatch();
     this.collectDecision(batch, view, now, changed, pauseDecided && !resumeMarked);
-    return batch.send(this.redis, (callId, pauseId) => this.callIndex(callId, pauseId, 'expire'));
+    return batch.send(this.redis, (entries) => this.callIndexExpiries.write(entries));
   }
 
   /**
@@ -176,9 +183,7 @@ export class RedisIndexes {
     for (const { view, callId, pauseDecided } of done) {
       this.collectDecision(batch, view, now, [callId], pauseDecided);
     }
-    const updates = batch.send(this.redis, (callId, pauseId) =>
-      this.callIndex(callId, pauseId, 'expire'),
-    );
+    const updates = batch.send(this.redis, (entries) => this.callIndexExpiries.write(entries));
     const mirrors = done.map(({ view, audit }) => ({
       pauseId: view.pause.id,
       requester: view.pause.requester,
@@ -223,7 +228,7 @@ export class RedisIndexes {
     if (gates.length === 0) return [];
     return [
       this.redis.zadd(this.keys.resume, now + this.options.recheckMs, id),
-      ...view.pause.callIds.map((callId) => this.callIndex(callId, id, 'persist')),
+      this.callIndex(view.pause.callIds, id, 'persist'),
       ...gates.flatMap((gate) => {
         const entry = indexMember(id, gate.confirmationCallId);
         return [
@@ -249,9 +254,7 @@ export class RedisIndexes {
     return [
       this.redis.zadd(this.keys.resume, 'GT', leaseUntil, id),
       // A retried failed pause is live again: so are its call-id entries.
-      ...(stateBefore === 'failed'
-        ? callIds.map((callId) => this.callIndex(callId, id, 'persist'))
-        : []),
+      ...(stateBefore === 'failed' ? [this.callIndex(callIds, id, 'persist')] : []),
     ];
   }
 
@@ -271,7 +274,8 @@ export class RedisIndexes {
               ? this.redis.zrem(this.keys.resume, id)
               : this.zsetCas(this.keys.resume, id, leaseUntil, ''),
           ];
-    return [...drops, ...callIds.map((callId) => this.callIndex(callId, id, 'expire'))];
+    const entries = callIds.map((callId) => ({ callId, pauseId: id }));
+    return [...drops, this.callIndexExpiries.write(entries)];
   }
 
   /**
@@ -429,7 +433,7 @@ export class RedisIndexes {
       this.redis.exists(this.keys.pause(pauseId)),
     );
     if (exists === 1) return pauseId;
-    await this.callIndex(callId, pauseId, 'delete');
+    await this.callIndex([callId], pauseId, 'delete');
     return undefined;
   }
 
@@ -446,15 +450,36 @@ export class RedisIndexes {
     parseCodeReply(ZSET_CAS.name, raw);
   }
 
-  private async callIndex(
-    callId: string,
+  /** One pause's call-id entries: one call on one Redis, one per entry on a Cluster. */
+  private callIndex(
+    callIds: readonly string[],
     pauseId: string,
     action: 'expire' | 'persist' | 'delete',
-  ) {
-    const key = this.keys.call(callId);
-    const raw = await redisCall(`update ${key}`, () =>
-      CALL_INDEX.run(this.redis, [key], [pauseId, action, this.options.retentionMs]),
+  ): Promise<void> {
+    return this.sendCallIndexes(
+      callIds.map((callId) => ({ callId, pauseId })),
+      action,
     );
-    parseCodeReply(CALL_INDEX.name, raw);
+  }
+
+  /**
+   * Call-id entries, each changed only while it names its pause: one script call for all on one
+   * Redis; on a Cluster, whose keys are in many slots, one each.
+   */
+  private async sendCallIndexes(
+    entries: readonly CallIndexEntry[],
+    action: 'expire' | 'persist' | 'delete',
+  ): Promise<void> {
+    const ttl = String(this.options.retentionMs);
+    const groups = this.redis instanceof Cluster ? entries.map((entry) => [entry]) : [entries];
+    await Promise.all(
+      groups.map(async (group) => {
+        const keys = group.map(({ callId }) => this.keys.call(callId));
+        const raw = await redisCall(`update ${keys.join(', ')}`, () =>
+          CALL_INDEX.run(this.redis, keys, [action, ttl, ...group.map(({ pauseId }) => pauseId)]),
+        );
+        parseCodeReply(CALL_INDEX.name, raw);
+      }),
+    );
   }
 }

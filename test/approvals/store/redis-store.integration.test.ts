@@ -287,6 +287,50 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     expect(commands.count('lpush')).toBeLessThanOrEqual(16);
   });
 
+  it("resumes finished together give their call-id entries the pause's retention in a few script calls, not one each", async () => {
+    const inputs = Array.from({ length: 20 }, () => newPause());
+    await Promise.all(inputs.map((input) => store.pauses.createPause(input)));
+    for (const input of inputs) {
+      await store.pauses.vote({
+        pauseId: input.id,
+        callId: firstCallId(input),
+        voter: APPROVER,
+        choice: 'approve',
+        now: T0 + 1,
+      });
+      await store.leases.claimResume({
+        pauseId: input.id,
+        owner: 'r1',
+        now: T0 + 2,
+        leaseMs: 1_000,
+      });
+    }
+    const callKeyPrefix = storeKeys(keyPrefix).call('');
+    let callIndexScripts = 0;
+    const client = redis as unknown as {
+      sendCommand(command: Command, ...rest: unknown[]): unknown;
+    };
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = (command, ...rest) => {
+      const [, , firstKey] = command.args.map(String);
+      if (/^eval/i.test(command.name) && firstKey?.startsWith(callKeyPrefix)) callIndexScripts += 1;
+      return send(command, ...rest);
+    };
+    await Promise.all(
+      inputs.map((input) =>
+        store.leases.markResumed({ pauseId: input.id, owner: 'r1', now: T0 + 3 }),
+      ),
+    );
+    // The first goes at once, those that came meanwhile together after it: one call each would be 20.
+    expect(callIndexScripts).toBeGreaterThanOrEqual(1);
+    expect(callIndexScripts).toBeLessThanOrEqual(usingCluster ? 20 : 6);
+    for (const input of inputs) {
+      const ttl = await redis.pttl(storeKeys(keyPrefix).call(firstCallId(input)));
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(retentionMs);
+    }
+  });
+
   it('parses what never changes once per text: later reads share it, frozen; a bad one still fails', async () => {
     const input = newPause();
     await store.pauses.createPause(input);
