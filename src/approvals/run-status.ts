@@ -26,6 +26,11 @@ export const runStatusSchema = z.discriminatedUnion('kind', [
 ]);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
+/** Whether a status ends its run: nothing but a new run in the thread follows it. */
+export function isRunEnd(status: RunStatus): boolean {
+  return status.kind !== 'running' && status.kind !== 'waiting';
+}
+
 /** What the root message says besides the status (see `renderThreadRoot`). */
 export const runRootSchema = z.object({
   userId: z.string().min(1),
@@ -58,8 +63,11 @@ export interface RunThreadRef {
 export interface RunStatusStore {
   /** Remembers a run's root message; its status starts as `running`. */
   saveRoot(thread: RunThreadRef, root: RunRoot): Promise<void>;
-  /** Sets the status of a known run; nothing for a thread whose root was never saved. */
-  setStatus(thread: RunThreadRef, status: RunStatus): Promise<void>;
+  /**
+   * Sets the status of a known run and answers the record as it now stands; nothing (undefined)
+   * for a thread whose root was never saved.
+   */
+  setStatus(thread: RunThreadRef, status: RunStatus): Promise<RunRecord | undefined>;
   read(thread: RunThreadRef): Promise<RunRecord | undefined>;
 }
 

@@ -28,9 +28,11 @@ export class MemoryRunThreadRecords implements RunThreadRecords {
     record.status = { kind: 'running' };
   }
 
-  async setStatus(thread: RunThreadRef, status: RunStatus): Promise<void> {
+  async setStatus(thread: RunThreadRef, status: RunStatus): Promise<RunRecord | undefined> {
     const record = this.threads.get(keyOf(thread));
-    if (record?.root !== undefined) record.status = structuredClone(status);
+    if (record?.root === undefined) return undefined;
+    record.status = structuredClone(status);
+    return structuredClone({ root: record.root, status: record.status });
   }
 
   async read(thread: RunThreadRef): Promise<RunRecord | undefined> {

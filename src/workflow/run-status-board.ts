@@ -1,4 +1,11 @@
-import type { RunRoot, RunStatus, RunStatusStore, RunThreadRef } from '../approvals/run-status.js';
+import {
+  isRunEnd,
+  type RunRecord,
+  type RunRoot,
+  type RunStatus,
+  type RunStatusStore,
+  type RunThreadRef,
+} from '../approvals/run-status.js';
 import { errorMessage } from '../error-message.js';
 import type { Log } from '../log.js';
 import { runStatusBlock } from '../slack/render/run-status-line.js';
@@ -57,12 +64,14 @@ export class RunStatusBoard {
   }
 
   private async record(thread: RunThreadRef, status: RunStatus): Promise<void> {
+    let written: RunRecord | undefined;
     try {
-      await this.deps.runs.setStatus(thread, status);
+      written = await this.deps.runs.setStatus(thread, status);
     } catch (error) {
       this.deps.log.warn('could not record a run status', { error: errorMessage(error) });
       return;
     }
+    if (written === undefined) return;
     const key = `${thread.channelId}:${thread.threadTs}`;
     const running = this.inFlight.get(key);
     if (running !== undefined) {
@@ -73,9 +82,14 @@ export class RunStatusBoard {
     update.done = (async () => {
       try {
         await this.deps.criticalPath?.quiet();
+        // A run's end is drawn as this write answered it, unless a later status came here
+        // meanwhile: nothing else follows it in the run. Otherwise (another replica may have
+        // moved the run on while this one waited) the stored record, read again.
+        let known = update.dirty || !isRunEnd(status) ? undefined : written;
         do {
           update.dirty = false;
-          await this.redraw(thread);
+          await this.redraw(thread, known);
+          known = undefined;
         } while (update.dirty);
       } finally {
         this.inFlight.delete(key);
@@ -85,10 +99,10 @@ export class RunStatusBoard {
     await update.done;
   }
 
-  private async redraw(thread: RunThreadRef): Promise<void> {
+  private async redraw(thread: RunThreadRef, known: RunRecord | undefined): Promise<void> {
     const { runs, slack, log } = this.deps;
     try {
-      const run = await runs.read(thread);
+      const run = known ?? (await runs.read(thread));
       if (run === undefined) return;
       const card = run.status.kind === 'waiting' ? run.status.card : undefined;
       const cardLink =

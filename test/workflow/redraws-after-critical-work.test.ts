@@ -37,6 +37,45 @@ describe('redraws while decisions are under way', () => {
     expect(rendered[0]).toBe(resumed);
   });
 
+  it("a run's end is drawn as its write answered it, with no read; a waiting run is read again after the quiet", async () => {
+    const path = new CriticalPath(60_000);
+    const runs = new MemoryRunThreadRecords();
+    const thread = { channelId: 'C0OPS000001', threadTs: '1700000000.000100' };
+    await runs.saveRoot(thread, { userId: 'U0ALICE0001', appName: 'payments', prompt: 'pay' });
+    let reads = 0;
+    const read = runs.read.bind(runs);
+    runs.read = (at) => {
+      reads += 1;
+      return read(at);
+    };
+    const updates: string[] = [];
+    const slack = {
+      updateMessage: async (message: unknown) => {
+        updates.push(JSON.stringify(message));
+        return { ts: thread.threadTs };
+      },
+      getPermalink: async () => 'https://example.slack.com/archives/C0OPS000001/p1',
+    } as unknown as Pick<SlackPort, 'updateMessage' | 'getPermalink'>;
+    const board = new RunStatusBoard({ runs, slack, log, criticalPath: path });
+    board.set(thread, { kind: 'done' });
+    await tick();
+    await board.settle();
+    expect(reads).toBe(0);
+    expect(updates).toHaveLength(1);
+    expect(updates[0]).toContain('Done');
+
+    // While this replica waits for the quiet, another moves the run on: the stored one is drawn.
+    const endResume = path.begin();
+    board.set(thread, { kind: 'waiting' });
+    await tick();
+    await runs.setStatus(thread, { kind: 'failed' });
+    endResume();
+    await board.settle();
+    expect(reads).toBe(1);
+    expect(updates).toHaveLength(2);
+    expect(updates[1]).toContain('Failed');
+  });
+
   it("a run's root set twice meanwhile is redrawn once, with the latest status", async () => {
     const path = new CriticalPath(60_000);
     const runs = new MemoryRunThreadRecords();

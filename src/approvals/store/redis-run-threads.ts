@@ -39,7 +39,10 @@ const FIELD = {
 /** A thread's session as its record holds it: the thread itself is the record's key. */
 const storedSessionSchema = threadSessionSchema.omit({ channelId: true, threadTs: true });
 
-const scriptReplySchema = z.union([z.literal(ScriptCode.OK), z.literal(ScriptCode.UNCHANGED)]);
+const scriptReplySchema = z.tuple([
+  z.union([z.literal(ScriptCode.OK), z.literal(ScriptCode.UNCHANGED)]),
+  z.string(),
+]);
 
 /**
  * Run threads in Redis: one hash per thread, each write one single-key script (Cluster-safe),
@@ -76,11 +79,17 @@ export class RedisRunThreadRecords implements RunThreadRecords {
     ]);
   }
 
-  async setStatus(thread: RunThreadRef, status: RunStatus): Promise<void> {
-    await this.write('set a run status', thread, FIELD.root, [
+  async setStatus(thread: RunThreadRef, status: RunStatus): Promise<RunRecord | undefined> {
+    const root = await this.write('set a run status', thread, FIELD.root, [
       FIELD.status,
       JSON.stringify(status),
     ]);
+    if (root === undefined) return undefined;
+    const parsed = runRootSchema.safeParse(json(root));
+    if (!parsed.success) {
+      throw new StoreError('corrupt_record', `${this.key(thread)} does not hold a run root`);
+    }
+    return { root: parsed.data, status };
   }
 
   async read(thread: RunThreadRef): Promise<RunRecord | undefined> {
@@ -130,7 +139,7 @@ export class RedisRunThreadRecords implements RunThreadRecords {
       FIELD.lastPauseId,
       pauseId,
     ]);
-    if (!noted) await this.legacy.notePause(channelId, threadTs, pauseId);
+    if (noted === undefined) await this.legacy.notePause(channelId, threadTs, pauseId);
   }
 
   async claimEvent(eventId: string, ttlMs: number): Promise<boolean> {
@@ -140,17 +149,21 @@ export class RedisRunThreadRecords implements RunThreadRecords {
     return set === 'OK';
   }
 
-  /** True when written; false when `guard` names a field the record does not have. */
+  /**
+   * When written, the value of the `guard` field ('' without one); undefined when `guard` names
+   * a field the record does not have.
+   */
   private async write(
     what: string,
     thread: RunThreadRef,
     guard: string,
     pairs: readonly string[],
-  ): Promise<boolean> {
+  ): Promise<string | undefined> {
     const reply = await redisCall(what, () =>
       RUN_THREAD.run(this.redis, [this.key(thread)], [guard, THREAD_SESSION_TTL_MS, ...pairs]),
     );
-    return scriptReplySchema.parse(reply) === ScriptCode.OK;
+    const [code, guarded] = scriptReplySchema.parse(reply);
+    return code === ScriptCode.OK ? guarded : undefined;
   }
 
   private key(thread: RunThreadRef): string {

@@ -53,7 +53,8 @@ describe.each([
     const runs = open();
     await runs.saveRoot(THREAD, ROOT);
     await runs.save(SESSION);
-    await runs.setStatus(THREAD, WAITING);
+    // The write answers the record as it now stands: the root it needed, and the status.
+    expect(await runs.setStatus(THREAD, WAITING)).toEqual({ root: ROOT, status: WAITING });
     await runs.notePause(THREAD.channelId, THREAD.threadTs, 'pause-1');
     expect(await runs.read(THREAD)).toEqual({ root: ROOT, status: WAITING });
     expect(await runs.find(THREAD.channelId, THREAD.threadTs)).toEqual({
@@ -64,7 +65,7 @@ describe.each([
 
   it('takes no status before the root, nor a pause before the session', async () => {
     const runs = open();
-    await runs.setStatus(THREAD, WAITING);
+    expect(await runs.setStatus(THREAD, WAITING)).toBeUndefined();
     await runs.notePause(THREAD.channelId, THREAD.threadTs, 'pause-1');
     expect(await runs.read(THREAD)).toBeUndefined();
     expect(await runs.find(THREAD.channelId, THREAD.threadTs)).toBeUndefined();

@@ -7,12 +7,17 @@ import { luaCodeTable } from './codes.js';
  * record.
  * KEYS: [1] the run thread hash
  * ARGV: [1] guard field, or '' for none, [2] time to live (ms), [3..] field, value pairs
- * Returns OK (written) | UNCHANGED (the guard field is missing)
+ * Returns {OK, the guard field's value or ''} (written: a status is redrawn with the root it
+ *   guards, read with it) | {UNCHANGED, ''} (the guard field is missing)
  */
 export const RUN_THREAD_LUA = `${luaCodeTable()}
 local key = KEYS[1]
-if ARGV[1] ~= '' and redis.call('HEXISTS', key, ARGV[1]) == 0 then return CODE.UNCHANGED end
+local guarded = ''
+if ARGV[1] ~= '' then
+  guarded = redis.call('HGET', key, ARGV[1])
+  if not guarded then return {CODE.UNCHANGED, ''} end
+end
 if #ARGV > 2 then redis.call('HSET', key, unpack(ARGV, 3)) end
 redis.call('PEXPIRE', key, ARGV[2])
-return CODE.OK
+return {CODE.OK, guarded}
 `;
