@@ -32,6 +32,21 @@ export class IndexBatch {
     this.callIndexes.set(callId, pauseId);
   }
 
+  /** The updates of `batches`, as one batch: for a member in two, the later score wins. */
+  static merged(batches: readonly IndexBatch[]): IndexBatch {
+    const all = new IndexBatch();
+    for (const batch of batches) {
+      for (const [key, members] of batch.removals) {
+        for (const member of members) all.remove(key, member);
+      }
+      for (const [key, members] of batch.additions) {
+        for (const [member, score] of members) all.add(key, score, member);
+      }
+      for (const [callId, pauseId] of batch.callIndexes) all.expireCallIndex(callId, pauseId);
+    }
+    return all;
+  }
+
   send(
     redis: RedisClient,
     expireCallIndexes: (entries: readonly CallIndexEntry[]) => Promise<unknown>,

@@ -67,6 +67,11 @@ export class RedisIndexes {
   private readonly mirrors: AuditMirrorBatcher;
   /** Call-id entries taking their pause's retention: those that come together go together. */
   private readonly callIndexExpiries: CoalescedWrites<CallIndexEntry>;
+  /**
+   * Decisions' index updates: those that come while one is being written go together, one
+   * command per key (a burst's decisions share their expiry set, channels and approvers).
+   */
+  private readonly decisionUpdates: CoalescedWrites<IndexBatch>;
 
   constructor(
     private readonly redis: RedisClient,
@@ -77,6 +82,12 @@ export class RedisIndexes {
     this.callIndexExpiries = new CoalescedWrites((entries) =>
       this.sendCallIndexes(entries, 'expire'),
     );
+    this.decisionUpdates = new CoalescedWrites(async (batches) => {
+      const sent = IndexBatch.merged(batches).send(this.redis, (entries) =>
+        this.callIndexExpiries.write(entries),
+      );
+      await Promise.all(sent);
+    });
   }
 
   // --- around transitions --------------------------------------------------------------------
@@ -165,7 +176,7 @@ export class RedisIndexes {
   ): Promise<unknown>[] {
     const batch = new IndexBatch();
     this.collectDecision(batch, view, now, changed, pauseDecided && !resumeMarked);
-    return batch.send(this.redis, (entries) => this.callIndexExpiries.write(entries));
+    return [this.decisionUpdates.write([batch])];
   }
 
   /**

@@ -247,10 +247,10 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     expect(ttl).toBeLessThanOrEqual(RECENT_DECISIONS_TTL_MS);
   });
 
-  it('mirrors transitions that come while a mirror write is under way together: one stream entry and one recent-list write per person per write, each line once in the stream', async () => {
+  it('writes what transitions that come while a write is under way leave behind together: one stream entry, one recent-list write per person and one ZREM per shared index per write, each line once in the stream', async () => {
     const inputs = Array.from({ length: 20 }, () => newPause());
     await Promise.all(inputs.map((input) => store.pauses.createPause(input)));
-    const commands = countCommands(redis, ['xadd', 'lpush']);
+    const commands = countCommands(redis, ['xadd', 'lpush', 'zrem']);
     const results = await Promise.all(
       inputs.map((input, i) =>
         store.pauses.vote({
@@ -285,6 +285,15 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     expect(commands.count('xadd')).toBeLessThanOrEqual(10);
     expect(commands.count('lpush')).toBeGreaterThanOrEqual(2);
     expect(commands.count('lpush')).toBeLessThanOrEqual(16);
+    // Their gates leave the indexes they share (expiry, channel, approver, requester) in one
+    // ZREM per key and write: one per key and vote would be eighty.
+    const zrems = commands.count('zrem');
+    expect(zrems).toBeGreaterThanOrEqual(4);
+    expect(zrems).toBeLessThanOrEqual(40);
+    // Gone from them before the votes returned.
+    const keys = storeKeys(keyPrefix);
+    expect(await redis.zcard(keys.pendingByChannel(CHANNEL))).toBe(0);
+    expect(await redis.zcard(keys.pendingByUser(APPROVER))).toBe(0);
   });
 
   it("resumes finished together give their call-id entries the pause's retention in a few script calls, not one each", async () => {
