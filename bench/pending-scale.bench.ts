@@ -46,7 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (skip) return;
   print('');
-  print('Budget (issue 14), this run:');
+  print('Budget (issues 14 and 35), this run:');
   for (const line of budgetTable(budget)) print(line);
   if (stack === undefined) return;
   // Hundreds of thousands of keys: unlinked in batches, not one command each.
