@@ -44,7 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   print('');
-  print('Budget (issue 14), this run:');
+  print('Budget (issues 14 and 35), this run:');
   for (const line of budgetTable(budget)) print(line);
   await stack?.stop();
 }, 120_000);
