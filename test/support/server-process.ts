@@ -63,7 +63,7 @@ export async function startServerProcess(options: {
 
 /**
  * A port free now and below the kernel's range of ephemeral ports (Linux: 32768–60999), for a
- * server started long after the port is chosen: `freePort`'s come from that range, where any
+ * server started long after the port is chosen: `listen(0)`'s come from that range, where any
  * outgoing connection made meanwhile may take it (seen in the docs run: Alertmanager's port held
  * by one, minutes after it was chosen). Walks 20000–31999 from a random start.
  */
@@ -86,14 +86,10 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * A port for a server process a test starts: outside the ephemeral range, like the docs run's
+ * (`portOutsideEphemeralRange`), so that no outgoing connection takes it before the server binds.
+ */
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  return portOutsideEphemeralRange();
 }
