@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster, type Redis } from 'ioredis';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import {
   type ConnectOptions,
   connectRedis,
   connectRedisCluster,
   type RedisClient,
 } from '../../src/approvals/store/redis-connection.js';
+import { openRedisStore } from '../../src/approvals/store/redis-store.js';
+import type { ApprovalStore } from '../../src/approvals/store.js';
 
 /**
  * The Redis the tests use: the server at 127.0.0.1:6379, or the Redis Cluster named by
@@ -80,4 +82,32 @@ export function testRedisForFile(): { client(): RedisClient; prefix: string } {
       return client;
     },
   };
+}
+
+/** The Redis store a test runs on: its client, its key prefix and the store over them. */
+export interface TestRedisStore {
+  keyPrefix: string;
+  redis: RedisClient;
+  store: ApprovalStore;
+}
+
+/**
+ * A new Redis store for each test of the file, on the test Redis under a random key prefix, its
+ * keys deleted and its connection closed after the test; `use` is given each one as it opens.
+ */
+export function redisStoreForEachTest(use: (opened: TestRedisStore) => void): void {
+  let opened: TestRedisStore | undefined;
+  beforeEach(async () => {
+    const keyPrefix = randomPrefix();
+    const redis = await connectTestRedis();
+    opened = { keyPrefix, redis, store: openRedisStore({ redis, keyPrefix }) };
+    use(opened);
+  });
+  afterEach(async () => {
+    if (opened === undefined) return;
+    const { keyPrefix, redis, store } = opened;
+    await deleteWithPrefix(redis, keyPrefix);
+    await store.lifecycle.close();
+    redis.disconnect();
+  });
 }

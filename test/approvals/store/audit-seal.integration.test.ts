@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AUDIT_GENESIS,
   chainBody,
@@ -8,10 +8,9 @@ import {
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import { AuditSealer } from '../../../src/approvals/store/redis-audit-seal.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
-import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import { UNSEALED_FIELD } from '../../../src/approvals/store/scripts/fields.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
-import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
+import { connectTestRedis, redisStoreForEachTest } from '../../support/redis.js';
 import { APPROVER, firstCallId, newPause, T0 } from './fixtures.js';
 
 /**
@@ -24,15 +23,8 @@ let keyPrefix: string;
 let redis: RedisClient;
 let store: ApprovalStore;
 
-beforeEach(async () => {
-  keyPrefix = randomPrefix();
-  redis = await connectTestRedis();
-  store = openRedisStore({ redis, keyPrefix });
-});
-afterEach(async () => {
-  await deleteWithPrefix(redis, keyPrefix);
-  await store.lifecycle.close();
-  redis.disconnect();
+redisStoreForEachTest((opened) => {
+  ({ keyPrefix, redis, store } = opened);
 });
 
 /** Each line's hash is over its text, its seq one more and its prev the hash of the line before. */

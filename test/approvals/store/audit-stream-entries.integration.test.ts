@@ -1,12 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AUDIT_CURSOR_KIND, auditExportLines } from '../../../src/approvals/audit-export.js';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import { MORE_LINES_FIELD } from '../../../src/approvals/store/redis-audit.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
-import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { chain } from '../../support/audit-lines.js';
-import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
+import { redisStoreForEachTest } from '../../support/redis.js';
 
 /**
  * The store-wide audit stream holds entries of one line (what every version wrote) and entries of
@@ -18,15 +17,8 @@ let keyPrefix: string;
 let redis: RedisClient;
 let store: ApprovalStore;
 
-beforeEach(async () => {
-  keyPrefix = randomPrefix();
-  redis = await connectTestRedis();
-  store = openRedisStore({ redis, keyPrefix });
-});
-afterEach(async () => {
-  await deleteWithPrefix(redis, keyPrefix);
-  await store.lifecycle.close();
-  redis.disconnect();
+redisStoreForEachTest((opened) => {
+  ({ keyPrefix, redis, store } = opened);
 });
 
 /** An entry as the writers put it: the first line's own fields, the others in `more`. */

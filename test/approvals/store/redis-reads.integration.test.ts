@@ -1,12 +1,12 @@
 import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
 import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import { READ_PAUSE_LUA } from '../../../src/approvals/store/scripts/read-pause.lua.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { countingLua } from '../../support/counting-lua.js';
-import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
+import { redisStoreForEachTest } from '../../support/redis.js';
 import { APPROVER, callIdsOf, firstCallId, newPause, T0 } from './fixtures.js';
 
 /**
@@ -22,15 +22,8 @@ let keyPrefix: string;
 let redis: RedisClient;
 let store: ApprovalStore;
 
-beforeEach(async () => {
-  keyPrefix = randomPrefix();
-  redis = await connectTestRedis();
-  store = openRedisStore({ redis, keyPrefix });
-});
-afterEach(async () => {
-  await deleteWithPrefix(redis, keyPrefix);
-  await store.lifecycle.close();
-  redis.disconnect();
+redisStoreForEachTest((opened) => {
+  ({ keyPrefix, redis, store } = opened);
 });
 
 /** The commands (by name, lower case) sent for this test's keys during `work`. */

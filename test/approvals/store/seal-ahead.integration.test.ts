@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditExportLines } from '../../../src/approvals/audit-export.js';
 import { AuditVerifier } from '../../../src/approvals/audit-verify.js';
 import {
@@ -14,7 +14,7 @@ import { UNSEALED_FIELD } from '../../../src/approvals/store/scripts/fields.js';
 import { LuaScript } from '../../../src/approvals/store/scripts/lua-script.js';
 import { SEAL_AUDIT_LUA } from '../../../src/approvals/store/scripts/seal-audit.lua.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
-import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
+import { connectTestRedis, redisStoreForEachTest } from '../../support/redis.js';
 import { APPROVER, firstCallId, newPause, policy, T0 } from './fixtures.js';
 import { whileScriptsRun } from './script-calls.js';
 
@@ -30,15 +30,8 @@ let keyPrefix: string;
 let redis: RedisClient;
 let store: ApprovalStore;
 
-beforeEach(async () => {
-  keyPrefix = randomPrefix();
-  redis = await connectTestRedis();
-  store = openRedisStore({ redis, keyPrefix });
-});
-afterEach(async () => {
-  await deleteWithPrefix(redis, keyPrefix);
-  await store.lifecycle.close();
-  redis.disconnect();
+redisStoreForEachTest((opened) => {
+  ({ keyPrefix, redis, store } = opened);
 });
 
 /** How many separate seals of this test's pauses the stores sent during `work`. */
