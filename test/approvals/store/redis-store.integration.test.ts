@@ -22,7 +22,16 @@ import {
   usingCluster,
 } from '../../support/redis.js';
 import { describeStoreContract, type StoreHarness } from './contract.js';
-import { APPROVER, CHANNEL, callIdsOf, firstCallId, newPause, policy, T0 } from './fixtures.js';
+import {
+  APPROVER,
+  approvalOfFirstGate,
+  CHANNEL,
+  callIdsOf,
+  firstCallId,
+  newPause,
+  policy,
+  T0,
+} from './fixtures.js';
 import { describeNudgesContract } from './nudges-contract.js';
 
 const where = usingCluster ? 'Redis Cluster' : 'Redis';
@@ -103,14 +112,9 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     await claiming.pauses.createPause(input);
     resumeWrites.length = 0;
     const leaseMs = 10_000;
-    const result = await claiming.pauses.vote({
-      pauseId: input.id,
-      callId: firstCallId(input),
-      voter: APPROVER,
-      choice: 'approve',
-      now: T0 + 5,
-      resumeClaim: { owner: 'replica-a', leaseMs },
-    });
+    const result = await claiming.pauses.vote(
+      approvalOfFirstGate(input, T0 + 5, { resumeClaim: { owner: 'replica-a', leaseMs } }),
+    );
     expect(result).toMatchObject({ kind: 'decided', claimed: { attempt: 1 } });
     expect(resumeWrites).toEqual([['zadd', 'LT', T0 + 5 + leaseMs, input.id]]);
     expect(Number(await redis.zscore(resume, input.id))).toBe(T0 + 5 + leaseMs);
@@ -300,13 +304,7 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     const inputs = Array.from({ length: 20 }, () => newPause());
     await Promise.all(inputs.map((input) => store.pauses.createPause(input)));
     for (const input of inputs) {
-      await store.pauses.vote({
-        pauseId: input.id,
-        callId: firstCallId(input),
-        voter: APPROVER,
-        choice: 'approve',
-        now: T0 + 1,
-      });
+      await store.pauses.vote(approvalOfFirstGate(input, T0 + 1));
       await store.leases.claimResume({
         pauseId: input.id,
         owner: 'r1',
