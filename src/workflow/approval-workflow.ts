@@ -187,7 +187,11 @@ export class ApprovalWorkflow {
   /** Stops taking work and waits for what was taken, up to `timeoutMs`. */
   async drain(timeoutMs: number): Promise<boolean> {
     const { decisions, runs, redraws } = this.parts;
-    const [decided, ran] = await Promise.all([decisions.drain(timeoutMs), runs.drain(timeoutMs)]);
+    const deadline = Date.now() + timeoutMs;
+    // Decisions first: a vote deciding its pause now has claimed its resume for this replica,
+    // which the runs queue still takes; refused, it would wait for the lease to lapse elsewhere.
+    const decided = await decisions.drain(timeoutMs);
+    const ran = await runs.drain(Math.max(0, deadline - Date.now()));
     // Last: decisions and resumes finishing above still ask for card updates.
     const [cards, homes] = await Promise.all([
       redraws.cards.drain(timeoutMs),
