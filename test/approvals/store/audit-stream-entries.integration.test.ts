@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_CURSOR_KIND, auditExportLines } from '../../../src/approvals/audit-export.js';
+import { AuditVerifier } from '../../../src/approvals/audit-verify.js';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import { MORE_LINES_FIELD } from '../../../src/approvals/store/redis-audit.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { chain } from '../../support/audit-lines.js';
 import { redisStoreForEachTest } from '../../support/redis.js';
+import { approvalOfFirstGate, newPause, T0 } from './fixtures.js';
 
 /**
  * The store-wide audit stream holds entries of one line (what every version wrote) and entries of
@@ -88,6 +90,23 @@ describe('the audit stream: entries of one line and of several', () => {
       expect(seen).toEqual(written);
     },
   );
+
+  it('an export of entries of both kinds, and of transitions written together, verifies', async () => {
+    await writeMixed();
+    // Transitions that come together: their lines go into entries of several.
+    const inputs = Array.from({ length: 10 }, () => newPause());
+    await Promise.all(inputs.map((input) => store.pauses.createPause(input)));
+    await Promise.all(inputs.map((input) => store.pauses.vote(approvalOfFirstGate(input, T0 + 1))));
+    const verifier = new AuditVerifier();
+    let lines = 0;
+    for await (const line of auditExportLines(store, { limit: 1_000 })) {
+      verifier.add(line);
+      lines += 1;
+    }
+    // The header, the five written by hand, and each pause's created, voted and approved.
+    expect(lines).toBe(1 + 5 + 3 * inputs.length);
+    expect(verifier.result()).toMatchObject({ ok: true, pauses: 2 + inputs.length, anchors: [] });
+  });
 
   it('the export continues from a nextCursor inside an entry', async () => {
     await writeMixed();
