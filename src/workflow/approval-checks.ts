@@ -142,11 +142,11 @@ export class ApprovalChecks {
   /**
    * May `voter` decide `gate`: in their own name, or else for one of `delegators` (who handed
    * over to them, nearest first; `preferred` first; asked only when their own name is not
-   * enough), under the rule in force? A hand-over gives
-   * the delegate the delegator's standing for the rule, and nothing more: never on a rule with
-   * `delegation: false`, never for the delegate's own request (the requester check comes first,
-   * in the delegate's name), never for a delegator who is the requester, and never a second
-   * vote for a delegator whose vote (their own, or someone's for them) is already in.
+   * enough), under the rule in force? A hand-over gives the delegate the delegator's standing
+   * for the rule, and nothing more: never on a rule with `delegation: false`, never for the
+   * delegate's own request (the requester check comes first, in the delegate's name), never for
+   * a delegator who is the requester, and never a second vote for a delegator whose vote (their
+   * own, or someone's for them) is already in.
    */
   private async standing(
     view: PauseView,
