@@ -53,6 +53,37 @@ describe('BatchedHomeViewers', () => {
     expect(asked).toHaveLength(2);
   });
 
+  it('questions asked while a read is under way go together in the read after it', async () => {
+    const asked: string[][] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const viewers: HomeViewers = {
+      opened: async () => {},
+      watching: async (userIds) => {
+        asked.push([...userIds]);
+        if (asked.length === 1) await held;
+        return new Set(userIds.filter((id) => id !== 'U1'));
+      },
+    };
+    const batched = new BatchedHomeViewers(viewers);
+    const first = batched.watching(['U1'], 10);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toEqual([['U1']]);
+    // Three questions over three turns of the event loop, while the first read is under way.
+    const later: Promise<Set<string>>[] = [];
+    for (const id of ['U2', 'U3', 'U4']) {
+      later.push(batched.watching([id], 11));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(asked).toHaveLength(1);
+    release();
+    expect(await first).toEqual(new Set());
+    expect(await Promise.all(later)).toEqual([new Set(['U2']), new Set(['U3']), new Set(['U4'])]);
+    expect(asked).toEqual([['U1'], ['U2', 'U3', 'U4']]);
+  });
+
   it('fails every question a failed read answered', async () => {
     const failing: HomeViewers = {
       opened: async () => {},
