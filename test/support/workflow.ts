@@ -24,6 +24,24 @@ export const workflowTestDefaults = {
   },
 } satisfies Pick<WorkflowDeps, 'log' | 'options'>;
 
+/**
+ * An approver directory whose usergroups' members come when the test gives them
+ * (`answerMembers`): a click through a group waits for Slack until then. No channel members.
+ */
+export function heldUsergroupDirectory(): {
+  directory: WorkflowDeps['directory'];
+  answerMembers: (members: string[]) => void;
+} {
+  let answer: (members: string[]) => void = () => {};
+  const members = new Promise<string[]>((resolve) => {
+    answer = resolve;
+  });
+  return {
+    directory: { usergroupMembers: () => members, channelMembers: async () => [] },
+    answerMembers: (given) => answer(given),
+  };
+}
+
 /** An ADK server whose runs answer one line at once; it keeps each run's session id. */
 export function quietAdk() {
   const sessions: string[] = [];

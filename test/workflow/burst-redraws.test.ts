@@ -3,7 +3,12 @@ import { openMemoryStore } from '../../src/approvals/store/memory-store.js';
 import { composeWorkflow } from '../../src/workflow/compose.js';
 import { APPROVER, firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
-import { policyOf, quietAdk, workflowTestDefaults } from '../support/workflow.js';
+import {
+  heldUsergroupDirectory,
+  policyOf,
+  quietAdk,
+  workflowTestDefaults,
+} from '../support/workflow.js';
 
 const ONCALL = 'S0ONCALL0001';
 const CAROL = 'U0CAROL0001';
@@ -32,16 +37,13 @@ describe('card redraws in a burst of decisions', () => {
       },
     });
     // Carol approves through @oncall: her click waits for Slack to say who is in it.
-    let answerMembers: (members: string[]) => void = () => {};
-    const members = new Promise<string[]>((resolve) => {
-      answerMembers = resolve;
-    });
+    const { directory, answerMembers } = heldUsergroupDirectory();
     const { adk, sessions } = quietAdk();
     const { workflow } = composeWorkflow({
       store,
       adk,
       slack,
-      directory: { usergroupMembers: () => members, channelMembers: async () => [] },
+      directory,
       policy: () => policyOf(`defaults:\n  approvers: [${APPROVER}, ${ONCALL}]\n`),
       clock: () => T0 + 10,
       ...workflowTestDefaults,

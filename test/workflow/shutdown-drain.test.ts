@@ -3,7 +3,12 @@ import { openMemoryStore } from '../../src/approvals/store/memory-store.js';
 import { composeWorkflow } from '../../src/workflow/compose.js';
 import { firstCallId, newPause, T0 } from '../approvals/store/fixtures.js';
 import { quietSlackPort } from '../support/quiet-slack-port.js';
-import { policyOf, quietAdk, workflowTestDefaults } from '../support/workflow.js';
+import {
+  heldUsergroupDirectory,
+  policyOf,
+  quietAdk,
+  workflowTestDefaults,
+} from '../support/workflow.js';
 
 const ONCALL = 'S0ONCALL0001';
 const CAROL = 'U0CAROL0001';
@@ -21,16 +26,13 @@ describe('draining at shutdown', () => {
     await store.pauses.createPause(pause);
     await store.pauses.setCardTs(pause.id, '1.000100', T0);
     // Carol approves through @oncall: her click waits for Slack to say who is in it.
-    let answerMembers: (members: string[]) => void = () => {};
-    const members = new Promise<string[]>((resolve) => {
-      answerMembers = resolve;
-    });
+    const { directory, answerMembers } = heldUsergroupDirectory();
     const { adk, sessions } = quietAdk();
     const { workflow } = composeWorkflow({
       store,
       adk,
       slack: quietSlackPort(),
-      directory: { usergroupMembers: () => members, channelMembers: async () => [] },
+      directory,
       policy: () => policyOf(`defaults:\n  approvers: [${ONCALL}]\n`),
       clock: () => T0 + 10,
       ...workflowTestDefaults,
