@@ -53,6 +53,11 @@ export type Refusal =
   | { kind: 'decision_failed'; reference?: string | undefined }
   /** Redis took the vote but never answered: it may be recorded. The app checks and says. */
   | { kind: 'outcome_unknown' }
+  /**
+   * Others' decisions kept changing the request between each check of the click and its vote:
+   * nothing was recorded (a vote is only applied to the request as it was checked).
+   */
+  | { kind: 'changed_meanwhile' }
   /** The run could not start its thread in this channel; `code` is Slack's error. */
   | { kind: 'cannot_post_here'; code: string };
 

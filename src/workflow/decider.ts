@@ -40,10 +40,11 @@ const refuse = (refusal: Refusal) => ({ kind: 'refused', refusal }) as const;
 
 /**
  * Checks and votes of one click while the pause keeps changing under them (other votes landing
- * between a check and its vote): the last vote is applied to the pause as it is then, as every
- * vote was before checks carried a version.
+ * between a check and its vote). Every vote carries the version it was checked at, so none is
+ * applied to a pause it was not checked on: after this many stale answers the click is refused
+ * (`changed_meanwhile`), nothing recorded.
  */
-const CHECKED_VOTE_TRIES = 3;
+export const CHECKED_VOTE_TRIES = 5;
 
 /**
  * Step 5 of the flow: checks the voter against the current policy (`ApprovalChecks`), applies
@@ -91,13 +92,12 @@ export class Decider {
       }
       const { check } = allowed;
       const vote = withVoterName(onBehalf(request, check.onBehalfOf), await name);
-      const checkedGatesVersion = tries < CHECKED_VOTE_TRIES ? gatesVersion(check.view) : undefined;
       // Should this vote decide the pause, its resume is claimed in the same step.
       const resumeClaim = this.deps.resumes.leaseAhead(check.view);
       const now = this.deps.clock();
       const result = await this.deps.store.pauses.vote({
         ...vote,
-        ...(checkedGatesVersion === undefined ? {} : { checkedGatesVersion }),
+        checkedGatesVersion: gatesVersion(check.view),
         ...(resumeClaim === undefined ? {} : { resumeClaim }),
         now,
       });
@@ -107,6 +107,14 @@ export class Decider {
         continue;
       }
       if (result.kind !== 'stale') return this.settle(vote, result, now, resumeClaim);
+      if (tries >= CHECKED_VOTE_TRIES) {
+        this.deps.log.warn('vote refused: the pause kept changing between its checks and votes', {
+          pauseId,
+          callId,
+          tries,
+        });
+        return refuse({ kind: 'changed_meanwhile' });
+      }
       this.deps.log.debug('vote checked again: a gate changed since its check', {
         pauseId,
         callId,

@@ -7,7 +7,7 @@ import type { ApprovalStore } from '../../src/approvals/store.js';
 import type { VoteInput } from '../../src/approvals/store-roles/pauses.js';
 import { noMetrics } from '../../src/metrics.js';
 import { ApprovalChecks } from '../../src/workflow/approval-checks.js';
-import { Decider } from '../../src/workflow/decider.js';
+import { CHECKED_VOTE_TRIES, Decider } from '../../src/workflow/decider.js';
 import { firstCallId, newPause, policy, T0 } from '../approvals/store/fixtures.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../support/redis.js';
 import { policyOf, workflowTestDefaults } from '../support/workflow.js';
@@ -30,6 +30,12 @@ const bobToCarol: Delegation = {
   endsAt: T0 + HOUR,
   setAt: T0 - HOUR,
 };
+/** Approvers who vote elsewhere while this replica's click is checked. */
+const OTHERS = ['U1', 'U2', 'U3', 'U4', 'U5', 'U6', 'U7'];
+/** Every one of `ids` must approve (the policy in force says the same: see POLICY). */
+function quorumOf(ids: readonly string[]) {
+  return policy({ approvers: ids.map((id) => ({ kind: 'user', id })), quorum: ids.length });
+}
 const twoOfBobAndEve = policy({
   approvers: [
     { kind: 'user', id: 'UBOB' },
@@ -56,8 +62,11 @@ afterEach(async () => {
   redis.disconnect();
 });
 
-/** This replica's decider, counting its reads of pauses and the versions its votes carry. */
-async function deciderHere() {
+/**
+ * This replica's decider, counting its reads of pauses and the versions its votes carry.
+ * `beforeVote(n)`: what happens elsewhere just before its nth vote is sent (after its check).
+ */
+async function deciderHere(beforeVote?: (n: number) => Promise<unknown>) {
   const reads: string[] = [];
   const votes: VoteInput[] = [];
   const pauses = {
@@ -66,8 +75,9 @@ async function deciderHere() {
       return here.pauses.getPause(pauseId);
     },
     recentPause: (pauseId: string) => here.pauses.recentPause(pauseId),
-    vote: (input: VoteInput) => {
+    vote: async (input: VoteInput) => {
       votes.push(input);
+      await beforeVote?.(votes.length);
       return here.pauses.vote(input);
     },
     voteAll: here.pauses.voteAll.bind(here.pauses),
@@ -164,5 +174,72 @@ describe('a click checked on the pause as this replica saw it', () => {
     const reply = await decider.vote({ ...bob, choice: 'approve' });
     expect(reply).toMatchObject({ kind: 'refused', refusal: { kind: 'pause_gone' } });
     expect(reads).toEqual([input.id]);
+  });
+
+  // Before each of Carol's first tries another approver's vote lands elsewhere; before try
+  // `bobAt`, Bob's own. Every try but the last leaves room for the check that follows a stale one.
+  it.each([2, 3, CHECKED_VOTE_TRIES - 1])(
+    "every try is checked: Bob's own vote landing before try %i is not counted twice through Carol",
+    async (bobAt) => {
+      // Eve has not voted: the gate stays pending whatever lands.
+      const approvers = ['UBOB', 'UEVE', ...OTHERS.slice(0, bobAt - 1)];
+      const input = newPause({ policies: [quorumOf(approvers)] });
+      await here.pauses.createPause(input);
+      const callId = firstCallId(input);
+      const { decider, votes } = await deciderHere(async (n) => {
+        if (n > bobAt) return;
+        await elsewhere.pauses.vote({
+          pauseId: input.id,
+          callId,
+          voter: n < bobAt ? (OTHERS[n - 1] as string) : 'UBOB',
+          choice: 'approve',
+          now: T0 + n,
+        });
+      });
+      const reply = await decider.vote({
+        pauseId: input.id,
+        callId,
+        voter: 'UCAROL',
+        choice: 'approve',
+      });
+      // Checked once more on the pause as it is: Bob's vote is in, Carol cannot give it again.
+      expect(reply).toMatchObject({ kind: 'refused', refusal: { kind: 'already_voted' } });
+      expect(votes).toHaveLength(bobAt);
+      expect(votes.every((vote) => vote.checkedGatesVersion !== undefined)).toBe(true);
+      const after = await here.pauses.getPause(input.id);
+      expect(after?.gates[0]?.state).toBe('pending');
+      expect(after?.gates[0]?.votes.map((vote) => vote.onBehalfOf ?? vote.voter)).toEqual([
+        ...OTHERS.slice(0, bobAt - 1),
+        'UBOB',
+      ]);
+    },
+  );
+
+  it('a pause that changes before every try is refused as changed meanwhile, nothing recorded', async () => {
+    const approvers = ['UBOB', ...OTHERS];
+    const input = newPause({ policies: [quorumOf(approvers)] });
+    await here.pauses.createPause(input);
+    const callId = firstCallId(input);
+    const { decider, votes } = await deciderHere((n) =>
+      elsewhere.pauses.vote({
+        pauseId: input.id,
+        callId,
+        voter: OTHERS[n - 1] as string,
+        choice: 'approve',
+        now: T0 + n,
+      }),
+    );
+    const reply = await decider.vote({
+      pauseId: input.id,
+      callId,
+      voter: 'UBOB',
+      choice: 'approve',
+    });
+    expect(reply).toEqual({ kind: 'refused', refusal: { kind: 'changed_meanwhile' } });
+    expect(votes).toHaveLength(CHECKED_VOTE_TRIES);
+    const after = await here.pauses.getPause(input.id);
+    expect(after?.gates[0]?.votes.map((vote) => vote.voter)).toEqual(
+      OTHERS.slice(0, CHECKED_VOTE_TRIES),
+    );
   });
 });

@@ -106,6 +106,8 @@ export function refusalLine(refusal: Refusal): string {
       return `Something went wrong and your decision was not recorded. Nothing changed; try again in a moment.${referenceOf(refusal.reference)}`;
     case 'outcome_unknown':
       return 'The store did not answer in time, so I cannot tell yet whether your decision was recorded. I am checking, and will tell you here.';
+    case 'changed_meanwhile':
+      return 'Others were deciding this at the same moment, and it changed each time your vote was checked. Nothing was recorded; look at the card and try again.';
     case 'cannot_post_here':
       return refusal.code === 'not_in_channel' || refusal.code === 'channel_not_found'
         ? 'I cannot post in this channel. Invite me first (`/invite @adk-approvals`), then run the command again.'

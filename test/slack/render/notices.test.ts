@@ -49,6 +49,12 @@ describe('ephemeral refusals', () => {
     );
   });
 
+  it('says a vote that kept meeting a changed request was not recorded, and to try again', () => {
+    expect(say({ kind: 'changed_meanwhile' })).toBe(
+      ':no_entry: Others were deciding this at the same moment, and it changed each time your vote was checked. Nothing was recorded; look at the card and try again.',
+    );
+  });
+
   it('refuses self-approval', () => {
     expect(say({ kind: 'self_approval' })).toContain(
       'does not let you approve or reject it yourself. To call it off, use Withdraw',
