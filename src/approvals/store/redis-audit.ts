@@ -66,10 +66,10 @@ export interface StreamEntry {
 
 /**
  * Appends sealed entries to the global audit stream, in order, as `readAuditStream` reads them
- * back; nothing when there are none. One XADD for them all: the first line with its own fields,
- * as every version writes an entry of one line, and the others after it in `MORE_LINES_FIELD`
- * (their lines say their pause, time and facts). `maxLen`: the stream's approximate cap in
- * entries, 0 for none (the retention trims it by age).
+ * back; nothing when there are none. One XADD for every `STREAM_ENTRY_MAX_LINES` lines, sent
+ * together: the first line with its own fields, as every version writes an entry of one line,
+ * and the others after it in `MORE_LINES_FIELD` (their lines say their pause, time and facts).
+ * `maxLen`: the stream's approximate cap in entries, 0 for none (the retention trims it by age).
  */
 export async function appendToAuditStream(
   redis: RedisClient,
@@ -77,18 +77,29 @@ export async function appendToAuditStream(
   maxLen: number,
   entries: readonly StreamEntry[],
 ): Promise<void> {
-  const [first, ...more] = entries;
-  if (first === undefined) return;
-  const { pauseId, entry, at } = first;
   const cap = maxLen === 0 ? [] : ['MAXLEN', '~', String(maxLen)];
-  const fields = ['at', at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
-  if (entry.callId !== '') fields.push('callId', entry.callId);
-  if (entry.detail !== '') fields.push('detail', entry.detail);
-  fields.push('line', entry.line);
-  if (more.length > 0)
-    fields.push(MORE_LINES_FIELD, more.map((next) => next.entry.line).join('\n'));
-  await redis.call('XADD', key, ...cap, '*', ...fields);
+  const writes: Promise<unknown>[] = [];
+  for (let at = 0; at < entries.length; at += STREAM_ENTRY_MAX_LINES) {
+    const [first, ...more] = entries.slice(at, at + STREAM_ENTRY_MAX_LINES);
+    if (first === undefined) break;
+    const { pauseId, entry } = first;
+    const fields = ['at', first.at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
+    if (entry.callId !== '') fields.push('callId', entry.callId);
+    if (entry.detail !== '') fields.push('detail', entry.detail);
+    fields.push('line', entry.line);
+    if (more.length > 0)
+      fields.push(MORE_LINES_FIELD, more.map((next) => next.entry.line).join('\n'));
+    writes.push(redis.call('XADD', key, ...cap, '*', ...fields));
+  }
+  await Promise.all(writes);
 }
+
+/**
+ * The most lines one stream entry holds: a burst of transitions copied together is a few
+ * entries, not one of hundreds of lines that every page of an export starting inside it would
+ * read whole again.
+ */
+export const STREAM_ENTRY_MAX_LINES = 64;
 
 /**
  * The stream entry field holding the lines after its first, `\n`-joined: a write of several
@@ -112,6 +123,11 @@ export function streamPosition(after: string): { start: string; skipLines: numbe
  * The global audit stream, oldest first, `count` lines at most from `start` (a stream range
  * start; `skipLines` lines of its first entry were read already); ids are stream ids, and
  * `<stream id>.<k>` for the lines after an entry's first.
+ *
+ * Entries hold one line or many (up to `STREAM_ENTRY_MAX_LINES`, and more in entries written
+ * before that cap), so the range is read in steps: first `FIRST_READ_ENTRIES` entries, then as
+ * many as the lines still wanted would take at the lines per entry seen so far. A page reads
+ * about the lines it returns, never every line of `count` entries.
  */
 export async function readAuditStream(
   redis: RedisClient,
@@ -121,18 +137,34 @@ export async function readAuditStream(
   end = '+',
   skipLines = 0,
 ): Promise<AuditEntry[]> {
-  // Every entry holds a line at least: count + 1 entries hold count lines past those skipped.
-  const raw = await redisCall(`read ${key}`, () =>
-    redis.xrange(key, start, end, 'COUNT', count + (skipLines > 0 ? 1 : 0)),
-  );
-  const parsed = streamSchema.safeParse(raw);
-  if (!parsed.success) throw new StoreError('corrupt_record', `${key} is not an audit stream`);
-  const lines = parsed.data.flatMap(([id, flat], index) => {
-    const all = streamEntryLines(key, id, flat);
-    return index === 0 && id === start ? all.slice(skipLines) : all;
-  });
+  const lines: AuditEntry[] = [];
+  let from = start;
+  let skip = skipLines;
+  let entries = Math.min(count, FIRST_READ_ENTRIES);
+  while (lines.length < count) {
+    // The first entry may be read already in full (`skip`): one more, then.
+    const asked = entries + (skip > 0 ? 1 : 0);
+    const raw = await redisCall(`read ${key}`, () => redis.xrange(key, from, end, 'COUNT', asked));
+    const parsed = streamSchema.safeParse(raw);
+    if (!parsed.success) throw new StoreError('corrupt_record', `${key} is not an audit stream`);
+    let read = 0;
+    for (const [index, [id, flat]] of parsed.data.entries()) {
+      const all = streamEntryLines(key, id, flat);
+      read += all.length;
+      lines.push(...(index === 0 && skip > 0 && id === from ? all.slice(skip) : all));
+    }
+    const last = parsed.data.at(-1);
+    if (last === undefined || parsed.data.length < asked) break;
+    const linesPerEntry = read / parsed.data.length;
+    entries = Math.max(1, Math.ceil((count - lines.length) / linesPerEntry));
+    from = `(${last[0]}`;
+    skip = 0;
+  }
   return lines.slice(0, count);
 }
+
+/** The entries a stream read asks for first, before it knows how many lines they hold. */
+const FIRST_READ_ENTRIES = 8;
 
 /** A stream entry's lines: its own fields, then each line of `more`, read from the line. */
 function streamEntryLines(key: string, id: string, flat: readonly string[]): AuditEntry[] {

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { AUDIT_CURSOR_KIND, auditExportLines } from '../../../src/approvals/audit-export.js';
 import { AuditVerifier } from '../../../src/approvals/audit-verify.js';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
-import { MORE_LINES_FIELD } from '../../../src/approvals/store/redis-audit.js';
+import {
+  appendToAuditStream,
+  MORE_LINES_FIELD,
+  STREAM_ENTRY_MAX_LINES,
+} from '../../../src/approvals/store/redis-audit.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { chain } from '../../support/audit-lines.js';
@@ -126,5 +130,60 @@ describe('the audit stream: entries of one line and of several', () => {
     expect(cursor.kind).toBe(AUDIT_CURSOR_KIND);
     const second = await collect(cursor.nextCursor);
     expect(second.slice(0, 2)).toEqual(written.slice(2, 4));
+  });
+
+  it('lines copied together go in entries of at most STREAM_ENTRY_MAX_LINES lines, read back in order', async () => {
+    const lines = chain('p-burst', 2 * STREAM_ENTRY_MAX_LINES + 22);
+    const key = storeKeys(keyPrefix).audit;
+    await appendToAuditStream(
+      redis,
+      key,
+      0,
+      lines.map((line) => {
+        const facts = JSON.parse(line) as { event: string; actor: string; callId?: string };
+        const entry = { ...facts, callId: facts.callId ?? '', detail: '', line };
+        return { pauseId: 'p-burst', entry, at: '1000' };
+      }),
+    );
+    expect(await redis.xlen(key)).toBe(3);
+    const read = await store.audit.readAudit({ count: lines.length + 10 });
+    expect(read.map((entry) => entry.line)).toEqual(lines);
+  });
+
+  it('a page reads about the lines it returns, even from entries of many lines', async () => {
+    // Entries of 100 lines each, as a version before the cap wrote a burst.
+    const all: string[] = [];
+    for (let e = 0; e < 60; e += 1) {
+      const lines = chain(`p-${e}`, 100);
+      await addEntry(lines);
+      all.push(...lines);
+    }
+    let fetched = 0;
+    const xrange = redis.xrange.bind(redis);
+    redis.xrange = (async (...args: Parameters<typeof xrange>) => {
+      const entries = await xrange(...args);
+      for (const [, fields] of entries) {
+        const more = fields[fields.indexOf(MORE_LINES_FIELD) + 1] ?? '';
+        fetched += 1 + (more === '' ? 0 : more.split('\n').length);
+      }
+      return entries;
+    }) as typeof redis.xrange;
+    try {
+      const first = await store.audit.readAuditPage({ limit: 500 });
+      expect(first.map((entry) => entry.line)).toEqual(all.slice(0, 500));
+      expect(fetched).toBeLessThanOrEqual(1_000);
+      // The whole stream, 500 lines a page, each page starting where the last one stopped.
+      const seen = first.map((entry) => entry.line);
+      let after = first.at(-1)?.id;
+      while (after !== undefined) {
+        const page = await store.audit.readAuditPage({ limit: 500, after });
+        seen.push(...page.map((entry) => entry.line));
+        after = page.length < 500 ? undefined : page.at(-1)?.id;
+      }
+      expect(seen).toEqual(all);
+      expect(fetched).toBeLessThanOrEqual(2.5 * all.length);
+    } finally {
+      redis.xrange = xrange;
+    }
   });
 });
