@@ -102,9 +102,10 @@ export async function appendToAuditStream(
 export const STREAM_ENTRY_MAX_LINES = 64;
 
 /**
- * The stream entry field holding the lines after its first, `\n`-joined: a write of several
- * lines (a batch of transitions, of one pause or several) is one entry. Its first line has the
- * fields an entry of one line has, so a reader that knows no `more` still reads that one.
+ * The stream entry field holding the lines after its first, `\n`-joined: lines written together
+ * (a batch of transitions, of one pause or several) are one entry per `STREAM_ENTRY_MAX_LINES`.
+ * Its first line has the fields an entry of one line has, so a reader that knows no `more` still
+ * reads that one.
  */
 export const MORE_LINES_FIELD = 'more';
 
