@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
  * <prefix>pending:requester:<userId>   zset   [pauseId, callId] of the user's own requests
  * <prefix>pending:channel-members      zset   [pauseId, callId] its card channel's members may approve
  * <prefix>audit                        stream every transition of every pause, its chain line
- *                                              included (lines written together: one entry per 64,
+ *                                              included (lines written together: one entry per 256,
  *                                              redis-audit.ts); trimmed by age (AUDIT_RETENTION)
  * <prefix>idempotency:<sha256 of key>  string the request an API idempotency key was first used for
  * <prefix>marker                       string when it was placed (and a loss found); gone = data lost

@@ -99,7 +99,7 @@ export async function appendToAuditStream(
  * entries, not one of hundreds of lines that every page of an export starting inside it would
  * read whole again.
  */
-export const STREAM_ENTRY_MAX_LINES = 64;
+export const STREAM_ENTRY_MAX_LINES = 256;
 
 /**
  * The stream entry field holding the lines after its first, `\n`-joined: lines written together
