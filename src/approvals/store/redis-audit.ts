@@ -96,8 +96,8 @@ export async function appendToAuditStream(
 
 /**
  * The most lines one stream entry holds: a burst of transitions copied together is a few
- * entries, not one of hundreds of lines that every page of an export starting inside it would
- * read whole again.
+ * entries, not one holding every line, which each page of an export starting inside it would
+ * read whole again. Much smaller entries cost memory: each large entry is a listpack of its own.
  */
 export const STREAM_ENTRY_MAX_LINES = 256;
 
