@@ -32,9 +32,21 @@ const bobToCarol: Delegation = {
 };
 /** Approvers who vote elsewhere while this replica's click is checked. */
 const OTHERS = ['U1', 'U2', 'U3', 'U4', 'U5', 'U6', 'U7'];
-/** Every one of `ids` must approve (the policy in force says the same: see POLICY). */
-function quorumOf(ids: readonly string[]) {
-  return policy({ approvers: ids.map((id) => ({ kind: 'user', id })), quorum: ids.length });
+/**
+ * A pause recorded here whose one gate every one of `approvers` must approve, and an approval of
+ * it by `voter` on the other replica (`n`: its place among them, for its time).
+ */
+async function gateOfAll(approvers: readonly string[]) {
+  const all = policy({
+    approvers: approvers.map((id) => ({ kind: 'user', id })),
+    quorum: approvers.length,
+  });
+  const input = newPause({ policies: [all] });
+  await here.pauses.createPause(input);
+  const ref = { pauseId: input.id, callId: firstCallId(input) };
+  const voteElsewhere = (voter: string, n: number) =>
+    elsewhere.pauses.vote({ ...ref, voter, choice: 'approve', now: T0 + n });
+  return { ref, voteElsewhere };
 }
 const twoOfBobAndEve = policy({
   approvers: [
@@ -182,31 +194,16 @@ describe('a click checked on the pause as this replica saw it', () => {
     "every try is checked: Bob's own vote landing before try %i is not counted twice through Carol",
     async (bobAt) => {
       // Eve has not voted: the gate stays pending whatever lands.
-      const approvers = ['UBOB', 'UEVE', ...OTHERS.slice(0, bobAt - 1)];
-      const input = newPause({ policies: [quorumOf(approvers)] });
-      await here.pauses.createPause(input);
-      const callId = firstCallId(input);
+      const gate = await gateOfAll(['UBOB', 'UEVE', ...OTHERS.slice(0, bobAt - 1)]);
       const { decider, votes } = await deciderHere(async (n) => {
-        if (n > bobAt) return;
-        await elsewhere.pauses.vote({
-          pauseId: input.id,
-          callId,
-          voter: n < bobAt ? (OTHERS[n - 1] as string) : 'UBOB',
-          choice: 'approve',
-          now: T0 + n,
-        });
+        if (n <= bobAt) await gate.voteElsewhere(n < bobAt ? (OTHERS[n - 1] as string) : 'UBOB', n);
       });
-      const reply = await decider.vote({
-        pauseId: input.id,
-        callId,
-        voter: 'UCAROL',
-        choice: 'approve',
-      });
+      const reply = await decider.vote({ ...gate.ref, voter: 'UCAROL', choice: 'approve' });
       // Checked once more on the pause as it is: Bob's vote is in, Carol cannot give it again.
       expect(reply).toMatchObject({ kind: 'refused', refusal: { kind: 'already_voted' } });
       expect(votes).toHaveLength(bobAt);
       expect(votes.every((vote) => vote.checkedGatesVersion !== undefined)).toBe(true);
-      const after = await here.pauses.getPause(input.id);
+      const after = await here.pauses.getPause(gate.ref.pauseId);
       expect(after?.gates[0]?.state).toBe('pending');
       expect(after?.gates[0]?.votes.map((vote) => vote.onBehalfOf ?? vote.voter)).toEqual([
         ...OTHERS.slice(0, bobAt - 1),
@@ -216,28 +213,14 @@ describe('a click checked on the pause as this replica saw it', () => {
   );
 
   it('a pause that changes before every try is refused as changed meanwhile, nothing recorded', async () => {
-    const approvers = ['UBOB', ...OTHERS];
-    const input = newPause({ policies: [quorumOf(approvers)] });
-    await here.pauses.createPause(input);
-    const callId = firstCallId(input);
+    const gate = await gateOfAll(['UBOB', ...OTHERS]);
     const { decider, votes } = await deciderHere((n) =>
-      elsewhere.pauses.vote({
-        pauseId: input.id,
-        callId,
-        voter: OTHERS[n - 1] as string,
-        choice: 'approve',
-        now: T0 + n,
-      }),
+      gate.voteElsewhere(OTHERS[n - 1] as string, n),
     );
-    const reply = await decider.vote({
-      pauseId: input.id,
-      callId,
-      voter: 'UBOB',
-      choice: 'approve',
-    });
+    const reply = await decider.vote({ ...gate.ref, voter: 'UBOB', choice: 'approve' });
     expect(reply).toEqual({ kind: 'refused', refusal: { kind: 'changed_meanwhile' } });
     expect(votes).toHaveLength(CHECKED_VOTE_TRIES);
-    const after = await here.pauses.getPause(input.id);
+    const after = await here.pauses.getPause(gate.ref.pauseId);
     expect(after?.gates[0]?.votes.map((vote) => vote.voter)).toEqual(
       OTHERS.slice(0, CHECKED_VOTE_TRIES),
     );
