@@ -46,6 +46,14 @@ export const gateSchema = z.object({
 });
 export type Gate = z.infer<typeof gateSchema>;
 
+/**
+ * The hint ADK gives a `requireConfirmation` tool's confirmation when the tool gives none: the
+ * same words in ADK JS and Python, with the tool's name.
+ */
+export function adkDefaultHint(toolName: string): string {
+  return `Please approve or reject the tool call ${toolName}() by responding with a FunctionResponse with an expected ToolConfirmation payload.`;
+}
+
 export function gateKind(gate: Pick<Gate, 'kind'>): GateKind {
   return gate.kind ?? 'confirmation';
 }

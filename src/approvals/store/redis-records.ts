@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { adkDefaultHint } from '../../adk/gate.js';
 import { jsonValueSchema, parseJsonText } from '../../json.js';
 import {
   type GateRecord,
@@ -33,7 +34,10 @@ type StoredPause = z.infer<typeof storedPauseSchema>;
 /**
  * The `record` of a gate: what never changes after creation. Its call id, pause id and creation
  * time are the pause's (its key, the pause's callIds and createdAt), so they are not stored again;
- * records written before this was so still carry them, and are read as they are.
+ * records written before this was so still carry them, and are read as they are. ADK's default
+ * hint (`adkDefaultHint`, 136 of a typical record's 336 bytes) is stored as `defaultHint: true`,
+ * rebuilt from the tool's name when read. A version that does not know the flag reads no hint,
+ * which shows the same: cards never show ADK's default hint.
  */
 const storedGateSchema = gateRecordSchema
   .omit({
@@ -44,7 +48,8 @@ const storedGateSchema = gateRecordSchema
     expiresAt: true,
     version: true,
   })
-  .partial({ confirmationCallId: true, pauseId: true, createdAt: true });
+  .partial({ confirmationCallId: true, pauseId: true, createdAt: true })
+  .extend({ defaultHint: z.literal(true).optional() });
 type StoredGate = z.infer<typeof storedGateSchema>;
 
 /** What a gate's record shares with its pause, for the fields it does not store. */
@@ -63,8 +68,11 @@ export function encodePause(input: NewPause, callIds: readonly string[]) {
 }
 
 export function encodeGate(gate: NewGate, now: number, app: string) {
-  const { policy, confirmationCallId: _, ...fields } = gate;
-  const record: StoredGate = fields;
+  const { policy, confirmationCallId: _, hint, ...fields } = gate;
+  const record: StoredGate =
+    hint === adkDefaultHint(gate.originalCall.name)
+      ? { ...fields, defaultHint: true }
+      : { ...fields, ...(hint === undefined ? {} : { hint }) };
   const expiresAt = gateExpiresAt(policy, now);
   return {
     callId: gate.confirmationCallId,
@@ -180,8 +188,12 @@ export function decodeGate(
     confirmationCallId = context.callId,
     pauseId = context.pauseId,
     createdAt = context.createdAt,
-    ...record
+    defaultHint,
+    ...stored
   } = hash.record;
+  const record = defaultHint
+    ? { ...stored, hint: adkDefaultHint(stored.originalCall.name) }
+    : stored;
   const decision =
     hash.decision === null
       ? undefined

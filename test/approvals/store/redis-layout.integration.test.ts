@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adkDefaultHint } from '../../../src/adk/gate.js';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
 import { indexMember } from '../../../src/approvals/store/redis-index-members.js';
@@ -7,6 +8,7 @@ import { recordedGates } from '../../../src/approvals/store/rules.js';
 import { NO_AUDIT_LIST_FIELD } from '../../../src/approvals/store/scripts/fields.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import type { NewPause } from '../../../src/approvals/store-roles/pauses.js';
+import { displayHint } from '../../../src/slack/render/hint.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
 import { APPROVER, callIdsOf, newPause, policy, T0 } from './fixtures.js';
 
@@ -174,5 +176,52 @@ describe('Redis: pauses recorded by the previous version', () => {
     expect(expired.map((gate) => [gate.callId, gate.state])).toEqual([
       [callIdsOf(input)[0], 'expired'],
     ]);
+  });
+});
+
+describe("Redis: ADK's default hint is stored as a flag", () => {
+  let redis: RedisClient;
+  let prefix: string;
+  let store: ApprovalStore;
+
+  beforeEach(async () => {
+    redis = await connectTestRedis();
+    prefix = randomPrefix();
+    store = openRedisStore({ redis, keyPrefix: prefix });
+  });
+  afterEach(async () => {
+    await deleteWithPrefix(redis, prefix);
+    redis.disconnect();
+  });
+
+  /** A gate's stored record, as JSON text. */
+  const storedGateRecord = async (pauseId: string, gateNumber: number) =>
+    (await redis.hget(storeKeys(prefix).pause(pauseId), `record:${gateNumber}`)) ?? '';
+
+  it('stores no text for it, and reads it back word for word; another hint is stored as written', async () => {
+    const input = newPause({ gates: 2 });
+    const [first, second] = input.gates;
+    if (!first || !second) throw new Error('two gates');
+    expect(first.hint).toBe(adkDefaultHint(first.originalCall.name));
+    const custom = 'Approve only after the change window opens.';
+    const withCustom = { ...input, gates: [first, { ...second, hint: custom }] };
+    await store.pauses.createPause(withCustom);
+
+    const stored = await storedGateRecord(input.id, 1);
+    expect(stored).not.toContain('Please approve or reject');
+    expect(JSON.parse(stored)).toMatchObject({ defaultHint: true });
+    expect(JSON.parse(await storedGateRecord(input.id, 2))).toMatchObject({ hint: custom });
+
+    const view = await store.pauses.getPause(input.id);
+    expect(view?.gates.map((gate) => gate.hint)).toEqual([first.hint, custom]);
+  });
+
+  it('a version that does not know the flag reads no hint, and its card shows what it shows today', () => {
+    // Cards leave ADK's default hint out (hint.ts): no hint and the default one look the same.
+    const hint = adkDefaultHint('transfer_money');
+    expect(displayHint(hint)).toBeUndefined();
+    expect(displayHint(undefined)).toBeUndefined();
+    expect(displayHint(`${hint} `)).toBeUndefined();
+    expect(displayHint('Approve only after the change window opens.')).toBeDefined();
   });
 });
