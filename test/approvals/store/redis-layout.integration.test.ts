@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adkDefaultHint } from '../../../src/adk/gate.js';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
@@ -9,7 +9,7 @@ import { NO_AUDIT_LIST_FIELD } from '../../../src/approvals/store/scripts/fields
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import type { NewPause } from '../../../src/approvals/store-roles/pauses.js';
 import { displayHint } from '../../../src/slack/render/hint.js';
-import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
+import { deleteWithPrefix, randomPrefix, redisStoreForEachTest } from '../../support/redis.js';
 import { APPROVER, callIdsOf, newPause, policy, T0 } from './fixtures.js';
 
 /**
@@ -68,15 +68,8 @@ describe('Redis: pauses recorded by the previous version', () => {
   let redis: RedisClient;
   let prefix: string;
   let store: ApprovalStore;
-
-  beforeEach(async () => {
-    redis = await connectTestRedis();
-    prefix = randomPrefix();
-    store = openRedisStore({ redis, keyPrefix: prefix });
-  });
-  afterEach(async () => {
-    await deleteWithPrefix(redis, prefix);
-    redis.disconnect();
+  redisStoreForEachTest((opened) => {
+    ({ redis, keyPrefix: prefix, store } = opened);
   });
 
   it('reads a pending pause written in the first layout as the same view a new pause has', async () => {
@@ -183,15 +176,8 @@ describe("Redis: ADK's default hint is stored as a flag", () => {
   let redis: RedisClient;
   let prefix: string;
   let store: ApprovalStore;
-
-  beforeEach(async () => {
-    redis = await connectTestRedis();
-    prefix = randomPrefix();
-    store = openRedisStore({ redis, keyPrefix: prefix });
-  });
-  afterEach(async () => {
-    await deleteWithPrefix(redis, prefix);
-    redis.disconnect();
+  redisStoreForEachTest((opened) => {
+    ({ redis, keyPrefix: prefix, store } = opened);
   });
 
   /** A gate's stored record, as JSON text. */
