@@ -29,6 +29,12 @@ export interface HttpRequest {
  * went through `fetch`, whose web streams cost a run's stream several times the CPU of a Node
  * stream. An abort after the whole body was read does nothing: the connection then belongs to
  * the next request.
+ *
+ * A kept-alive connection can be closed by the server (its idle timeout) just as a request is
+ * written on it: the request then fails with a reset before any answer, and the server never saw
+ * it. A `GET` that fails so is sent again on another connection; a `POST` is not, since a reset
+ * cannot tell a closed idle connection from a server that failed while running the request, and
+ * its callers decide (a resume first asks the session whether its answer arrived).
  */
 export class HttpTransport {
   private readonly base: URL;
@@ -44,11 +50,23 @@ export class HttpTransport {
     this.request = secure ? https.request : http.request;
   }
 
-  send({ method, path, headers, body, signal }: HttpRequest): Promise<HttpAnswer> {
+  async send(request: HttpRequest): Promise<HttpAnswer> {
+    for (;;) {
+      const attempt = await this.attempt(request);
+      if (attempt.answer !== undefined) return attempt.answer;
+      if (!(request.method === 'GET' && attempt.onStaleConnection)) throw attempt.error;
+    }
+  }
+
+  /**
+   * One try. `onStaleConnection`: it failed with a reset before any answer on a connection kept
+   * alive from an earlier request, which is then closed; each retry uses up one such connection.
+   */
+  private attempt({ method, path, headers, body, signal }: HttpRequest): Promise<Attempt> {
     const url = new URL(`${this.base.pathname.replace(/\/+$/, '')}${path}`, this.base);
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
       if (signal.aborted) {
-        reject(abortReason(signal));
+        resolve({ error: abortReason(signal), onStaleConnection: false });
         return;
       }
       const request = this.request(url, {
@@ -62,19 +80,22 @@ export class HttpTransport {
       const release = () => signal.removeEventListener('abort', onAbort);
       request.on('error', (error) => {
         release();
-        reject(error);
+        const stale = request.reusedSocket && !signal.aborted && isReset(error);
+        resolve({ error, onStaleConnection: stale });
       });
       request.on('response', (response) => {
         response.once('end', release);
         response.once('close', release);
         const status = response.statusCode ?? 0;
         resolve({
-          status,
-          statusText: response.statusMessage ?? '',
-          ok: status >= 200 && status < 300,
-          contentType: headerText(response.headers['content-type']),
-          body: response,
-          text: () => readText(response),
+          answer: {
+            status,
+            statusText: response.statusMessage ?? '',
+            ok: status >= 200 && status < 300,
+            contentType: headerText(response.headers['content-type']),
+            body: response,
+            text: () => readText(response),
+          },
         });
       });
       request.end(body);
@@ -85,6 +106,15 @@ export class HttpTransport {
   close(): void {
     this.agent.destroy();
   }
+}
+
+type Attempt =
+  | { answer: HttpAnswer; error?: never; onStaleConnection?: never }
+  | { answer?: never; error: Error; onStaleConnection: boolean };
+
+function isReset(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 function abortReason(signal: AbortSignal): Error {

@@ -461,7 +461,48 @@ describe('AdkClient connections', () => {
     expect(ports.size).toBe(1);
     adk.close();
   });
+
+  it('sends a read again on a new connection when the kept-alive one it went out on was closed unanswered', async () => {
+    const { baseUrl, received } = await serve(closingReusedConnections(json(200, SESSION)));
+    const adk = client(baseUrl);
+    await adk.getSession('payments', 'u1', 's1');
+    const session = await adk.getSession('payments', 'u1', 's1');
+    expect(session.id).toBe('s1');
+    expect(received).toHaveLength(3);
+    const [first, closed, again] = received.map((request) => request.remotePort);
+    expect(closed).toBe(first);
+    expect(again).not.toBe(first);
+    adk.close();
+  });
+
+  it('does not send a run again when its kept-alive connection was closed unanswered: the caller decides', async () => {
+    const { baseUrl, received } = await serve(closingReusedConnections(sse(EVENT)));
+    const adk = client(baseUrl);
+    await collect(adk.runSse(RUN));
+    const error = await failure(collect(adk.runSse(RUN)));
+    expect(error.reason).toBe('network');
+    expect(received).toHaveLength(2);
+    adk.close();
+  });
 });
+
+const SESSION = { id: 's1', appName: 'payments', userId: 'u1', state: {}, events: [] };
+
+/**
+ * Answers the first request on each connection, and closes the connection on any later one
+ * without answering: what a server's idle timeout does to a request written just as it fires.
+ */
+function closingReusedConnections(answer: Handler): Handler {
+  const answered = new WeakSet<object>();
+  return (req, res) => {
+    if (answered.has(req.socket)) {
+      req.socket.destroy();
+      return;
+    }
+    answered.add(req.socket);
+    answer(req, res);
+  };
+}
 
 async function collectInto(run: AsyncIterable<RunItem>, items: RunItem[]): Promise<void> {
   for await (const item of run) items.push(item);
