@@ -25,6 +25,14 @@ export interface HttpRequest {
 }
 
 /**
+ * How long a connection is kept unused: under the idle timeout of the servers ADK runs on (Node's
+ * and uvicorn's are 5 s), so that the client closes it first. Node's agent would otherwise keep it
+ * without a limit whenever the answer carried no `Keep-Alive: timeout` hint, as an event stream's
+ * does not, and the next request could go out on it as the server closes it.
+ */
+export const KEPT_ALIVE_MS = 4_000;
+
+/**
  * Requests to one server on `node:http(s)`, connections kept alive between them. The ADK client
  * went through `fetch`, whose web streams cost a run's stream several times the CPU of a Node
  * stream. An abort after the whole body was read does nothing: the connection then belongs to
@@ -41,12 +49,15 @@ export class HttpTransport {
   private readonly agent: http.Agent;
   private readonly request: typeof http.request;
 
-  constructor(baseUrl: string) {
+  /** `keptAliveMs`: how long a connection waits unused for the next request before it is closed. */
+  constructor(baseUrl: string, keptAliveMs = KEPT_ALIVE_MS) {
     this.base = new URL(baseUrl);
     const secure = this.base.protocol === 'https:';
-    this.agent = secure
-      ? new https.Agent({ keepAlive: true })
-      : new http.Agent({ keepAlive: true });
+    // `timeout` closes a connection left unused that long (a hint the server sends may shorten
+    // it); during a request it only raises an event nobody listens to: the call's own limits
+    // (CallScope) end a request.
+    const options = { keepAlive: true, timeout: keptAliveMs };
+    this.agent = secure ? new https.Agent(options) : new http.Agent(options);
     this.request = secure ? https.request : http.request;
   }
 

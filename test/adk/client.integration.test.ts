@@ -462,6 +462,31 @@ describe('AdkClient connections', () => {
     adk.close();
   });
 
+  it('closes a connection left unused for keptAliveMs, before the server would: the next call opens another', async () => {
+    const { baseUrl, received } = await serve(json(200, SESSION));
+    const adk = client(baseUrl, { keptAliveMs: 100 });
+    await adk.getSession('payments', 'u1', 's1');
+    await adk.getSession('payments', 'u1', 's1');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await adk.getSession('payments', 'u1', 's1');
+    const [first, soon, later] = received.map((request) => request.remotePort);
+    expect(soon).toBe(first);
+    expect(later).not.toBe(first);
+    adk.close();
+  });
+
+  it('keeps a run going while its server is quiet for longer than keptAliveMs', async () => {
+    const { baseUrl } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${EVENT}\n\n`);
+      setTimeout(() => res.end(`data: ${EVENT}\n\n`), 300);
+    });
+    const adk = client(baseUrl, { keptAliveMs: 50 });
+    const items = await collect(adk.runSse(RUN));
+    expect(items.map((item) => item.type)).toEqual(['event', 'event']);
+    adk.close();
+  });
+
   it('sends a read again on a new connection when the kept-alive one it went out on was closed unanswered', async () => {
     const { baseUrl, received } = await serve(closingReusedConnections(json(200, SESSION)));
     const adk = client(baseUrl);
