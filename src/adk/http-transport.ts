@@ -39,10 +39,10 @@ export const KEPT_ALIVE_MS = 4_000;
  * the next request.
  *
  * A kept-alive connection can be closed by the server (its idle timeout) just as a request is
- * written on it: the request then fails with a reset before any answer, and the server never saw
- * it. A `GET` that fails so is sent again on another connection; a `POST` is not, since a reset
- * cannot tell a closed idle connection from a server that failed while running the request, and
- * its callers decide (a resume first asks the session whether its answer arrived).
+ * written on it: the request then fails with a reset before any answer, unseen by the server. A
+ * `GET` that fails so is sent again on another connection; a `POST` is not, since the same reset
+ * comes from a server that failed while running the request, and its callers decide (a resume
+ * first asks the session whether its answer arrived).
  */
 export class HttpTransport {
   private readonly base: URL;
