@@ -61,7 +61,8 @@ const MAX_SOCKETS = 32;
  * as JSON strings, the token as a bearer header) and throws the same kinds of errors, at about a
  * fifth of the CPU per call: `WebClient` goes through axios and `fetch` through web streams.
  * Rate limits are the caller's (a 429 throws at once); failed connections, timeouts and 5xx
- * answers are retried a few times, as `WebClient` was set to.
+ * answers are retried a few times, as `WebClient` was set to. A call that went out on a kept-alive
+ * connection just as Slack closed it is sent again at once: waiting would only delay it.
  */
 export class SlackHttpClient implements SlackApiCaller {
   private readonly base: URL;
@@ -85,6 +86,12 @@ export class SlackHttpClient implements SlackApiCaller {
       try {
         return await this.once(method, body);
       } catch (error) {
+        // Slack closed the kept-alive connection as the call went out on it: at once, on another,
+        // and not counted (each such try uses up one of the connections kept).
+        if (error instanceof StaleConnectionError) {
+          attempt -= 1;
+          continue;
+        }
         const retryable = error instanceof RetryableError;
         if (!retryable || attempt >= this.options.retries) {
           throw retryable ? new SlackRequestError(error.message, { cause: error }) : error;
@@ -103,6 +110,7 @@ export class SlackHttpClient implements SlackApiCaller {
   private once(method: string, body: string): Promise<Record<string, unknown>> {
     const url = new URL(method, this.base);
     return new Promise((resolve, reject) => {
+      let answered = false;
       const request = this.request(
         url,
         {
@@ -116,6 +124,7 @@ export class SlackHttpClient implements SlackApiCaller {
           },
         },
         (response) => {
+          answered = true;
           const chunks: Buffer[] = [];
           let size = 0;
           response.on('data', (chunk: Buffer) => {
@@ -140,7 +149,10 @@ export class SlackHttpClient implements SlackApiCaller {
       request.on('timeout', () => {
         request.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`));
       });
-      request.on('error', (error) => reject(failureOf(method, error)));
+      request.on('error', (error) => {
+        const stale = request.reusedSocket && !answered && isReset(error);
+        reject(stale ? new StaleConnectionError(method) : failureOf(method, error));
+      });
       request.end(body);
     });
   }
@@ -148,6 +160,18 @@ export class SlackHttpClient implements SlackApiCaller {
 
 /** A failure worth another try (the connection, a timeout, Slack's 5xx). */
 class RetryableError extends Error {}
+
+/** A reset before any answer on a connection kept alive from an earlier call. */
+class StaleConnectionError extends Error {
+  constructor(method: string) {
+    super(`${method}: the kept-alive connection was closed`);
+  }
+}
+
+function isReset(error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
 
 /** A broken connection is worth another try; an answer too large to read is not. */
 function failureOf(method: string, error: Error): Error {

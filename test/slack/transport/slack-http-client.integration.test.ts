@@ -171,6 +171,25 @@ describe('the Slack HTTP client when Slack fails', () => {
     expect(requests).toBe(1);
   });
 
+  it('sends a call again at once, and without counting it, when Slack closed the kept-alive connection as it went out', async () => {
+    answering([200]);
+    const answered = new WeakSet<object>();
+    const answerFirst = answer;
+    // Each connection answers its first call and is closed, unanswered, on the next.
+    answer = (request, response) => {
+      if (answered.has(request.socket)) {
+        request.socket.destroy();
+        return;
+      }
+      answered.add(request.socket);
+      answerFirst(request, response);
+    };
+    const slack = client({ token: 'xoxb-t', apiUrl: url, retries: 0, retryDelayMs: 60_000 });
+    await slack.apiCall('chat.update', {});
+    await expect(slack.apiCall('chat.update', {})).resolves.toMatchObject({ ok: true });
+    expect(requests).toBe(3);
+  });
+
   it('fails a refused connection as a request error after its retries', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
