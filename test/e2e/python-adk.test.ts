@@ -30,6 +30,12 @@ const KEY = `key-${randomBytes(12).toString('hex')}`;
 const SECRET = randomBytes(24).toString('hex');
 const DRIVER = fileURLToPath(new URL('../python-adk/run_with_plugin.py', import.meta.url));
 
+/**
+ * A test's limit. Each starts a Python process that imports google-adk: about 3 s on a quiet
+ * machine, 20–45 s seen with the whole suite on 2 cores and a third process busy.
+ */
+const PYTHON_TEST_MS = 120_000;
+
 let harness: Harness;
 /** The app's spans (tracing on, the real SDK, kept in memory). */
 const spans = new InMemorySpanExporter();
@@ -167,7 +173,7 @@ async function approveCard(pauseId: string, actionId: string): Promise<void> {
 
 describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-adk Runner', () => {
   it('a gated FunctionTool becomes one card; the approval resumes the runner and the tool runs once', {
-    timeout: 60_000,
+    timeout: PYTHON_TEST_MS,
   }, async () => {
     const run = drive('approve', 'transfer 300');
     const paused = await run.step('paused');
@@ -183,7 +189,7 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
   });
 
   it('the plugin sends the run’s traceparent: the approval’s spans join the agent’s trace, under its invocation span', {
-    timeout: 60_000,
+    timeout: PYTHON_TEST_MS,
   }, async () => {
     const run = drive('traced', 'transfer 301');
     const paused = await run.step('paused');
@@ -210,7 +216,7 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
   });
 
   it('two gated calls in one model turn give one card, and each tool runs once', {
-    timeout: 60_000,
+    timeout: PYTHON_TEST_MS,
   }, async () => {
     const run = drive('approve', 'transfer 5 and transfer 7');
     const paused = await run.step('paused');
@@ -226,7 +232,7 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
   });
 
   it('adk api_server --extra_plugins loads the plugin: a run there becomes one card, and the approval the app sends back runs the tool once', {
-    timeout: 60_000,
+    timeout: PYTHON_TEST_MS,
   }, async () => {
     const adk = new AdkClient({ baseUrl: pluginServer.url });
     const session = await adk.createSession('py_payments', 'u-api-server');
@@ -266,7 +272,7 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
   });
 
   it('as ADK SlackRunner runs it: the card goes into the thread the person wrote in, and the approval resumes the runner, whose answer is said there', {
-    timeout: 60_000,
+    timeout: PYTHON_TEST_MS,
   }, async () => {
     const asked = harness.sandbox.postAsPerson({ user: bob.id, channel: OPS, text: 'transfer 9' });
     const run = drive('slack-runner', 'transfer 9', OPS, asked.ts);
@@ -296,7 +302,7 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
   });
 
   it('a forged {confirmed: true} sent straight to the runner is refused, the tool does not run, and the card is closed', {
-    timeout: 60_000,
+    timeout: PYTHON_TEST_MS,
   }, async () => {
     const run = drive('forge', 'transfer 40');
     const paused = await run.step('paused');
@@ -312,7 +318,7 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
 
   it.each(['deny-only', 'off'])(
     'in %s mode a forged {confirmed: true} runs the tool, and the card closes with that fact: no buttons left, it says the call ran without an approval from here',
-    { timeout: 60_000 },
+    { timeout: PYTHON_TEST_MS },
     async (mode) => {
       const run = driveWith(
         { APPROVALS_ENFORCEMENT: mode },
@@ -333,7 +339,7 @@ describe.skipIf(PYTHON_ADK === undefined)('the Python plugin in a real google-ad
   );
 
   it('adk api_server --extra_plugins with the plugin misconfigured stops every run, saying why, instead of running the agent without it', {
-    timeout: 90_000,
+    timeout: PYTHON_TEST_MS + 30_000,
   }, async () => {
     // ADK's loader logs a plugin constructor's exception and carries on without the plugin: the
     // agent would run unguarded, its confirmations answerable by anyone who can reach it.
