@@ -119,7 +119,11 @@ async function outcomesOf(pauseId: string) {
 }
 
 describe('a runner in another process with the plugin (poll mode)', () => {
-  it('pauses, shows one card, resumes itself after the approval, runs the tool once and reports it', async () => {
+  // The runbook is a Node process of its own loading ADK: 2.4 s alone, 14-16 s with the whole
+  // suite on 2 cores, and past the default 20 s once in CI.
+  it('pauses, shows one card, resumes itself after the approval, runs the tool once and reports it', {
+    timeout: 60_000,
+  }, async () => {
     const child: ChildProcess = spawn(process.execPath, [RUNBOOK, 'restart payments-api'], {
       env: {
         ...process.env,
