@@ -42,7 +42,10 @@ export default defineConfig({
           name: 'integration',
           include: INTEGRATION,
           globalSetup: ['test/support/adk-server.global.ts'],
-          testTimeout: 20_000,
+          // A hang guard, not a speed check: in a fresh-clone CI run tests that take 2-4 s alone
+          // took 9-10 s (a stack or a child process started, 300 pauses recorded one by one),
+          // and one that spawns a runbook ran past 20 s.
+          testTimeout: 45_000,
           hookTimeout: 60_000,
         },
       },
