@@ -25,12 +25,18 @@ export interface HttpRequest {
 }
 
 /**
- * How long a connection is kept unused: under the idle timeout of the servers ADK runs on (Node's
- * and uvicorn's are 5 s), so that the client closes it first. Node's agent would otherwise keep it
+ * How long a connection is kept unused, so that the client closes it before the server does (a
+ * request could otherwise go out on it as the server closes it). Node's agent would keep it
  * without a limit whenever the answer carried no `Keep-Alive: timeout` hint, as an event stream's
- * does not, and the next request could go out on it as the server closes it.
+ * does not; a hint shortens it.
+ * - `http:`: the ADK server itself, whose idle timeout is 5 s (Node's and uvicorn's).
+ * - `https:`: most often a load balancer in front of it (by default Google's external ones keep
+ *   a connection 610 s, AWS's 60 s), where closing at 4 s would cost each human-paced resume a
+ *   TLS handshake.
  */
-export const KEPT_ALIVE_MS = 4_000;
+export function keptAliveMsFor(baseUrl: URL): number {
+  return baseUrl.protocol === 'https:' ? 55_000 : 4_000;
+}
 
 /**
  * Requests to one server on `node:http(s)`, connections kept alive between them. The ADK client
@@ -50,13 +56,13 @@ export class HttpTransport {
   private readonly request: typeof http.request;
 
   /** `keptAliveMs`: how long a connection waits unused for the next request before it is closed. */
-  constructor(baseUrl: string, keptAliveMs = KEPT_ALIVE_MS) {
+  constructor(baseUrl: string, keptAliveMs?: number) {
     this.base = new URL(baseUrl);
     const secure = this.base.protocol === 'https:';
     // `timeout` closes a connection left unused that long (a hint the server sends may shorten
     // it); during a request it only raises an event nobody listens to: the call's own limits
     // (CallScope) end a request.
-    const options = { keepAlive: true, timeout: keptAliveMs };
+    const options = { keepAlive: true, timeout: keptAliveMs ?? keptAliveMsFor(this.base) };
     this.agent = secure ? new https.Agent(options) : new http.Agent(options);
     this.request = secure ? https.request : http.request;
   }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdkClient, type AdkClientOptions, type RunItem } from '../../src/adk/client.js';
 import { AdkError } from '../../src/adk/errors.js';
+import { keptAliveMsFor } from '../../src/adk/http-transport.js';
 import { parseGates } from '../../src/adk/wire.js';
 import { loadCapture } from './capture.js';
 
@@ -473,6 +474,11 @@ describe('AdkClient connections', () => {
     expect(soon).toBe(first);
     expect(later).not.toBe(first);
     adk.close();
+  });
+
+  it('keeps a connection unused under the ADK server’s 5 s over http, and under a load balancer’s 60 s over https', () => {
+    expect(keptAliveMsFor(new URL('http://adk.internal:8000'))).toBe(4_000);
+    expect(keptAliveMsFor(new URL('https://agent-abc.a.run.app'))).toBe(55_000);
   });
 
   it('keeps a run going while its server is quiet for longer than keptAliveMs', async () => {
