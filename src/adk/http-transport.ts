@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isConnectionReset } from '../error-message.js';
 
 /** An HTTP answer as the ADK client reads it. */
 export interface HttpAnswer {
@@ -97,7 +98,7 @@ export class HttpTransport {
       const release = () => signal.removeEventListener('abort', onAbort);
       request.on('error', (error) => {
         release();
-        const stale = request.reusedSocket && !signal.aborted && isReset(error);
+        const stale = request.reusedSocket && !signal.aborted && isConnectionReset(error);
         resolve({ error, onStaleConnection: stale });
       });
       request.on('response', (response) => {
@@ -128,11 +129,6 @@ export class HttpTransport {
 type Attempt =
   | { answer: HttpAnswer; error?: never; onStaleConnection?: never }
   | { answer?: never; error: Error; onStaleConnection: boolean };
-
-function isReset(error: Error): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ECONNRESET' || code === 'EPIPE';
-}
 
 function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;

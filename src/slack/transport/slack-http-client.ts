@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isConnectionReset } from '../../error-message.js';
 import { parseJsonText } from '../../json.js';
 
 /** The one method of a Web API client the Slack port calls (`WebClient` has it too). */
@@ -150,7 +151,7 @@ export class SlackHttpClient implements SlackApiCaller {
         request.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`));
       });
       request.on('error', (error) => {
-        const stale = request.reusedSocket && !answered && isReset(error);
+        const stale = request.reusedSocket && !answered && isConnectionReset(error);
         reject(stale ? new StaleConnectionError(method) : failureOf(method, error));
       });
       request.end(body);
@@ -166,11 +167,6 @@ class StaleConnectionError extends Error {
   constructor(method: string) {
     super(`${method}: the kept-alive connection was closed`);
   }
-}
-
-function isReset(error: Error): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 /** A broken connection is worth another try; an answer too large to read is not. */
