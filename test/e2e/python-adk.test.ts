@@ -31,8 +31,9 @@ const SECRET = randomBytes(24).toString('hex');
 const DRIVER = fileURLToPath(new URL('../python-adk/run_with_plugin.py', import.meta.url));
 
 /**
- * A test's limit. Each starts a Python process that imports google-adk: about 3 s on a quiet
- * machine, 20–45 s seen with the whole suite on 2 cores and a third process busy.
+ * A test's limit. The first run may wait for the driver's import of google-adk (about 3 s on a
+ * quiet machine, 20–45 s seen with the whole suite on 2 cores and a third process busy), and the
+ * api_server tests start a Python process that imports it.
  */
 const PYTHON_TEST_MS = 120_000;
 
@@ -62,6 +63,7 @@ keys:
 `,
     spanExporter: spans,
   });
+  driver = startDriver(); // its import goes on while the api_server starts
   pluginServer = await startPythonAdkServer({
     port,
     extraPlugins: ['adk_slack_approvals.plugin.ApprovalsPlugin'],
@@ -76,6 +78,7 @@ keys:
 }, 120_000);
 
 afterAll(async () => {
+  driver?.kill();
   await harness?.stop();
   await pluginServer?.stop();
 });
@@ -102,16 +105,26 @@ function drive(
   return driveWith({}, scenario, prompt, ...extra);
 }
 
-/** `drive`, with more of the plugin's environment (e.g. `APPROVALS_ENFORCEMENT`). */
-function driveWith(
-  env: Record<string, string>,
-  scenario: 'approve' | 'traced' | 'forge' | 'slack-runner',
-  prompt: string,
-  ...extra: string[]
-) {
+/**
+ * One driver process (`run_with_plugin.py serve`) for the file: it imports google-adk once and
+ * forks a process per run, which then starts at once (an import alone is 3 s on a quiet
+ * machine, 20–45 s with the whole suite on 2 cores).
+ */
+let driver: ChildProcess | undefined;
+/** Each run's steps and end, by its id. */
+const runs = new Map<
+  string,
+  { onStep(step: Step): void; onExit(code: number, stderr: string): void }
+>();
+
+const driverLine = z.union([
+  z.object({ id: z.string(), exit: z.number(), stderr: z.string() }),
+  stepLine.extend({ id: z.string() }),
+]);
+
+function startDriver(): ChildProcess {
   if (PYTHON_ADK === undefined) throw new Error(PYTHON_ADK_SKIPPED);
-  const args = [DRIVER, scenario, prompt, ...extra];
-  const child: ChildProcess = spawn(`${PYTHON_ADK}/bin/python`, args, {
+  const child = spawn(`${PYTHON_ADK}/bin/python`, [DRIVER, 'serve'], {
     env: {
       ...process.env,
       APPROVALS_URL: `http://127.0.0.1:${harness.app.port}`,
@@ -119,22 +132,55 @@ function driveWith(
       APPROVALS_SIGNING_SECRET: SECRET,
       APPROVALS_RESUME: 'poll',
       APPROVALS_CHANNEL: OPS,
-      ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  const stderr: string[] = [];
-  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
-  const steps: Step[] = [];
-  const waiting = new Map<string, (step: Step) => void>();
+  // Its own output (import warnings) is shown only if it ends early.
+  const output: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString('utf8')));
   if (child.stdout) {
     createInterface({ input: child.stdout }).on('line', (line) => {
-      const step = stepLine.parse(JSON.parse(line));
-      steps.push(step);
-      waiting.get(step.step)?.(step);
+      const said = driverLine.parse(JSON.parse(line));
+      const run = runs.get(said.id);
+      if ('exit' in said) run?.onExit(said.exit, said.stderr);
+      else run?.onStep(said);
     });
   }
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  child.on('exit', (code) => {
+    const why = `the driver process exited (${code}): ${output.join('').slice(-4_000)}`;
+    for (const run of runs.values()) run.onExit(-1, why);
+  });
+  return child;
+}
+
+/** `drive`, with more of the plugin's environment (e.g. `APPROVALS_ENFORCEMENT`). */
+function driveWith(
+  env: Record<string, string>,
+  scenario: 'approve' | 'traced' | 'forge' | 'slack-runner',
+  prompt: string,
+  ...extra: string[]
+) {
+  driver ??= startDriver();
+  const id = randomBytes(6).toString('hex');
+  const stderr: string[] = [];
+  const steps: Step[] = [];
+  const waiting = new Map<string, (step: Step) => void>();
+  let ended: (code: number) => void = () => {};
+  const exited = new Promise<number>((resolve) => {
+    ended = resolve;
+  });
+  runs.set(id, {
+    onStep(step) {
+      steps.push(step);
+      waiting.get(step.step)?.(step);
+    },
+    onExit(code, text) {
+      stderr.push(text);
+      runs.delete(id);
+      ended(code);
+    },
+  });
+  driver.stdin?.write(`${JSON.stringify({ id, args: [scenario, prompt, ...extra], env })}\n`);
   const step = (name: Step['step']) =>
     Promise.race([
       new Promise<Step>((resolve) => {

@@ -11,11 +11,20 @@ test/e2e/python-adk.test.ts. Prints one JSON line per step.
 
 Configuration from the environment, as the plugin reads it (APPROVALS_URL, APPROVALS_API_KEY,
 APPROVALS_SIGNING_SECRET, APPROVALS_RESUME=poll, APPROVALS_CHANNEL).
+
+    python run_with_plugin.py serve
+        # google-adk imported once, then one run per line read, each in a process forked from
+        # this one (a run's own environment, no import to wait for): the line is
+        # {"id", "args": [scenario, prompt, ...], "env": {...}}; the run's steps come back with
+        # its "id", then {"id", "exit": code, "stderr": text} when it ends
 """
 
 import asyncio
 import json
+import os
+import select
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -34,8 +43,15 @@ warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")
 APP = "py_payments"
 
 
+RUN_ID = None
+"""The run's id in `serve` mode, said with each of its steps."""
+
+
 def say(**fields) -> None:
-    print(json.dumps(fields), flush=True)
+    if RUN_ID is not None:
+        fields["id"] = RUN_ID
+    # One write per line: forked runs share the pipe, and a write this size is not interleaved.
+    os.write(sys.stdout.fileno(), (json.dumps(fields) + "\n").encode())
 
 
 def trace_run():
@@ -139,5 +155,56 @@ async def main(scenario: str, prompt: str, *thread: str) -> int:
     return 0
 
 
+def serve() -> int:
+    """Forks a run per request line; says each one's end. One thread: fork is safe here."""
+    running = {}  # pid -> (run id, its stderr file)
+    stdin, pending = sys.stdin.fileno(), b""
+    stdin_open = True
+    while stdin_open or running:
+        readable, _, _ = select.select([stdin] if stdin_open else [], [], [], 0.05)
+        if readable:
+            chunk = os.read(stdin, 65536)
+            stdin_open = bool(chunk)
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in filter(None, (line.strip() for line in lines)):
+                request = json.loads(line)
+                stderr = tempfile.TemporaryFile()
+                pid = os.fork()
+                if pid == 0:
+                    run_forked(request, stderr)
+                running[pid] = (request["id"], stderr)
+        while running:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            run_id, stderr = running.pop(pid)
+            stderr.seek(0)
+            text = stderr.read().decode("utf-8", "replace")
+            stderr.close()
+            ended = {"id": run_id, "exit": os.waitstatus_to_exitcode(status), "stderr": text}
+            os.write(sys.stdout.fileno(), (json.dumps(ended) + "\n").encode())
+    return 0
+
+
+def run_forked(request, stderr) -> None:
+    """In the forked process: the request's environment and run; never returns."""
+    global RUN_ID
+    code = 1
+    try:
+        RUN_ID = request["id"]
+        os.dup2(stderr.fileno(), 2)
+        os.environ.update(request.get("env", {}))
+        code = asyncio.run(main(*request["args"]))
+    except BaseException:  # noqa: BLE001 - said on stderr, and as the exit code
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        sys.stderr.flush()
+        os._exit(code)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["serve"]:
+        sys.exit(serve())
     sys.exit(asyncio.run(main(*sys.argv[1:])))
