@@ -73,5 +73,6 @@ TEST_CHILD_PROCESSES=none REDIS_CLUSTER_NODES="$(IFS=,; echo "${nodes[*]}")" npx
   test/approvals/grant-store.integration.test.ts \
   test/approvals/store/expiry-batch.integration.test.ts \
   test/approvals/store/audit-stream-entries.integration.test.ts \
+  test/approvals/store/mixed-versions.integration.test.ts \
   test/approvals/store/cluster-connection.integration.test.ts \
   test/e2e/redis-cluster.test.ts "$@"
