@@ -19,7 +19,7 @@ import { APPROVER, approvalOfFirstGate, newPause, policy, T0 } from './fixtures.
  * live for days, so each version meets what the other wrote. Here the store of an earlier commit
  * (its `src/` as git holds it, loaded as it is) runs beside this one on the same keys, each a
  * replica with its own connection and caches: what one records, the other reads, votes on,
- * expires and exports, in both orders.
+ * expires, resumes and exports, in both orders.
  *
  * The earlier commit is the oldest that docs/operations.md says runs beside this version with
  * nothing lost (it reads audit stream entries of several lines; versions since then wrote
@@ -176,5 +176,52 @@ describe.each([
       'approved',
     ]);
     expect(events(byReader.lines, expiring.id)).toEqual(['created', 'expired']);
+  });
+
+  it("a pause one decided, the other resumes: its lease taken over once it lapses, the first owner's outcome refused, one finish", async () => {
+    const writer = await replica(writerVersion());
+    const reader = await replica(readerVersion());
+    const input = newPause();
+    await writer.pauses.createPause(input);
+    expect((await writer.pauses.vote(approvalOfFirstGate(input, T0 + 1))).kind).toBe('decided');
+
+    const lease = { pauseId: input.id, leaseMs: 1_000 };
+    const first = await reader.leases.claimResume({ ...lease, owner: 'reader', now: T0 + 2 });
+    expect(first).toMatchObject({ kind: 'claimed', attempt: 1 });
+    expect((await writer.leases.claimResume({ ...lease, owner: 'writer', now: T0 + 3 })).kind).toBe(
+      'leased',
+    );
+    const takeover = await writer.leases.claimResume({
+      ...lease,
+      owner: 'writer',
+      now: T0 + 1_100,
+    });
+    expect(takeover).toMatchObject({ kind: 'claimed', attempt: 2 });
+    expect(
+      (await reader.leases.markResumed({ pauseId: input.id, owner: 'reader', now: T0 + 1_200 }))
+        .kind,
+    ).toBe('lost_lease');
+    expect(
+      (await writer.leases.markResumed({ pauseId: input.id, owner: 'writer', now: T0 + 1_300 }))
+        .kind,
+    ).toBe('ok');
+    for (const store of [reader, writer]) {
+      expect((await store.pauses.getPause(input.id))?.pause.resume.state).toBe('resumed');
+      expect(
+        (await store.leases.claimResume({ ...lease, owner: 'late', now: T0 + 5_000 })).kind,
+      ).toBe('finished');
+    }
+
+    const byReader = await exported(reader);
+    expect(byReader.verdict).toMatchObject({ ok: true, pauses: 1 });
+    expect(await exported(writer)).toEqual(byReader);
+    expect(events(byReader.lines, input.id)).toEqual([
+      'created',
+      'voted',
+      'approved',
+      'resume_claimed',
+      'resume_claimed',
+      'resumed',
+    ]);
   });
 });
