@@ -129,6 +129,17 @@ async function spread(
   );
 }
 
+/** U1's deciding approval of the pause's first gate. */
+function approveFirstGate(store: ApprovalStore, input: NewPause): Promise<unknown> {
+  return store.pauses.vote({
+    pauseId: input.id,
+    callId: firstCallId(input),
+    voter: 'U1',
+    choice: 'approve',
+    now: T0 + 1,
+  });
+}
+
 async function createAll(store: ApprovalStore, inputs: NewPause[]): Promise<void> {
   await spread(inputs.length, 100, (i) => {
     const input = inputs[i];
@@ -275,14 +286,7 @@ describe('Redis confirmation store', () => {
         spread(votes, clients, (i, worker) => {
           const input = inputs[i];
           const store = stores[worker];
-          if (!input || !store) return Promise.resolve();
-          return store.pauses.vote({
-            pauseId: input.id,
-            callId: firstCallId(input),
-            voter: 'U1',
-            choice: 'approve',
-            now: T0 + 1,
-          });
+          return input && store ? approveFirstGate(store, input) : Promise.resolve();
         });
       const storeCost = await cpuTimed(async () => {
         profile = await profiled(PROFILE_DIR, `store-votes-${clients}-clients`, vote);
@@ -315,14 +319,7 @@ describe('Redis confirmation store', () => {
         const sharedCost = await cpuTimed(() =>
           spread(votes, clients, (i) => {
             const input = more[i];
-            if (!input || !shared) return Promise.resolve();
-            return shared.pauses.vote({
-              pauseId: input.id,
-              callId: firstCallId(input),
-              voter: 'U1',
-              choice: 'approve',
-              now: T0 + 1,
-            });
+            return input && shared ? approveFirstGate(shared, input) : Promise.resolve();
           }),
         );
         const sharedRate = rate(votes, sharedCost.ms);
