@@ -22,7 +22,7 @@ export class RedisAuditLog implements AuditLog {
   /**
    * With a pause id: that pause's exact trail (ids are positions in it), kept as long as the
    * pause. Without: the global stream (ids are stream ids, `.<k>` after them for the lines
-   * after an entry's first), capped at about `auditMaxLen`.
+   * after an entry's first), trimmed by age (AUDIT_RETENTION).
    */
   readAuditPage(options: AuditPageOptions): Promise<AuditEntry[]> {
     const { start, skipLines } =

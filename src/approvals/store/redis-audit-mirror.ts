@@ -32,7 +32,6 @@ export class AuditMirrorBatcher {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,
-    private readonly auditMaxLen: number,
   ) {
     this.writes = new CoalescedWrites((batch) => this.send(batch));
   }
@@ -46,7 +45,7 @@ export class AuditMirrorBatcher {
       audit.map((entry) => ({ pauseId, entry, at: String(at) })),
     );
     await Promise.all([
-      appendToAuditStream(this.redis, this.keys.audit, this.auditMaxLen, entries),
+      appendToAuditStream(this.redis, this.keys.audit, entries),
       this.noteRecentDecisions(batch),
     ]);
   }

@@ -10,7 +10,7 @@ import type { ScriptAuditEntry } from './scripts/reply.js';
 /**
  * Reading the Redis store's audit: a pause's own trail (a list of JSON entries written by the
  * scripts, exact, removed with the pause) or the global stream (mirrored after each
- * transition, capped with MAXLEN ~).
+ * transition, trimmed by age: `trimAudit`, AUDIT_RETENTION).
  */
 
 const auditFieldsSchema = z.object({
@@ -69,15 +69,13 @@ export interface StreamEntry {
  * back; nothing when there are none. One XADD for every `STREAM_ENTRY_MAX_LINES` lines, sent
  * together: the first line with its own fields, as every version writes an entry of one line,
  * and the others after it in `MORE_LINES_FIELD` (their lines say their pause, time and facts).
- * `maxLen`: the stream's approximate cap in entries, 0 for none (the retention trims it by age).
+ * Uncapped: the retention trims the stream by age, so no line goes before its time.
  */
 export async function appendToAuditStream(
   redis: RedisClient,
   key: string,
-  maxLen: number,
   entries: readonly StreamEntry[],
 ): Promise<void> {
-  const cap = maxLen === 0 ? [] : ['MAXLEN', '~', String(maxLen)];
   const writes: Promise<unknown>[] = [];
   for (let at = 0; at < entries.length; at += STREAM_ENTRY_MAX_LINES) {
     const [first, ...more] = entries.slice(at, at + STREAM_ENTRY_MAX_LINES);
@@ -89,7 +87,7 @@ export async function appendToAuditStream(
     fields.push('line', entry.line);
     if (more.length > 0)
       fields.push(MORE_LINES_FIELD, more.map((next) => next.entry.line).join('\n'));
-    writes.push(redis.call('XADD', key, ...cap, '*', ...fields));
+    writes.push(redis.call('XADD', key, '*', ...fields));
   }
   await Promise.all(writes);
 }

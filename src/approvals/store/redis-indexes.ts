@@ -38,7 +38,6 @@ import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
  */
 export interface IndexOptions {
   retentionMs: number;
-  auditMaxLen: number;
   recheckMs: number;
   log: Pick<Log, 'warn'> | undefined;
 }
@@ -78,7 +77,7 @@ export class RedisIndexes {
     private readonly keys: StoreKeys,
     private readonly options: IndexOptions,
   ) {
-    this.mirrors = new AuditMirrorBatcher(redis, keys, options.auditMaxLen);
+    this.mirrors = new AuditMirrorBatcher(redis, keys);
     this.callIndexExpiries = new CoalescedWrites((entries) =>
       this.sendCallIndexes(entries, 'expire'),
     );

@@ -59,8 +59,6 @@ export class RedisPauseNotes implements PauseReports, PauseNotesReader, Idempote
     private readonly keys: StoreKeys,
     private readonly retentionMs: number,
     private readonly sealer: AuditSealer,
-    /** The store-wide audit stream's approximate cap; 0 for none. */
-    private readonly auditMaxLen: number,
     private readonly log?: Pick<Log, 'warn'>,
   ) {}
 
@@ -221,7 +219,7 @@ export class RedisPauseNotes implements PauseReports, PauseNotesReader, Idempote
   ): Promise<void> {
     try {
       const entries = sealed.map((entry) => ({ pauseId, entry, at }));
-      await appendToAuditStream(this.redis, this.keys.audit, this.auditMaxLen, entries);
+      await appendToAuditStream(this.redis, this.keys.audit, entries);
     } catch (error) {
       this.log?.warn('could not copy a note entry to the audit stream', {
         pauseId,

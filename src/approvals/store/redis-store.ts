@@ -46,11 +46,6 @@ export interface RedisStoreOptions {
   keyPrefix: string;
   /** How long a finished pause is kept before Redis removes it. Default 7 days. */
   retentionMs?: number;
-  /**
-   * Approximate length the global audit stream is capped at (XADD MAXLEN ~). Default none: the
-   * sweeper trims it by age (`trimAudit`, AUDIT_RETENTION), so no entry goes before its time.
-   */
-  auditMaxLen?: number;
   /** How often a pending pause is re-checked for a lost "resume due" update. Default 5 minutes. */
   resumeRecheckMs?: number;
   /** `close()` also closes the client. Default false: the caller owns the client. */
@@ -68,13 +63,11 @@ export function openRedisStore(options: RedisStoreOptions): ApprovalStore {
   }
   const keys = storeKeys(options.keyPrefix);
   const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
-  const auditMaxLen = options.auditMaxLen ?? 0;
   const sealer = new AuditSealer(redis, options.log);
-  const notes = new RedisPauseNotes(redis, keys, retentionMs, sealer, auditMaxLen, options.log);
+  const notes = new RedisPauseNotes(redis, keys, retentionMs, sealer, options.log);
   const nudges = new RedisNudges(redis, keys);
   const indexes = new RedisIndexes(redis, keys, {
     retentionMs,
-    auditMaxLen,
     recheckMs: options.resumeRecheckMs ?? DEFAULT_RECHECK_MS,
     log: options.log,
   });

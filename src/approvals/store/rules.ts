@@ -24,7 +24,7 @@ import type { PendingIndex } from '../store-roles/pending-queries.js';
 
 /** How long a finished pause (resumed, failed, abandoned) is kept: 7 days. */
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-/** How many entries the store-wide audit keeps (approximately, on Redis). */
+/** How many entries the in-process store keeps of its store-wide audit (Redis trims by age). */
 export const DEFAULT_AUDIT_MAXLEN = 100_000;
 /** Items per listing, expiry batch or audit read when the caller names no limit. */
 export const DEFAULT_LIMIT = 100;

@@ -138,7 +138,6 @@ describe('the audit stream: entries of one line and of several', () => {
     await appendToAuditStream(
       redis,
       key,
-      0,
       lines.map((line) => {
         const facts = JSON.parse(line) as { event: string; actor: string; callId?: string };
         const entry = { ...facts, callId: facts.callId ?? '', detail: '', line };

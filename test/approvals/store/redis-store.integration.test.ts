@@ -523,14 +523,6 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     const all = await keysWithPrefix(redis, keyPrefix);
     expect(all.length).toBeGreaterThan(keys.length);
   });
-
-  it('caps the global audit stream approximately at auditMaxLen', async () => {
-    const capped = openRedisStore({ redis, keyPrefix, auditMaxLen: 10 });
-    for (let i = 0; i < 300; i++) await capped.pauses.createPause(newPause());
-    const length = await redis.xlen(storeKeys(keyPrefix).audit);
-    expect(length).toBeGreaterThanOrEqual(10);
-    expect(length).toBeLessThan(300);
-  });
 });
 
 describe('Redis unreachable', () => {
