@@ -149,6 +149,7 @@ function startDriver(): ChildProcess {
   child.on('exit', (code) => {
     const why = `the driver process exited (${code}): ${output.join('').slice(-4_000)}`;
     for (const run of runs.values()) run.onExit(-1, why);
+    if (driver === child) driver = undefined; // the next run starts another
   });
   return child;
 }
