@@ -1,6 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { auditExportLines } from '../../../src/approvals/audit-export.js';
-import { AuditVerifier } from '../../../src/approvals/audit-verify.js';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
 import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
@@ -19,6 +17,7 @@ import {
   randomPrefix,
   usingCluster,
 } from '../../support/redis.js';
+import { exportedAudit } from './audit-exports.js';
 import { firstCallId, newPause, policy, T0 } from './fixtures.js';
 import { whileScriptsRun } from './script-calls.js';
 
@@ -86,12 +85,6 @@ async function scriptsRunDuring(work: () => Promise<unknown>): Promise<Map<strin
   return runs;
 }
 
-async function verifyExport() {
-  const verifier = new AuditVerifier();
-  for await (const line of auditExportLines(creator, { limit: 10_000 })) verifier.add(line);
-  return verifier.result();
-}
-
 /** Every pause's trail sealed (nothing left unsealed) and mirrored line for line, once. */
 async function expectTrailsSealedOnce(pauseIds: readonly string[]): Promise<void> {
   const page = await creator.audit.readAudit({ count: 10_000 });
@@ -102,7 +95,7 @@ async function expectTrailsSealedOnce(pauseIds: readonly string[]): Promise<void
     const pauseKey = storeKeys(keyPrefix).pause(pauseId);
     expect(await redis.hexists(pauseKey, UNSEALED_FIELD)).toBe(0);
   }
-  expect(await verifyExport()).toMatchObject({ ok: true });
+  expect((await exportedAudit(creator)).verdict).toMatchObject({ ok: true });
 }
 
 /** Single pauses expiring to a deny, and two-gate pauses whose first gate's expiry cancels. */

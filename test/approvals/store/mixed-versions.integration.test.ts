@@ -5,13 +5,12 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { adkDefaultHint } from '../../../src/adk/gate.js';
-import { auditExportLines } from '../../../src/approvals/audit-export.js';
-import { AuditVerifier } from '../../../src/approvals/audit-verify.js';
 import type { PauseView } from '../../../src/approvals/records.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
 import * as current from '../../../src/approvals/store/redis-store.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { connectTestRedis, deleteWithPrefix, randomPrefix } from '../../support/redis.js';
+import { exportedAudit } from './audit-exports.js';
 import { APPROVER, approvalOfFirstGate, newPause, policy, T0 } from './fixtures.js';
 
 /**
@@ -34,7 +33,6 @@ let old: StoreModule;
 let oldTree: string;
 
 beforeAll(async () => {
-  oldTree = await mkdtemp(join(tmpdir(), 'store-at-old-revision-'));
   try {
     execFileSync('git', ['cat-file', '-e', `${OLD_REVISION}^{commit}`], { cwd: REPO_ROOT });
   } catch {
@@ -42,6 +40,7 @@ beforeAll(async () => {
       `commit ${OLD_REVISION} is not in this clone: this test needs the repository's history (a clone without --depth)`,
     );
   }
+  oldTree = await mkdtemp(join(tmpdir(), 'store-at-old-revision-'));
   const archive = execFileSync('git', ['archive', '--format=tar', OLD_REVISION, 'src'], {
     cwd: REPO_ROOT,
     maxBuffer: 64 * 1024 * 1024,
@@ -85,17 +84,6 @@ afterEach(async () => {
   }
   replicas = [];
 });
-
-/** The export of the whole store-wide audit, its lines, and what `audit verify` says of it. */
-async function exported(store: ApprovalStore) {
-  const verifier = new AuditVerifier();
-  const lines: string[] = [];
-  for await (const line of auditExportLines(store, { limit: 10_000 })) {
-    verifier.add(line);
-    lines.push(line);
-  }
-  return { lines: lines.slice(1), verdict: verifier.result() };
-}
 
 /**
  * A view as both versions show it: the earlier version reads a gate recorded with ADK's default
@@ -164,8 +152,8 @@ describe.each([
     expect((await writer.pauses.getPause(expiring.id))?.gates[0]?.state).toBe('expired');
 
     // Export: both versions export the same lines, every one, in chains `audit verify` accepts.
-    const byReader = await exported(reader);
-    const byWriter = await exported(writer);
+    const byReader = await exportedAudit(reader);
+    const byWriter = await exportedAudit(writer);
     expect(byReader.verdict).toMatchObject({ ok: true, pauses: 2 });
     expect(byWriter).toEqual(byReader);
     expect(events(byReader.lines, voted.id)).toEqual([
@@ -212,9 +200,9 @@ describe.each([
       ).toBe('finished');
     }
 
-    const byReader = await exported(reader);
+    const byReader = await exportedAudit(reader);
     expect(byReader.verdict).toMatchObject({ ok: true, pauses: 1 });
-    expect(await exported(writer)).toEqual(byReader);
+    expect(await exportedAudit(writer)).toEqual(byReader);
     expect(events(byReader.lines, input.id)).toEqual([
       'created',
       'voted',

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { auditExportLines } from '../../../src/approvals/audit-export.js';
-import { AuditVerifier } from '../../../src/approvals/audit-verify.js';
 import {
   AUDIT_GENESIS,
   chainBody,
@@ -15,6 +13,7 @@ import { LuaScript } from '../../../src/approvals/store/scripts/lua-script.js';
 import { SEAL_AUDIT_LUA } from '../../../src/approvals/store/scripts/seal-audit.lua.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { connectTestRedis, redisStoreForEachTest } from '../../support/redis.js';
+import { exportedAudit } from './audit-exports.js';
 import { APPROVER, firstCallId, newPause, policy, T0 } from './fixtures.js';
 import { whileScriptsRun } from './script-calls.js';
 
@@ -55,13 +54,6 @@ function expectChained(lines: readonly string[]): void {
   });
 }
 
-/** What `audit verify` says of an export of the whole store-wide audit. */
-async function verifyExport(from: ApprovalStore) {
-  const verifier = new AuditVerifier();
-  for await (const line of auditExportLines(from, { limit: 10_000 })) verifier.add(line);
-  return verifier.result();
-}
-
 async function trailOf(pauseId: string) {
   const trail = await store.audit.readAudit({ pauseId });
   return {
@@ -87,7 +79,7 @@ describe('a transition sealing its own audit lines', () => {
     expectChained(trail.lines);
     expect(await streamLinesOf(input.id)).toEqual(trail.lines);
     expect(await redis.hexists(storeKeys(keyPrefix).pause(input.id), UNSEALED_FIELD)).toBe(0);
-    expect(await verifyExport(store)).toMatchObject({ ok: true });
+    expect((await exportedAudit(store)).verdict).toMatchObject({ ok: true });
   });
 
   it('votes short of a quorum and a reject are sealed ahead too, with the tally each line states', async () => {
@@ -125,7 +117,7 @@ describe('a transition sealing its own audit lines', () => {
     const no = await trailOf(rejected.id);
     expect(no.events).toEqual(['created', 'voted', 'rejected']);
     expectChained(no.lines);
-    expect(await verifyExport(store)).toMatchObject({ ok: true });
+    expect((await exportedAudit(store)).verdict).toMatchObject({ ok: true });
   });
 
   it('a replica that never saw the pause seals after its vote, as before', async () => {
@@ -180,7 +172,7 @@ describe('a transition sealing its own audit lines', () => {
     expect(trail.events).toEqual(['created', 'card_posted', 'voted', 'approved']);
     expectChained(trail.lines);
     expect(await streamLinesOf(input.id)).toEqual(trail.lines);
-    expect(await verifyExport(store)).toMatchObject({ ok: true });
+    expect((await exportedAudit(store)).verdict).toMatchObject({ ok: true });
   });
 });
 
@@ -203,7 +195,7 @@ async function expectSealedOnce(pauseId: string, events: string[]): Promise<void
   expectChained(trail.lines);
   expect(await streamLinesOf(pauseId)).toEqual(trail.lines);
   expect(await redis.hexists(storeKeys(keyPrefix).pause(pauseId), UNSEALED_FIELD)).toBe(0);
-  expect(await verifyExport(store)).toMatchObject({ ok: true });
+  expect((await exportedAudit(store)).verdict).toMatchObject({ ok: true });
 }
 
 describe('every transition of one decision sealing its own lines', () => {
