@@ -20,11 +20,15 @@ local hash_cache = {}
 -- The hashes written since the last flush, in the order first written: a flush looks at these
 -- only, not at every hash the call has read (a sweep batch reads thousands).
 local dirty_hashes = {}
+-- What \`before\` holds for a field written before the call knew what Redis holds.
+local UNREAD = {}
 local function cached_hash(key)
   local entry = hash_cache[key]
   if not entry then
-    -- values: as the call sees them; stored: as Redis holds them (read, or flushed), where known.
-    entry = {values = {}, stored = {}, dirty = {}, any_dirty = false}
+    -- values: the fields as the call sees them, where known. Also, once the call writes to the
+    -- hash, before: for each field written since the last flush, what Redis holds (a field not
+    -- written is as Redis holds it). Nothing is kept twice for the fields only read.
+    entry = {values = {}}
     hash_cache[key] = entry
   end
   return entry
@@ -33,79 +37,108 @@ end
 -- Notes that the key holds no hash yet (the caller checked, or deleted it): its fields are read
 -- as missing without asking Redis.
 local function hash_known_empty(key)
-  local entry = cached_hash(key)
-  entry.empty = true
+  cached_hash(key).empty = true
 end
 
 -- Records values read by the caller (an HMGET it sent itself), unless written since.
 local function hash_learn(key, fields, values)
   local entry = cached_hash(key)
-  for i, field in ipairs(fields) do
-    entry.stored[field] = values[i] or false
-    if not entry.dirty[field] then entry.values[field] = values[i] or false end
+  local known, before = entry.values, entry.before
+  if not before then
+    for i = 1, #fields do known[fields[i]] = values[i] or false end
+    return
   end
-end
-
--- Notes that a hash has writes to flush.
-local function mark_written(key, entry)
-  if not entry.any_dirty then
-    entry.any_dirty = true
-    dirty_hashes[#dirty_hashes + 1] = key
+  for i = 1, #fields do
+    local field, value = fields[i], values[i] or false
+    if before[field] ~= nil then before[field] = value else known[field] = value end
   end
 end
 
 -- As HMGET: one read of the fields not known yet, then every value from what is known.
 local function hmget(key, fields)
   local entry = cached_hash(key)
-  local missing = {}
-  for _, field in ipairs(fields) do
-    if entry.values[field] == nil then
+  local known = entry.values
+  local out, missing, missing_at = {}, nil, nil
+  for i = 1, #fields do
+    local field = fields[i]
+    local value = known[field]
+    if value == nil then
       if entry.empty then
-        entry.values[field], entry.stored[field] = false, false
+        value = false
+        known[field] = false
+      elseif missing then
+        missing[#missing + 1], missing_at[#missing_at + 1] = field, i
       else
-        missing[#missing + 1] = field
+        missing, missing_at = {field}, {i}
       end
     end
+    out[i] = value
   end
-  if #missing > 0 then
+  if missing then
     local read = redis.call('HMGET', key, unpack(missing))
-    for i, field in ipairs(missing) do
-      entry.values[field] = read[i] or false
-      entry.stored[field] = read[i] or false
+    for j = 1, #missing do
+      local value = read[j] or false
+      known[missing[j]] = value
+      out[missing_at[j]] = value
     end
   end
-  local out = {}
-  for i, field in ipairs(fields) do out[i] = entry.values[field] end
   return out
 end
 
 local function hget(key, field)
-  return hmget(key, {field})[1]
+  local value = cached_hash(key).values[field]
+  if value == nil then value = hmget(key, {field})[1] end
+  return value
+end
+
+-- The table of what Redis holds for the fields the call writes to a hash (see cached_hash).
+local function before_writes(key, entry)
+  local before = entry.before
+  if not before then
+    before = {}
+    entry.before = before
+    dirty_hashes[#dirty_hashes + 1] = key
+  end
+  return before
+end
+
+-- Writes field, value pairs (false: the field removed) as the call sees them, noting first what
+-- Redis holds for each field.
+local function write_pairs(key, list, n)
+  local entry = cached_hash(key)
+  local before, known = before_writes(key, entry), entry.values
+  for i = 1, n, 2 do
+    local field = list[i]
+    if before[field] == nil then
+      local stored = known[field]
+      if stored == nil then
+        if entry.empty then stored = false else stored = UNREAD end
+      end
+      before[field] = stored
+    end
+    known[field] = list[i + 1]
+  end
 end
 
 -- As HSET with field, value pairs.
 local function hset(key, ...)
-  local entry = cached_hash(key)
-  local n = select('#', ...)
-  for i = 1, n, 2 do
-    local field, value = select(i, ...)
+  local list, n = {...}, select('#', ...)
+  for i = 2, n, 2 do
+    local value = list[i]
     if type(value) == 'number' and value == math.floor(value) then
-      value = string.format('%d', value)
+      list[i] = string.format('%d', value)
+    else
+      list[i] = tostring(value)
     end
-    entry.values[field] = tostring(value)
-    entry.dirty[field] = true
   end
-  mark_written(key, entry)
+  write_pairs(key, list, n)
 end
 
 local function hdel(key, ...)
-  local entry = cached_hash(key)
-  for i = 1, select('#', ...) do
-    local field = select(i, ...)
-    entry.values[field] = false
-    entry.dirty[field] = true
-  end
-  mark_written(key, entry)
+  local fields, n = {...}, select('#', ...)
+  local list = {}
+  for i = 1, n do list[2 * i - 1], list[2 * i] = fields[i], false end
+  write_pairs(key, list, 2 * n)
 end
 
 -- As HINCRBY: the new value, as a number.
@@ -139,14 +172,15 @@ end
 local function flush_hashes()
   local keys = dirty_hashes
   dirty_hashes = {}
-  for _, key in ipairs(keys) do
+  for k = 1, #keys do
+    local key = keys[k]
     local entry = hash_cache[key]
-    if entry.any_dirty then
+    local before = entry.before
+    if before then
+      local known = entry.values
       local sets, dels = {}, {}
-      for field in pairs(entry.dirty) do
-        local value = entry.values[field]
-        local stored = entry.stored[field]
-        if stored == nil and entry.empty then stored = false end
+      for field, stored in pairs(before) do
+        local value = known[field]
         if value == stored then
           -- unchanged
         elseif value then
@@ -155,11 +189,10 @@ local function flush_hashes()
         else
           dels[#dels + 1] = field
         end
-        entry.stored[field] = value
       end
+      entry.before = nil
       if #dels > 0 then redis.call('HDEL', key, unpack(dels)) end
       if #sets > 0 then redis.call('HSET', key, unpack(sets)) end
-      entry.dirty, entry.any_dirty = {}, false
     end
   end
 end

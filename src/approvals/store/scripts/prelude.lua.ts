@@ -78,10 +78,14 @@ end
 -- The pause hash's fields a reply carries: its own, each gate's fields kept on it (fields.ts),
 -- and the chain. \`load\` reads them with the fields it decides on, so that the reply reads
 -- nothing again.
+-- Built once per pause (select_pause forgets it); callers do not change it.
+local pause_reply_fields = nil
 local function reply_pause_fields()
+  if pause_reply_fields then return pause_reply_fields end
   local fields = {unpack(PAUSE_FIELDS)}
   for i = 1, #PK - 2 do append_gate_fields_on_pause(fields, i) end
   fields[#fields + 1], fields[#fields + 2] = '${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}'
+  pause_reply_fields = fields
   return fields
 end
 
@@ -221,6 +225,7 @@ local PAUSE_ID = string.match(PAUSE, '{(.-)}')
 local function select_pause(keys)
   forget_hashes()
   PK, PAUSE, AUDIT = keys, keys[1], keys[2]
+  pause_reply_fields = nil
   PAUSE_ID = string.match(PAUSE, '{(.-)}')
   audited, seal_offer = 0, nil
 end
