@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { connectRedis } from '../src/approvals/store/redis-connection.js';
 import { openRedisStore } from '../src/approvals/store/redis-store.js';
+import { PAUSE_PRELUDE } from '../src/approvals/store/scripts/prelude.lua.js';
 import type { ApprovalStore } from '../src/approvals/store.js';
 import { firstCallId, newPause, policy, T0 } from '../test/approvals/store/fixtures.js';
 import { deleteWithPrefix, REDIS_URL, randomPrefix } from '../test/support/redis.js';
@@ -116,6 +117,16 @@ async function measure(what: string, call: RecordedCall | undefined, per = 1): P
   rows.push([what, perUnit(median), range, `${call.keys.length} keys, ${call.args.length} args`]);
 }
 
+/** `call` with another script in its place (loaded now), the same keys and arguments. */
+async function standIn(
+  source: string,
+  call: RecordedCall | undefined,
+): Promise<RecordedCall | undefined> {
+  if (call === undefined) return undefined;
+  const sha = String(await admin.script('LOAD', source));
+  return { ...call, sha };
+}
+
 async function openStores(count: number): Promise<{ stores: ApprovalStore[]; clients: Redis[] }> {
   const keyPrefix = randomPrefix();
   prefixes.push(keyPrefix);
@@ -178,6 +189,16 @@ describe("the store's scripts, each alone", () => {
     );
     await measure('vote, deciding (another replica)', coldVote);
     await measure('seal_audit of its two lines', seal);
+    // What any call costs before its work: a script that does nothing (the floor), and the
+    // per-pause scripts' prelude alone (its tables and helpers, defined anew at every call).
+    await measure(
+      'floor: EVALSHA of `return 0`, the same keys and args',
+      await standIn('return 0', coldVote),
+    );
+    await measure(
+      'the prelude alone, the same keys and args',
+      await standIn(`${PAUSE_PRELUDE}\nreturn 0`, coldVote),
+    );
 
     const due = Array.from({ length: BATCH }, () =>
       newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
