@@ -5,6 +5,7 @@ import { openRedisStore } from '../src/approvals/store/redis-store.js';
 import { PAUSE_PRELUDE } from '../src/approvals/store/scripts/prelude.lua.js';
 import type { ApprovalStore } from '../src/approvals/store.js';
 import { firstCallId, newPause, policy, T0 } from '../test/approvals/store/fixtures.js';
+import { whileScriptsRun } from '../test/approvals/store/script-calls.js';
 import { deleteWithPrefix, REDIS_URL, randomPrefix } from '../test/support/redis.js';
 import { table } from './support/figures.js';
 
@@ -54,25 +55,15 @@ function print(line: string): void {
   process.stdout.write(`[bench scripts] ${line}\n`);
 }
 
-/**
- * The script calls `work` makes on `client`, each with its keys' contents just before it.
- * Every script of the store goes through EVALSHA first (EVAL only when Redis lacks it).
- */
-async function recordScripts(client: Redis, work: () => Promise<unknown>): Promise<RecordedCall[]> {
+/** The script calls `work` makes, each with its keys' contents just before it. */
+async function recordScripts(work: () => Promise<unknown>): Promise<RecordedCall[]> {
   const calls: RecordedCall[] = [];
-  const evalsha = client.evalsha.bind(client);
-  const recording = async (sha: string, count: number, ...rest: (string | number)[]) => {
-    const keys = rest.slice(0, count).map(String);
-    const before = await Promise.all(keys.map(contentOf));
-    calls.push({ sha, keys, args: rest.slice(count).map(String), before });
-    return evalsha(sha, count, ...rest);
-  };
-  Object.assign(client, { evalsha: recording });
-  try {
-    await work();
-  } finally {
-    Object.assign(client, { evalsha });
-  }
+  await whileScriptsRun(async (sha, _firstKey, { keys, args }) => {
+    // In the order the calls start, whatever order their reads answer in.
+    const call: RecordedCall = { sha, keys, args, before: [] };
+    calls.push(call);
+    call.before = await Promise.all(keys.map(contentOf));
+  }, work);
   return calls;
 }
 
@@ -155,16 +146,14 @@ describe("the store's scripts, each alone", () => {
     const input = () => newPause({ policies: [policy({ expiresInMs: 3_600_000 })] });
 
     const created = input();
-    const [create] = await recordScripts(recorderClient, () =>
-      recorder.pauses.createPause(created),
-    );
+    const [create] = await recordScripts(() => recorder.pauses.createPause(created));
     await measure('create_pause, one gate', create);
 
     // The replica that recorded the pause knows its chain: the vote seals its own lines, and
     // claims the resume in the same call, as a click does in the app.
     const vote = { voter: 'U1', choice: 'approve' as const, now: T0 + 1 };
     const resumeClaim = { owner: 'r1', leaseMs: 30_000 };
-    const [warmVote] = await recordScripts(recorderClient, () =>
+    const [warmVote] = await recordScripts(() =>
       recorder.pauses.vote({
         pauseId: created.id,
         callId: firstCallId(created),
@@ -176,7 +165,7 @@ describe("the store's scripts, each alone", () => {
       'vote, deciding, claiming the resume (its replica: lines sealed in the vote)',
       warmVote,
     );
-    const [finish] = await recordScripts(recorderClient, () =>
+    const [finish] = await recordScripts(() =>
       recorder.leases.markResumed({ pauseId: created.id, owner: 'r1', now: T0 + 2 }),
     );
     await measure('finish_resume (resumed)', finish);
@@ -184,7 +173,7 @@ describe("the store's scripts, each alone", () => {
     // Another replica knows nothing of it: its vote, then a seal of the vote's lines.
     const cold = input();
     await recorder.pauses.createPause(cold);
-    const [coldVote, seal] = await recordScripts(otherClient, () =>
+    const [coldVote, seal] = await recordScripts(() =>
       other.pauses.vote({ pauseId: cold.id, callId: firstCallId(cold), ...vote }),
     );
     await measure('vote, deciding (another replica)', coldVote);
@@ -204,9 +193,7 @@ describe("the store's scripts, each alone", () => {
       newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
     );
     for (const pause of due) await recorder.pauses.createPause(pause);
-    const [expire, seals] = await recordScripts(otherClient, () =>
-      other.sweeps.expireDue(T0 + 1_000, BATCH),
-    );
+    const [expire, seals] = await recordScripts(() => other.sweeps.expireDue(T0 + 1_000, BATCH));
     await measure(`expire_gates, a batch of ${BATCH} pauses, per gate`, expire, BATCH);
     await measure(`seal_audits of the batch's lines, per gate`, seals, BATCH);
     await Promise.all([recorderClient.quit(), otherClient.quit()]);
