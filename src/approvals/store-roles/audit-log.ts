@@ -1,6 +1,10 @@
-/** The audit, as its readers see it: a pause's trail, the store-wide log, people's decisions. */
+/** The audit, as its readers see it: the store-wide log, a pause's lines, people's decisions. */
 export interface AuditLog {
-  /** The audit trail, oldest first. */
+  /**
+   * The store-wide audit, oldest first; with a pause id, that pause's lines in it, then its
+   * bodies not sealed yet. Each line is kept once, in the store-wide log, so a pause's lines are
+   * found by reading it through: for tests and investigations, not a request's path.
+   */
   readAudit(options?: { pauseId?: string; count?: number }): Promise<AuditEntry[]>;
   /**
    * The store-wide audit, oldest first, one page: entries after the `after` cursor (an entry id,

@@ -14,10 +14,10 @@ import { UNSEALED_FIELD } from './scripts/fields.js';
  * `prev` and `hash`) in the same Lua call as the transition, which can only touch the pause's own
  * keys (one hash slot): hence a chain per pause, which holds on Redis Cluster as on one Redis.
  * Node then *seals* it: computes `prev` and `hash` (native SHA-256, microseconds, where the same
- * hash in Lua cost about a millisecond of Redis CPU per line) and moves it into the trail with a
- * compare-and-set on the chain head (seal-audit.lua.ts). Whoever seals a line mirrors it to the
- * store-wide audit; a body whose writer died before sealing it is sealed by the pause's next
- * transition.
+ * hash in Lua cost about a millisecond of Redis CPU per line) and moves the chain head past it
+ * with a compare-and-set (seal-audit.lua.ts). Whoever seals a line copies it to the store-wide
+ * audit, the one place it is kept; a body whose writer died before sealing it is sealed by the
+ * pause's next transition.
  *
  * A line: `{"v":1,"pauseId":…,"seq":…,"prev":…,"at":…,"event":…,"initiator":…,"actor":…,
  * "callId"?,"decision"?,"detail"?,"what"?,"hash":…}`; `what` is what the gate (or pause) is
@@ -180,18 +180,3 @@ local function write_chain_body(pause_key, pause_id, now_ms, event, actor, call_
 end
 `;
 }
-
-/**
- * The length of the shortest sealed line there can be (empty ids and texts, the first of its
- * chain): a trail of n lines is never shorter than n times this.
- */
-export const SHORTEST_SEALED_LINE = chainLine({
-  pauseId: '',
-  seq: 1,
-  at: 0,
-  event: '',
-  actor: '',
-  callId: '',
-  detail: '',
-  prev: AUDIT_GENESIS,
-}).line.length;

@@ -7,10 +7,10 @@ import { createHash } from 'node:crypto';
  *
  * ```
  * <prefix>{<pauseId>}:pause            hash   the pause record, its resume status, pending count,
- *                                             its gates' records and policies, its trail
+ *                                             its gates' records and policies, its chain head
  * <prefix>{<pauseId>}:gate:<callId>    hash   one gate: state, votes, decision (small: a listpack)
- * <prefix>{<pauseId>}:audit            list   the trail of a pause recorded before the trail
- *                                             moved into the pause hash (scripts/fields.ts)
+ * <prefix>{<pauseId>}:audit            list   the lines of a pause recorded before 24 November,
+ *                                             no longer written (scripts/fields.ts)
  * <prefix>{<pauseId>}:notes            hash   outcomes reported by the agent, webhook delivery status
  * <prefix>expiry                       zset   [pauseId, callId] by the gate's expiresAt
  * <prefix>resume                       zset   pauseId by when to look at its resume next

@@ -2,21 +2,21 @@ import type { AuditEntry, AuditLog, AuditPageOptions } from '../store-roles/audi
 import type { MemoryPauseBook } from './memory-pause-book.js';
 import { DEFAULT_LIMIT } from './rules.js';
 
-/** The audit in memory, read: a pause's trail, the store-wide audit, people's recent decisions. */
+/**
+ * The audit in memory, read: the store-wide audit (each line kept once, as on Redis), a pause's
+ * lines in it, people's recent decisions.
+ */
 export class MemoryAuditLog implements AuditLog {
   constructor(private readonly book: MemoryPauseBook) {}
 
-  /**
-   * With a pause id: that pause's trail (ids are positions in it), kept as long as the pause.
-   * Without: the store-wide audit, capped at `auditMaxLen`.
-   */
+  /** The store-wide audit, capped at `auditMaxLen`; with a pause id, that pause's lines in it. */
   async readAudit(options: { pauseId?: string; count?: number } = {}): Promise<AuditEntry[]> {
     const { pauseId, count = DEFAULT_LIMIT } = options;
-    if (pauseId === undefined) return structuredClone(this.book.audit.slice(0, count));
-    const trail = this.book.pauses.get(pauseId)?.trail ?? [];
-    return structuredClone(
-      trail.slice(0, count).map((item, i) => ({ id: String(i + 1), ...item })),
-    );
+    const lines =
+      pauseId === undefined
+        ? this.book.audit
+        : this.book.audit.filter((entry) => entry.pauseId === pauseId);
+    return structuredClone(lines.slice(0, count));
   }
 
   async readAuditPage(options: AuditPageOptions): Promise<AuditEntry[]> {

@@ -10,8 +10,8 @@ import { type RedisClient, redisCall } from './redis-connection.js';
 import { DEFAULT_LIMIT, RECENT_DECISIONS_MAX } from './rules.js';
 
 /**
- * The audit on Redis, read: a pause's own trail (kept as long as the pause), the store-wide
- * stream the scripts' lines are mirrored to, and each person's recent decisions list.
+ * The audit on Redis, read: the store-wide stream the sealed lines are copied to (the one place
+ * each is kept), a pause's lines from it, and each person's recent decisions list.
  */
 export class RedisAuditLog implements AuditLog {
   constructor(
@@ -20,9 +20,9 @@ export class RedisAuditLog implements AuditLog {
   ) {}
 
   /**
-   * With a pause id: that pause's exact trail (ids are positions in it), kept as long as the
-   * pause. Without: the global stream (ids are stream ids, `.<k>` after them for the lines
-   * after an entry's first), trimmed by age (AUDIT_RETENTION).
+   * The global stream (ids are stream ids, `.<k>` after them for the lines after an entry's
+   * first), trimmed by age (AUDIT_RETENTION); with a pause id, that pause's lines in it and its
+   * bodies not sealed yet (a scan of the stream: see readPauseTrail).
    */
   readAuditPage(options: AuditPageOptions): Promise<AuditEntry[]> {
     const { start, skipLines } =
@@ -52,7 +52,7 @@ export class RedisAuditLog implements AuditLog {
       ? readAuditStream(this.redis, this.keys.audit, count)
       : readPauseTrail(
           this.redis,
-          { pause: this.keys.pause(pauseId), list: this.keys.pauseAudit(pauseId) },
+          { pause: this.keys.pause(pauseId), stream: this.keys.audit },
           pauseId,
           count,
         );

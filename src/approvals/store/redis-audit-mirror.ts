@@ -1,3 +1,5 @@
+import { errorMessage } from '../../error-message.js';
+import type { Log } from '../../log.js';
 import { CoalescedWrites } from './coalesced-writes.js';
 import type { StoreKeys } from './keys.js';
 import { appendToAuditStream, type StreamEntry } from './redis-audit.js';
@@ -11,7 +13,10 @@ import {
 } from './rules.js';
 import type { ScriptAuditEntry } from './scripts/reply.js';
 
-/** A transition's audit entries, as its script wrote them to the pause's trail. */
+/** The pauses a lost copy's log line names at most (a sweep's batch holds a thousand). */
+const LOST_PAUSES_NAMED = 20;
+
+/** A transition's audit entries, sealed: the pause's new lines. */
 export interface AuditMirror {
   pauseId: string;
   /** The pause's requester: their recent decisions list its deciding entries. */
@@ -22,9 +27,10 @@ export interface AuditMirror {
 }
 
 /**
- * Copies sealed audit entries to the store-wide audit stream and each deciding entry to its
- * people's recent decisions. Mirrors that come while a write is under way go together
- * (`CoalescedWrites`): their lines in one stream entry and one list write per person.
+ * Copies sealed audit entries to the store-wide audit stream, the one place each line is kept,
+ * and each deciding entry to its people's recent decisions. Mirrors that come while a write is
+ * under way go together (`CoalescedWrites`): their lines in one stream entry and one list write
+ * per person.
  */
 export class AuditMirrorBatcher {
   private readonly writes: CoalescedWrites<AuditMirror>;
@@ -32,6 +38,7 @@ export class AuditMirrorBatcher {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,
+    private readonly log: Pick<Log, 'error'> | undefined,
   ) {
     this.writes = new CoalescedWrites((batch) => this.send(batch));
   }
@@ -44,10 +51,31 @@ export class AuditMirrorBatcher {
     const entries: StreamEntry[] = batch.flatMap(({ pauseId, audit, at }) =>
       audit.map((entry) => ({ pauseId, entry, at: String(at) })),
     );
-    await Promise.all([
-      appendToAuditStream(this.redis, this.keys.audit, entries),
-      this.noteRecentDecisions(batch),
-    ]);
+    await Promise.all([this.copy(entries), this.noteRecentDecisions(batch)]);
+  }
+
+  /**
+   * The lines into the stream. A copy that fails (after the client's own retries) loses them:
+   * said at error level, naming the pauses and how many lines each lost (never their content,
+   * which may quote a tool's arguments); `audit verify` names the gap in each chain.
+   */
+  private async copy(entries: readonly StreamEntry[]): Promise<void> {
+    try {
+      await appendToAuditStream(this.redis, this.keys.audit, entries);
+    } catch (error) {
+      const lost = new Map<string, number>();
+      for (const { pauseId } of entries) lost.set(pauseId, (lost.get(pauseId) ?? 0) + 1);
+      const named = [...lost].slice(0, LOST_PAUSES_NAMED);
+      const more = lost.size - named.length;
+      this.log?.error('audit lines were not copied to the store-wide audit: they are lost', {
+        lines: entries.length,
+        pauses:
+          named.map(([pauseId, lines]) => `${pauseId}:${lines}`).join(',') +
+          (more > 0 ? ` and ${more} more` : ''),
+        error: errorMessage(error),
+      });
+      throw error;
+    }
   }
 
   /** Each deciding entry (and vote toward a quorum) at the head of its actor's and its requester's recent list. */

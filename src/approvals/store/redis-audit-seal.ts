@@ -28,11 +28,11 @@ const bodyFieldsSchema = z.object({
 
 /**
  * Seals a pause's chain line bodies after the script that wrote them (audit-chain.ts): computes
- * each line's `prev` and `hash` in Node and moves the lines into the trail with a
- * compare-and-set on the chain head. Returns the entries this call sealed, for the store-wide
- * audit: whoever seals a line mirrors it, so a line sealed by another replica racing this one
- * is mirrored once, by that replica. The transition is recorded whatever happens here: a
- * failure is logged, and its bodies are sealed by the pause's next transition.
+ * each line's `prev` and `hash` in Node and moves the chain head past them with a
+ * compare-and-set. Returns the entries this call sealed, for the store-wide audit, the one place
+ * a line is kept: whoever seals a line copies it there, so a line sealed by another replica
+ * racing this one is copied once, by that replica. The transition is recorded whatever happens
+ * here: a failure is logged, and its bodies are sealed by the pause's next transition.
  */
 export class AuditSealer {
   constructor(
@@ -40,19 +40,12 @@ export class AuditSealer {
     private readonly log: Pick<Log, 'warn'> | undefined,
   ) {}
 
-  async seal(
-    keys: { pause: string; list: string },
-    state: ChainState,
-  ): Promise<ScriptAuditEntry[]> {
+  async seal(pauseKey: string, state: ChainState): Promise<ScriptAuditEntry[]> {
     let chain = state;
     try {
       for (let round = 0; round < SEAL_ROUNDS && chain.unsealed !== ''; round++) {
         const { bodies, head, lines } = sealBodies(chain);
-        const raw = await SEAL_AUDIT.run(
-          this.redis,
-          [keys.pause, keys.list],
-          [chain.head, head, ...lines],
-        );
+        const raw = await SEAL_AUDIT.run(this.redis, [pauseKey], [chain.head, head, lines.length]);
         const reply = sealReplySchema.parse(raw);
         if (reply[0] === 1) return bodies.map((body, i) => entryOf(body, lines[i] ?? ''));
         if (reply[0] === 0) return [];
@@ -60,12 +53,12 @@ export class AuditSealer {
       }
       if (chain.unsealed !== '') {
         this.log?.warn('audit lines left unsealed: the chain head kept moving', {
-          key: keys.pause,
+          key: pauseKey,
         });
       }
     } catch (error) {
       this.log?.warn('could not seal audit lines (the next transition seals them)', {
-        key: keys.pause,
+        key: pauseKey,
         error: errorMessage(error),
       });
     }
@@ -78,20 +71,20 @@ export class AuditSealer {
    * moved meanwhile is sealed again on its own, as `seal` does.
    */
   async sealAll(
-    chains: readonly { keys: { pause: string; list: string }; chain: ChainState }[],
+    chains: readonly { pauseKey: string; chain: ChainState }[],
   ): Promise<ScriptAuditEntry[][]> {
     if (chains.length === 0) return [];
     if (chains.length === 1) {
       const [only] = chains;
-      return only ? [await this.seal(only.keys, only.chain)] : [];
+      return only ? [await this.seal(only.pauseKey, only.chain)] : [];
     }
     const sealed = chains.map(({ chain }) => sealBodies(chain));
     let replies: z.infer<typeof sealAllReplySchema>;
     try {
-      const keys = chains.flatMap(({ keys: pair }) => [pair.pause, pair.list]);
+      const keys = chains.map(({ pauseKey }) => pauseKey);
       const argv = chains.flatMap(({ chain }, i) => {
         const { head, lines } = sealed[i] ?? { head: '', lines: [] };
-        return [lines.length, chain.head, head, ...lines];
+        return [chain.head, head, lines.length];
       });
       replies = sealAllReplySchema.parse(await SEAL_AUDITS.run(this.redis, keys, argv));
       if (replies.length !== chains.length) throw new Error('seal_audits: one reply per pause');
@@ -103,12 +96,12 @@ export class AuditSealer {
       return chains.map(() => []);
     }
     return Promise.all(
-      chains.map(async ({ keys }, i) => {
+      chains.map(async ({ pauseKey }, i) => {
         const reply = replies[i];
         const { bodies = [], lines = [] } = sealed[i] ?? {};
         if (reply === undefined || reply[0] === 0) return [];
         if (reply[0] === 1) return bodies.map((body, j) => entryOf(body, lines[j] ?? ''));
-        return this.seal(keys, { head: reply[1], unsealed: reply[2] });
+        return this.seal(pauseKey, { head: reply[1], unsealed: reply[2] });
       }),
     );
   }

@@ -4,13 +4,12 @@ import { StoreError } from '../store.js';
 import type { AuditEntry } from '../store-roles/audit-log.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-connection.js';
-import { TRAIL_FIELD, UNSEALED_FIELD } from './scripts/fields.js';
+import { UNSEALED_FIELD } from './scripts/fields.js';
 import type { ScriptAuditEntry } from './scripts/reply.js';
 
 /**
- * Reading the Redis store's audit: a pause's own trail (a list of JSON entries written by the
- * scripts, exact, removed with the pause) or the global stream (mirrored after each
- * transition, trimmed by age: `trimAudit`, AUDIT_RETENTION).
+ * Reading the Redis store's audit: the global stream, where each line is kept once (copied by
+ * whoever sealed it, trimmed by age: `trimAudit`, AUDIT_RETENTION), and a pause's lines from it.
  */
 
 const auditFieldsSchema = z.object({
@@ -25,36 +24,47 @@ const auditFieldsSchema = z.object({
 });
 const streamSchema = z.array(z.tuple([z.string(), z.array(z.string())]));
 
+/** The stream lines a pause's trail is looked for in at a time. */
+const TRAIL_SCAN_PAGE = 500;
+
 /**
- * A pause's trail, oldest first; ids are positions in it. It is the pause hash's trail field,
- * then the list key: the list holds the trail of a pause recorded before the trail moved into the
- * hash, and the entries a previous-version replica appended during a rolling upgrade (after
- * which the scripts append to the list too, so the order holds). Both are read at once, with
- * the bodies not sealed yet (audit-chain.ts), which come last and carry no chain line.
+ * A pause's trail, oldest first: its lines in the global stream, then the bodies its scripts
+ * wrote that are not sealed yet (audit-chain.ts), which carry no chain line. Finding the lines
+ * reads the whole stream, a page at a time: for tests and investigations, never on a request's
+ * path (the app itself reads no pause's trail; the export reads the stream by time).
  */
 export async function readPauseTrail(
   redis: RedisClient,
-  keys: { pause: string; list: string },
+  keys: { pause: string; stream: string },
   pauseId: string,
   count: number,
 ): Promise<AuditEntry[]> {
-  const [listed, [field, unsealed]] = await redisCall(`read ${keys.pause}`, () =>
-    Promise.all([
-      redis.lrange(keys.list, 0, count - 1),
-      redis.hmget(keys.pause, TRAIL_FIELD, UNSEALED_FIELD),
-    ]),
+  const trail: AuditEntry[] = [];
+  let position = { start: '-', skipLines: 0 };
+  for (;;) {
+    const page = await readAuditStream(
+      redis,
+      keys.stream,
+      TRAIL_SCAN_PAGE,
+      position.start,
+      '+',
+      position.skipLines,
+    );
+    for (const entry of page) if (entry.pauseId === pauseId) trail.push(entry);
+    const last = page.at(-1);
+    if (last === undefined || page.length < TRAIL_SCAN_PAGE) break;
+    position = streamPosition(last.id);
+  }
+  const unsealed = await redisCall(`read ${keys.pause}`, () =>
+    redis.hget(keys.pause, UNSEALED_FIELD),
   );
-  const inField = field == null ? [] : field.split('\n');
-  const bodies = unsealed == null ? [] : unsealed.split('\n');
-  const texts = [...inField, ...listed, ...bodies].slice(0, count);
-  return texts.map((text, i) => {
-    const key = i < inField.length ? keys.pause : keys.list;
+  const bodies = unsealed === null || unsealed === '' ? [] : unsealed.split('\n');
+  for (const [i, text] of bodies.entries()) {
     const json = parseJsonText(text);
     const fields = json.ok && isRecord(json.value) ? json.value : undefined;
-    // A trail entry is its chain line (entries from before the chain are plain JSON objects).
-    const line = fields !== undefined && 'hash' in fields ? { line: text } : {};
-    return auditEntry(key, String(i + 1), pauseId, fields && { ...fields, ...line });
-  });
+    trail.push(auditEntry(keys.pause, `unsealed.${i + 1}`, pauseId, fields));
+  }
+  return trail.slice(0, count);
 }
 
 /** A sealed entry bound for the global audit stream: its pause and when it happened (ms). */

@@ -80,7 +80,7 @@ export class ChainOffers {
     return this.seen.get(pauseId);
   }
 
-  /** Learns a pause's chain from lines just sealed into its trail, oldest first. */
+  /** Learns a pause's chain from lines just sealed, oldest first. */
   learn(pauseId: string, lines: readonly string[]): void {
     const last = lines.at(-1);
     if (last === undefined) return;

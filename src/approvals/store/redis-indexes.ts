@@ -33,13 +33,14 @@ import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
  *   compare-and-set on the score where a newer transition may have moved them;
  * - pending-by-channel/approver entries are checked against the gate's state when listed, and
  *   filled in again when the pause is recorded again;
- * - the global audit stream mirrors the per-pause trails after the fact (best effort; a pause's
- *   own trail is exact, and removed with the pause).
+ * - the global audit stream gets each sealed line after the fact, from whoever sealed it: the
+ *   one place a line is kept (a copy that fails is logged; the pause's chain head and the next
+ *   line's `prev` still show the line is missing).
  */
 export interface IndexOptions {
   retentionMs: number;
   recheckMs: number;
-  log: Pick<Log, 'warn'> | undefined;
+  log: Pick<Log, 'warn' | 'error'> | undefined;
 }
 
 /** A member of the expiry set, or of a pending set, with its score. */
@@ -77,7 +78,7 @@ export class RedisIndexes {
     private readonly keys: StoreKeys,
     private readonly options: IndexOptions,
   ) {
-    this.mirrors = new AuditMirrorBatcher(redis, keys);
+    this.mirrors = new AuditMirrorBatcher(redis, keys, options.log);
     this.callIndexExpiries = new CoalescedWrites((entries) =>
       this.sendCallIndexes(entries, 'expire'),
     );

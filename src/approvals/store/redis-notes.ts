@@ -163,11 +163,7 @@ export class RedisPauseNotes implements PauseReports, PauseNotesReader, Idempote
     audit: NoteAuditEntry,
     callId: string,
   ): Promise<number> {
-    const keys = [
-      this.keys.pause(pauseId),
-      this.keys.pauseAudit(pauseId),
-      this.keys.notes(pauseId),
-    ];
+    const keys = [this.keys.pause(pauseId), this.keys.notes(pauseId)];
     const raw = await redisCall(`${ADD_NOTE.name} on ${keys[0]}`, () =>
       ADD_NOTE.run(this.redis, keys, [
         field,
@@ -197,20 +193,18 @@ export class RedisPauseNotes implements PauseReports, PauseNotesReader, Idempote
     if (!reply.success) throw new StoreError('script', `script ${script} answered ${String(raw)}`);
     const [code, head, unsealed] = reply.data;
     if (head !== undefined && unsealed !== undefined) {
-      const sealed = await this.sealer.seal(
-        { pause: this.keys.pause(pauseId), list: this.keys.pauseAudit(pauseId) },
-        { head, unsealed },
-      );
+      const sealed = await this.sealer.seal(this.keys.pause(pauseId), { head, unsealed });
       await this.mirror(pauseId, audit.at, sealed);
     }
     return code;
   }
 
   /**
-   * The lines this call sealed into the store-wide audit, as the transitions' are
-   * (redis-indexes.ts): after the fact, so a failure here is logged, not thrown; the pause's own
-   * trail has them already. (A deciding line left unsealed by a transition that failed to seal
-   * it, and sealed here, is not added to the people's recent decisions.)
+   * The lines this call sealed, copied to the store-wide audit, as the transitions' are
+   * (redis-indexes.ts): after the fact, so a failure here is logged, not thrown (the note is
+   * recorded; `audit verify` names the line missing from the chain). (A deciding line left
+   * unsealed by a transition that failed to seal it, and sealed here, is not added to the
+   * people's recent decisions.)
    */
   private async mirror(
     pauseId: string,

@@ -211,7 +211,7 @@ export abstract class RedisPauseScripts {
       throw new StoreError('script', `script ${script.name} did not reply once per pause`);
     }
     const outcomes: (PauseOutcome | StoreError)[] = [];
-    const toSeal: { at: number; keys: { pause: string; list: string }; chain: ChainState }[] = [];
+    const toSeal: { at: number; pauseKey: string; chain: ChainState }[] = [];
     for (const [i, call] of calls.entries()) {
       const keys = keysOf[i] ?? [];
       const reply = parsePauseScriptReply(script.name, raw[i]);
@@ -232,7 +232,7 @@ export abstract class RedisPauseScripts {
       const chain = reply.chain;
       if (chain?.sealedAhead) audit = this.sealedAhead(call.pauseId, call.offer);
       else if (chain !== undefined) {
-        toSeal.push({ at: i, keys: { pause: keys[0] ?? '', list: keys[1] ?? '' }, chain });
+        toSeal.push({ at: i, pauseKey: keys[0] ?? '', chain });
       }
       outcomes.push({ ...reply, audit, view });
     }
@@ -260,8 +260,7 @@ export abstract class RedisPauseScripts {
     const chain = reply.chain;
     if (chain === undefined) return [];
     if (chain.sealedAhead) return this.sealedAhead(pauseId, offer);
-    const keyPair = { pause: keys[0] ?? '', list: keys[1] ?? '' };
-    const entries = await this.sealer.seal(keyPair, chain);
+    const entries = await this.sealer.seal(keys[0] ?? '', chain);
     this.learnSealed(pauseId, entries);
     return entries;
   }

@@ -96,7 +96,6 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
       offer.sealAfter,
       offer.sealHead,
       offer.sealBodies,
-      offer.sealLines,
     ];
     for (const gate of gates) {
       args.push(gate.callId, gate.record, gate.policy, gate.expiresAt ?? '', gate.auditFacts);

@@ -51,7 +51,7 @@ export interface RedisStoreOptions {
   /** `close()` also closes the client. Default false: the caller owns the client. */
   ownsClient?: boolean;
   /** Told when an index update after a recorded transition failed (the system recovers). */
-  log?: Pick<Log, 'warn'>;
+  log?: Pick<Log, 'warn' | 'error'>;
 }
 
 const DEFAULT_RECHECK_MS = 5 * 60 * 1000;

@@ -28,8 +28,6 @@ export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const DEFAULT_AUDIT_MAXLEN = 100_000;
 /** Items per listing, expiry batch or audit read when the caller names no limit. */
 export const DEFAULT_LIMIT = 100;
-/** A pause has a handful of transitions; the cap only bounds a pathological vote storm. */
-export const PER_PAUSE_AUDIT_MAX = 1000;
 
 // --- states ------------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import {
   splitChainLine,
 } from '../../../src/approvals/store/audit-chain.js';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
+import { appendToAuditStream } from '../../../src/approvals/store/redis-audit.js';
 import { AuditSealer } from '../../../src/approvals/store/redis-audit-seal.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
 import { UNSEALED_FIELD } from '../../../src/approvals/store/scripts/fields.js';
@@ -15,9 +16,10 @@ import { APPROVER, firstCallId, newPause, T0 } from './fixtures.js';
 
 /**
  * The audit chain's lines are written as bodies by the transition's script and sealed in Node
- * after it (audit-chain.ts). What only the sealing shows, on real Redis: replicas sealing the
- * same bodies at once write each line once, and bodies whose writer died before sealing them
- * are sealed, in their place in the chain, by the pause's next transition.
+ * after it (audit-chain.ts). What only the sealing shows, on real Redis: of replicas sealing the
+ * same bodies at once one seals them, so each line is copied to the store-wide audit once, and
+ * bodies whose writer died before sealing them are sealed, in their place in the chain, by the
+ * pause's next transition.
  */
 let keyPrefix: string;
 let redis: RedisClient;
@@ -68,12 +70,12 @@ async function streamLinesOf(pauseId: string): Promise<string[]> {
 }
 
 describe('sealing the audit chain after the script', () => {
-  it('two replicas sealing the same bodies at once write each line once, in the trail and in the store-wide audit', async () => {
+  it('of two replicas sealing the same bodies at once, one seals them: each line is copied to the store-wide audit once', async () => {
     const input = newPause();
     await store.pauses.createPause(input);
     const state = await leaveUnsealed(input.id, firstCallId(input), ['outcome', 'outcome']);
     const keys = storeKeys(keyPrefix);
-    const where = { pause: keys.pause(input.id), list: keys.pauseAudit(input.id) };
+    const where = keys.pause(input.id);
     const other = await connectTestRedis();
     try {
       const [mine, theirs] = await Promise.all([
@@ -82,6 +84,9 @@ describe('sealing the audit chain after the script', () => {
       ]);
       // One of them sealed both bodies; the other found the head moved and nothing left.
       expect([mine.length, theirs.length].sort()).toEqual([0, 2]);
+      // Each copies what it sealed, as the store does after a transition.
+      const sealed = [...mine, ...theirs].map((entry) => ({ pauseId: input.id, entry, at: '1' }));
+      await appendToAuditStream(redis, keys.audit, sealed);
     } finally {
       other.disconnect();
     }

@@ -8,6 +8,7 @@ import {
   STREAM_ENTRY_MAX_LINES,
 } from '../../../src/approvals/store/redis-audit.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
+import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import type { ApprovalStore } from '../../../src/approvals/store.js';
 import { chain } from '../../support/audit-lines.js';
 import { redisStoreForEachTest } from '../../support/redis.js';
@@ -184,5 +185,35 @@ describe('the audit stream: entries of one line and of several', () => {
     } finally {
       redis.xrange = xrange;
     }
+  });
+});
+
+describe('a copy to the store-wide audit that fails', () => {
+  it('leaves the transition recorded and says at error level which pause lost how many lines', async () => {
+    const errors: { message: string; fields: Record<string, unknown> }[] = [];
+    const log = {
+      warn: () => {},
+      error: (message: string, fields: Record<string, unknown> = {}) => {
+        errors.push({ message, fields });
+      },
+    };
+    const logged = openRedisStore({ redis, keyPrefix, log });
+    const input = newPause();
+    await logged.pauses.createPause(input);
+    expect(errors).toEqual([]);
+    // The stream's key holds another type: every XADD to it fails.
+    const keys = storeKeys(keyPrefix);
+    await redis.del(keys.audit);
+    await redis.set(keys.audit, 'not a stream');
+    const voted = await logged.pauses.vote(approvalOfFirstGate(input, T0 + 1));
+    expect(voted.kind).toBe('decided');
+    expect((await logged.pauses.getPause(input.id))?.gates[0]?.state).toBe('approved');
+    expect(errors).toEqual([
+      {
+        message: 'audit lines were not copied to the store-wide audit: they are lost',
+        fields: expect.objectContaining({ lines: 2, pauses: `${input.id}:2` }),
+      },
+    ]);
+    expect(JSON.stringify(errors)).not.toContain('amount');
   });
 });

@@ -45,7 +45,6 @@ describe('a per-pause script defined once', () => {
       '',
       '',
       '',
-      '',
     ]);
   });
 
@@ -60,7 +59,6 @@ describe('a per-pause script defined once', () => {
         '  sealAfter = ARGV[5],',
         '  sealHead = ARGV[6],',
         '  sealBodies = ARGV[7],',
-        '  sealLines = ARGV[8],',
         '}',
       ].join('\n'),
     );
@@ -96,7 +94,7 @@ describe('a per-pause script defined once', () => {
 
   it('makes an argument missing or of the wrong type a type error (checked by tsc)', () => {
     const args = { now: 1, gateIndex: 1, decision, retentionMs: 1, ...NO_SEAL_OFFER };
-    expect(EXPIRE_GATE.encode(args)).toHaveLength(8);
+    expect(EXPIRE_GATE.encode(args)).toHaveLength(7);
     // @ts-expect-error retentionMs is missing
     expect(() => EXPIRE_GATE.encode({ now: 1, gateIndex: 1, decision, ...NO_SEAL_OFFER })).toThrow(
       'script expire_gate: argument retentionMs is missing',

@@ -39,7 +39,6 @@ export function createPause(
       });
       return { record, voters: new Set<string>(), approvals: 0 };
     }),
-    trail: [],
     facts: Object.fromEntries([
       ['', pauseFactsOf(input)],
       ...gates.map((gate) => [gate.confirmationCallId, gateFactsOf(gate, input.adk.appName)]),

@@ -11,13 +11,7 @@ import {
 } from '../../records.js';
 import type { AuditEntry } from '../../store-roles/audit-log.js';
 import { AUDIT_GENESIS, chainLine } from '../audit-chain.js';
-import {
-  type AuditEvent,
-  EXPIRY_CANCEL_DETAIL,
-  EXPIRY_OUTCOME,
-  expiredDetail,
-  PER_PAUSE_AUDIT_MAX,
-} from '../rules.js';
+import { type AuditEvent, EXPIRY_CANCEL_DETAIL, EXPIRY_OUTCOME, expiredDetail } from '../rules.js';
 
 /**
  * The in-memory twin of scripts/prelude.lua.ts: what a pause's keys hold, and the helpers every
@@ -36,11 +30,13 @@ export interface MemoryGate {
   lastPayload?: JsonValue;
 }
 
-/** A pause hash, its gate hashes in `callIds` order, and its audit list. */
+/**
+ * A pause hash and its gate hashes in `callIds` order. Its audit lines are kept once, in the
+ * store-wide log (MemoryPauseBook's `audit`), as on Redis.
+ */
 export interface MemoryPause {
   pause: PauseRecord;
   gates: MemoryGate[];
-  trail: TrailEntry[];
   /** The `audit:<call id>` fields: what each gate is (`''`: the pause), as JSON texts. */
   facts: Record<string, string>;
   /** The `auditSeq` and `auditHead` fields: the chain's length and its last line's hash. */
@@ -108,9 +104,6 @@ export class PauseRun {
       ...(detail === '' ? {} : { detail }),
       line,
     };
-    const trail = this.entry.trail;
-    trail.push(item);
-    if (trail.length > PER_PAUSE_AUDIT_MAX) trail.splice(0, trail.length - PER_PAUSE_AUDIT_MAX);
     this.audited.push(item);
   }
 

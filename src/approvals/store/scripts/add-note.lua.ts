@@ -5,8 +5,7 @@ import { LUA_HASH_CACHE } from './hash-cache.lua.js';
 /**
  * add_note: records a fact about a pause that is not a transition (an outcome the agent
  * reported, a webhook delivery attempt) beside it, with an entry in its trail, atomically.
- * KEYS: [1] pause hash (holds the trail), [2] pause audit list (the trail of a pause recorded
- *   before the trail moved into the pause hash), [3] pause notes hash
+ * KEYS: [1] pause hash (holds the chain), [2] pause notes hash
  * ARGV: [1] note field, [2] note JSON, [3] audit entry JSON (strings: at, event, actor, detail),
  *       [4] retention ms, [5] call id the note is about ('' for none)
  * Returns {1, chain head, unsealed bodies} (recorded: the entry's body is the last of them, for
@@ -29,8 +28,8 @@ if ARGV[5] ~= '' then
   end
   if not found then return {-1} end
 end
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[3], ARGV[4])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
 local entry = cjson.decode(ARGV[3])
 write_chain_body(KEYS[1], string.match(KEYS[1], '{(.-)}'), tonumber(entry.at),
   entry.event, entry.actor, ARGV[5], entry.detail or '', nil)

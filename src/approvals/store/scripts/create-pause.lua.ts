@@ -6,14 +6,14 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
  * create_pause: records a pause and its gates, unless the pause already exists.
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] pause record JSON, [3] card ts or '', [4] requester, [5] audit detail,
- *       [6] the pause's audit facts JSON, [7..10] its `created` line sealed ahead (the chain
- *       head it follows, the new head, the body, the line; all '' for none: SEAL_OFFER_ARGS,
+ *       [6] the pause's audit facts JSON, [7..9] its `created` line sealed ahead (the chain
+ *       head it follows, the new head, the body; all '' for none: SEAL_OFFER_ARGS,
  *       redis-chain-offers.ts), then 5 per gate, in KEYS order: call id, gate record JSON,
  *       policy JSON, expiresAt or '', its audit facts JSON (audit-facts.ts)
  * Returns CREATED | EXISTED (nothing written) | CORRUPT {key index, problem} | KEYS_MISMATCH
  */
 export const CREATE_PAUSE_LUA = `${PAUSE_PRELUDE}
-offer_seal(ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+offer_seal(ARGV[7], ARGV[8], ARGV[9])
 if redis.call('EXISTS', PAUSE) == 1 then
   local pause, failure = load()
   if not pause then return failure end
@@ -23,11 +23,11 @@ local gate_count = #KEYS - 2
 hash_known_empty(PAUSE)
 hset(PAUSE, 'record', ARGV[2], 'version', 1, 'gateCount', gate_count,
   'pending', gate_count, 'resumeState', RESUME.idle, 'attempts', 0, 'audit:', ARGV[6])
--- Its lines all go to the trail field from now on, unless a list was left there (fields.ts).
+-- No audit list is left there (fields.ts): its scripts need not ask for one.
 if key_type(AUDIT) == 'none' then hset(PAUSE, '${NO_AUDIT_LIST_FIELD}', '1') end
 if ARGV[3] ~= '' then hset(PAUSE, 'cardTs', ARGV[3]) end
 for i = 3, #KEYS do
-  local a = 11 + (i - 3) * 5
+  local a = 10 + (i - 3) * 5
   -- A gate left over without its pause (deleted by hand) must not lend its voters to this one.
   redis.call('DEL', KEYS[i])
   hash_known_empty(KEYS[i])

@@ -3,7 +3,7 @@ import { LuaScript } from './lua-script.js';
 import { PAUSE_PRELUDE } from './prelude.lua.js';
 
 /** ARGV positions each pause takes in expire_gates, after its key count. */
-export const EXPIRE_GATES_PER_PAUSE = 5;
+export const EXPIRE_GATES_PER_PAUSE = 4;
 
 /**
  * expire_gates: expire_gate (expire-gate.lua.ts) on the due gates of many pauses in one call, one
@@ -11,7 +11,7 @@ export const EXPIRE_GATES_PER_PAUSE = 5;
  * at each pause in turn (select_pause). Only where all the keys are on one node (a single Redis).
  * KEYS: each pause's keys as expire_gate takes them ([pause hash, audit list, gates...]), in turn
  * ARGV: [1] now, [2] the expiry's decision (JSON), [3] retention ms if an expiry abandons, then
- *   per pause: its key count, the gate's 1-based index, and expire_gate's four seal offer args
+ *   per pause: its key count, the gate's 1-based index, and expire_gate's three seal offer args
  * Returns one expire_gate reply per pause, in order.
  */
 export const EXPIRE_GATES = new LuaScript(
@@ -29,7 +29,7 @@ while a <= #ARGV do
   for j = 1, count do keys[j] = KEYS[k + j] end
   k = k + count
   select_pause(keys)
-  offer_seal(ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5])
+  offer_seal(ARGV[a + 2], ARGV[a + 3], ARGV[a + 4])
   replies[#replies + 1] = expire_due(tonumber(ARGV[a + 1]), decision, retention_ms)
   a = a + 1 + ${EXPIRE_GATES_PER_PAUSE}
 end

@@ -18,22 +18,18 @@
  */
 
 /**
- * The pause hash field holding its trail: one JSON entry per line. Pauses recorded before it
- * keep theirs in the `audit` list key, where their later entries go too.
- */
-export const TRAIL_FIELD = 'trail';
-
-/**
  * The pause hash field holding the chain line bodies its scripts wrote and Node has not sealed
  * yet (audit-chain.ts), one per line, oldest first; removed once they are all sealed.
  */
 export const UNSEALED_FIELD = 'auditUnsealed';
 
 /**
- * The pause hash field that says the pause has no audit list: set ('1') when a version that
- * keeps the whole trail in the hash recorded it and no list was there. Its scripts then put
- * every line in the trail field without asking the list's type (a command per transition). A
- * pause without it (recorded before, or by a version before this field) is asked, as before.
+ * The pause hash field that says the pause has no audit list: set ('1') when the pause is
+ * recorded and no list was there. Its scripts then neither ask the list's type nor expire it with
+ * the pause (a command each). A pause without it (recorded before this field) is asked. The list
+ * holds the lines of a pause recorded before 24 November (and those a replica of that time
+ * appended), which later versions kept in the pause hash's `trail` field instead; this one keeps
+ * each line once, in the store-wide audit stream, and writes neither.
  */
 export const NO_AUDIT_LIST_FIELD = 'noAuditList';
 

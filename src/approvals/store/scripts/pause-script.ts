@@ -44,13 +44,13 @@ export const arg = {
 
 /**
  * Lines Node sealed ahead for a transition's audit entries (redis-chain-offers.ts), all '' for
- * none: a transition that takes them passes them to the prelude's `offer_seal` first thing.
+ * none: a transition that takes them passes them to the prelude's `offer_seal` first thing. The
+ * lines themselves stay in Node, which copies them to the store-wide audit once sealed.
  */
 export const SEAL_OFFER_ARGS = {
   sealAfter: arg.text(),
   sealHead: arg.text(),
   sealBodies: arg.text(),
-  sealLines: arg.text(),
 };
 /** Lines sealed ahead, as SEAL_OFFER_ARGS carry them (redis-chain-offers.ts builds them). */
 export interface SealOffer {
@@ -60,7 +60,7 @@ export interface SealOffer {
   sealHead: string;
   /** The bodies the transition is expected to write, one a line. */
   sealBodies: string;
-  /** Their sealed lines, one a line. */
+  /** Their sealed lines, one a line: not sent, kept for the store-wide audit. */
   sealLines: string;
 }
 export const NO_SEAL_OFFER: SealOffer = {
@@ -69,8 +69,7 @@ export const NO_SEAL_OFFER: SealOffer = {
   sealBodies: '',
   sealLines: '',
 };
-export const LUA_OFFER_SEAL =
-  'offer_seal(args.sealAfter, args.sealHead, args.sealBodies, args.sealLines)';
+export const LUA_OFFER_SEAL = 'offer_seal(args.sealAfter, args.sealHead, args.sealBodies)';
 
 /**
  * The arguments of a per-pause script, in ARGV order (an object's keys keep the order they

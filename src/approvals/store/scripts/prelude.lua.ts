@@ -7,12 +7,11 @@ import {
   luaGateFieldsOnPause,
   NO_AUDIT_LIST_FIELD,
   PAUSE_FIELDS,
-  TRAIL_FIELD,
   UNSEALED_FIELD,
 } from './fields.js';
 import { LUA_HASH_CACHE } from './hash-cache.lua.js';
 import { luaRules } from './rules.lua.js';
-import { LUA_APPEND_SEALED } from './seal-audit.lua.js';
+import { LUA_MOVE_CHAIN_HEAD } from './seal-audit.lua.js';
 
 /**
  * What \`load\` reads of each gate: first the fields it checks (in this order), then what a
@@ -56,22 +55,21 @@ local audited = 0
 ${luaGateFieldsOnPause()}
 
 ${LUA_HASH_CACHE}
-${LUA_APPEND_SEALED}
+${LUA_MOVE_CHAIN_HEAD}
 -- Lines Node sealed ahead for this call's audit entries (audit-chain.ts: it knows the chain head
--- and the bodies this call would write, from the last reply it saw): appended at the reply when
--- the head is still that one and the bodies written are exactly those, else left unsealed for
--- the separate seal (seal-audit.lua.ts), as a previous version's call would.
+-- and the bodies this call would write, from the last reply it saw): the head moves past them at
+-- the reply when it is still the one they follow and the bodies written are exactly those, else
+-- they are left unsealed for the separate seal (seal-audit.lua.ts). Node keeps the lines and
+-- copies them to the store-wide audit once the reply says they are sealed.
 local seal_offer = nil
-local function offer_seal(after, new_head, bodies, lines)
-  if lines ~= '' then seal_offer = {after = after, head = new_head, bodies = bodies, lines = lines} end
+local function offer_seal(after, new_head, bodies)
+  if bodies ~= '' then seal_offer = {after = after, head = new_head, bodies = bodies} end
 end
 local function seal_offered()
   if not seal_offer or audited == 0 then return false end
-  local f = hmget(PAUSE, {'${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}', '${TRAIL_FIELD}'})
+  local f = hmget(PAUSE, {'${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}'})
   if (f[1] or '') ~= seal_offer.after or f[2] ~= seal_offer.bodies then return false end
-  local lines = {}
-  for line in string.gmatch(seal_offer.lines, '[^\\n]+') do lines[#lines + 1] = line end
-  append_sealed(PAUSE, AUDIT, seal_offer.head, '', lines, f[3])
+  move_chain_head(PAUSE, seal_offer.head, '')
   return true
 end
 
@@ -94,8 +92,8 @@ local retention = nil
 local function finish_writes()
   flush_hashes()
   if retention then
-    -- A key the call found missing (the audit list of a pause whose trail is in its hash) is
-    -- not there to expire.
+    -- A key the call found missing (the audit list of a pause recorded without one) is not
+    -- there to expire.
     for _, key in ipairs(retention.keys) do
       if key_types[key] ~= 'none' then redis.call('PEXPIRE', key, retention.ms) end
     end
@@ -155,14 +153,13 @@ local function load(reading, voter)
   for _, field in ipairs(reply_pause_fields()) do fields[#fields + 1] = field end
   fields[#fields + 1], fields[#fields + 2] = 'auditSeq', 'audit:'
   -- What an audit entry about a gate reads (its audit:<call id> facts, the call id taken from the
-  -- gate's key; read_pause answers them too), and the trail a seal offered ahead appends to.
+  -- gate's key; read_pause answers them too).
   for i = 3, #PK do
     local call_id = string.match(PK[i], '}:gate:(.*)$')
     if call_id then fields[#fields + 1] = 'audit:' .. call_id end
   end
   fields[#fields + 1] = '${NO_AUDIT_LIST_FIELD}'
   local no_list_at = #fields
-  if seal_offer and not reading then fields[#fields + 1] = '${TRAIL_FIELD}' end
   local f, problem = hash_fields(PAUSE, 1, fields)
   if not f then return nil, problem end
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
@@ -217,8 +214,8 @@ ${luaInitiatorOf()}
 ${luaWriteChainBody()}
 -- An audit entry about the pause, or about one of its gates (nil: the pause): the body of its
 -- chain line (audit-chain.ts), with the gate's decision once it has one, among the pause's
--- unsealed bodies; Node seals it into the trail after the script. A pending gate has no
--- decision; one decided by this call carries the decision it was given.
+-- unsealed bodies; Node seals it after the script and copies it to the store-wide audit. A
+-- pending gate has no decision; one decided by this call carries the decision it was given.
 local PAUSE_ID = string.match(PAUSE, '{(.-)}')
 -- Makes the helpers work on another pause (keys laid out as KEYS are for one pause), with no
 -- audit entry written nor seal offered yet: what a script run on those keys would start from.

@@ -7,7 +7,7 @@ import { LUA_HASH_CACHE } from './hash-cache.lua.js';
  * handed over) that the agent received and did not act on. The resume becomes `refused` with
  * the agent's words, and the pause's trail gets an entry, atomically. Only from `resumed`: a
  * hand-over not yet marked is left to look for the agent's report once it is.
- * KEYS: [1] pause hash (holds the trail)
+ * KEYS: [1] pause hash (holds the chain)
  * ARGV: [1] error text, [2] audit entry JSON (strings: at, event, actor, detail)
  * Returns {1, chain head, unsealed bodies} (refused: the entry's body is the last of them, for
  *   Node to seal; audit-chain.ts) | {0} (no such pause) | {-1} (the resume is not `resumed`)

@@ -20,7 +20,7 @@ const pauseScriptReplySchema = z.tuple([
   ]),
 ]);
 
-/** One audit entry a script appended to the pause's trail; '' stands for "none". */
+/** One audit entry a script wrote for the pause's chain, sealed; '' stands for "none". */
 export interface ScriptAuditEntry {
   event: string;
   actor: string;

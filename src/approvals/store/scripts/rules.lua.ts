@@ -15,7 +15,6 @@ import {
   FACT_PARTS,
   FACT_SEPARATOR,
   FINISH_EVENT,
-  PER_PAUSE_AUDIT_MAX,
   VOTE_OUTCOME,
 } from '../rules.js';
 
@@ -46,7 +45,6 @@ export function luaRules(): string {
     strictTable('EXPIRED_DETAIL', expiredDetails()),
     `local EXPIRY_CANCEL_DETAIL = ${luaString(EXPIRY_CANCEL_DETAIL)}`,
     `local SYSTEM = ${luaString(SYSTEM_ACTOR)}`,
-    `local PER_PAUSE_AUDIT_MAX = ${PER_PAUSE_AUDIT_MAX}`,
     // The twin of `auditDetail`: name, value pairs; nil or false (a missing field) is left out,
     // a table is a fact of several parts.
     'local function detail(...)',
