@@ -105,7 +105,9 @@ async function measure(what: string, call: RecordedCall | undefined, per = 1): P
   const perUnit = (value: number) => (value / per).toFixed(1);
   const median = rounds[Math.floor(ROUNDS / 2)] ?? NaN;
   const range = `${perUnit(rounds[0] ?? NaN)}–${perUnit(rounds.at(-1) ?? NaN)}`;
-  rows.push([what, perUnit(median), range, `${call.keys.length} keys, ${call.args.length} args`]);
+  const sent = [...call.keys, ...call.args].reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+  const shape = `${call.keys.length} keys, ${call.args.length} args, ${sent.toLocaleString('en')} B`;
+  rows.push([what, perUnit(median), range, shape]);
 }
 
 /** `call` with another script in its place (loaded now), the same keys and arguments. */
@@ -131,7 +133,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   print(`Redis's own µs per script call, ${ROUNDS} rounds of ${RUNS} replays, median (range)`);
-  for (const line of table(['script call', 'µs', 'range', 'call'], rows)) print(line);
+  for (const line of table(['script call', 'µs', 'range', 'call (its keys and arguments)'], rows))
+    print(line);
   for (const prefix of prefixes) await deleteWithPrefix(admin, prefix);
   await admin.quit();
 });
