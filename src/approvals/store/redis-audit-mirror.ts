@@ -1,8 +1,8 @@
-import { errorMessage } from '../../error-message.js';
 import type { Log } from '../../log.js';
 import { CoalescedWrites } from './coalesced-writes.js';
 import type { StoreKeys } from './keys.js';
-import { appendToAuditStream, type StreamEntry } from './redis-audit.js';
+import type { StreamEntry } from './redis-audit.js';
+import { AuditStreamCopy } from './redis-audit-copy.js';
 import type { RedisClient } from './redis-connection.js';
 import {
   RECENT_DECISIONS_MAX,
@@ -12,9 +12,6 @@ import {
   recentEntries,
 } from './rules.js';
 import type { ScriptAuditEntry } from './scripts/reply.js';
-
-/** The pauses a lost copy's log line names at most (a sweep's batch holds a thousand). */
-const LOST_PAUSES_NAMED = 20;
 
 /** A transition's audit entries, sealed: the pause's new lines. */
 export interface AuditMirror {
@@ -34,13 +31,15 @@ export interface AuditMirror {
  */
 export class AuditMirrorBatcher {
   private readonly writes: CoalescedWrites<AuditMirror>;
+  private readonly stream: AuditStreamCopy;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,
-    private readonly log: Pick<Log, 'error'> | undefined,
+    log: Pick<Log, 'error'> | undefined,
   ) {
     this.writes = new CoalescedWrites((batch) => this.send(batch));
+    this.stream = new AuditStreamCopy(redis, keys.audit, log);
   }
 
   write(mirrors: readonly AuditMirror[]): Promise<void> {
@@ -51,31 +50,8 @@ export class AuditMirrorBatcher {
     const entries: StreamEntry[] = batch.flatMap(({ pauseId, audit, at }) =>
       audit.map((entry) => ({ pauseId, entry, at: String(at) })),
     );
-    await Promise.all([this.copy(entries), this.noteRecentDecisions(batch)]);
-  }
-
-  /**
-   * The lines into the stream. A copy that fails (after the client's own retries) loses them:
-   * said at error level, naming the pauses and how many lines each lost (never their content,
-   * which may quote a tool's arguments); `audit verify` names the gap in each chain.
-   */
-  private async copy(entries: readonly StreamEntry[]): Promise<void> {
-    try {
-      await appendToAuditStream(this.redis, this.keys.audit, entries);
-    } catch (error) {
-      const lost = new Map<string, number>();
-      for (const { pauseId } of entries) lost.set(pauseId, (lost.get(pauseId) ?? 0) + 1);
-      const named = [...lost].slice(0, LOST_PAUSES_NAMED);
-      const more = lost.size - named.length;
-      this.log?.error('audit lines were not copied to the store-wide audit: they are lost', {
-        lines: entries.length,
-        pauses:
-          named.map(([pauseId, lines]) => `${pauseId}:${lines}`).join(',') +
-          (more > 0 ? ` and ${more} more` : ''),
-        error: errorMessage(error),
-      });
-      throw error;
-    }
+    // A later batch waits for this one, tries again included: each pause's lines stay in order.
+    await Promise.all([this.stream.copy(entries), this.noteRecentDecisions(batch)]);
   }
 
   /** Each deciding entry (and vote toward a quorum) at the head of its actor's and its requester's recent list. */

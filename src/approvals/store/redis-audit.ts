@@ -4,7 +4,9 @@ import { StoreError } from '../store.js';
 import type { AuditEntry } from '../store-roles/audit-log.js';
 import type { RedisClient } from './redis-connection.js';
 import { redisCall } from './redis-connection.js';
+import { APPEND_AUDIT_ONCE_LUA } from './scripts/append-audit-once.lua.js';
 import { UNSEALED_FIELD } from './scripts/fields.js';
+import { LuaScript } from './scripts/lua-script.js';
 import type { ScriptAuditEntry } from './scripts/reply.js';
 
 /**
@@ -80,11 +82,14 @@ export interface StreamEntry {
  * together: the first line with its own fields, as every version writes an entry of one line,
  * and the others after it in `MORE_LINES_FIELD` (their lines say their pause, time and facts).
  * Uncapped: the retention trims the stream by age, so no line goes before its time.
+ * `again`: the entries were sent before and may have been written (the answer was lost), so each
+ * is added only if it is not there yet (append-audit-once.lua.ts).
  */
 export async function appendToAuditStream(
   redis: RedisClient,
   key: string,
   entries: readonly StreamEntry[],
+  again = false,
 ): Promise<void> {
   const writes: Promise<unknown>[] = [];
   for (let at = 0; at < entries.length; at += STREAM_ENTRY_MAX_LINES) {
@@ -97,10 +102,16 @@ export async function appendToAuditStream(
     fields.push('line', entry.line);
     if (more.length > 0)
       fields.push(MORE_LINES_FIELD, more.map((next) => next.entry.line).join('\n'));
-    writes.push(redis.call('XADD', key, '*', ...fields));
+    writes.push(
+      again
+        ? APPEND_AUDIT_ONCE.run(redis, [key], [entry.line, ...fields])
+        : redis.call('XADD', key, '*', ...fields),
+    );
   }
   await Promise.all(writes);
 }
+
+const APPEND_AUDIT_ONCE = new LuaScript('append_audit_once', APPEND_AUDIT_ONCE_LUA);
 
 /**
  * The most lines one stream entry holds: a burst of transitions copied together is a few

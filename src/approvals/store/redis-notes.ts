@@ -24,7 +24,7 @@ import type {
   PauseReports,
 } from '../store-roles/pause-reports.js';
 import type { StoreKeys } from './keys.js';
-import { appendToAuditStream } from './redis-audit.js';
+import { AuditStreamCopy } from './redis-audit-copy.js';
 import type { AuditSealer } from './redis-audit-seal.js';
 import { type RedisClient, redisCall } from './redis-connection.js';
 import {
@@ -54,13 +54,17 @@ const idempotencyRecordSchema = z.object({ fingerprint: z.string(), pauseId: z.s
  * the one transition an agent reports after the fact (a handed-over decision it refused).
  */
 export class RedisPauseNotes implements PauseReports, PauseNotesReader, IdempotencyKeys {
+  private readonly stream: AuditStreamCopy;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: StoreKeys,
     private readonly retentionMs: number,
     private readonly sealer: AuditSealer,
-    private readonly log?: Pick<Log, 'warn'>,
-  ) {}
+    log?: Pick<Log, 'error'>,
+  ) {
+    this.stream = new AuditStreamCopy(redis, keys.audit, log);
+  }
 
   async recordOutcome(input: OutcomeInput): Promise<OutcomeResult> {
     const { pauseId, callId, outcome, actor } = input;
@@ -201,25 +205,17 @@ export class RedisPauseNotes implements PauseReports, PauseNotesReader, Idempote
 
   /**
    * The lines this call sealed, copied to the store-wide audit, as the transitions' are
-   * (redis-indexes.ts): after the fact, so a failure here is logged, not thrown (the note is
-   * recorded; `audit verify` names the line missing from the chain). (A deciding line left
-   * unsealed by a transition that failed to seal it, and sealed here, is not added to the
-   * people's recent decisions.)
+   * (redis-indexes.ts): after the fact, so a copy that fails is logged (AuditStreamCopy), not
+   * thrown: the note is recorded. (A deciding line left unsealed by a transition that failed to
+   * seal it, and sealed here, is not added to the people's recent decisions.)
    */
   private async mirror(
     pauseId: string,
     at: string,
     sealed: readonly ScriptAuditEntry[],
   ): Promise<void> {
-    try {
-      const entries = sealed.map((entry) => ({ pauseId, entry, at }));
-      await appendToAuditStream(this.redis, this.keys.audit, entries);
-    } catch (error) {
-      this.log?.warn('could not copy a note entry to the audit stream', {
-        pauseId,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
+    const entries = sealed.map((entry) => ({ pauseId, entry, at }));
+    await this.stream.copy(entries).catch(() => {});
   }
 }
 
