@@ -26,6 +26,8 @@ import { profileLines } from './support/profile-summary.js';
 const VOTES_ONE_CLIENT = 2_000;
 const VOTES_FIFTY_CLIENTS = 5_000;
 const MEMORY_SAMPLE = 1_000;
+/** Pauses taken from creation to resumed for the memory a finished pause keeps. */
+const RESUMED_SAMPLE = 300;
 const SWEEP_GATES = 10_000;
 
 const LARGE_PENDING = 100_000;
@@ -79,6 +81,32 @@ async function dataBytes(redis: Redis, key: string): Promise<number> {
     default:
       return 0;
   }
+}
+
+/**
+ * What the keys under `keyPrefix` take, in all and per `count` (pauses, gates) by kind of key
+ * (`pause`, `gate`, `expiry`, `audit`, …): Redis's `MEMORY USAGE`, and the data itself.
+ */
+async function memoryOf(redis: Redis, keyPrefix: string, count: number) {
+  const bytesByKind = new Map<string, number>();
+  const heldByKind = new Map<string, number>();
+  let total = 0;
+  let data = 0;
+  for (const key of await keysWithPrefix(redis, keyPrefix)) {
+    const bytes = (await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0;
+    const held = await dataBytes(redis, key);
+    const kind = key
+      .slice(keyPrefix.length)
+      .replace(/^\{[^}]*\}:/, '')
+      .replace(/:.*$/, '');
+    bytesByKind.set(kind, (bytesByKind.get(kind) ?? 0) + bytes);
+    heldByKind.set(kind, (heldByKind.get(kind) ?? 0) + held);
+    total += bytes;
+    data += held;
+  }
+  const perKind = (bytes: Map<string, number>) =>
+    [...bytes].map(([kind, sum]) => `${kind} ${Math.round(sum / count)}`).join(', ');
+  return { total, data, byKind: perKind(bytesByKind), dataByKind: perKind(heldByKind) };
 }
 
 function rate(count: number, ms: number): number {
@@ -351,31 +379,14 @@ describe('Redis confirmation store', () => {
       newPause({ policies: [policy({ expiresInMs: 3_600_000 })], ...(args ? { args } : {}) }),
     );
     await createAll(store, inputs);
-    const byKind = new Map<string, number>();
-    const dataByKind = new Map<string, number>();
-    let total = 0;
-    let data = 0;
-    for (const key of await keysWithPrefix(redis, keyPrefix)) {
-      const bytes = (await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0;
-      const held = await dataBytes(redis, key);
-      const kind = key
-        .slice(keyPrefix.length)
-        .replace(/^\{[^}]*\}:/, '')
-        .replace(/:.*$/, '');
-      byKind.set(kind, (byKind.get(kind) ?? 0) + bytes);
-      dataByKind.set(kind, (dataByKind.get(kind) ?? 0) + held);
-      total += bytes;
-      data += held;
-    }
-    const perKind = (bytes: Map<string, number>) =>
-      [...bytes].map(([kind, sum]) => `${kind} ${Math.round(sum / MEMORY_SAMPLE)}`).join(', ');
+    const { total, data, byKind, dataByKind } = await memoryOf(redis, keyPrefix, MEMORY_SAMPLE);
     print(
       `memory per pending gate, ${label}: ${Math.round(total / MEMORY_SAMPLE)} bytes ` +
-        `(${perKind(byKind)}; indexes amortised over ${MEMORY_SAMPLE} one-gate pauses)`,
+        `(${byKind}; indexes amortised over ${MEMORY_SAMPLE} one-gate pauses)`,
     );
     print(
       `  of which the data itself (names, values, members, scores; no Redis overhead): ` +
-        `${Math.round(data / MEMORY_SAMPLE)} bytes (${perKind(dataByKind)})`,
+        `${Math.round(data / MEMORY_SAMPLE)} bytes (${dataByKind})`,
     );
     if (args === undefined) {
       // The floor: each pause's input as one JSON string under one key, nothing indexed.
@@ -408,6 +419,33 @@ describe('Redis confirmation store', () => {
         },
       );
     }
+    await redis.quit();
+  });
+
+  it('memory per resumed pause, kept for its retention', async () => {
+    const keyPrefix = prefix();
+    const redis = await connectRedis(REDIS_URL);
+    const store = openRedisStore({ redis, keyPrefix });
+    const inputs = Array.from({ length: RESUMED_SAMPLE }, () =>
+      newPause({ policies: [policy({ expiresInMs: 3_600_000 })] }),
+    );
+    await createAll(store, inputs);
+    // Each as the app takes it: its card posted, approved, its resume claimed and marked done.
+    await spread(inputs.length, 50, async (i) => {
+      const input = inputs[i];
+      if (input === undefined) return;
+      await store.pauses.setCardTs(input.id, '1795326457.000200', T0 + 1);
+      await approveFirstGate(store, input);
+      const claim = { pauseId: input.id, owner: 'bench', now: T0 + 2, leaseMs: 30_000 };
+      await store.leases.claimResume(claim);
+      await store.leases.markResumed({ ...claim, now: T0 + 3 });
+    });
+    const { total, data, byKind } = await memoryOf(redis, keyPrefix, RESUMED_SAMPLE);
+    print(
+      `memory per resumed pause, kept for its retention: ${Math.round(total / RESUMED_SAMPLE)} ` +
+        `bytes (${byKind}; ${Math.round(data / RESUMED_SAMPLE)} bytes of data; ` +
+        `${RESUMED_SAMPLE} one-gate pauses, each line of their audit included)`,
+    );
     await redis.quit();
   });
 
