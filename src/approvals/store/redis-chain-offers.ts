@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
 import type { GatePolicy, PauseView, ResumeStatus } from '../records.js';
@@ -179,10 +180,12 @@ function offerAfter(
     lines.push(sealed.line);
     head = sealed.hash;
   }
+  const sealBodies = bodies.join('\n');
   return {
     sealAfter: chain.head,
     sealHead: head,
-    sealBodies: bodies.join('\n'),
+    sealBodies,
+    sealDigest: createHash('sha1').update(sealBodies).digest('hex'),
     sealLines: lines.join('\n'),
   };
 }

@@ -95,7 +95,7 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
       pauseFacts,
       offer.sealAfter,
       offer.sealHead,
-      offer.sealBodies,
+      offer.sealDigest,
     ];
     for (const gate of gates) {
       args.push(gate.callId, gate.record, gate.policy, gate.expiresAt ?? '', gate.auditFacts);

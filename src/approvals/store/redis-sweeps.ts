@@ -93,8 +93,8 @@ export class RedisPauseSweeps extends RedisPauseScripts implements PauseSweeps {
       }
       pauses.add(pauseId);
       const offer = this.offerFor(pauseId, callId, now, JSON.stringify(decision));
-      const { sealAfter, sealHead, sealBodies } = offer;
-      const args = [gateIndex, sealAfter, sealHead, sealBodies];
+      const { sealAfter, sealHead, sealDigest } = offer;
+      const args = [gateIndex, sealAfter, sealHead, sealDigest];
       calls.push({ pauseId, callIds, guessed: cached === undefined, args, offer });
       batched.push(i);
     }

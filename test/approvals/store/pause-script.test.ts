@@ -58,7 +58,7 @@ describe('a per-pause script defined once', () => {
         '  retentionMs = tonumber(ARGV[4]),',
         '  sealAfter = ARGV[5],',
         '  sealHead = ARGV[6],',
-        '  sealBodies = ARGV[7],',
+        '  sealDigest = ARGV[7],',
         '}',
       ].join('\n'),
     );

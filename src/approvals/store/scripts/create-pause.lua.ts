@@ -7,7 +7,7 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
  * KEYS: [1] pause hash, [2] pause audit list, [3..] gate hashes in callIds order
  * ARGV: [1] now, [2] pause record JSON, [3] card ts or '', [4] requester, [5] audit detail,
  *       [6] the pause's audit facts JSON, [7..9] its `created` line sealed ahead (the chain
- *       head it follows, the new head, the body; all '' for none: SEAL_OFFER_ARGS,
+ *       head it follows, the new head, the body's SHA-1; all '' for none: SEAL_OFFER_ARGS,
  *       redis-chain-offers.ts), then 5 per gate, in KEYS order: call id, gate record JSON,
  *       policy JSON, expiresAt or '', its audit facts JSON (audit-facts.ts)
  * Returns CREATED | EXISTED (nothing written) | CORRUPT {key index, problem} | KEYS_MISMATCH

@@ -44,13 +44,14 @@ export const arg = {
 
 /**
  * Lines Node sealed ahead for a transition's audit entries (redis-chain-offers.ts), all '' for
- * none: a transition that takes them passes them to the prelude's `offer_seal` first thing. The
- * lines themselves stay in Node, which copies them to the store-wide audit once sealed.
+ * none: a transition that takes them passes them to the prelude's `offer_seal` first thing. Of
+ * the bodies only their SHA-1 is sent, to check the call wrote those; the lines stay in Node,
+ * which copies them to the store-wide audit once sealed.
  */
 export const SEAL_OFFER_ARGS = {
   sealAfter: arg.text(),
   sealHead: arg.text(),
-  sealBodies: arg.text(),
+  sealDigest: arg.text(),
 };
 /** Lines sealed ahead, as SEAL_OFFER_ARGS carry them (redis-chain-offers.ts builds them). */
 export interface SealOffer {
@@ -60,6 +61,8 @@ export interface SealOffer {
   sealHead: string;
   /** The bodies the transition is expected to write, one a line. */
   sealBodies: string;
+  /** Their SHA-1 (hex), which the script compares with that of the bodies it wrote. */
+  sealDigest: string;
   /** Their sealed lines, one a line: not sent, kept for the store-wide audit. */
   sealLines: string;
 }
@@ -67,9 +70,10 @@ export const NO_SEAL_OFFER: SealOffer = {
   sealAfter: '',
   sealHead: '',
   sealBodies: '',
+  sealDigest: '',
   sealLines: '',
 };
-export const LUA_OFFER_SEAL = 'offer_seal(args.sealAfter, args.sealHead, args.sealBodies)';
+export const LUA_OFFER_SEAL = 'offer_seal(args.sealAfter, args.sealHead, args.sealDigest)';
 
 /**
  * The arguments of a per-pause script, in ARGV order (an object's keys keep the order they

@@ -58,17 +58,19 @@ ${LUA_HASH_CACHE}
 ${LUA_MOVE_CHAIN_HEAD}
 -- Lines Node sealed ahead for this call's audit entries (audit-chain.ts: it knows the chain head
 -- and the bodies this call would write, from the last reply it saw): the head moves past them at
--- the reply when it is still the one they follow and the bodies written are exactly those, else
--- they are left unsealed for the separate seal (seal-audit.lua.ts). Node keeps the lines and
--- copies them to the store-wide audit once the reply says they are sealed.
+-- the reply when it is still the one they follow and the bodies written are exactly those (their
+-- SHA-1 is the one offered), else they are left unsealed for the separate seal
+-- (seal-audit.lua.ts). Node keeps the lines and copies them to the store-wide audit once the
+-- reply says they are sealed.
 local seal_offer = nil
-local function offer_seal(after, new_head, bodies)
-  if bodies ~= '' then seal_offer = {after = after, head = new_head, bodies = bodies} end
+local function offer_seal(after, new_head, digest)
+  if digest ~= '' then seal_offer = {after = after, head = new_head, digest = digest} end
 end
 local function seal_offered()
   if not seal_offer or audited == 0 then return false end
   local f = hmget(PAUSE, {'${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}'})
-  if (f[1] or '') ~= seal_offer.after or f[2] ~= seal_offer.bodies then return false end
+  if (f[1] or '') ~= seal_offer.after or not f[2] then return false end
+  if redis.sha1hex(f[2]) ~= seal_offer.digest then return false end
   move_chain_head(PAUSE, seal_offer.head, '')
   return true
 end
