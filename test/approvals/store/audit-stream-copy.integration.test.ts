@@ -44,17 +44,26 @@ function collectingLog() {
   };
 }
 
+/**
+ * A copy into a stream whose key holds another type, so that every try fails until `beforeNext`
+ * (run in each wait between tries) mends it; the waits and the errors logged are recorded.
+ */
+async function copyIntoBrokenStream(beforeNext: (key: string) => Promise<unknown>) {
+  const key = storeKeys(keyPrefix).audit;
+  await redis.set(key, 'not a stream');
+  const waits: number[] = [];
+  const { errors, log } = collectingLog();
+  const copy = new AuditStreamCopy(redis, key, log, async (ms) => {
+    waits.push(ms);
+    await beforeNext(key);
+  });
+  return { key, copy, waits, errors };
+}
+
 describe('copying audit lines into the store-wide stream', () => {
   it('tries again after a failure, and the lines get there once', async () => {
-    const key = storeKeys(keyPrefix).audit;
-    // The stream's key holds another type: the first try fails; it is cleared before the next.
-    await redis.set(key, 'not a stream');
-    const waits: number[] = [];
-    const { errors, log } = collectingLog();
-    const copy = new AuditStreamCopy(redis, key, log, async (ms) => {
-      waits.push(ms);
-      await redis.del(key);
-    });
+    // The first try fails; the stream's key is cleared before the next.
+    const { key, copy, waits, errors } = await copyIntoBrokenStream((broken) => redis.del(broken));
     const lines = chain('P1', 3);
     await copy.copy(entriesOf(lines));
     expect(waits).toEqual(COPY_RETRY_DELAYS_MS.slice(0, 1));
@@ -88,13 +97,7 @@ describe('copying audit lines into the store-wide stream', () => {
   });
 
   it('gives up after its tries: says at error level which pauses lost how many lines, and throws', async () => {
-    const key = storeKeys(keyPrefix).audit;
-    await redis.set(key, 'not a stream');
-    const waits: number[] = [];
-    const { errors, log } = collectingLog();
-    const copy = new AuditStreamCopy(redis, key, log, async (ms) => {
-      waits.push(ms);
-    });
+    const { copy, waits, errors } = await copyIntoBrokenStream(async () => {});
     const lines = [...chain('P3', 2), ...chain('P4', 1)];
     await expect(copy.copy(entriesOf(lines))).rejects.toThrow('WRONGTYPE');
     expect(waits).toEqual(COPY_RETRY_DELAYS_MS);
