@@ -25,8 +25,8 @@ export const UNSEALED_FIELD = 'auditUnsealed';
 
 /**
  * The pause hash field that says the pause has no audit list: set ('1') when the pause is
- * recorded and no list was there. Its scripts then neither ask the list's type nor expire it with
- * the pause (a command each). A pause without it (recorded before this field) is asked. The list
+ * recorded and no list was there. Its scripts then do not expire the list with the pause (a
+ * command); a pause without it (recorded before this field) has its list expired with it. The list
  * holds the lines of a pause recorded before 24 November (and those a replica of that time
  * appended), which later versions kept in the pause hash's `trail` field instead; this one keeps
  * each line once, in the store-wide audit stream, and writes neither.

@@ -144,9 +144,8 @@ end
 
 -- Reads and checks the fields the scripts decide on before anything is written, so that a
 -- garbled record is reported instead of half-updated. Returns pause, gates; or nil, a reply.
--- \`reading\`: the call writes nothing (read_pause), so the audit list, which only writes touch,
--- is not looked at. \`voter\`: a vote's voter, whose vote on each gate is read with it.
-local function load(reading, voter)
+-- \`voter\`: a vote's voter, whose vote on each gate is read with it.
+local function load(voter)
   -- The gates' policies are kept on the pause (fields.ts): read with its own fields.
   local fields = {'gateCount', 'pending', 'resumeState', 'attempts', 'leaseOwner', 'leaseUntil'}
   local policies_at = #fields
@@ -165,12 +164,8 @@ local function load(reading, voter)
   local f, problem = hash_fields(PAUSE, 1, fields)
   if not f then return nil, problem end
   if not f[1] and redis.call('EXISTS', PAUSE) == 0 then return nil, reply(CODE.NOT_FOUND) end
-  -- A pause recorded with no audit list has none: its type is not asked (fields.ts).
+  -- A pause recorded with no audit list has none to expire with it (fields.ts).
   if f[no_list_at] then key_types[AUDIT] = 'none' end
-  local kind = reading and 'none' or key_type(AUDIT)
-  if kind ~= 'list' and kind ~= 'none' then
-    return nil, corrupt(2, 'holds a ' .. kind .. ', not a list')
-  end
   local pause = {
     gate_count = tonumber(f[1]), pending = tonumber(f[2]), resume_state = f[3],
     attempts = tonumber(f[4]), lease_owner = f[5], lease_until = tonumber(f[6] or ''),

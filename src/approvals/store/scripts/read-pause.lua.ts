@@ -11,12 +11,12 @@ import { PAUSE_PRELUDE } from './prelude.lua.js';
  * transition's lines ahead (redis-chain-offers.ts); empty otherwise.
  *
  * The transitions' `load` and its checks, so that a garbled record is reported, never returned:
- * one HMGET of the pause (with what the reply reads) and one per gate, the audit list's type not
- * asked (`load(true)`), and a reply that reads nothing again. Every card's click reads this, as
+ * one HMGET of the pause (with what the reply reads) and one per gate, and a reply that reads
+ * nothing again. Every card's click reads this, as
  * does each App Home entry.
  */
 export const READ_PAUSE_LUA = `${PAUSE_PRELUDE}
-local pause, gates = load(true)
+local pause, gates = load()
 if not pause then return gates end
 local chain = hmget(PAUSE, {'${CHAIN_HEAD_FIELD}', '${UNSEALED_FIELD}', 'auditSeq', 'audit:'})
 if not chain[1] or (chain[2] and chain[2] ~= '') then return reply(CODE.OK) end

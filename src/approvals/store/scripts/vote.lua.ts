@@ -134,7 +134,7 @@ export const VOTE = new PauseScript(
     functions: VOTE_GATE + LUA_TAKE_LEASE,
     body: `
 ${LUA_OFFER_SEAL}
-local pause, gates = load(false, args.voter)
+local pause, gates = load(args.voter)
 if not pause then return gates end
 if args.checkedGatesVersion > 0 then
   local version = 0
@@ -181,7 +181,7 @@ export const VOTE_ALL = new PauseScript(
   {
     functions: VOTE_GATE,
     body: `
-local pause, gates = load(false, args.voter)
+local pause, gates = load(args.voter)
 if not pause then return gates end
 local out = {}
 for _, index in ipairs(args.gateIndexes) do
