@@ -179,7 +179,10 @@ describe('parseEvent', () => {
     const result = parseEvent(json);
     expect(result).toMatchObject({
       success: false,
-      error: { eventId: 'deep', problems: ['(root): nested too deeply to read'] },
+      error: {
+        eventId: 'deep',
+        problems: ['content.parts[0].functionCall.args: nested deeper than 512 levels'],
+      },
     });
   });
 });
