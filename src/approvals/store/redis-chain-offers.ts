@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import { parseJsonText } from '../../json.js';
 import type { GatePolicy, PauseView, ResumeStatus } from '../records.js';
 import { AUDIT_GENESIS, chainBody, luaJsonString, sealChainLine } from './audit-chain.js';
@@ -38,13 +37,21 @@ export interface PauseSeen {
   resume: ResumeStatus;
 }
 
-const sealedLineSchema = z.object({
-  seq: z.number().int().positive(),
-  callId: z.string().optional(),
-  hash: z.string(),
-});
+/**
+ * A sealed line's members up to its `callId`, in the order every writer puts them
+ * (audit-chain.ts): its `seq` and its call id's JSON text are read without parsing the line,
+ * which can be a few hundred bytes of facts. A line not of this form is not learnt.
+ */
+const SEALED_LINE_HEAD = new RegExp(
+  [
+    String.raw`^\{"v":\d+,"pauseId":"(?:[^"\\]|\\.)*","seq":([1-9]\d*),"prev":"[0-9a-f]{64}"`,
+    String.raw`,"at":-?\d+,"event":"(?:[^"\\]|\\.)*","initiator":"[a-z]+","actor":"(?:[^"\\]|\\.)*"`,
+    String.raw`(?:,"callId":("(?:[^"\\]|\\.)*"))?[,}]`,
+  ].join(''),
+);
 /** A sealed line ends with `,"hash":"<64 hex>"}`, right after its `what` if it has one. */
 const HASH_TAIL = ',"hash":"'.length + 64 + '"}'.length;
+const SEALED_LINE_TAIL = /,"hash":"([0-9a-f]{64})"\}$/;
 const WHAT_MEMBER = ',"what":';
 /** Pauses whose chains a replica keeps: the ones it touched last. */
 const KNOWN_CHAINS = 10_000;
@@ -87,17 +94,18 @@ export class ChainOffers {
     if (last === undefined) return;
     const chain = this.known.get(pauseId) ?? { head: '', seq: 0, what: new Map() };
     for (const line of lines) {
-      const json = parseJsonText(line);
-      const parsed = sealedLineSchema.safeParse(json.ok ? json.value : undefined);
-      if (!parsed.success) {
+      const head = SEALED_LINE_HEAD.exec(line);
+      const hash = SEALED_LINE_TAIL.exec(line)?.[1];
+      const callId = head && jsonStringOf(head[2]);
+      if (head === null || hash === undefined || callId === undefined) {
         this.forget(pauseId);
         return;
       }
       const at = line.indexOf(WHAT_MEMBER);
       const what = at < 0 ? null : line.slice(at + WHAT_MEMBER.length, line.length - HASH_TAIL);
-      chain.what.set(parsed.data.callId ?? '', what);
-      chain.head = parsed.data.hash;
-      chain.seq = parsed.data.seq;
+      chain.what.set(callId, what);
+      chain.head = hash;
+      chain.seq = Number(head[1]);
     }
     this.known.delete(pauseId);
     this.known.set(pauseId, chain);
@@ -188,4 +196,12 @@ function offerAfter(
     sealDigest: createHash('sha1').update(sealBodies).digest('hex'),
     sealLines: lines.join('\n'),
   };
+}
+
+/** A JSON string literal's text ('' for none); undefined when it does not parse. */
+function jsonStringOf(literal: string | undefined): string | undefined {
+  if (literal === undefined) return '';
+  if (!literal.includes('\\')) return literal.slice(1, -1);
+  const json = parseJsonText(literal);
+  return json.ok && typeof json.value === 'string' ? json.value : undefined;
 }

@@ -265,7 +265,9 @@ function zip(
   fields: readonly string[],
   values: readonly (string | null)[],
 ): Record<string, string | null> {
-  return Object.fromEntries(fields.map((field, i) => [field, values[i] ?? null]));
+  const hash: Record<string, string | null> = {};
+  for (const [i, field] of fields.entries()) hash[field] = values[i] ?? null;
+  return hash;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
