@@ -4,7 +4,7 @@ import type { StoreKeys } from './keys.js';
 import type { RecentViews } from './recent-views.js';
 import { type AuditSealer, entryOf } from './redis-audit-seal.js';
 import type { ChainOffers } from './redis-chain-offers.js';
-import { type RedisClient, redisCall } from './redis-connection.js';
+import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
 import type { RedisIndexes } from './redis-indexes.js';
 import { decodeCallIds, decodeView } from './redis-records.js';
 import type { ScriptCodeName } from './scripts/codes.js';
@@ -27,6 +27,12 @@ import {
 
 /** Call ids of a pause never change: a replica keeps the latest ones to build script keys. */
 const CALL_ID_CACHE_SIZE = 10_000;
+
+/**
+ * Pauses per part of a batch script call (runBatch): small enough that Redis runs one part while
+ * Node finishes the one before, large enough that a sweep of 1,000 takes few calls.
+ */
+const BATCH_PART = 250;
 
 export const SCRIPTS = {
   createPause: new LuaScript('create_pause', CREATE_PAUSE_LUA),
@@ -192,21 +198,58 @@ export abstract class RedisPauseScripts {
 
   /**
    * Runs a batch script (e.g. expire_gates) whose reply is one per-pause script reply per call,
-   * on a single Redis (all keys on one node), then seals the lines of all of them not sealed
-   * ahead in one seal_audits call. Per call: its outcome, or the StoreError of a corrupt record;
-   * KEYS_MISMATCH and NOT_FOUND come back as outcomes without a view (its cached call ids
-   * dropped), for the caller to run that pause alone.
+   * on a single Redis (all keys on one node), in parts of `BATCH_PART` calls, and seals each
+   * part's lines not sealed ahead in one seal_audits call. Each part is sent once the part before
+   * has answered, so that Redis runs it while Node reads, seals and finishes the one before
+   * (Redis answers a connection only after running every command it read together, so parts
+   * sent at once would all run before any answer came). `onPart` gets each part's outcomes, in
+   * order, with the index of its first call: per call its outcome, or the StoreError of a corrupt
+   * record or of the part's failed call; KEYS_MISMATCH and NOT_FOUND come back as outcomes
+   * without a view (its cached call ids dropped), for the caller to run that pause alone.
+   * Resolves once every part's `onPart` has.
    */
   protected async runBatch(
     script: LuaScript,
     head: (string | number)[],
     calls: readonly BatchCall[],
+    onPart: (outcomes: (PauseOutcome | StoreError)[], first: number) => Promise<void>,
+  ): Promise<void> {
+    const send = (first: number) => {
+      const part = calls.slice(first, first + BATCH_PART);
+      const keysOf = part.map(({ pauseId, callIds }) => this.keys.scriptKeys(pauseId, callIds));
+      const argv = [...head, ...part.flatMap(({ args }, i) => [keysOf[i]?.length ?? 0, ...args])];
+      const raw = redisCall(`${script.name} on ${part.length} pauses`, () =>
+        script.run(this.redis, keysOf.flat(), argv),
+      ).then(
+        (reply) => ({ ok: true as const, reply }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
+      return { first, part, keysOf, raw };
+    };
+    const finishing: Promise<void>[] = [];
+    let next = calls.length > 0 ? send(0) : undefined;
+    while (next !== undefined) {
+      const { first, part, keysOf, raw } = next;
+      const answer = await raw;
+      next = first + BATCH_PART < calls.length ? send(first + BATCH_PART) : undefined;
+      const outcomes = (
+        answer.ok
+          ? this.settleBatch(script, part, keysOf, answer.reply)
+          : Promise.reject(answer.error)
+      ).catch((error: unknown) => part.map(() => toStoreError(error, `run ${script.name}`)));
+      finishing.push(outcomes.then((settled) => onPart(settled, first)));
+    }
+    const finished = await Promise.allSettled(finishing);
+    const failed = finished.find((result) => result.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  private async settleBatch(
+    script: LuaScript,
+    calls: readonly BatchCall[],
+    keysOf: readonly string[][],
+    raw: unknown,
   ): Promise<(PauseOutcome | StoreError)[]> {
-    const keysOf = calls.map(({ pauseId, callIds }) => this.keys.scriptKeys(pauseId, callIds));
-    const argv = [...head, ...calls.flatMap(({ args }, i) => [keysOf[i]?.length ?? 0, ...args])];
-    const raw = await redisCall(`${script.name} on ${calls.length} pauses`, () =>
-      script.run(this.redis, keysOf.flat(), argv),
-    );
     if (!Array.isArray(raw) || raw.length !== calls.length) {
       throw new StoreError('script', `script ${script.name} did not reply once per pause`);
     }

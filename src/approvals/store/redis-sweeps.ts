@@ -30,10 +30,11 @@ export class RedisPauseSweeps extends RedisPauseScripts implements PauseSweeps {
   async expireDue(now: number, limit = DEFAULT_LIMIT): Promise<ExpiredGate[]> {
     const entries = await this.indexes.dueExpiries(now, limit);
     const results = new Array<PromiseSettledResult<EntryResult>>(entries.length);
-    const alone: number[] = [];
     const retried = new Set<number>();
-    if (this.redis instanceof Cluster) alone.push(...entries.keys());
-    else alone.push(...(await this.expireBatch(entries, now, results, retried)));
+    const alone =
+      this.redis instanceof Cluster
+        ? [...entries.keys()]
+        : await this.expireBatch(entries, now, results, retried);
     const singles = await Promise.allSettled(
       alone.map((i) => this.expireEntry(entries[i] as IndexEntry, now, !retried.has(i))),
     );
@@ -41,25 +42,39 @@ export class RedisPauseSweeps extends RedisPauseScripts implements PauseSweeps {
       const single = singles[j];
       if (single) results[i] = single;
     }
+    await this.afterEntries(entries, results, alone, now);
     const expired: ExpiredGate[] = [];
-    const done: ExpiryDone[] = [];
-    const stale: IndexEntry[] = [];
     let failure: unknown;
-    for (const [i, result] of results.entries()) {
-      const entry = entries[i];
-      if (result === undefined) continue;
-      if (result.status === 'rejected') failure ??= result.reason;
-      else if (result.value === 'stale' && entry) stale.push(entry);
-      else if (typeof result.value === 'object') {
-        const { gate, audit } = result.value;
-        expired.push(gate);
-        done.push({ view: gate.view, callId: gate.callId, pauseDecided: gate.pauseDecided, audit });
-      }
+    for (const result of results) {
+      if (result?.status === 'rejected') failure ??= result.reason;
+      else if (typeof result?.value === 'object') expired.push(result.value.gate);
     }
-    await this.indexes.afterExpiries(done, stale, now);
     // Every entry was tried; the expiries applied are durable and their resumes come due.
     if (failure !== undefined) throw toStoreError(failure, 'expire due gates');
     return expired;
+  }
+
+  /** The index updates and audit copies of the entries at `at`, as their results say. */
+  private afterEntries(
+    entries: readonly IndexEntry[],
+    results: readonly (PromiseSettledResult<EntryResult> | undefined)[],
+    at: readonly number[],
+    now: number,
+  ): Promise<void> {
+    const done: ExpiryDone[] = [];
+    const stale: IndexEntry[] = [];
+    for (const i of at) {
+      const result = results[i];
+      const entry = entries[i];
+      if (result?.status !== 'fulfilled' || entry === undefined) continue;
+      if (result.value === 'stale') stale.push(entry);
+      else if (typeof result.value === 'object') {
+        const { gate, audit } = result.value;
+        done.push({ view: gate.view, callId: gate.callId, pauseDecided: gate.pauseDecided, audit });
+      }
+    }
+    if (done.length === 0 && stale.length === 0) return Promise.resolve();
+    return this.indexes.afterExpiries(done, stale, now);
   }
 
   claimCardless(input: ClaimCardlessInput): Promise<string[]> {
@@ -67,8 +82,9 @@ export class RedisPauseSweeps extends RedisPauseScripts implements PauseSweeps {
   }
 
   /**
-   * Expires the first due entry of each pause in one expire_gates call, filling `results`; returns
-   * the indexes of the entries to run alone: a pause's further entries (after the batch, so that
+   * Expires the first due entry of each pause in expire_gates calls (runBatch's parts), filling
+   * `results` and applying each part's index updates as soon as it is settled; returns the
+   * indexes of the entries to run alone: a pause's further entries (after the batch, so that
    * each runs on the pause as the batch left it), and those whose cached call ids were stale or
    * do not name the gate.
    */
@@ -98,34 +114,34 @@ export class RedisPauseSweeps extends RedisPauseScripts implements PauseSweeps {
       calls.push({ pauseId, callIds, guessed: cached === undefined, args, offer });
       batched.push(i);
     }
-    if (calls.length === 0) return alone;
-    let outcomes: (PauseOutcome | StoreError)[];
-    try {
-      const head = [now, JSON.stringify(decision), this.retentionMs];
-      outcomes = await this.runBatch(EXPIRE_GATES, head, calls);
-    } catch (error) {
-      for (const i of batched) results[i] = { status: 'rejected', reason: error };
-      return alone;
-    }
-    const settled = await Promise.allSettled(
-      batched.map(async (i, j) => {
-        const outcome = outcomes[j];
-        const entry = entries[i] as IndexEntry;
-        if (outcome === undefined) throw unexpected(EXPIRE_GATES, 'NOT_FOUND');
-        if (outcome instanceof StoreError) throw outcome;
-        // Stale cached (or guessed) call ids: the pause alone, its call ids read afresh.
-        if (outcome.code === 'KEYS_MISMATCH') return 'alone' as const;
-        return this.settle(entry, outcome, now);
-      }),
-    );
-    for (const [j, i] of batched.entries()) {
-      const result = settled[j];
-      if (result === undefined) continue;
-      if (result.status === 'fulfilled' && result.value === 'alone') {
-        alone.push(i);
-        retried.add(i);
-      } else results[i] = result as PromiseSettledResult<EntryResult>;
-    }
+    const head = [now, JSON.stringify(decision), this.retentionMs];
+    await this.runBatch(EXPIRE_GATES, head, calls, async (outcomes, first) => {
+      const part = batched.slice(first, first + outcomes.length);
+      const settled = await Promise.allSettled(
+        part.map(async (i, j) => {
+          const outcome = outcomes[j];
+          const entry = entries[i] as IndexEntry;
+          if (outcome === undefined) throw unexpected(EXPIRE_GATES, 'NOT_FOUND');
+          if (outcome instanceof StoreError) throw outcome;
+          // Stale cached (or guessed) call ids: the pause alone, its call ids read afresh.
+          if (outcome.code === 'KEYS_MISMATCH') return 'alone' as const;
+          return this.settle(entry, outcome, now);
+        }),
+      );
+      const finished: number[] = [];
+      for (const [j, i] of part.entries()) {
+        const result = settled[j];
+        if (result === undefined) continue;
+        if (result.status === 'fulfilled' && result.value === 'alone') {
+          alone.push(i);
+          retried.add(i);
+        } else {
+          results[i] = result as PromiseSettledResult<EntryResult>;
+          finished.push(i);
+        }
+      }
+      await this.afterEntries(entries, results, finished, now);
+    });
     return alone;
   }
 
