@@ -32,7 +32,7 @@ const CALL_ID_CACHE_SIZE = 10_000;
  * Pauses per part of a batch script call (runBatch): small enough that Redis runs one part while
  * Node finishes the one before, large enough that a sweep of 1,000 takes few calls.
  */
-const BATCH_PART = 250;
+export const BATCH_PART = 250;
 
 export const SCRIPTS = {
   createPause: new LuaScript('create_pause', CREATE_PAUSE_LUA),
@@ -257,15 +257,20 @@ export abstract class RedisPauseScripts {
     const toSeal: { at: number; pauseKey: string; chain: ChainState }[] = [];
     for (const [i, call] of calls.entries()) {
       const keys = keysOf[i] ?? [];
-      const reply = parsePauseScriptReply(script.name, raw[i]);
-      if (reply.code === 'CORRUPT') {
-        outcomes.push(corruptError(reply, keys, call.pauseId));
+      let reply: PauseScriptReply;
+      let view: PauseView | undefined;
+      try {
+        // A pause whose record does not read fails alone; its lines are sealed by its next change.
+        reply = parsePauseScriptReply(script.name, raw[i]);
+        if (reply.code === 'CORRUPT') throw corruptError(reply, keys, call.pauseId);
+        view =
+          reply.pauseValues.length === 0
+            ? undefined
+            : decodeView(keys, call.callIds, reply.pauseValues, reply.gateValues);
+      } catch (error) {
+        outcomes.push(toStoreError(error, `read ${script.name}'s reply for ${keys[0]}`));
         continue;
       }
-      const view =
-        reply.pauseValues.length === 0
-          ? undefined
-          : decodeView(keys, call.callIds, reply.pauseValues, reply.gateValues);
       if (view === undefined) this.callIdCache.delete(call.pauseId);
       else {
         this.learn(view, reply);

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storeKeys } from '../../../src/approvals/store/keys.js';
 import type { RedisClient } from '../../../src/approvals/store/redis-connection.js';
+import { indexMember } from '../../../src/approvals/store/redis-index-members.js';
+import { BATCH_PART } from '../../../src/approvals/store/redis-pause-scripts.js';
 import { openRedisStore } from '../../../src/approvals/store/redis-store.js';
 import { EXPIRE_GATE } from '../../../src/approvals/store/scripts/expire-gate.lua.js';
 import { EXPIRE_GATES } from '../../../src/approvals/store/scripts/expire-gates.lua.js';
@@ -126,6 +128,36 @@ describe('expiries in batches', () => {
       runs.delete('another');
       expect(Object.fromEntries(runs)).toEqual({ expire_gates: 1, seal_audits: 1 });
       await expectTrailsSealedOnce(inputs.map((input) => input.id));
+    },
+  );
+
+  it.skipIf(usingCluster)(
+    'a batch larger than a part goes in parts, each sealed and reported; a gate whose record does not read fails alone, naming its key',
+    async () => {
+      const inputs = Array.from({ length: 2 * BATCH_PART + 1 }, () =>
+        newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
+      );
+      for (const input of inputs) await creator.pauses.createPause(input);
+      // In the second part: the script expires it, Node cannot read it back.
+      const garbled = inputs[BATCH_PART + 1];
+      if (garbled === undefined) throw new Error('no pause');
+      const gateKey = storeKeys(keyPrefix).gate(garbled.id, firstCallId(garbled));
+      await redis.hset(gateKey, 'record', '{"kind":"confirmation"}');
+      const sweeper = await otherReplica();
+      let failed: unknown;
+      const runs = await scriptsRunDuring(async () => {
+        failed = await sweeper.sweeps.expireDue(T0 + 1_000, 1_000).catch((error: unknown) => error);
+      });
+      expect(failed).toBeInstanceOf(StoreError);
+      expect((failed as StoreError).message).toContain(gateKey);
+      runs.delete('another');
+      // The last part holds one pause: sealed alone.
+      expect(Object.fromEntries(runs)).toEqual({ expire_gates: 3, seal_audits: 2, seal_audit: 1 });
+      // Every other pause, its part's neighbours of the garbled one included, is reported.
+      const due = await redis.zrange(storeKeys(keyPrefix).expiry, 0, -1);
+      expect(due).toEqual([indexMember(garbled.id, firstCallId(garbled))]);
+      const fine = inputs.filter((input) => input !== garbled);
+      await expectTrailsSealedOnce(fine.map((input) => input.id));
     },
   );
 
