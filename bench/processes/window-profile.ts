@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { profileSchema, tellParent } from './messages.js';
 
@@ -31,5 +32,6 @@ async function handle(
     return;
   }
   const { profile } = await session.post('Profiler.stop');
+  await mkdir(dirname(request.file), { recursive: true });
   await writeFile(request.file, JSON.stringify(profile));
 }

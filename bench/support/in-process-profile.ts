@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 
@@ -23,6 +23,7 @@ export async function profiled(
     await work();
     const { profile } = await session.post('Profiler.stop');
     const file = join(dir, `${name}.cpuprofile`);
+    await mkdir(dir, { recursive: true });
     await writeFile(file, JSON.stringify(profile));
     return file;
   } finally {
