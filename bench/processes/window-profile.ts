@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { Session } from 'node:inspector/promises';
+import { dirname } from 'node:path';
 import { profileSchema, tellParent } from './messages.js';
 
 /**
