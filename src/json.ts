@@ -31,11 +31,17 @@ export function isJsonValue(value: unknown, depth = 0): value is JsonValue {
     case 'object':
       if (value === null) return true;
       if (depth >= JSON_MAX_DEPTH) return false;
-      if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+      if (Array.isArray(value)) return isJsonItems(value, depth);
       return isJsonMembers(value, depth);
     default:
       return false;
   }
+}
+
+/** Every item, holes of a sparse array included (a hole is not JSON). */
+function isJsonItems(items: readonly unknown[], depth: number): boolean {
+  for (let i = 0; i < items.length; i++) if (!isJsonValue(items[i], depth + 1)) return false;
+  return true;
 }
 
 function isPlainObject(value: unknown): value is object {

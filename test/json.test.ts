@@ -31,6 +31,8 @@ describe('JSON values', () => {
       new Map(),
       { a: undefined },
       [1, { b: Number.NaN }],
+      // biome-ignore lint/suspicious/noSparseArray: a hole is what is refused here
+      [1, , 2],
     ];
     for (const value of refused) expect(isJsonValue(value), String(value)).toBe(false);
     const parsed = jsonValueSchema.safeParse({ when: new Date(0) });
