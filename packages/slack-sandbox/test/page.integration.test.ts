@@ -167,6 +167,7 @@ describe('the sandbox page in a real browser', { timeout: 45_000 }, () => {
   const reasons: string[] = [];
   const submitted: unknown[] = [];
   const choices: unknown[] = [];
+  const commands: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -174,6 +175,7 @@ describe('the sandbox page in a real browser', { timeout: 45_000 }, () => {
     bolt = await startBoltApp(sandbox, (app) => {
       app.command('/agent', async ({ command, ack, client }) => {
         await ack();
+        commands.push(command.text);
         if (command.text === 'reject') {
           await client.views.open({ trigger_id: command.trigger_id, view: reasonModal });
         }
@@ -235,6 +237,7 @@ describe('the sandbox page in a real browser', { timeout: 45_000 }, () => {
     sandbox.reset();
     clickers.length = 0;
     choices.length = 0;
+    commands.length = 0;
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     // Fail with the locator's name rather than vitest's bare test timeout.
     page.setDefaultTimeout(15_000);
@@ -255,6 +258,24 @@ describe('the sandbox page in a real browser', { timeout: 45_000 }, () => {
   }
 
   const messageAt = (ts: string) => page.locator(`[data-testid="message"][data-ts="${ts}"]`);
+
+  it('takes no text in its composer until its script is ready: a command typed while the page loads is sent, not lost', async () => {
+    // The workspace comes slowly, as on a busy machine: the composer is wired only after it.
+    let loaded = false;
+    await page.route('**/sandbox/workspace', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      loaded = true;
+      await route.continue();
+    });
+    await page.goto(`${sandbox.url}/?as=alice#${ops}`);
+    const composer = page.getByTestId('composer-input');
+    expect(loaded).toBe(false);
+    expect(await composer.isDisabled()).toBe(true);
+    await composer.fill('/agent typed early');
+    await composer.press('Enter');
+    await expect.poll(() => commands).toEqual(['typed early']);
+    expect(loaded).toBe(true);
+  });
 
   it('renders a message with blocks: header, fields, mentions, context and styled buttons', async () => {
     await open('bob');

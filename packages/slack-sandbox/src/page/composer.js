@@ -1,6 +1,8 @@
 /**
  * A message box: grows with its text, Enter sends (Shift+Enter is a new line), and `send`
- * receives the trimmed text.
+ * receives the trimmed text. The page serves the box disabled, and it is enabled here: text typed
+ * before the page's script had wired it would be sent by the browser's own form submission, which
+ * reloads the page and loses it.
  * @param {HTMLFormElement} form
  * @param {HTMLTextAreaElement} input
  * @param {(text: string) => Promise<void>} send
@@ -25,4 +27,7 @@ export function wireComposer(form, input, send) {
     grow();
     await send(text);
   });
+  input.disabled = false;
+  for (const button of form.querySelectorAll('button'))
+    if (button.type === 'submit') button.disabled = false;
 }
