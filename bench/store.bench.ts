@@ -168,6 +168,25 @@ function approveFirstGate(store: ApprovalStore, input: NewPause): Promise<unknow
   });
 }
 
+/**
+ * A store on a fresh key prefix holding `count` one-gate pauses, each expiring `expiresInMs` after
+ * T0 (with `args` merged into their tool's arguments).
+ */
+async function storeWithPauses(
+  count: number,
+  expiresInMs: number,
+  args?: Record<string, string>,
+): Promise<{ keyPrefix: string; redis: Redis; store: ApprovalStore; inputs: NewPause[] }> {
+  const keyPrefix = prefix();
+  const redis = await connectRedis(REDIS_URL);
+  const store = openRedisStore({ redis, keyPrefix });
+  const inputs = Array.from({ length: count }, () =>
+    newPause({ policies: [policy({ expiresInMs })], ...(args ? { args } : {}) }),
+  );
+  await createAll(store, inputs);
+  return { keyPrefix, redis, store, inputs };
+}
+
 async function createAll(store: ApprovalStore, inputs: NewPause[]): Promise<void> {
   await spread(inputs.length, 100, (i) => {
     const input = inputs[i];
@@ -372,13 +391,7 @@ describe('Redis confirmation store', () => {
     ['typical args', undefined],
     ['10 kB args', { memo: 'x'.repeat(10_240) }],
   ])('memory per pending gate, %s', async (label, args) => {
-    const keyPrefix = prefix();
-    const redis = await connectRedis(REDIS_URL);
-    const store = openRedisStore({ redis, keyPrefix });
-    const inputs = Array.from({ length: MEMORY_SAMPLE }, () =>
-      newPause({ policies: [policy({ expiresInMs: 3_600_000 })], ...(args ? { args } : {}) }),
-    );
-    await createAll(store, inputs);
+    const { keyPrefix, redis, inputs } = await storeWithPauses(MEMORY_SAMPLE, 3_600_000, args);
     const { total, data, byKind, dataByKind } = await memoryOf(redis, keyPrefix, MEMORY_SAMPLE);
     print(
       `memory per pending gate, ${label}: ${Math.round(total / MEMORY_SAMPLE)} bytes ` +
@@ -423,13 +436,7 @@ describe('Redis confirmation store', () => {
   });
 
   it('memory per resumed pause, kept for its retention', async () => {
-    const keyPrefix = prefix();
-    const redis = await connectRedis(REDIS_URL);
-    const store = openRedisStore({ redis, keyPrefix });
-    const inputs = Array.from({ length: RESUMED_SAMPLE }, () =>
-      newPause({ policies: [policy({ expiresInMs: 3_600_000 })] }),
-    );
-    await createAll(store, inputs);
+    const { keyPrefix, redis, store, inputs } = await storeWithPauses(RESUMED_SAMPLE, 3_600_000);
     // Each as the app takes it: its card posted, approved, its resume claimed and marked done.
     await spread(inputs.length, 50, async (i) => {
       const input = inputs[i];
@@ -450,13 +457,7 @@ describe('Redis confirmation store', () => {
   });
 
   it('time to sweep 10,000 due gates', async () => {
-    const keyPrefix = prefix();
-    const redis = await connectRedis(REDIS_URL);
-    const creator = openRedisStore({ redis, keyPrefix });
-    const inputs = Array.from({ length: SWEEP_GATES }, () =>
-      newPause({ policies: [policy({ expiresInMs: 1_000 })] }),
-    );
-    await createAll(creator, inputs);
+    const { keyPrefix, redis } = await storeWithPauses(SWEEP_GATES, 1_000);
     // A replica that did not create them: its call-id cache is cold, as after a restart.
     const sweeper = openRedisStore({
       redis: await connectRedis(REDIS_URL),
