@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { parseJsonText } from '../../json.js';
 import { GRANT_ACTOR_PREFIX } from '../grant-actors.js';
 import { POLICY_ACTOR_PREFIX } from '../records.js';
 import { UNSEALED_FIELD } from './scripts/fields.js';
@@ -123,6 +124,34 @@ export function chainLine(input: ChainLineInput): { line: string; hash: string }
 }
 
 const HASH_SUFFIX = /,"hash":"([0-9a-f]{64})"\}$/;
+
+/** A sealed line's members up to its `callId`, in `chainBody`'s order with `prev` after `seq`. */
+const SEALED_LINE_HEAD = new RegExp(
+  [
+    String.raw`^\{"v":\d+,"pauseId":"(?:[^"\\]|\\.)*","seq":([1-9]\d*),"prev":"[0-9a-f]{64}"`,
+    String.raw`,"at":-?\d+,"event":"(?:[^"\\]|\\.)*","initiator":"[a-z]+","actor":"(?:[^"\\]|\\.)*"`,
+    String.raw`(?:,"callId":("(?:[^"\\]|\\.)*"))?[,}]`,
+  ].join(''),
+);
+
+/**
+ * A sealed line's `seq`, call id ('' for none) and hash, read without parsing the line (its facts
+ * can be a few hundred bytes); undefined for a line not of this form.
+ */
+export function sealedLineFacts(
+  line: string,
+): { seq: number; callId: string; hash: string } | undefined {
+  const head = SEALED_LINE_HEAD.exec(line);
+  const hash = HASH_SUFFIX.exec(line)?.[1];
+  if (head === null || hash === undefined) return undefined;
+  const literal = head[2];
+  if (literal === undefined) return { seq: Number(head[1]), callId: '', hash };
+  const json = literal.includes('\\')
+    ? parseJsonText(literal)
+    : { ok: true, value: literal.slice(1, -1) };
+  if (!json.ok || typeof json.value !== 'string') return undefined;
+  return { seq: Number(head[1]), callId: json.value, hash };
+}
 
 /** A line's own hash and the text it was computed over; undefined when the line carries none. */
 export function splitChainLine(line: string): { text: string; hash: string } | undefined {

@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
-import { parseJsonText } from '../../json.js';
 import type { GatePolicy, PauseView, ResumeStatus } from '../records.js';
-import { AUDIT_GENESIS, chainBody, luaJsonString, sealChainLine } from './audit-chain.js';
+import {
+  AUDIT_GENESIS,
+  chainBody,
+  luaJsonString,
+  sealChainLine,
+  sealedLineFacts,
+} from './audit-chain.js';
 import { NO_SEAL_OFFER, type SealOffer } from './scripts/pause-script.js';
 
 /** An audit entry a transition is expected to write, as the script's `audit` call takes it. */
@@ -37,21 +42,8 @@ export interface PauseSeen {
   resume: ResumeStatus;
 }
 
-/**
- * A sealed line's members up to its `callId`, in the order every writer puts them
- * (audit-chain.ts): its `seq` and its call id's JSON text are read without parsing the line,
- * which can be a few hundred bytes of facts. A line not of this form is not learnt.
- */
-const SEALED_LINE_HEAD = new RegExp(
-  [
-    String.raw`^\{"v":\d+,"pauseId":"(?:[^"\\]|\\.)*","seq":([1-9]\d*),"prev":"[0-9a-f]{64}"`,
-    String.raw`,"at":-?\d+,"event":"(?:[^"\\]|\\.)*","initiator":"[a-z]+","actor":"(?:[^"\\]|\\.)*"`,
-    String.raw`(?:,"callId":("(?:[^"\\]|\\.)*"))?[,}]`,
-  ].join(''),
-);
 /** A sealed line ends with `,"hash":"<64 hex>"}`, right after its `what` if it has one. */
 const HASH_TAIL = ',"hash":"'.length + 64 + '"}'.length;
-const SEALED_LINE_TAIL = /,"hash":"([0-9a-f]{64})"\}$/;
 const WHAT_MEMBER = ',"what":';
 /** Pauses whose chains a replica keeps: the ones it touched last. */
 const KNOWN_CHAINS = 10_000;
@@ -94,18 +86,16 @@ export class ChainOffers {
     if (last === undefined) return;
     const chain = this.known.get(pauseId) ?? { head: '', seq: 0, what: new Map() };
     for (const line of lines) {
-      const head = SEALED_LINE_HEAD.exec(line);
-      const hash = SEALED_LINE_TAIL.exec(line)?.[1];
-      const callId = head && jsonStringOf(head[2]);
-      if (head === null || hash === undefined || callId === undefined) {
+      const facts = sealedLineFacts(line);
+      if (facts === undefined) {
         this.forget(pauseId);
         return;
       }
       const at = line.indexOf(WHAT_MEMBER);
       const what = at < 0 ? null : line.slice(at + WHAT_MEMBER.length, line.length - HASH_TAIL);
-      chain.what.set(callId, what);
-      chain.head = hash;
-      chain.seq = Number(head[1]);
+      chain.what.set(facts.callId, what);
+      chain.head = facts.hash;
+      chain.seq = facts.seq;
     }
     this.known.delete(pauseId);
     this.known.set(pauseId, chain);
@@ -196,12 +186,4 @@ function offerAfter(
     sealDigest: createHash('sha1').update(sealBodies).digest('hex'),
     sealLines: lines.join('\n'),
   };
-}
-
-/** A JSON string literal's text ('' for none); undefined when it does not parse. */
-function jsonStringOf(literal: string | undefined): string | undefined {
-  if (literal === undefined) return '';
-  if (!literal.includes('\\')) return literal.slice(1, -1);
-  const json = parseJsonText(literal);
-  return json.ok && typeof json.value === 'string' ? json.value : undefined;
 }
