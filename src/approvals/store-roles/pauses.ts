@@ -31,8 +31,6 @@ export interface PauseStore {
    * reading or decoding its records, for a caller that already rendered `view`.
    */
   changedSince(view: PauseView): Promise<boolean>;
-  /** O(1): which pause holds the gate answered with this call id. */
-  findPauseIdByCallId(callId: string): Promise<string | undefined>;
   /** Remembers where the card was posted (its `ts`), once Slack answered; `now` dates the audit entry. */
   setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined>;
 

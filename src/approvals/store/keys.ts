@@ -14,7 +14,9 @@ import { createHash } from 'node:crypto';
  * <prefix>{<pauseId>}:notes            hash   outcomes reported by the agent, webhook delivery status
  * <prefix>expiry                       zset   [pauseId, callId] by the gate's expiresAt
  * <prefix>resume                       zset   pauseId by when to look at its resume next
- * <prefix>call:<callId>                string pauseId of the newest pause holding that call id
+ * <prefix>call:<callId>                string written by versions before 30 November (the newest pause
+ *                                             holding that call id); nothing reads it, and it goes
+ *                                             when its pause finishes
  * <prefix>pending:channel:<channelId>  zset   [pauseId, callId] of pending gates, by createdAt
  * <prefix>pending:user:<userId>        zset   [pauseId, callId] the user may approve, by createdAt
  * <prefix>pending:usergroup:<groupId>  zset   [pauseId, callId] the group's members may approve

@@ -5,7 +5,6 @@ import { type MemoryPause, PauseRun } from './memory/prelude.js';
 import {
   DEFAULT_AUDIT_MAXLEN,
   DEFAULT_RETENTION_MS,
-  isLiveResume,
   pendingIndexesOf,
   pendingIndexName,
   RECENT_DECISIONS_MAX,
@@ -22,14 +21,11 @@ export interface MemoryStoreOptions {
 
 /**
  * What the in-memory roles share, as the Redis roles share one Redis: the pauses, and what
- * redis-store's roles and redis-indexes.ts keep around the scripts (the call-id and pending
- * indexes, the store-wide audit, people's recent decisions, the notes). Finished pauses are
+ * redis-store's roles and redis-indexes.ts keep around the scripts (the pending indexes, the store-wide audit, people's recent decisions, the notes). Finished pauses are
  * dropped `retentionMs` after they finished, checked against the `now` of later calls.
  */
 export class MemoryPauseBook {
   readonly pauses = new Map<string, MemoryPause>();
-  /** The newest pause holding each call id. */
-  readonly byCallId = new Map<string, string>();
   /** Gates pending when recorded, by index name (`pendingIndexName`); stale ones drop when listed. */
   readonly pending = new Map<string, Map<string, GateRef>>();
   readonly audit: AuditEntry[] = [];
@@ -57,14 +53,9 @@ export class MemoryPauseBook {
     return entry && new PauseRun(entry, now);
   }
 
-  /** As on Redis: the newest pause wins a call id; recording again fills only missing ones. */
-  afterCreate(view: PauseView, created: boolean): void {
-    const { id, callIds, resume } = view.pause;
-    if (isLiveResume(resume.state)) {
-      for (const callId of callIds) {
-        if (created || !this.byCallId.has(callId)) this.byCallId.set(callId, id);
-      }
-    }
+  /** As on Redis: its pending gates in their pending lists (recording again fills in missing ones). */
+  afterCreate(view: PauseView): void {
+    const { id } = view.pause;
     for (const gate of view.gates) {
       if (gate.state !== 'pending') continue;
       const ref: GateRef = { pauseId: id, callId: gate.confirmationCallId };
@@ -100,9 +91,6 @@ export class MemoryPauseBook {
       if (entry.removeAt === undefined || entry.removeAt > now) continue;
       this.pauses.delete(pauseId);
       this.notes.delete(pauseId);
-      for (const callId of entry.pause.callIds) {
-        if (this.byCallId.get(callId) === pauseId) this.byCallId.delete(callId);
-      }
     }
   }
 }

@@ -67,7 +67,7 @@ export class MemoryPauses implements PauseStore {
     );
     const view = run.view();
     assertSamePause(id, view, callIds);
-    this.book.afterCreate(view, created);
+    this.book.afterCreate(view);
     this.book.mirror(run);
     return { kind: created ? 'created' : 'existed', view };
   }
@@ -88,11 +88,6 @@ export class MemoryPauses implements PauseStore {
     // Versions only: no copy of the pause (viewOf clones it).
     const current = { pause: entry.pause, gates: entry.gates.map((gate) => gate.record) };
     return viewVersion(current) !== viewVersion(view);
-  }
-
-  async findPauseIdByCallId(callId: string): Promise<string | undefined> {
-    const pauseId = this.book.byCallId.get(callId);
-    return pauseId !== undefined && this.book.pauses.has(pauseId) ? pauseId : undefined;
   }
 
   async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
@@ -193,7 +188,7 @@ export class MemoryPauses implements PauseStore {
     const reopened = { at: now, voter: by, why: UNDONE_WHY, kind: 'undo' as const };
     const result = undo(run, { now, by, any: admin, reopened, detail: UNDONE_WHY });
     this.book.mirror(run);
-    if (result.kind === 'undone') this.book.afterCreate(result.view, false);
+    if (result.kind === 'undone') this.book.afterCreate(result.view);
     return result;
   }
 
@@ -208,7 +203,7 @@ export class MemoryPauses implements PauseStore {
     const reopened = { at: now, voter, why };
     const result = reopen(run, { now, owner, reopened, detail, gateIndexes });
     this.book.mirror(run);
-    if (result.kind === 'reopened') this.book.afterCreate(result.view, false);
+    if (result.kind === 'reopened') this.book.afterCreate(result.view);
     return result;
   }
 }

@@ -1,11 +1,5 @@
 import type { RedisClient } from './redis-connection.js';
 
-/** A call id's index entry, and the pause it must name to be changed. */
-export interface CallIndexEntry {
-  callId: string;
-  pauseId: string;
-}
-
 /**
  * Index updates collected from one or many transitions, sent as one command per key: ZREM with
  * every member to drop, ZADD with every member to (re)score.
@@ -13,7 +7,7 @@ export interface CallIndexEntry {
 export class IndexBatch {
   private readonly removals = new Map<string, Set<string>>();
   private readonly additions = new Map<string, Map<string, number>>();
-  private readonly callIndexes = new Map<string, string>();
+  private readonly callKeys = new Set<string>();
 
   remove(key: string, member: string): void {
     const members = this.removals.get(key) ?? new Set<string>();
@@ -27,9 +21,9 @@ export class IndexBatch {
     this.additions.set(key, members);
   }
 
-  /** The call id's entry takes its pause's retention (only while it still names that pause). */
-  expireCallIndex(callId: string, pauseId: string): void {
-    this.callIndexes.set(callId, pauseId);
+  /** A call-id key an earlier version wrote for a pause now finished (keys.ts), to go. */
+  dropCallKey(key: string): void {
+    this.callKeys.add(key);
   }
 
   /** The updates of `batches`, as one batch: for a member in two, the later score wins. */
@@ -42,14 +36,14 @@ export class IndexBatch {
       for (const [key, members] of batch.additions) {
         for (const [member, score] of members) all.add(key, score, member);
       }
-      for (const [callId, pauseId] of batch.callIndexes) all.expireCallIndex(callId, pauseId);
+      for (const key of batch.callKeys) all.dropCallKey(key);
     }
     return all;
   }
 
   send(
     redis: RedisClient,
-    expireCallIndexes: (entries: readonly CallIndexEntry[]) => Promise<unknown>,
+    dropCallKeys: (keys: readonly string[]) => Promise<unknown>,
   ): Promise<unknown>[] {
     const sent: Promise<unknown>[] = [];
     for (const [key, members] of this.removals) sent.push(redis.zrem(key, ...members));
@@ -57,11 +51,7 @@ export class IndexBatch {
       const pairs = [...members].flatMap(([member, score]) => [score, member]);
       sent.push(redis.zadd(key, ...pairs));
     }
-    if (this.callIndexes.size > 0) {
-      sent.push(
-        expireCallIndexes([...this.callIndexes].map(([callId, pauseId]) => ({ callId, pauseId }))),
-      );
-    }
+    if (this.callKeys.size > 0) sent.push(dropCallKeys([...this.callKeys]));
     return sent;
   }
 }

@@ -7,17 +7,16 @@ import { CoalescedWrites } from './coalesced-writes.js';
 import type { StoreKeys } from './keys.js';
 import { AuditMirrorBatcher } from './redis-audit-mirror.js';
 import { type RedisClient, redisCall, toStoreError } from './redis-connection.js';
-import { type CallIndexEntry, IndexBatch } from './redis-index-batch.js';
+import { IndexBatch } from './redis-index-batch.js';
 import { indexMember, parseMember, withScores } from './redis-index-members.js';
-import { isLiveResume, pendingIndexesOf, pendingIndexName } from './rules.js';
-import { CALL_INDEX_LUA } from './scripts/call-index.lua.js';
+import { pendingIndexesOf, pendingIndexName } from './rules.js';
 import { LuaScript } from './scripts/lua-script.js';
 import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
 import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
 
 /**
- * The Redis store's global indexes: expiry and resume sorted sets, call-id entries, pending
- * gates by channel and by approver, and the global audit stream. Each lives in its own Cluster
+ * The Redis store's global indexes: expiry and resume sorted sets, pending gates by channel and
+ * by approver, and the global audit stream. Each lives in its own Cluster
  * slot, so it is touched only by single-key commands, never inside a per-pause script.
  *
  * Nothing decisive depends on them being in step with the records, and a process that dies
@@ -53,7 +52,6 @@ export interface IndexEntry extends GateRef {
 const ORPHAN_GRACE_MS = 60_000;
 
 const ZSET_CAS = new LuaScript('zset_cas', ZSET_CAS_LUA);
-const CALL_INDEX = new LuaScript('call_index', CALL_INDEX_LUA);
 
 /** One gate a sweep expired, with the pause as the expiry left it. */
 export interface ExpiryDone {
@@ -65,8 +63,8 @@ export interface ExpiryDone {
 
 export class RedisIndexes {
   private readonly mirrors: AuditMirrorBatcher;
-  /** Call-id entries taking their pause's retention: those that come together go together. */
-  private readonly callIndexExpiries: CoalescedWrites<CallIndexEntry>;
+  /** Call-id keys of earlier versions going with their pauses: those that come together go together. */
+  private readonly callKeyDrops: CoalescedWrites<string>;
   /**
    * Decisions' index updates: those that come while one is being written go together, one
    * command per key (a burst's decisions share their expiry set, channels and approvers).
@@ -79,12 +77,10 @@ export class RedisIndexes {
     private readonly options: IndexOptions,
   ) {
     this.mirrors = new AuditMirrorBatcher(redis, keys, options.log);
-    this.callIndexExpiries = new CoalescedWrites((entries) =>
-      this.sendCallIndexes(entries, 'expire'),
-    );
+    this.callKeyDrops = new CoalescedWrites((callKeys) => this.unlink(callKeys));
     this.decisionUpdates = new CoalescedWrites(async (batches) => {
-      const sent = IndexBatch.merged(batches).send(this.redis, (entries) =>
-        this.callIndexExpiries.write(entries),
+      const sent = IndexBatch.merged(batches).send(this.redis, (callKeys) =>
+        this.callKeyDrops.write(callKeys),
       );
       await Promise.all(sent);
     });
@@ -143,27 +139,16 @@ export class RedisIndexes {
     }
   }
 
-  /**
-   * The newest pause wins a call-id entry; recording a pause again only fills missing ones,
-   * and not for a finished pause (its entries expire with it).
-   */
-  afterCreate(view: PauseView, created: boolean): Promise<unknown>[] {
-    const { id, callIds, resume } = view.pause;
-    const live = isLiveResume(resume.state);
-    return [
-      ...(live ? callIds : []).map((callId) =>
-        created
-          ? this.redis.set(this.keys.call(callId), id)
-          : this.redis.set(this.keys.call(callId), id, 'NX'),
-      ),
-      ...view.gates
-        .filter((gate) => gate.state === 'pending')
-        .flatMap((gate) =>
-          this.pendingKeys(view, gate.confirmationCallId).map((key) =>
-            this.redis.zadd(key, gate.createdAt, indexMember(id, gate.confirmationCallId)),
-          ),
+  /** Its pending gates in their pending lists (recording a pause again fills in missing ones). */
+  afterCreate(view: PauseView): Promise<unknown>[] {
+    const { id } = view.pause;
+    return view.gates
+      .filter((gate) => gate.state === 'pending')
+      .flatMap((gate) =>
+        this.pendingKeys(view, gate.confirmationCallId).map((key) =>
+          this.redis.zadd(key, gate.createdAt, indexMember(id, gate.confirmationCallId)),
         ),
-    ];
+      );
   }
 
   /** After gates were decided (`changed`), the pause became decided, or it was abandoned. */
@@ -194,7 +179,7 @@ export class RedisIndexes {
     for (const { view, callId, pauseDecided } of done) {
       this.collectDecision(batch, view, now, [callId], pauseDecided);
     }
-    const updates = batch.send(this.redis, (entries) => this.callIndexExpiries.write(entries));
+    const updates = batch.send(this.redis, (callKeys) => this.callKeyDrops.write(callKeys));
     const mirrors = done.map(({ view, audit }) => ({
       pauseId: view.pause.id,
       requester: view.pause.requester,
@@ -222,7 +207,7 @@ export class RedisIndexes {
     }
     if (abandoned) {
       batch.remove(this.keys.resume, pause.id);
-      for (const callId of pause.callIds) batch.expireCallIndex(callId, pause.id);
+      for (const callId of pause.callIds) batch.dropCallKey(this.keys.call(callId));
     } else if (pauseDecided) {
       // An undo window holds the resume: the sweep takes it when the window ends.
       batch.add(this.keys.resume, Math.max(now, pause.resume.holdUntil ?? 0), pause.id);
@@ -230,8 +215,8 @@ export class RedisIndexes {
   }
 
   /**
-   * Gates sent back to pending (`reopen`): in their pending and expiry indexes again, their
-   * call-id entries kept, and the pause checked again after `recheckMs` like any pending pause.
+   * Gates sent back to pending (`reopen`): in their pending and expiry indexes again, and the
+   * pause checked again after `recheckMs` like any pending pause.
    */
   afterReopen(view: PauseView, callIds: readonly string[], now: number): Promise<unknown>[] {
     const { id } = view.pause;
@@ -239,7 +224,6 @@ export class RedisIndexes {
     if (gates.length === 0) return [];
     return [
       this.redis.zadd(this.keys.resume, now + this.options.recheckMs, id),
-      this.callIndex(view.pause.callIds, id, 'persist'),
       ...gates.flatMap((gate) => {
         const entry = indexMember(id, gate.confirmationCallId);
         return [
@@ -260,19 +244,15 @@ export class RedisIndexes {
   }
 
   /** A claim's lease end is when its resume is due again (GT: an older claim never undoes it). */
-  afterClaim(view: PauseView, leaseUntil: number, stateBefore: string): Promise<unknown>[] {
-    const { id, callIds } = view.pause;
-    return [
-      this.redis.zadd(this.keys.resume, 'GT', leaseUntil, id),
-      // A retried failed pause is live again: so are its call-id entries.
-      ...(stateBefore === 'failed' ? [this.callIndex(callIds, id, 'persist')] : []),
-    ];
+  afterClaim(view: PauseView, leaseUntil: number): Promise<unknown>[] {
+    return [this.redis.zadd(this.keys.resume, 'GT', leaseUntil, view.pause.id)];
   }
 
   /**
    * The resume entry this lease put there is dropped. After a failed resume, only that entry: a
    * Retry's claim may already have moved it. Once finished for good (resumed, refused), no
-   * transition puts it back to any use, so whatever is there goes, with no script.
+   * transition puts it back to any use, so whatever is there goes, with no script. The call-id
+   * keys an earlier version wrote for the pause go too (keys.ts).
    */
   afterFinish(view: PauseView, leaseUntil: string): Promise<unknown>[] {
     const { id, callIds, resume } = view.pause;
@@ -285,8 +265,7 @@ export class RedisIndexes {
               ? this.redis.zrem(this.keys.resume, id)
               : this.zsetCas(this.keys.resume, id, leaseUntil, ''),
           ];
-    const entries = callIds.map((callId) => ({ callId, pauseId: id }));
-    return [...drops, this.callIndexExpiries.write(entries)];
+    return [...drops, this.callKeyDrops.write(callIds.map((callId) => this.keys.call(callId)))];
   }
 
   /**
@@ -433,21 +412,6 @@ export class RedisIndexes {
     }
   }
 
-  // --- lookups -------------------------------------------------------------------------------
-
-  /** The pause holding a call id, if its entry names a pause that still exists. */
-  async pauseIdOfCall(callId: string): Promise<string | undefined> {
-    const key = this.keys.call(callId);
-    const pauseId = await redisCall(`read ${key}`, () => this.redis.get(key));
-    if (pauseId === null) return undefined;
-    const exists = await redisCall('check the pause', () =>
-      this.redis.exists(this.keys.pause(pauseId)),
-    );
-    if (exists === 1) return pauseId;
-    await this.callIndex([callId], pauseId, 'delete');
-    return undefined;
-  }
-
   private pendingKeys(view: PauseView, callId: string): string[] {
     return pendingIndexesOf(view, callId).map((index) =>
       this.keys.pending(pendingIndexName(index)),
@@ -461,36 +425,14 @@ export class RedisIndexes {
     parseCodeReply(ZSET_CAS.name, raw);
   }
 
-  /** One pause's call-id entries: one call on one Redis, one per entry on a Cluster. */
-  private callIndex(
-    callIds: readonly string[],
-    pauseId: string,
-    action: 'expire' | 'persist' | 'delete',
-  ): Promise<void> {
-    return this.sendCallIndexes(
-      callIds.map((callId) => ({ callId, pauseId })),
-      action,
-    );
-  }
-
   /**
-   * Call-id entries, each changed only while it names its pause: one script call for all on one
-   * Redis; on a Cluster, whose keys are in many slots, one each.
+   * Keys of no use any more, gone: one UNLINK on one Redis; on a Cluster, whose keys are in many
+   * slots, one each.
    */
-  private async sendCallIndexes(
-    entries: readonly CallIndexEntry[],
-    action: 'expire' | 'persist' | 'delete',
-  ): Promise<void> {
-    const ttl = String(this.options.retentionMs);
-    const groups = this.redis instanceof Cluster ? entries.map((entry) => [entry]) : [entries];
-    await Promise.all(
-      groups.map(async (group) => {
-        const keys = group.map(({ callId }) => this.keys.call(callId));
-        const raw = await redisCall(`update ${keys.join(', ')}`, () =>
-          CALL_INDEX.run(this.redis, keys, [action, ttl, ...group.map(({ pauseId }) => pauseId)]),
-        );
-        parseCodeReply(CALL_INDEX.name, raw);
-      }),
+  private async unlink(keys: readonly string[]): Promise<void> {
+    const groups = this.redis instanceof Cluster ? keys.map((key) => [key]) : [keys];
+    await redisCall(`remove ${keys.join(', ')}`, () =>
+      Promise.all(groups.map((group) => this.redis.unlink(...group))),
     );
   }
 }

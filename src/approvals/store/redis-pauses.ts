@@ -108,7 +108,7 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
     const created = outcome.code === 'CREATED';
     // What each gate is, as its lines will carry it: so that its first vote can be sealed ahead.
     if (created) this.chains.learnWhat(id, whats);
-    await this.indexes.apply(view, outcome.audit, now, this.indexes.afterCreate(view, created));
+    await this.indexes.apply(view, outcome.audit, now, this.indexes.afterCreate(view));
     return { kind: created ? 'created' : 'existed', view };
   }
 
@@ -143,10 +143,6 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
       sum += Number(version);
     }
     return sum !== viewVersion(view);
-  }
-
-  findPauseIdByCallId(callId: string): Promise<string | undefined> {
-    return this.indexes.pauseIdOfCall(callId);
   }
 
   async setCardTs(pauseId: string, ts: string, now: number): Promise<PauseView | undefined> {
@@ -217,7 +213,7 @@ export class RedisPauses extends RedisPauseScripts implements PauseStore {
       : [];
     // Claimed: due when the lease lapses, as after claimResume (the mark said so already).
     if (result.kind === 'decided' && result.claimed && claim && !marked) {
-      updates.push(...this.indexes.afterClaim(view, now + claim.leaseMs, 'idle'));
+      updates.push(...this.indexes.afterClaim(view, now + claim.leaseMs));
     }
     await this.indexes.apply(view, outcome.audit, now, updates);
     return result;

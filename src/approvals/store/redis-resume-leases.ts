@@ -48,7 +48,7 @@ export class RedisResumeLeases extends RedisPauseScripts implements ResumeLeases
     switch (outcome.code) {
       case 'CLAIMED': {
         const [attempt = '', stateBefore = ''] = outcome.info;
-        const updates = this.indexes.afterClaim(view, leaseUntil, stateBefore);
+        const updates = this.indexes.afterClaim(view, leaseUntil);
         await this.indexes.apply(view, outcome.audit, now, updates);
         return {
           kind: 'claimed',
@@ -87,7 +87,7 @@ export class RedisResumeLeases extends RedisPauseScripts implements ResumeLeases
     if (view === undefined) return { kind: 'not_found' };
     if (outcome.code === 'LOST_LEASE') return { kind: 'lost_lease' };
     if (outcome.code !== 'OK') throw unexpected(RENEW_LEASE.lua, outcome.code);
-    await this.indexes.apply(view, [], now, this.indexes.afterClaim(view, leaseUntil, 'resuming'));
+    await this.indexes.apply(view, [], now, this.indexes.afterClaim(view, leaseUntil));
     return { kind: 'renewed', leaseUntil };
   }
 

@@ -35,9 +35,9 @@ import { DEFAULT_RETENTION_MS } from './rules.js';
  * human Retry (`claimResume` with `retryFailed`), which lifts the expiry; it is never retried
  * automatically and `dueResumes` does not list it.
  *
- * Call ids: adk-rs call ids are chosen by the model and may repeat across sessions. The call-id
- * index answers for the newest pause holding one; clicks carry the pause id, so they never
- * depend on it.
+ * Call ids: adk-rs call ids are chosen by the model and may repeat across sessions. A gate is
+ * found by its pause id and call id together (clicks, expiry entries and pending lists carry
+ * both), so two pauses holding the same call id never meet; no index maps a call id alone.
  */
 export interface RedisStoreOptions {
   /** From `connectRedis` / `connectRedisCluster` (fail-fast timeouts); without a keyPrefix. */

@@ -5,7 +5,6 @@ import {
   type GatePolicy,
   type GateState,
   type PauseView,
-  type ResumeStatus,
   SYSTEM_ACTOR,
   type Vote,
 } from '../records.js';
@@ -31,16 +30,8 @@ export const DEFAULT_LIMIT = 100;
 
 // --- states ------------------------------------------------------------------------------------
 
-type ResumeState = ResumeStatus['state'];
 type VoteChoice = Vote['choice'];
 type OnExpiry = GatePolicy['onExpiry'];
-
-/** Resumes that still happen without a person: due once decided, or once a lease lapses. */
-export const LIVE_RESUME_STATES = ['idle', 'resuming'] as const satisfies readonly ResumeState[];
-
-export function isLiveResume(state: ResumeState): boolean {
-  return LIVE_RESUME_STATES.some((live) => live === state);
-}
 
 /** The state a deciding vote leaves its gate in (one reject decides; approvals at the quorum). */
 export const VOTE_OUTCOME = {

@@ -277,17 +277,20 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
         expect(kinds(results)).toEqual({ created: 1, existed: 1 });
       });
 
-      it('finds the pause of a call id, the newest one when a call id repeats across sessions', async () => {
+      it('keeps two pauses apart when a call id repeats across sessions', async () => {
         const older = newPause({ capturedCallIds: true });
         const newer = newPause({ capturedCallIds: true, now: T0 + 1 });
+        const callId = firstCallId(older);
+        expect(firstCallId(newer)).toBe(callId);
         await store.pauses.createPause(older);
-        expect(await store.pauses.findPauseIdByCallId(firstCallId(older))).toBe(older.id);
         await store.pauses.createPause(newer);
-        expect(await store.pauses.findPauseIdByCallId(firstCallId(older))).toBe(newer.id);
-        // Recording the older one again does not take its call id back.
-        await store.pauses.createPause(older);
-        expect(await store.pauses.findPauseIdByCallId(firstCallId(older))).toBe(newer.id);
-        expect(await store.pauses.findPauseIdByCallId('no-such-call')).toBeUndefined();
+        const vote = { callId, voter: 'U1', choice: 'approve' as const, now: T0 + 2 };
+        expect(await store.pauses.vote({ ...vote, pauseId: newer.id })).toMatchObject({
+          kind: 'decided',
+          state: 'approved',
+        });
+        expect((await store.pauses.getPause(older.id))?.gates[0]?.state).toBe('pending');
+        expect((await store.pauses.getPause(newer.id))?.gates[0]?.state).toBe('approved');
       });
 
       it('remembers where the card was posted', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openMemoryStore } from '../../../src/approvals/store/memory-store.js';
 import { describeStoreContract } from './contract.js';
-import { firstCallId, newPause, T0 } from './fixtures.js';
+import { newPause, T0 } from './fixtures.js';
 import { describeNudgesContract } from './nudges-contract.js';
 
 /** One instance is the whole store: a "replica" is the same instance. */
@@ -24,7 +24,6 @@ describe('in-process memory: retention', () => {
     expect(await store.pauses.getPause(input.id)).toBeDefined();
     await store.sweeps.expireDue(T0 + 1_010);
     expect(await store.pauses.getPause(input.id)).toBeUndefined();
-    expect(await store.pauses.findPauseIdByCallId(firstCallId(input))).toBeUndefined();
   });
 
   it('keeps a pending pause however long it waits', async () => {
