@@ -1,6 +1,5 @@
 /** Which gates are waiting, by where they wait and for whom. */
 export interface PendingQueries {
-  listPendingByChannel(channelId: string, limit?: number): Promise<GateRef[]>;
   /** Explicit user approvers only: user groups and channel members are known only to Slack. */
   listPendingByApprover(userId: string, limit?: number): Promise<GateRef[]>;
   /**
@@ -16,12 +15,11 @@ export interface PendingQueries {
 }
 
 /**
- * The pending indexes a gate is in while pending: its card's channel, each user approver, each
- * user-group approver, its requester, and — when its card channel's members may approve — the
- * one store-wide list of such gates (channel membership is known only to Slack).
+ * The pending indexes a gate is in while pending: each user approver, each user-group approver,
+ * its requester, and — when its card channel's members may approve — the one store-wide list of
+ * such gates (channel membership is known only to Slack).
  */
 export type PendingIndex =
-  | { kind: 'channel'; id: string }
   | { kind: 'user'; id: string }
   | { kind: 'usergroup'; id: string }
   | { kind: 'requester'; id: string }

@@ -17,7 +17,9 @@ import { createHash } from 'node:crypto';
  * <prefix>call:<callId>                string written by versions before 30 November (the newest pause
  *                                             holding that call id); nothing reads it, and it goes
  *                                             when its pause finishes
- * <prefix>pending:channel:<channelId>  zset   [pauseId, callId] of pending gates, by createdAt
+ * <prefix>pending:channel:<channelId>  zset   written by versions before 30 November ([pauseId, callId]
+ *                                             of pending gates); nothing lists it, and each entry
+ *                                             goes when its gate is decided
  * <prefix>pending:user:<userId>        zset   [pauseId, callId] the user may approve, by createdAt
  * <prefix>pending:usergroup:<groupId>  zset   [pauseId, callId] the group's members may approve
  * <prefix>pending:requester:<userId>   zset   [pauseId, callId] of the user's own requests

@@ -23,10 +23,6 @@ export class MemoryPendingQueries implements PendingQueries {
     return counts;
   }
 
-  async listPendingByChannel(channelId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
-    return this.listPending({ kind: 'channel', id: channelId }, limit);
-  }
-
   /** Oldest first; refs of gates no longer pending (or pauses gone) are dropped as they are met. */
   async listPending(index: PendingIndex, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     const name = pendingIndexName(index);

@@ -15,8 +15,8 @@ import { parseCodeReply, type ScriptAuditEntry } from './scripts/reply.js';
 import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
 
 /**
- * The Redis store's global indexes: expiry and resume sorted sets, pending gates by channel and
- * by approver, and the global audit stream. Each lives in its own Cluster
+ * The Redis store's global indexes: expiry and resume sorted sets, pending gates by approver and
+ * by requester, and the global audit stream. Each lives in its own Cluster
  * slot, so it is touched only by single-key commands, never inside a per-pause script.
  *
  * Nothing decisive depends on them being in step with the records, and a process that dies
@@ -30,7 +30,7 @@ import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
  *   update was lost is found by a sweep;
  * - entries for decided gates or finished pauses are dropped by whoever next reads them, with a
  *   compare-and-set on the score where a newer transition may have moved them;
- * - pending-by-channel/approver entries are checked against the gate's state when listed, and
+ * - pending entries (by approver, by requester) are checked against the gate's state when listed, and
  *   filled in again when the pause is recorded again;
  * - the global audit stream gets each sealed line after the fact, from whoever sealed it: the
  *   one place a line is kept (a copy that fails is logged; the pause's chain head and the next
@@ -204,6 +204,8 @@ export class RedisIndexes {
       const entry = indexMember(pause.id, callId);
       batch.remove(this.keys.expiry, entry);
       for (const key of this.pendingKeys(view, callId)) batch.remove(key, entry);
+      // Earlier versions also listed a pending gate by its card's channel (keys.ts).
+      batch.remove(this.keys.pendingByChannel(pause.card.channelId), entry);
     }
     if (abandoned) {
       batch.remove(this.keys.resume, pause.id);

@@ -37,10 +37,6 @@ export class RedisPendingQueries implements PendingQueries {
     return this.listKey(this.keys.pendingByUser(userId), limit);
   }
 
-  listPendingByChannel(channelId: string, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
-    return this.listKey(this.keys.pendingByChannel(channelId), limit);
-  }
-
   listPending(index: PendingIndex, limit = DEFAULT_LIMIT): Promise<GateRef[]> {
     return this.listKey(this.keys.pending(pendingIndexName(index)), limit);
   }

@@ -371,10 +371,7 @@ export function grantAudit(input: GrantEventInput): NoteAuditEntry {
 /** The pending indexes one gate of the pause is listed in while pending (see `PendingIndex`). */
 export function pendingIndexesOf(view: PauseView, callId: string): PendingIndex[] {
   const gate = view.gates.find((g) => g.confirmationCallId === callId);
-  const indexes: PendingIndex[] = [
-    { kind: 'channel', id: view.pause.card.channelId },
-    { kind: 'requester', id: view.pause.requester },
-  ];
+  const indexes: PendingIndex[] = [{ kind: 'requester', id: view.pause.requester }];
   // Those it escalates to are listed from the start: a listing checks who may decide now.
   const approvers = [...(gate?.policy.approvers ?? []), ...(gate?.policy.escalateTo ?? [])];
   for (const approver of approvers) {

@@ -1386,7 +1386,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
     });
 
     describe('listing pending gates', () => {
-      it('by channel and by explicit user approver, until they are decided', async () => {
+      it('by explicit user approver and by requester, until they are decided', async () => {
         const a = newPause({ gates: 2 });
         const b = newPause({
           channelId: 'C0OTHER',
@@ -1398,8 +1398,9 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
           callIds.map((callId) => ({ pauseId, callId }));
         const sorted = <T extends { callId: string }>(list: T[]) =>
           [...list].sort((x, y) => x.callId.localeCompare(y.callId));
-        expect(sorted(await store.pending.listPendingByChannel(CHANNEL))).toEqual(
-          sorted(refs(a.id, callIdsOf(a))),
+        const byRequester = { kind: 'requester', id: a.requester } as const;
+        expect(sorted(await store.pending.listPending(byRequester))).toEqual(
+          sorted([...refs(a.id, callIdsOf(a)), ...refs(b.id, callIdsOf(b))]),
         );
         expect(sorted(await store.pending.listPendingByApprover(APPROVER))).toEqual(
           sorted(refs(a.id, callIdsOf(a))),
@@ -1414,13 +1415,14 @@ export function describeStoreContract(name: string, open: () => Promise<StoreHar
           choice: 'reject',
           now: T0 + 1,
         });
-        expect(await store.pending.listPendingByChannel(CHANNEL)).toEqual(
+        expect(await store.pending.listPendingByApprover(APPROVER)).toEqual(
           refs(a.id, callIdsOf(a).slice(1)),
         );
-        expect(await store.pending.listPendingByChannel(CHANNEL, 1)).toHaveLength(1);
+        expect(await store.pending.listPending(byRequester, 1)).toHaveLength(1);
         await store.pauses.cancel({ pauseId: a.id, by: 'U9', now: T0 + 2 });
         expect(await store.pending.listPendingByApprover(APPROVER)).toEqual([]);
-        expect(await store.pending.listPendingByChannel('C0NOBODY')).toEqual([]);
+        expect(await store.pending.listPending(byRequester)).toEqual(refs(b.id, callIdsOf(b)));
+        expect(await store.pending.listPendingByApprover('U0NOBODY')).toEqual([]);
       });
 
       it('counts pending gates by app, exactly, as gates are decided and pauses cancelled', async () => {

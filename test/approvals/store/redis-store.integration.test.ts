@@ -288,14 +288,14 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     expect(commands.count('xadd')).toBeLessThanOrEqual(10);
     expect(commands.count('lpush')).toBeGreaterThanOrEqual(2);
     expect(commands.count('lpush')).toBeLessThanOrEqual(16);
-    // Their gates leave the indexes they share (expiry, channel, approver, requester) in one
-    // ZREM per key and write: one per key and vote would be eighty.
+    // Their gates leave the indexes they share (expiry, approver, requester, and the channel list
+    // earlier versions wrote) in one ZREM per key and write: one per key and vote would be eighty.
     const zrems = commands.count('zrem');
     expect(zrems).toBeGreaterThanOrEqual(4);
     expect(zrems).toBeLessThanOrEqual(40);
     // Gone from them before the votes returned.
     const keys = storeKeys(keyPrefix);
-    expect(await redis.zcard(keys.pendingByChannel(CHANNEL))).toBe(0);
+    expect(await redis.zcard(keys.pending('requester:U0REQUESTER'))).toBe(0);
     expect(await redis.zcard(keys.pendingByUser(APPROVER))).toBe(0);
   });
 
@@ -487,7 +487,7 @@ describe(`${where}: what only a durable, shared store shows`, () => {
       const expired = await swept.sweeps.expireDue(T0 + 1_000, 1_000);
       expect(expired.length).toBeGreaterThanOrEqual(23);
       expect(await redis.zcard(keys.expiry)).toBe(0);
-      expect(await redis.zcard(keys.pendingByChannel(CHANNEL))).toBe(0);
+      expect(await redis.zcard(keys.pending('requester:U0REQUESTER'))).toBe(0);
       expect(await redis.zcard(keys.pendingByUser(APPROVER))).toBe(0);
       expect(await store.leases.dueResumes(T0 + 1_000, 100)).toHaveLength(21);
       const mirrored = (await store.audit.readAudit({ count: 1_000 })).filter(
@@ -500,16 +500,31 @@ describe(`${where}: what only a durable, shared store shows`, () => {
     }
   });
 
-  it('lists a pending gate again after its channel entry was lost, once the pause is recorded again', async () => {
+  it('lists a pending gate again after its approver entry was lost, once the pause is recorded again', async () => {
     const keys = storeKeys(keyPrefix);
     const input = newPause();
     await store.pauses.createPause(input);
-    await redis.unlink(keys.pendingByChannel(CHANNEL));
-    expect(await store.pending.listPendingByChannel(CHANNEL)).toEqual([]);
+    await redis.unlink(keys.pendingByUser(APPROVER));
+    expect(await store.pending.listPendingByApprover(APPROVER)).toEqual([]);
     expect((await store.pauses.createPause(input)).kind).toBe('existed');
-    expect(await store.pending.listPendingByChannel(CHANNEL)).toEqual([
+    expect(await store.pending.listPendingByApprover(APPROVER)).toEqual([
       { pauseId: input.id, callId: firstCallId(input) },
     ]);
+  });
+
+  it('lists no gate by channel; a channel entry an earlier version wrote goes when its gate is decided', async () => {
+    const keys = storeKeys(keyPrefix);
+    const listed = newPause();
+    const other = newPause();
+    await store.pauses.createPause(listed);
+    await store.pauses.createPause(other);
+    expect(await redis.exists(keys.pendingByChannel(CHANNEL))).toBe(0);
+    // As a replica of an earlier version listed them.
+    const members = [listed, other].map((input) => JSON.stringify([input.id, firstCallId(input)]));
+    await redis.zadd(keys.pendingByChannel(CHANNEL), T0, members[0] ?? '', T0, members[1] ?? '');
+    await store.pauses.vote(approvalOfFirstGate(listed, T0 + 1));
+    await store.pauses.cancel({ pauseId: other.id, by: 'U9', now: T0 + 1 });
+    expect(await redis.exists(keys.pendingByChannel(CHANNEL))).toBe(0);
   });
 
   it('a pause and its gates live in one hash slot; no key is left without the prefix', async () => {
