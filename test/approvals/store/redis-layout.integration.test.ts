@@ -218,3 +218,56 @@ describe("Redis: ADK's default hint is stored as a flag", () => {
     expect(displayHint('Approve only after the change window opens.')).toBeDefined();
   });
 });
+
+describe('Redis: gates recorded without their call id field', () => {
+  let redis: RedisClient;
+  let prefix: string;
+  let store: ApprovalStore;
+  redisStoreForEachTest((opened) => {
+    ({ redis, keyPrefix: prefix, store } = opened);
+  });
+
+  /** Records `input`, then takes each gate's `callId` field away, as the next version records it. */
+  const recordWithoutCallIds = async (input: NewPause) => {
+    await store.pauses.createPause(input);
+    const keys = storeKeys(prefix);
+    for (const callId of callIdsOf(input)) await redis.hdel(keys.gate(input.id, callId), 'callId');
+  };
+
+  it('reads, votes on and expires them, the call id taken from the gate key; its lines name it', async () => {
+    const voted = newPause({ gates: 2 });
+    const expiring = newPause({ policies: [policy({ expiresInMs: 1_000 })] });
+    await recordWithoutCallIds(voted);
+    await recordWithoutCallIds(expiring);
+    // Another replica's store: nothing cached from the recording.
+    const other = openRedisStore({ redis, keyPrefix: prefix });
+    const view = await other.pauses.getPause(voted.id);
+    expect(view?.gates.map((gate) => gate.confirmationCallId)).toEqual(callIdsOf(voted));
+    for (const callId of callIdsOf(voted)) {
+      const vote = { pauseId: voted.id, callId, voter: APPROVER, choice: 'approve' as const };
+      expect(await other.pauses.vote({ ...vote, now: T0 + 1 })).toMatchObject({ kind: 'decided' });
+    }
+    const expired = await other.sweeps.expireDue(T0 + 1_000, 100);
+    expect(expired.map((gate) => gate.callId)).toEqual(callIdsOf(expiring));
+    const lines = [
+      ...(await other.audit.readAudit({ pauseId: voted.id })),
+      ...(await other.audit.readAudit({ pauseId: expiring.id })),
+    ];
+    const decided = lines.filter(
+      (entry) => entry.event === 'approved' || entry.event === 'expired',
+    );
+    expect(decided.map((entry) => entry.callId)).toEqual([
+      ...callIdsOf(voted),
+      ...callIdsOf(expiring),
+    ]);
+  });
+
+  it('tells a gate that is not there from one without its call id field', async () => {
+    const input = newPause();
+    await recordWithoutCallIds(input);
+    await redis.unlink(storeKeys(prefix).gate(input.id, callIdsOf(input)[0] ?? ''));
+    await expect(
+      openRedisStore({ redis, keyPrefix: prefix }).pauses.getPause(input.id),
+    ).rejects.toThrow(/gates do not match its call ids/);
+  });
+});

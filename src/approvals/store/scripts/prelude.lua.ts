@@ -183,13 +183,16 @@ local function load(voter)
   for i = 3, #PK do
     local g, garbled = hash_fields(PK[i], i, gate_fields)
     if not g then return nil, garbled end
-    -- No such gate: the caller built its keys from stale or guessed call ids.
-    if not g[1] and redis.call('EXISTS', PK[i]) == 0 then
+    -- No such gate: the caller built its keys from stale or guessed call ids. (Every gate holds
+    -- its state: only without it is EXISTS asked.)
+    if not g[2] and redis.call('EXISTS', PK[i]) == 0 then
       return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}}
     end
-    local gate = {key = PK[i], call_id = g[1], state = g[2], version = tonumber(g[3] or ''),
+    -- A gate's call id is in its key; gates recorded before 30 November repeat it in a field.
+    local call_id = g[1] or string.match(PK[i], '}:gate:(.*)$')
+    local gate = {key = PK[i], call_id = call_id, state = g[2], version = tonumber(g[3] or ''),
       expires_at = tonumber(g[4] or '')}
-    if not g[1] then return nil, corrupt(i, 'field callId') end
+    if not call_id then return nil, corrupt(i, 'field callId') end
     if not rawget(STATE, gate.state or '') then return nil, corrupt(i, 'field state') end
     if not gate.version then return nil, corrupt(i, 'field version') end
     if g[4] and not gate.expires_at then return nil, corrupt(i, 'field expiresAt') end
