@@ -14,12 +14,12 @@ import { createHash } from 'node:crypto';
  * <prefix>{<pauseId>}:notes            hash   outcomes reported by the agent, webhook delivery status
  * <prefix>expiry                       zset   [pauseId, callId] by the gate's expiresAt
  * <prefix>resume                       zset   pauseId by when to look at its resume next
- * <prefix>call:<callId>                string written by versions before 30 November (the newest pause
- *                                             holding that call id); nothing reads it, and it goes
- *                                             when its pause finishes
- * <prefix>pending:channel:<channelId>  zset   written by versions before 30 November ([pauseId, callId]
- *                                             of pending gates); nothing lists it, and each entry
- *                                             goes when its gate is decided
+ * <prefix>call:<callId>                string written before commit 22ef2e9 (the newest pause holding
+ *                                             that call id); nothing reads it, and it goes when its
+ *                                             pause finishes
+ * <prefix>pending:channel:<channelId>  zset   written before commit 36049d2 ([pauseId, callId] of
+ *                                             pending gates); nothing lists it, and each entry goes
+ *                                             when its gate is decided
  * <prefix>pending:user:<userId>        zset   [pauseId, callId] the user may approve, by createdAt
  * <prefix>pending:usergroup:<groupId>  zset   [pauseId, callId] the group's members may approve
  * <prefix>pending:requester:<userId>   zset   [pauseId, callId] of the user's own requests

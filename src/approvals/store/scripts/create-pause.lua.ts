@@ -34,7 +34,7 @@ for i = 3, #KEYS do
   -- The large JSON values go to the pause hash, so that the gate hash stays small (fields.ts).
   hset(PAUSE, 'record:' .. (i - 2), ARGV[a + 1], 'policy:' .. (i - 2), ARGV[a + 2],
     'audit:' .. ARGV[a], ARGV[a + 4])
-  -- Its call id is in its key (gates recorded before 30 November repeat it in a callId field).
+  -- Its call id is in its key (gates recorded before commit ad71a6f repeat it in a callId field).
   hset(KEYS[i], 'state', STATE.pending, 'version', 1, 'votes', '[]', 'approvals', 0)
   if ARGV[a + 3] ~= '' then hset(KEYS[i], 'expiresAt', ARGV[a + 3]) end
 end

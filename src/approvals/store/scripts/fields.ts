@@ -10,8 +10,8 @@
  * `noAuditList` (NO_AUDIT_LIST_FIELD).
  *
  * Gate hash: `record` (JSON: the gate; kept in the pause hash, see GATE_FIELDS_ON_PAUSE),
- * `policy` (JSON; likewise), `callId`, `state`,
- * `version`, `expiresAt`, `votes` (JSON array, appended to), `approvals` (distinct approving
+ * `policy` (JSON; likewise), `state` (its call id is in its key; gates recorded before commit
+ * ad71a6f repeat it in a `callId` field), `version`, `expiresAt`, `votes` (JSON array, appended to), `approvals` (distinct approving
  * voters), `lastPayload` (JSON of the latest approve vote's payload), `decision` (JSON: by, at,
  * reason), `decisionPayload` (JSON), `reopened` (JSON: at, why; see reopen.lua.ts), and one
  * `v:<voter>` field per voter.

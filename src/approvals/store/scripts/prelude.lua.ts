@@ -188,7 +188,7 @@ local function load(voter)
     if not g[2] and redis.call('EXISTS', PK[i]) == 0 then
       return nil, {CODE.KEYS_MISMATCH, {}, audited, {}, {}, {}}
     end
-    -- A gate's call id is in its key; gates recorded before 30 November repeat it in a field.
+    -- A gate's call id is in its key; gates recorded before commit ad71a6f repeat it in a field.
     local call_id = g[1] or string.match(PK[i], '}:gate:(.*)$')
     local gate = {key = PK[i], call_id = call_id, state = g[2], version = tonumber(g[3] or ''),
       expires_at = tonumber(g[4] or '')}
