@@ -186,20 +186,30 @@ export async function readAuditStream(
 /** The entries a stream read asks for first, before it knows how many lines they hold. */
 const FIRST_READ_ENTRIES = 8;
 
-/** A stream entry's lines: its own fields, then each line of `more`, read from the line. */
+/**
+ * A stream entry's lines: its first, then each line of `more`, read from the line. The first is
+ * read from the entry's own fields (`at`, `event`, …) when it has them, as earlier versions wrote
+ * them; an entry that holds only its lines is read from them alone.
+ */
 function streamEntryLines(key: string, id: string, flat: readonly string[]): AuditEntry[] {
   const fields = Object.fromEntries(pairs(flat));
-  const first = auditEntry(key, id, '', fields);
+  const first =
+    fields.event === undefined && fields.line !== undefined
+      ? lineEntry(key, id, fields.line)
+      : auditEntry(key, id, '', fields);
   const more = fields[MORE_LINES_FIELD];
   if (more === undefined || more === '') return [first];
   return [
     first,
-    ...more.split('\n').map((line, index) => {
-      const json = parseJsonText(line);
-      const of = json.ok && isRecord(json.value) ? json.value : undefined;
-      return auditEntry(key, `${id}.${index + 1}`, '', of && { ...of, line });
-    }),
+    ...more.split('\n').map((line, index) => lineEntry(key, `${id}.${index + 1}`, line)),
   ];
+}
+
+/** An entry read from its chain line alone (its facts are the line's members). */
+function lineEntry(key: string, id: string, line: string): AuditEntry {
+  const json = parseJsonText(line);
+  const of = json.ok && isRecord(json.value) ? json.value : undefined;
+  return auditEntry(key, id, '', of && { ...of, line });
 }
 
 function auditEntry(key: string, id: string, pauseId: string, fields: unknown): AuditEntry {

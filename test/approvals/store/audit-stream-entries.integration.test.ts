@@ -52,6 +52,16 @@ async function addEntry(lines: readonly string[]): Promise<string> {
   return id;
 }
 
+/** An entry holding only its lines: the first in `line`, the others in `more`. */
+async function addLinesOnly(lines: readonly string[]): Promise<string> {
+  const [first, ...more] = lines;
+  if (first === undefined) throw new Error('an entry holds a line at least');
+  const fields = ['line', first, ...(more.length === 0 ? [] : [MORE_LINES_FIELD, more.join('\n')])];
+  const id = await redis.xadd(storeKeys(keyPrefix).audit, '*', ...fields);
+  if (id === null) throw new Error('XADD answered nothing');
+  return id;
+}
+
 describe('the audit stream: entries of one line and of several', () => {
   const p1 = chain('p-one', 3);
   const p2 = chain('p-two', 2);
@@ -75,6 +85,34 @@ describe('the audit stream: entries of one line and of several', () => {
       actor: 'U0BOB',
       callId: 'adk-1',
     });
+  });
+
+  it('reads an entry that holds only its lines as one with its first line facts in fields', async () => {
+    const single = await addLinesOnly([p1[0] as string]);
+    const batch = await addLinesOnly([p1[1], p2[0], p2[1]] as string[]);
+    const last = await addEntry([p1[2] as string]);
+    const read = await store.audit.readAudit();
+    expect(read.map((entry) => entry.line)).toEqual(written);
+    expect(read.map((entry) => entry.id)).toEqual([
+      single,
+      batch,
+      `${batch}.1`,
+      `${batch}.2`,
+      last,
+    ]);
+    for (const entry of read) {
+      const facts = JSON.parse(entry.line ?? '') as Record<string, unknown>;
+      expect(entry).toMatchObject({
+        at: facts.at,
+        pauseId: facts.pauseId,
+        event: facts.event,
+        actor: facts.actor,
+        ...(facts.callId === undefined ? {} : { callId: facts.callId }),
+      });
+    }
+    const verifier = new AuditVerifier();
+    for await (const line of auditExportLines(store, { limit: 100 })) verifier.add(line);
+    expect(verifier.result()).toMatchObject({ ok: true, pauses: 2, anchors: [] });
   });
 
   it.each([1, 2, 3, 4])(
