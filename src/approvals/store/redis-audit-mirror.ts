@@ -47,8 +47,8 @@ export class AuditMirrorBatcher {
   }
 
   private async send(batch: readonly AuditMirror[]): Promise<void> {
-    const entries: StreamEntry[] = batch.flatMap(({ pauseId, audit, at }) =>
-      audit.map((entry) => ({ pauseId, entry, at: String(at) })),
+    const entries: StreamEntry[] = batch.flatMap(({ pauseId, audit }) =>
+      audit.map((entry) => ({ pauseId, entry })),
     );
     // A later batch waits for this one, tries again included: each pause's lines stay in order.
     await Promise.all([this.stream.copy(entries), this.noteRecentDecisions(batch)]);

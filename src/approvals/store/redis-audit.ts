@@ -69,18 +69,18 @@ export async function readPauseTrail(
   return trail.slice(0, count);
 }
 
-/** A sealed entry bound for the global audit stream: its pause and when it happened (ms). */
+/** A sealed entry bound for the global audit stream, and its pause (named if its copy is lost). */
 export interface StreamEntry {
   pauseId: string;
   entry: ScriptAuditEntry;
-  at: string;
 }
 
 /**
  * Appends sealed entries to the global audit stream, in order, as `readAuditStream` reads them
  * back; nothing when there are none. One XADD for every `STREAM_ENTRY_MAX_LINES` lines, sent
- * together: the first line with its own fields, as every version writes an entry of one line,
- * and the others after it in `MORE_LINES_FIELD` (their lines say their pause, time and facts).
+ * together: the first line in `line`, the others after it in `MORE_LINES_FIELD` (each line says
+ * its pause, time and facts; versions before commit bf437a7 need them as fields too, which
+ * earlier versions wrote).
  * Uncapped: the retention trims the stream by age, so no line goes before its time.
  * `again`: the entries were sent before and may have been written (the answer was lost), so each
  * is added only if it is not there yet (append-audit-once.lua.ts).
@@ -95,11 +95,8 @@ export async function appendToAuditStream(
   for (let at = 0; at < entries.length; at += STREAM_ENTRY_MAX_LINES) {
     const [first, ...more] = entries.slice(at, at + STREAM_ENTRY_MAX_LINES);
     if (first === undefined) break;
-    const { pauseId, entry } = first;
-    const fields = ['at', first.at, 'pauseId', pauseId, 'event', entry.event, 'actor', entry.actor];
-    if (entry.callId !== '') fields.push('callId', entry.callId);
-    if (entry.detail !== '') fields.push('detail', entry.detail);
-    fields.push('line', entry.line);
+    const { entry } = first;
+    const fields = ['line', entry.line];
     if (more.length > 0)
       fields.push(MORE_LINES_FIELD, more.map((next) => next.entry.line).join('\n'));
     writes.push(
@@ -123,8 +120,6 @@ export const STREAM_ENTRY_MAX_LINES = 256;
 /**
  * The stream entry field holding the lines after its first, `\n`-joined: lines written together
  * (a batch of transitions, of one pause or several) are one entry per `STREAM_ENTRY_MAX_LINES`.
- * Its first line has the fields an entry of one line has, so a reader that knows no `more` still
- * reads that one.
  */
 export const MORE_LINES_FIELD = 'more';
 

@@ -15,9 +15,10 @@ import { redisStoreForEachTest } from '../../support/redis.js';
 import { approvalOfFirstGate, newPause, T0 } from './fixtures.js';
 
 /**
- * The store-wide audit stream holds entries of one line (what every version wrote) and entries of
- * several (a batch's lines: the first as an entry of one line has it, the others in `more`).
- * Readers read both, one line at a time, and a cursor may fall inside an entry.
+ * The store-wide audit stream holds entries of one line and entries of several (a batch's lines:
+ * the first in `line`, the others in `more`), with the first line's facts as fields of their own
+ * (as versions before bf437a7 wrote them) or without. Readers read all of them, one line at a
+ * time, and a cursor may fall inside an entry.
  */
 
 let keyPrefix: string;
@@ -28,7 +29,7 @@ redisStoreForEachTest((opened) => {
   ({ keyPrefix, redis, store } = opened);
 });
 
-/** An entry as the writers put it: the first line's own fields, the others in `more`. */
+/** An entry as versions before bf437a7 wrote it: the first line's facts as fields, the others in `more`. */
 async function addEntry(lines: readonly string[]): Promise<string> {
   const [first, ...more] = lines;
   if (first === undefined) throw new Error('an entry holds a line at least');
@@ -52,7 +53,7 @@ async function addEntry(lines: readonly string[]): Promise<string> {
   return id;
 }
 
-/** An entry holding only its lines: the first in `line`, the others in `more`. */
+/** An entry as this version writes it, holding only its lines: the first in `line`, the others in `more`. */
 async function addLinesOnly(lines: readonly string[]): Promise<string> {
   const [first, ...more] = lines;
   if (first === undefined) throw new Error('an entry holds a line at least');

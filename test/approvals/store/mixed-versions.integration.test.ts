@@ -19,11 +19,12 @@ import { APPROVER, approvalOfFirstGate, newPause, policy, T0 } from './fixtures.
  * expires, resumes and exports, in both orders.
  *
  * The earlier commit is the oldest that docs/operations.md says runs beside this version with
- * nothing lost (it reads gates recorded without their callId field, which this version records;
- * before it, audit stream entries of several lines and ADK's default hint as a flag). Move it
- * forward when a step of the store's layout ships: its readers first.
+ * nothing lost (it reads audit stream entries that hold only their lines, which this version
+ * writes; before it, gates recorded without their callId field, entries of several lines and ADK's
+ * default hint as a flag). Move it forward when a step of the store's layout ships: its readers
+ * first.
  */
-const OLD_REVISION = 'a33e7c0ba7da338fc48861b4dddecff7dc401b96';
+const OLD_REVISION = 'bf437a76f6dc06af624ee7a4b8ad8ea526678b4d';
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 type StoreModule = typeof current;
