@@ -21,7 +21,8 @@ export interface MemoryStoreOptions {
 
 /**
  * What the in-memory roles share, as the Redis roles share one Redis: the pauses, and what
- * redis-store's roles and redis-indexes.ts keep around the scripts (the pending indexes, the store-wide audit, people's recent decisions, the notes). Finished pauses are
+ * redis-store's roles and redis-indexes.ts keep around the scripts (the pending indexes, the
+ * store-wide audit, people's recent decisions, the notes). Finished pauses are
  * dropped `retentionMs` after they finished, checked against the `now` of later calls.
  */
 export class MemoryPauseBook {

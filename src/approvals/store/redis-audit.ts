@@ -78,9 +78,9 @@ export interface StreamEntry {
 /**
  * Appends sealed entries to the global audit stream, in order, as `readAuditStream` reads them
  * back; nothing when there are none. One XADD for every `STREAM_ENTRY_MAX_LINES` lines, sent
- * together: the first line in `line`, the others after it in `MORE_LINES_FIELD` (each line says
- * its pause, time and facts; versions before commit bf437a7 need them as fields too, which
- * earlier versions wrote).
+ * together: the first line in `line`, the others after it in `MORE_LINES_FIELD`. Each line says
+ * its pause, time and facts (versions before commit bf437a7 read the first line's from fields of
+ * the entry, which versions before this one also wrote).
  * Uncapped: the retention trims the stream by age, so no line goes before its time.
  * `again`: the entries were sent before and may have been written (the answer was lost), so each
  * is added only if it is not there yet (append-audit-once.lua.ts).

@@ -16,8 +16,8 @@ import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
 
 /**
  * The Redis store's global indexes: expiry and resume sorted sets, pending gates by approver and
- * by requester, and the global audit stream. Each lives in its own Cluster
- * slot, so it is touched only by single-key commands, never inside a per-pause script.
+ * by requester, and the global audit stream. Each lives in its own Cluster slot, so it is
+ * touched only by single-key commands, never inside a per-pause script.
  *
  * Nothing decisive depends on them being in step with the records, and a process that dies
  * between a per-pause script and an index update leaves a state the system recovers from:
@@ -30,8 +30,8 @@ import { ZSET_CAS_LUA } from './scripts/zset-cas.lua.js';
  *   update was lost is found by a sweep;
  * - entries for decided gates or finished pauses are dropped by whoever next reads them, with a
  *   compare-and-set on the score where a newer transition may have moved them;
- * - pending entries (by approver, by requester) are checked against the gate's state when listed, and
- *   filled in again when the pause is recorded again;
+ * - pending entries (by approver, by requester) are checked against the gate's state when
+ *   listed, and filled in again when the pause is recorded again;
  * - the global audit stream gets each sealed line after the fact, from whoever sealed it: the
  *   one place a line is kept (a copy that fails is logged; the pause's chain head and the next
  *   line's `prev` still show the line is missing).
@@ -63,7 +63,7 @@ export interface ExpiryDone {
 
 export class RedisIndexes {
   private readonly mirrors: AuditMirrorBatcher;
-  /** Call-id keys of earlier versions going with their pauses: those that come together go together. */
+  /** Call-id keys of earlier versions going with their pauses: those that come together, together. */
   private readonly callKeyDrops: CoalescedWrites<string>;
   /**
    * Decisions' index updates: those that come while one is being written go together, one
