@@ -64,14 +64,14 @@ async function writeFirstLayout(redis: RedisClient, prefix: string, input: NewPa
   await redis.zadd(keys.resume, now + 300_000, input.id);
 }
 
-describe('Redis: pauses recorded by the previous version', () => {
-  let redis: RedisClient;
-  let prefix: string;
-  let store: ApprovalStore;
-  redisStoreForEachTest((opened) => {
-    ({ redis, keyPrefix: prefix, store } = opened);
-  });
+let redis: RedisClient;
+let prefix: string;
+let store: ApprovalStore;
+redisStoreForEachTest((opened) => {
+  ({ redis, keyPrefix: prefix, store } = opened);
+});
 
+describe('Redis: pauses recorded by the previous version', () => {
   it('reads a pending pause written in the first layout as the same view a new pause has', async () => {
     const input = newPause({ gates: 2, policies: [policy({ expiresInMs: 60_000 })] });
     await writeFirstLayout(redis, prefix, input);
@@ -180,13 +180,6 @@ describe('Redis: pauses recorded by the previous version', () => {
 });
 
 describe("Redis: ADK's default hint is stored as a flag", () => {
-  let redis: RedisClient;
-  let prefix: string;
-  let store: ApprovalStore;
-  redisStoreForEachTest((opened) => {
-    ({ redis, keyPrefix: prefix, store } = opened);
-  });
-
   /** A gate's stored record, as JSON text. */
   const storedGateRecord = async (pauseId: string, gateNumber: number) =>
     (await redis.hget(storeKeys(prefix).pause(pauseId), `record:${gateNumber}`)) ?? '';
@@ -220,13 +213,6 @@ describe("Redis: ADK's default hint is stored as a flag", () => {
 });
 
 describe('Redis: gates recorded without their call id field', () => {
-  let redis: RedisClient;
-  let prefix: string;
-  let store: ApprovalStore;
-  redisStoreForEachTest((opened) => {
-    ({ redis, keyPrefix: prefix, store } = opened);
-  });
-
   /** Records `input`, then takes each gate's `callId` field away, as the next version records it. */
   const recordWithoutCallIds = async (input: NewPause) => {
     await store.pauses.createPause(input);
