@@ -77,7 +77,7 @@ export class RedisIndexes {
     private readonly options: IndexOptions,
   ) {
     this.mirrors = new AuditMirrorBatcher(redis, keys, options.log);
-    this.callKeyDrops = new CoalescedWrites((callKeys) => this.unlink(callKeys));
+    this.callKeyDrops = new CoalescedWrites((callKeys) => this.unlinkCallKeys(callKeys));
     this.decisionUpdates = new CoalescedWrites(async (batches) => {
       const sent = IndexBatch.merged(batches).send(this.redis, (callKeys) =>
         this.callKeyDrops.write(callKeys),
@@ -428,12 +428,13 @@ export class RedisIndexes {
   }
 
   /**
-   * Keys of no use any more, gone: one UNLINK on one Redis; on a Cluster, whose keys are in many
-   * slots, one each.
+   * Call-id keys of earlier versions, gone: one UNLINK on one Redis; on a Cluster, whose keys are
+   * in many slots, one each.
    */
-  private async unlink(keys: readonly string[]): Promise<void> {
+  private async unlinkCallKeys(keys: readonly string[]): Promise<void> {
     const groups = this.redis instanceof Cluster ? keys.map((key) => [key]) : [keys];
-    await redisCall(`remove ${keys.join(', ')}`, () =>
+    // Named by count: the list of a burst's keys would be built on every call, for errors only.
+    await redisCall(`remove ${keys.length} call-id key(s), ${keys[0] ?? ''} first`, () =>
       Promise.all(groups.map((group) => this.redis.unlink(...group))),
     );
   }
